@@ -1,0 +1,62 @@
+package codec
+
+import "net/http"
+
+// ErrorKind classifies a failure so that each dialect can name it in its own
+// words (an OpenAI "type", an Anthropic error type, a Gemini status).
+type ErrorKind uint8
+
+// The kinds of error the gateway reports.
+const (
+	KindServer            ErrorKind = iota // 500: a fault of the gateway
+	KindInvalidRequest                     // 400
+	KindAuthentication                     // 401
+	KindPermission                         // 403
+	KindNotFound                           // 404, and 503 for an unknown model
+	KindTooLarge                           // 413
+	KindRateLimitRequests                  // 429, requests per minute
+	KindRateLimitTokens                    // 429, tokens per minute
+	KindUpstream                           // 502: the upstream failed
+	KindTimeout                            // 504: the upstream timed out
+	KindUnavailable                        // 503: no channel can serve the model now
+)
+
+// Error is a failure to report to a client, in any dialect.
+type Error struct {
+	Status  int
+	Kind    ErrorKind
+	Message string
+	Code    string // machine-readable code, "" for none
+	Param   string // offending request field, "" for none
+	// Type keeps the dialect's own type string of an upstream error that is
+	// relayed to a client of the same dialect; "" derives it from Kind.
+	Type string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// KindForStatus guesses the kind of an upstream error from its HTTP status.
+func KindForStatus(status int) ErrorKind {
+	switch {
+	case status == http.StatusUnauthorized:
+		return KindAuthentication
+	case status == http.StatusForbidden:
+		return KindPermission
+	case status == http.StatusNotFound:
+		return KindNotFound
+	case status == http.StatusRequestEntityTooLarge:
+		return KindTooLarge
+	case status == http.StatusTooManyRequests:
+		return KindRateLimitRequests
+	case status == http.StatusGatewayTimeout:
+		return KindTimeout
+	case status >= 400 && status < 500:
+		return KindInvalidRequest
+	case status == http.StatusBadGateway:
+		return KindUpstream
+	case status == http.StatusServiceUnavailable:
+		return KindUnavailable
+	default:
+		return KindServer
+	}
+}

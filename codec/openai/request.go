@@ -1,0 +1,187 @@
+// Package openai is the OpenAI wire format: chat completion requests,
+// responses, stream chunks, model lists and errors.
+//
+// The pass-through path never decodes a whole body: it reads the few
+// top-level fields it needs with rawjson and splices edits into the original
+// bytes.
+package openai
+
+import (
+	"bytes"
+
+	"github.com/bytedance/sonic"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// ChatRequest is what the gateway reads of a chat completion request. Parse
+// fills it; it is meant to be reused (Parse resets it).
+type ChatRequest struct {
+	// Model is the requested model name. It points into the body unless the
+	// name had JSON escapes.
+	Model []byte
+	// Stream is the request's "stream" flag.
+	Stream bool
+	// IncludeUsage reports whether a streaming client asked for usage
+	// (stream_options.include_usage).
+	IncludeUsage bool
+
+	objStart      int // offset of the body's opening brace
+	model         rawjson.Field
+	streamOptions rawjson.Field
+	includeUsage  rawjson.Field
+	nameBuf       [64]byte
+}
+
+const (
+	fModel = iota
+	fMessages
+	fStream
+	fStreamOptions
+)
+
+// Parse reads and checks a chat completion request body. It returns an
+// invalid-request error naming the offending field.
+func (r *ChatRequest) Parse(body []byte) *codec.Error {
+	*r = ChatRequest{}
+	if !sonic.Valid(body) {
+		return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
+	}
+	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+	if err := rawjson.Lookup(body, fields[:], false); err != nil {
+		return invalid("", err.Error())
+	}
+	r.objStart = bytes.IndexByte(body, '{')
+
+	m := fields[fModel]
+	if m.Start < 0 {
+		return invalid("model", "you must provide a model parameter")
+	}
+	name, ok := rawjson.StringBytes(body[m.Start:m.End])
+	if !ok {
+		if rawjson.KindOf(body[m.Start:m.End]) != rawjson.KindString {
+			return invalid("model", "'model' must be a string")
+		}
+		var err error
+		if name, err = rawjson.AppendUnquote(r.nameBuf[:0], body[m.Start:m.End]); err != nil {
+			return invalid("model", "'model' is not a valid string")
+		}
+	}
+	if len(name) == 0 {
+		return invalid("model", "'model' must not be empty")
+	}
+	r.Model, r.model = name, m
+
+	msgs := fields[fMessages]
+	switch {
+	case msgs.Start < 0:
+		return invalid("messages", "Missing required parameter: 'messages'.")
+	case rawjson.KindOf(body[msgs.Start:msgs.End]) != rawjson.KindArray:
+		return invalid("messages", "'messages' must be an array")
+	case rawjson.ArrayEmpty(body[msgs.Start:msgs.End]):
+		return invalid("messages", "'messages' must contain at least one message")
+	}
+
+	if s := fields[fStream]; s.Start >= 0 {
+		switch rawjson.KindOf(body[s.Start:s.End]) {
+		case rawjson.KindTrue:
+			r.Stream = true
+		case rawjson.KindFalse, rawjson.KindNull:
+		default:
+			return invalid("stream", "'stream' must be a boolean")
+		}
+	}
+	return r.parseStreamOptions(body, fields[fStreamOptions])
+}
+
+func (r *ChatRequest) parseStreamOptions(body []byte, so rawjson.Field) *codec.Error {
+	r.streamOptions = so
+	r.includeUsage = rawjson.Field{Start: -1, End: -1}
+	if so.Start < 0 {
+		return nil
+	}
+	v := body[so.Start:so.End]
+	switch rawjson.KindOf(v) {
+	case rawjson.KindNull:
+		return nil
+	case rawjson.KindObject:
+	default:
+		return invalid("stream_options", "'stream_options' must be an object")
+	}
+	inner := [...]rawjson.Field{{Key: "include_usage"}}
+	if err := rawjson.Lookup(v, inner[:], false); err != nil {
+		return invalid("stream_options", err.Error())
+	}
+	if iu := inner[0]; iu.Start >= 0 {
+		r.includeUsage = rawjson.Field{Start: so.Start + iu.Start, End: so.Start + iu.End}
+		r.IncludeUsage = rawjson.KindOf(v[iu.Start:iu.End]) == rawjson.KindTrue
+	}
+	return nil
+}
+
+// edit replaces body[start:end] with text.
+type edit struct {
+	start, end int
+	text       string
+	model      bool // text is the model name, to be quoted
+}
+
+const (
+	usageObject = `{"include_usage":true}`
+	usageMember = `"stream_options":{"include_usage":true},`
+)
+
+// AppendUpstream appends the body to send upstream: the original body with
+// the model name replaced by model (when it differs) and, on a stream whose
+// client did not ask for usage, stream_options.include_usage switched on so
+// that the gateway can count tokens. Everything else stays byte for byte.
+func (r *ChatRequest) AppendUpstream(dst, body []byte, model string) []byte {
+	var edits [2]edit
+	n := 0
+	if string(r.Model) != model {
+		edits[n] = edit{start: r.model.Start, end: r.model.End, model: true}
+		n++
+	}
+	if r.Stream && !r.IncludeUsage {
+		edits[n] = r.usageEdit(body)
+		n++
+	}
+	if n == 2 && edits[1].start < edits[0].start {
+		edits[0], edits[1] = edits[1], edits[0]
+	}
+	pos := 0
+	for _, e := range edits[:n] {
+		dst = append(dst, body[pos:e.start]...)
+		if e.model {
+			dst = rawjson.AppendString(dst, model)
+		} else {
+			dst = append(dst, e.text...)
+		}
+		pos = e.end
+	}
+	return append(dst, body[pos:]...)
+}
+
+// usageEdit is the edit that turns on stream_options.include_usage.
+func (r *ChatRequest) usageEdit(body []byte) edit {
+	so, iu := r.streamOptions, r.includeUsage
+	switch {
+	case iu.Start >= 0: // present but false or null
+		return edit{start: iu.Start, end: iu.End, text: "true"}
+	case so.Start < 0:
+		at := r.objStart + 1
+		return edit{start: at, end: at, text: usageMember}
+	case rawjson.KindOf(body[so.Start:so.End]) == rawjson.KindNull:
+		return edit{start: so.Start, end: so.End, text: usageObject}
+	case rawjson.ObjectEmpty(body[so.Start:so.End]):
+		return edit{start: so.Start, end: so.End, text: usageObject}
+	default:
+		at := so.Start + 1
+		return edit{start: at, end: at, text: `"include_usage":true,`}
+	}
+}
+
+func invalid(param, msg string) *codec.Error {
+	return &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: param, Message: msg}
+}

@@ -1,0 +1,113 @@
+package openai
+
+import (
+	"bytes"
+
+	"github.com/bytedance/sonic"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+var (
+	keyModel   = []byte(`"model"`)
+	keyUsage   = []byte(`"usage"`)
+	keyChoices = []byte(`"choices"`)
+)
+
+// ModelSpan finds the value of the "model" field of a response or stream
+// chunk: the span of the name between its quotes, or -1, -1. It looks for the
+// first `"model":"` (an unescaped quote followed by a colon can only be a
+// key, never string content), which in OpenAI output is the top-level one:
+// it precedes "choices". Names with escapes are reported as absent.
+func ModelSpan(b []byte) (start, end int) {
+	v := valueAfterKey(b, keyModel)
+	if v < 0 || b[v] != '"' {
+		return -1, -1
+	}
+	n := bytes.IndexByte(b[v+1:], '"')
+	if n < 0 || bytes.IndexByte(b[v+1:v+1+n], '\\') >= 0 {
+		return -1, -1
+	}
+	return v + 1, v + 1 + n
+}
+
+// UsageSpan returns the span of a non-null top-level "usage" object of a
+// response or chunk, or -1, -1. The cheap scan for `"usage":{` keeps the
+// common chunk (no usage, or "usage":null) off the slower top-level lookup.
+func UsageSpan(b []byte) (start, end int) {
+	v := valueAfterKey(b, keyUsage)
+	if v < 0 || b[v] != '{' {
+		return -1, -1
+	}
+	f := [...]rawjson.Field{{Key: "usage"}}
+	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 {
+		return -1, -1
+	}
+	return f[0].Start, f[0].End
+}
+
+// IsUsageOnlyChunk reports whether a stream chunk carries usage and no
+// choices: the extra chunk that stream_options.include_usage asks for.
+func IsUsageOnlyChunk(b []byte) bool {
+	v := valueAfterKey(b, keyChoices)
+	if v < 0 || b[v] != '[' {
+		return false
+	}
+	f := [...]rawjson.Field{{Key: "choices"}}
+	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 {
+		return false
+	}
+	return rawjson.ArrayEmpty(b[f[0].Start:f[0].End])
+}
+
+// valueAfterKey returns the offset of the value that follows the first
+// occurrence of the quoted key and a colon, or -1.
+func valueAfterKey(b, key []byte) int {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], key)
+		if i < 0 {
+			return -1
+		}
+		j := skipSpace(b, off+i+len(key))
+		if j < len(b) && b[j] == ':' {
+			if j = skipSpace(b, j+1); j < len(b) {
+				return j
+			}
+			return -1
+		}
+		off += i + len(key)
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+type wireUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// DecodeUsage decodes an OpenAI usage object.
+func DecodeUsage(b []byte) (codec.Usage, error) {
+	var w wireUsage
+	if err := sonic.Unmarshal(b, &w); err != nil {
+		return codec.Usage{}, err
+	}
+	return codec.Usage{
+		Input:       w.PromptTokens,
+		Output:      w.CompletionTokens,
+		CachedInput: w.PromptTokensDetails.CachedTokens,
+		Reasoning:   w.CompletionTokensDetails.ReasoningTokens,
+	}, nil
+}

@@ -1,0 +1,365 @@
+// Package rawjson works on JSON bytes in place. Lookup finds the values of top-level keys in a
+// JSON object without decoding it, and reports their byte spans so that callers can read them in
+// place or splice in a replacement.
+//
+// Lookup checks the structure of the document (brackets, commas, colons, literals, numbers) but
+// not the contents of strings (escapes, control characters, UTF-8): skipping a megabyte of base64
+// must cost one vectorized search, not a look at every byte. Callers that need a fully validated
+// document use sonic.Valid as well. The package imports only the standard library.
+package rawjson
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// maxDepth is encoding/json's nesting limit (sonic's is lower), so Lookup rejects no document for
+// its depth that either of them accepts.
+const maxDepth = 10000
+
+// Field names a top-level key; Lookup fills in where its value lies.
+type Field struct {
+	// Key is compared with the document's keys after JSON unescaping. Bytes outside escapes are
+	// compared as they are, so invalid UTF-8 in a document key does not equal U+FFFD.
+	Key string
+	// Start and End delimit the value span b[Start:End], without surrounding whitespace.
+	// Both are -1 when the key is absent.
+	Start, End int
+}
+
+// SyntaxError reports malformed JSON.
+type SyntaxError struct {
+	Offset int    // byte offset of the problem in the input
+	Msg    string // what was wrong there
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at offset %d: %s", e.Offset, e.Msg)
+}
+
+// Lookup scans the JSON object in b and fills the value spans of the requested top-level keys.
+// With all == false it may stop as soon as every field is found (callers that already validated b
+// with sonic.Valid, or that trust the source, use this); with all == true it scans to the end.
+// It never panics and allocates only to return an error; on malformed input it returns a
+// *SyntaxError.
+//
+// Keys are compared after JSON unescaping ("mod\u0065l" is "model"), and a requested key that
+// appears twice at top level (in any spelling) is an error: a gateway that read the first "model"
+// while the upstream reads the last one would be bypassed by an allow-list check. A duplicate that
+// follows the point where all == false stops goes unnoticed, so access checks need all == true.
+//
+// The keys in fields should be distinct; of repeated ones only the first is filled in.
+func Lookup(b []byte, fields []Field, all bool) error {
+	for i := range fields {
+		fields[i].Start, fields[i].End = -1, -1
+	}
+	s := scanner{b: b}
+	s.ws()
+	if !s.consume('{') {
+		return s.err("want a JSON object")
+	}
+	s.ws()
+	found := 0
+	if !s.consume('}') {
+		for {
+			keyAt := s.i
+			k, err := s.key()
+			if err != nil {
+				return err
+			}
+			j, ok := keyIndex(k, fields)
+			if !ok {
+				return &SyntaxError{Offset: keyAt, Msg: "invalid escape in key"}
+			}
+			valueAt := s.i
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			if j >= 0 {
+				f := &fields[j]
+				if f.Start >= 0 {
+					return &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", f.Key)}
+				}
+				f.Start, f.End = valueAt, s.i
+				found++
+				if !all && found == len(fields) {
+					return nil
+				}
+			}
+			s.ws()
+			if s.consume('}') {
+				break
+			}
+			if !s.consume(',') {
+				return s.err("want ',' or '}'")
+			}
+			s.ws()
+		}
+	}
+	s.ws()
+	if s.i < len(b) {
+		return s.err("unexpected data after the object")
+	}
+	return nil
+}
+
+// scanner is a cursor over a JSON document. Its methods leave s.i where they stopped.
+type scanner struct {
+	b []byte
+	i int
+	// arrays has bit d set when the container at depth d of the value being skipped is an
+	// array; a fixed bit set tracks nesting without allocating.
+	arrays [(maxDepth + 63) / 64]uint64
+}
+
+// err reports msg at s.i, or the end of the input if s.i is there.
+func (s *scanner) err(msg string) error {
+	if s.i >= len(s.b) {
+		msg = "unexpected end of input"
+	}
+	return &SyntaxError{Offset: s.i, Msg: msg}
+}
+
+// peek returns the byte at s.i, or 0 at the end of the input.
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// consume moves past c if it is next.
+func (s *scanner) consume(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// ws moves past JSON whitespace.
+func (s *scanner) ws() {
+	for s.i < len(s.b) && isSpace(s.b[s.i]) {
+		s.i++
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// key moves past an object key, its colon and the whitespace around them, and returns the key's
+// raw contents (still escaped, without quotes).
+func (s *scanner) key() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, s.err("want an object key")
+	}
+	start := s.i
+	if err := s.skipString(); err != nil {
+		return nil, err
+	}
+	k := s.b[start+1 : s.i-1]
+	s.ws()
+	if !s.consume(':') {
+		return nil, s.err("want ':' after object key")
+	}
+	s.ws()
+	return k, nil
+}
+
+// skipString moves past the string at s.i. It jumps from quote to quote with bytes.IndexByte,
+// which is vectorized, rather than looking at each byte, because strings can hold megabytes of
+// base64. (bytes.IndexAny with more than one byte is a plain loop, so backslashes are not searched
+// for; escaped quotes are recognized by counting the backslashes before each quote instead.)
+func (s *scanner) skipString() error {
+	start := s.i
+	for i := start + 1; ; {
+		q := bytes.IndexByte(s.b[i:], '"')
+		if q < 0 {
+			return &SyntaxError{Offset: start, Msg: "unterminated string"}
+		}
+		i += q + 1
+		// The quote at i-1 is escaped iff an odd number of backslashes precede it; the opening
+		// quote ends the count at the latest.
+		n := 0
+		for s.b[i-2-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			s.i = i
+			return nil
+		}
+	}
+}
+
+// skipValue moves past the value at s.i, checking the structure of nested containers. It keeps
+// its own stack rather than recursing, so hostile nesting cannot grow the goroutine stack.
+func (s *scanner) skipValue() error {
+	depth := 0 // containers opened by this value and not yet closed
+	for {
+		// s.i is at the start of a value.
+		var err error
+		switch c := s.peek(); {
+		case c == '{' || c == '[':
+			if depth == maxDepth-1 { // the top-level object is one more level
+				return s.err("nesting too deep")
+			}
+			s.setArray(depth, c == '[')
+			depth++
+			s.i++
+			s.ws()
+			if s.consume(c + 2) { // '{'+2 is '}' and '['+2 is ']'
+				depth--
+				break // an empty container is a complete value
+			}
+			if c == '{' {
+				if _, err := s.key(); err != nil {
+					return err
+				}
+			}
+			continue
+		case c == '"':
+			err = s.skipString()
+		case c == 't':
+			err = s.literal("true")
+		case c == 'f':
+			err = s.literal("false")
+		case c == 'n':
+			err = s.literal("null")
+		case c == '-' || '0' <= c && c <= '9':
+			err = s.number()
+		default:
+			return s.err("want a value")
+		}
+		if err != nil {
+			return err
+		}
+		// A value is complete: close the containers it completes, then start the next element.
+		for depth > 0 {
+			s.ws()
+			array := s.isArray(depth - 1)
+			if s.consume(',') {
+				s.ws()
+				if !array {
+					if _, err := s.key(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			closing := byte('}')
+			if array {
+				closing = ']'
+			}
+			if !s.consume(closing) {
+				return s.err("want ',' or '" + string(closing) + "'")
+			}
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func (s *scanner) setArray(depth int, array bool) {
+	bit := uint64(1) << (depth % 64)
+	if array {
+		s.arrays[depth/64] |= bit
+	} else {
+		s.arrays[depth/64] &^= bit
+	}
+}
+
+func (s *scanner) isArray(depth int) bool { return s.arrays[depth/64]>>(depth%64)&1 == 1 }
+
+// literal moves past lit, one of true, false and null.
+func (s *scanner) literal(lit string) error {
+	if end := s.i + len(lit); end > len(s.b) || string(s.b[s.i:end]) != lit {
+		return s.err("invalid literal")
+	}
+	s.i += len(lit)
+	return nil
+}
+
+// number moves past a number, following the JSON grammar: numbers are short, so checking them
+// is cheap.
+func (s *scanner) number() error {
+	s.consume('-')
+	if !s.consume('0') && s.digits() == 0 {
+		return s.err("want a digit")
+	}
+	if s.consume('.') && s.digits() == 0 {
+		return s.err("want a digit")
+	}
+	if s.consume('e') || s.consume('E') {
+		if !s.consume('+') {
+			s.consume('-')
+		}
+		if s.digits() == 0 {
+			return s.err("want a digit")
+		}
+	}
+	return nil
+}
+
+// digits moves past decimal digits and returns how many there were.
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}
+
+// keyIndex returns the index of the field whose Key the raw key contents k unescape to, or -1,
+// and false if k holds an invalid escape.
+func keyIndex(k []byte, fields []Field) (int, bool) {
+	if bytes.IndexByte(k, '\\') < 0 {
+		for i := range fields {
+			if string(k) == fields[i].Key {
+				return i, true
+			}
+		}
+		return -1, true
+	}
+	// Escaped keys are rare: check the escapes once, then compare with each field.
+	for e := k; ; {
+		j := bytes.IndexByte(e, '\\')
+		if j < 0 {
+			break
+		}
+		_, n := decodeEscape(e[j:])
+		if n == 0 {
+			return -1, false
+		}
+		e = e[j+n:]
+	}
+	for i := range fields {
+		if unescapedEqual(k, fields[i].Key) {
+			return i, true
+		}
+	}
+	return -1, true
+}
+
+// unescapedEqual reports whether the raw key contents k, whose escapes are valid, unescape to
+// key. It decodes one escape at a time, so keys of any length are compared without a buffer.
+func unescapedEqual(k []byte, key string) bool {
+	for {
+		j := bytes.IndexByte(k, '\\')
+		if j < 0 {
+			return string(k) == key
+		}
+		if len(key) < j || string(k[:j]) != key[:j] {
+			return false
+		}
+		r, n := decodeEscape(k[j:])
+		var buf [utf8.UTFMax]byte
+		w := utf8.EncodeRune(buf[:], r)
+		if len(key) < j+w || string(buf[:w]) != key[j:j+w] {
+			return false
+		}
+		k, key = k[j+n:], key[j+w:]
+	}
+}

@@ -1,0 +1,92 @@
+package rawjson_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bytedance/sonic"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// chatRequestRest is a ~2 KB chat request without its model; its tool schema has a "model"
+// property that Lookup must skip.
+const chatRequestRest = `"messages":[` +
+	`{"role":"system","content":"You are a helpful assistant for a car dealership. Answer questions about inventory, pricing and financing. Always check the inventory with the lookup_car tool before quoting a price, and never invent a model that is not in stock. Keep answers under 120 words unless the customer asks for detail."},` +
+	`{"role":"user","content":"Hi! I'm looking for a reliable commuter car, ideally a hybrid. What do you have under $30k?"},` +
+	`{"role":"assistant","content":null,"tool_calls":[{"id":"call_8f2a","type":"function","function":{"name":"lookup_car","arguments":"{\"make\":\"Toyota\",\"model\":\"Corolla Hybrid\",\"max_price\":30000}"}}]},` +
+	`{"role":"tool","tool_call_id":"call_8f2a","content":"[{\"make\":\"Toyota\",\"model\":\"Corolla Hybrid LE\",\"year\":2024,\"price\":24900},{\"make\":\"Toyota\",\"model\":\"Prius LE\",\"year\":2024,\"price\":28550}]"},` +
+	`{"role":"assistant","content":"We have two hybrids under $30k: the 2024 Corolla Hybrid LE at $24,900 and the 2024 Prius LE at $28,550. Both average around 50 mpg. Would you like to compare trims or book a test drive?"},` +
+	`{"role":"user","content":"Compare them on cargo space and safety features, please. Also, do either come in blue?"}],` +
+	`"tools":[{"type":"function","function":{"name":"lookup_car","description":"Search the dealership inventory by make, model, year and price.","parameters":{"type":"object","properties":{` +
+	`"make":{"type":"string","description":"Manufacturer, e.g. Toyota"},` +
+	`"model":{"type":"string","description":"Model name, e.g. Corolla"},` +
+	`"year":{"type":"integer","minimum":1990,"maximum":2026},` +
+	`"color":{"type":"string","enum":["black","white","silver","blue","red"]},` +
+	`"max_price":{"type":"number","description":"Upper bound in USD"}},"required":["make"],"additionalProperties":false},"strict":true}},` +
+	`{"type":"function","function":{"name":"book_test_drive","description":"Book a test drive slot.","parameters":{"type":"object","properties":{"vin":{"type":"string"},"slot":{"type":"string","format":"date-time"}},"required":["vin","slot"]}}}],` +
+	`"tool_choice":"auto","temperature":0.3,"max_completion_tokens":512,"stream":true,"stream_options":{"include_usage":true},"user":"customer-48213"`
+
+// chatRequest returns a ~2 KB chat request with its model first or last.
+func chatRequest(modelFirst bool) []byte {
+	const model = `"model":"gpt-4o-2024-08-06"`
+	if modelFirst {
+		return []byte("{" + model + "," + chatRequestRest + "}")
+	}
+	return []byte("{" + chatRequestRest + "," + model + "}")
+}
+
+// streamChunk is a ~250 B chat completion chunk.
+const streamChunk = `{"id":"chatcmpl-AQ9pZ1yBx6Hc4t7uLrWmKsEnVd2Ff","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}]}`
+
+// imageRequest returns a ~4 MB chat request carrying a base64 image, with its model last.
+func imageRequest() []byte {
+	img := make([]byte, 3<<20)
+	for i := range img {
+		img[i] = byte(i*7 + i>>9)
+	}
+	return fmt.Appendf(nil, `{"messages":[{"role":"user","content":[{"type":"text","text":"What is in this image?"},`+
+		`{"type":"image_url","image_url":{"url":"data:image/png;base64,%s","detail":"high"}}]}],"max_tokens":300,"model":"gpt-4o"}`,
+		base64.StdEncoding.EncodeToString(img))
+}
+
+func BenchmarkLookup(b *testing.B) {
+	bodies := []struct {
+		name string
+		body []byte
+	}{
+		{"request_2KB_model_first", chatRequest(true)},
+		{"request_2KB_model_last", chatRequest(false)},
+		{"chunk_250B", []byte(streamChunk)},
+		{"request_4MB_base64_model_last", imageRequest()},
+		// The worst case for skipping strings: every quote is escaped, so every other byte ends a
+		// vectorized search.
+		{"hostile_4MB_escaped_quotes", []byte(`{"a":"` + strings.Repeat(`\"`, 2<<20) + `","model":"x"}`)},
+	}
+	for _, c := range bodies {
+		for _, all := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/all=%v", c.name, all), func(b *testing.B) {
+				fields := []rawjson.Field{{Key: "model"}}
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.body)))
+				for b.Loop() {
+					if err := rawjson.Lookup(c.body, fields, all); err != nil || fields[0].Start < 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		// sonic.Get is the reference: it finds the value but not its offset.
+		b.Run(c.name+"/sonic.Get", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if _, err := sonic.Get(c.body, "model"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+package rawjson
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Kind is the kind of a JSON value.
+type Kind uint8
+
+// The kinds of JSON values; KindInvalid is none of them.
+const (
+	KindInvalid Kind = iota
+	KindString
+	KindNumber
+	KindObject
+	KindArray
+	KindTrue
+	KindFalse
+	KindNull
+)
+
+// KindOf reports the kind of a value span by its first byte (cheap, no validation).
+func KindOf(v []byte) Kind {
+	if len(v) == 0 {
+		return KindInvalid
+	}
+	switch c := v[0]; {
+	case c == '"':
+		return KindString
+	case c == '-' || '0' <= c && c <= '9':
+		return KindNumber
+	case c == '{':
+		return KindObject
+	case c == '[':
+		return KindArray
+	case c == 't':
+		return KindTrue
+	case c == 'f':
+		return KindFalse
+	case c == 'n':
+		return KindNull
+	}
+	return KindInvalid
+}
+
+// StringBytes returns the contents of a JSON string value span without the quotes, without
+// copying, when it contains no escapes; ok is false if v is not a string or contains escapes.
+func StringBytes(v []byte) (s []byte, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	s = v[1 : len(v)-1]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return nil, false
+	}
+	return s, true
+}
+
+// AppendUnquote appends the decoded contents of the JSON string value span v to dst. It decodes
+// every escape, including \uXXXX and surrogate pairs, and replaces unpaired surrogates and
+// invalid UTF-8 with U+FFFD, as encoding/json does. An invalid escape is a *SyntaxError whose
+// offset is in v; other string contents, such as control characters, are not checked.
+func AppendUnquote(dst, v []byte) ([]byte, error) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return dst, &SyntaxError{Offset: 0, Msg: "want a JSON string"}
+	}
+	s := v[1 : len(v)-1]
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return appendUTF8(dst, s), nil
+		}
+		dst = appendUTF8(dst, s[:i])
+		r, n := decodeEscape(s[i:])
+		if n == 0 {
+			return dst, &SyntaxError{Offset: len(v) - 1 - len(s) + i, Msg: "invalid escape"}
+		}
+		dst = utf8.AppendRune(dst, r)
+		s = s[i+n:]
+	}
+	return dst, nil
+}
+
+// appendUTF8 appends s to dst, replacing each byte of invalid UTF-8 with U+FFFD.
+func appendUTF8(dst, s []byte) []byte {
+	if utf8.Valid(s) {
+		return append(dst, s...)
+	}
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s) // r is U+FFFD for an invalid byte
+		dst = utf8.AppendRune(dst, r)
+		s = s[n:]
+	}
+	return dst
+}
+
+// decodeEscape decodes the escape sequence at the start of s, which begins with a backslash.
+// A valid surrogate pair is one rune and any other surrogate is U+FFFD, as in encoding/json.
+// n is the length of the sequence, or 0 if it is invalid.
+func decodeEscape(s []byte) (r rune, n int) {
+	if len(s) < 2 {
+		return 0, 0
+	}
+	switch c := s[1]; c {
+	case '"', '\\', '/':
+		return rune(c), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r := hex4(s[2:])
+		if r < 0 {
+			return 0, 0
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6
+		}
+		if len(s) >= 8 && s[6] == '\\' && s[7] == 'u' {
+			if pair := utf16.DecodeRune(r, hex4(s[8:])); pair != utf8.RuneError {
+				return pair, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return 0, 0
+}
+
+// hex4 returns the value of the four hex digits at the start of s, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// ObjectEmpty reports whether the object value span v is `{}` (whitespace allowed inside).
+func ObjectEmpty(v []byte) bool { return empty(v, '{', '}') }
+
+// ArrayEmpty reports whether the array value span v is `[]` (whitespace allowed inside).
+func ArrayEmpty(v []byte) bool { return empty(v, '[', ']') }
+
+func empty(v []byte, opening, closing byte) bool {
+	if len(v) < 2 || v[0] != opening || v[len(v)-1] != closing {
+		return false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,151 @@
+// Package sse frames server-sent events (the WHATWG "text/event-stream"
+// format) without copying: it finds where an event ends in a buffer and where
+// its data lies, so a relay can pass events on byte for byte.
+//
+// Lines end in "\n", "\r\n" or "\r"; an empty line ends an event. A buffer
+// that ends in a lone "\r" is not yet complete, because the next read may
+// bring the "\n" of the same line ending: this keeps the framing independent
+// of read boundaries.
+package sse
+
+import "bytes"
+
+var (
+	strLF    = []byte("\n\n")
+	strData  = []byte("data:")
+	strDone  = []byte("[DONE]")
+	strSpace = []byte(" ")
+)
+
+// Next returns the length of the first complete event in b, its terminating
+// blank line included, or 0 when b holds no complete event yet.
+func Next(b []byte) int {
+	if bytes.IndexByte(b, '\r') < 0 {
+		// The common case: "\n" line endings only.
+		if i := bytes.Index(b, strLF); i >= 0 {
+			return i + 2
+		}
+		return 0
+	}
+	return nextMixed(b)
+}
+
+// nextMixed handles any mix of "\n", "\r\n" and "\r" line endings.
+func nextMixed(b []byte) int {
+	lineStart := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		end := i + 1
+		if c == '\r' {
+			if end == len(b) {
+				return 0 // "\r" or "\r\n": undecidable until the next byte
+			}
+			if b[end] == '\n' {
+				end++
+			}
+		}
+		if i == lineStart {
+			return end
+		}
+		lineStart = end
+		i = end - 1
+	}
+	return 0
+}
+
+// Data returns the value of the first "data" field of the event ev, without
+// copying, and whether the event has more than one data line (a caller that
+// needs the joined value then uses AppendData). ok is false when the event
+// has no data field (a comment, or only "event:" or "id:" lines).
+func Data(ev []byte) (data []byte, multi, ok bool) {
+	for len(ev) > 0 {
+		line, rest := cutLine(ev)
+		ev = rest
+		if v, isData := dataValue(line); isData {
+			if !ok {
+				data, ok = v, true
+				continue
+			}
+			return data, true, true
+		}
+	}
+	return data, false, ok
+}
+
+// AppendData appends the data of the event ev to dst: the values of all its
+// data lines joined with "\n", as the SSE standard defines.
+func AppendData(dst, ev []byte) []byte {
+	first := true
+	for len(ev) > 0 {
+		line, rest := cutLine(ev)
+		ev = rest
+		if v, isData := dataValue(line); isData {
+			if !first {
+				dst = append(dst, '\n')
+			}
+			dst = append(dst, v...)
+			first = false
+		}
+	}
+	return dst
+}
+
+// Field returns the value of the first field named name ("event", "id",
+// "retry") of the event ev.
+func Field(ev []byte, name string) ([]byte, bool) {
+	for len(ev) > 0 {
+		line, rest := cutLine(ev)
+		ev = rest
+		if len(line) > len(name) && string(line[:len(name)]) == name && line[len(name)] == ':' {
+			return bytes.TrimPrefix(line[len(name)+1:], strSpace), true
+		}
+	}
+	return nil, false
+}
+
+// IsDone reports whether data is the "[DONE]" sentinel that ends OpenAI streams.
+func IsDone(data []byte) bool { return bytes.Equal(data, strDone) }
+
+// AppendEvent appends an event with an optional name and one data line.
+func AppendEvent(dst []byte, event string, data []byte) []byte {
+	if event != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, event...)
+		dst = append(dst, '\n')
+	}
+	dst = append(dst, "data: "...)
+	dst = append(dst, data...)
+	return append(dst, '\n', '\n')
+}
+
+// cutLine splits off the first line of b, without its line ending.
+func cutLine(b []byte) (line, rest []byte) {
+	i := bytes.IndexAny(b, "\r\n")
+	if i < 0 {
+		return b, nil
+	}
+	line, rest = b[:i], b[i+1:]
+	if b[i] == '\r' && len(rest) > 0 && rest[0] == '\n' {
+		rest = rest[1:]
+	}
+	return line, rest
+}
+
+// dataValue returns the value of a "data" line: after the colon, one leading
+// space removed. A bare "data" line has an empty value.
+func dataValue(line []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(line, strData[:4]) {
+		return nil, false
+	}
+	rest := line[4:]
+	if len(rest) == 0 {
+		return rest, true
+	}
+	if rest[0] != ':' {
+		return nil, false
+	}
+	return bytes.TrimPrefix(rest[1:], strSpace), true
+}

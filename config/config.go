@@ -1,0 +1,242 @@
+// Package config reads Rosetta's YAML configuration file.
+//
+// Load and Parse run four steps: strict decoding (an unknown field is an
+// error), environment overrides and ${VAR} expansion, defaults, and
+// validation. Every problem is reported at once, one per line, as
+//
+//	<file>: <field path>: <what is wrong>
+//
+// for example `rosetta.yaml: channels[1].type: unknown type "foo" (want
+// openai, anthropic, gemini or demo)`. Every field has a default, so an empty
+// file is a valid config.
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	// Server configures the HTTP listener.
+	Server Server `yaml:"server"`
+
+	// Store selects where users, console keys and usage are kept.
+	// Default: SQLite in rosetta.db.
+	Store Store `yaml:"store"`
+
+	// Channels are the upstream providers. Channels made in the console
+	// live in the store and add to these. Default: none.
+	Channels []Channel `yaml:"channels"`
+
+	// Keys are static gateway keys. Console keys live in the store.
+	// Default: none.
+	Keys []Key `yaml:"keys"`
+
+	// Cluster configures gossip between nodes. Default: disabled.
+	Cluster Cluster `yaml:"cluster"`
+
+	// Source is the file the config was read from, "" for Default.
+	Source string `yaml:"-"`
+}
+
+// Server configures the HTTP listener.
+type Server struct {
+	// Listen is the host:port to serve on.
+	// Default: 127.0.0.1:8080. The ROSETTA_LISTEN environment variable
+	// overrides it.
+	Listen string `yaml:"listen"`
+
+	// PublicURL is the address clients use, shown in the console.
+	// Default: "http://" + Listen, with localhost for an empty or
+	// unspecified host. A trailing slash is dropped.
+	PublicURL string `yaml:"public_url"`
+
+	// MaxBody is the largest request body accepted; larger ones get 413.
+	// Default: 32MiB (Anthropic's own limit).
+	MaxBody ByteSize `yaml:"max_body"`
+
+	// ShutdownTimeout is how long in-flight requests and streams may run
+	// after SIGTERM. Default: 30s.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+// Store selects the persistence backend.
+type Store struct {
+	// Driver is sqlite or postgres. Default: sqlite.
+	Driver string `yaml:"driver"`
+
+	// DSN is the SQLite file or the PostgreSQL connection string; ${VAR}
+	// is expanded from the environment. Default for sqlite: rosetta.db,
+	// relative to the working directory. Required for postgres.
+	DSN string `yaml:"dsn"`
+}
+
+// Channel is one upstream provider account.
+type Channel struct {
+	// Name identifies the channel in logs, metrics and the console.
+	// Required and unique.
+	Name string `yaml:"name"`
+
+	// Type is the upstream's API style: openai (and OpenAI-compatible
+	// services), anthropic, gemini, or demo (a built-in echo model that
+	// needs no network). Required.
+	Type string `yaml:"type"`
+
+	// BaseURL is the upstream address as the provider's own SDK spells it.
+	// Default: https://api.openai.com/v1, https://api.anthropic.com or
+	// https://generativelanguage.googleapis.com by type. Not used by demo
+	// channels. A trailing slash is dropped.
+	BaseURL string `yaml:"base_url"`
+
+	// APIKeys are the upstream keys, used in rotation; ${VAR} is expanded
+	// from the environment. Default: OPENAI_API_KEY, ANTHROPIC_API_KEY or
+	// GEMINI_API_KEY by type (comma-separated). Required except for demo.
+	APIKeys []string `yaml:"api_keys"`
+
+	// Models are upstream model names served under their own names.
+	// A channel needs at least one entry here or in ModelMap.
+	Models []string `yaml:"models"`
+
+	// ModelMap maps public model names to upstream names. An upstream name
+	// that is a target here is no longer served under its own name.
+	// Default: none.
+	ModelMap map[string]string `yaml:"model_map"`
+
+	// Priority orders channels for a model: lower is tried first.
+	// Default: 0.
+	Priority int `yaml:"priority"`
+
+	// Weight is the channel's share of traffic among channels of equal
+	// priority. Default: 1.
+	Weight int `yaml:"weight"`
+
+	// APIVersion is the anthropic-version header sent upstream. Anthropic
+	// channels only. Default: 2023-06-01.
+	APIVersion string `yaml:"api_version"`
+
+	// Timeouts bound each upstream request.
+	Timeouts Timeouts `yaml:"timeouts"`
+
+	// Breaker takes the channel out of rotation after repeated failures.
+	Breaker Breaker `yaml:"breaker"`
+
+	// Pace is the delay between streamed words. Demo channels only.
+	// Default: 40ms.
+	Pace time.Duration `yaml:"pace"`
+}
+
+// Timeouts bound an upstream request. A client disconnect cancels it sooner.
+type Timeouts struct {
+	// Connect bounds dialing and the TLS handshake. Default: 5s.
+	Connect time.Duration `yaml:"connect"`
+
+	// FirstByte bounds the wait for the upstream's first response byte
+	// after the request is sent. Default: 60s.
+	FirstByte time.Duration `yaml:"first_byte"`
+
+	// Idle bounds the gap between stream events. Default: 60s.
+	Idle time.Duration `yaml:"idle"`
+
+	// Total bounds the whole request, stream included. Default: 10m.
+	Total time.Duration `yaml:"total"`
+}
+
+// Breaker configures a channel's circuit breaker.
+type Breaker struct {
+	// Failures is how many consecutive failures open the breaker.
+	// Default: 5.
+	Failures int `yaml:"failures"`
+
+	// Cooldown is how long an open breaker keeps the channel out of
+	// rotation before it is tried again. Default: 30s.
+	Cooldown time.Duration `yaml:"cooldown"`
+}
+
+// Key is a static gateway key, the secret clients send to Rosetta.
+type Key struct {
+	// Name identifies the key in logs, usage and the console.
+	// Required and unique.
+	Name string `yaml:"name"`
+
+	// Key is the secret, at least 16 characters; ${VAR} is expanded from
+	// the environment. Required and unique.
+	Key string `yaml:"key"`
+
+	// Models is the allow-list of public model names: exact names, "*",
+	// or prefixes ending in "*" ("gpt-4o*"). Default: ["*"].
+	Models []string `yaml:"models"`
+
+	// RPM limits requests per minute across the cluster.
+	// Default: 0, unlimited.
+	RPM int `yaml:"rpm"`
+
+	// TPM limits tokens per minute across the cluster.
+	// Default: 0, unlimited.
+	TPM int `yaml:"tpm"`
+}
+
+// Cluster configures memberlist gossip between gateway nodes.
+type Cluster struct {
+	// Enabled turns gossip on. Default: false, a single node.
+	Enabled bool `yaml:"enabled"`
+
+	// NodeName is unique per node. Default: the hostname and the listen
+	// port ("gw1-8080").
+	NodeName string `yaml:"node_name"`
+
+	// Bind is the host:port gossip listens on. Default: 0.0.0.0:7946.
+	Bind string `yaml:"bind"`
+
+	// Advertise is the host:port other nodes reach this one at.
+	// Default: "", meaning the bind address; the cluster package picks a
+	// private address when the bind host is unspecified.
+	Advertise string `yaml:"advertise"`
+
+	// Join lists addresses, or a DNS name such as a Kubernetes headless
+	// service, of nodes to join at start. Default: none.
+	Join []string `yaml:"join"`
+
+	// SecretKeyEnv names the environment variable holding the gossip
+	// encryption key (16, 24 or 32 bytes). Default: ROSETTA_GOSSIP_KEY.
+	SecretKeyEnv string `yaml:"secret_key_env"`
+}
+
+// PublicModels returns the model names clients may ask this channel for,
+// sorted and without duplicates: every ModelMap key, plus the Models that
+// are not the target of a ModelMap entry.
+func (c *Channel) PublicModels() []string {
+	targets := make(map[string]bool, len(c.ModelMap))
+	for _, upstream := range c.ModelMap {
+		targets[upstream] = true
+	}
+	var names []string
+	for _, m := range c.Models {
+		if !targets[m] {
+			names = append(names, m)
+		}
+	}
+	for public := range c.ModelMap {
+		names = append(names, public)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// UpstreamModel returns the upstream name of a public model name, and
+// whether the channel serves that name at all (see PublicModels). It scans
+// the channel; the request path should index channels once instead.
+func (c *Channel) UpstreamModel(public string) (string, bool) {
+	if upstream, ok := c.ModelMap[public]; ok {
+		return upstream, true
+	}
+	if !slices.Contains(c.Models, public) {
+		return "", false
+	}
+	for _, upstream := range c.ModelMap {
+		if upstream == public {
+			return "", false
+		}
+	}
+	return public, true
+}

@@ -1,0 +1,240 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Defaults not visible elsewhere; the field docs in config.go state them all.
+const (
+	defaultListen     = "127.0.0.1:8080"
+	defaultMaxBody    = 32 << 20
+	defaultDSN        = "rosetta.db"
+	defaultAPIVersion = "2023-06-01"
+	defaultPace       = 40 * time.Millisecond
+	defaultBind       = "0.0.0.0:7946"
+	defaultSecretEnv  = "ROSETTA_GOSSIP_KEY"
+)
+
+// channelTypes holds what differs between channel types.
+var channelTypes = map[string]struct{ baseURL, keyEnv string }{
+	"openai":    {"https://api.openai.com/v1", "OPENAI_API_KEY"},
+	"anthropic": {"https://api.anthropic.com", "ANTHROPIC_API_KEY"},
+	"gemini":    {"https://generativelanguage.googleapis.com", "GEMINI_API_KEY"},
+	"demo":      {},
+}
+
+// Load reads the file at path and parses it with Parse, taking the
+// environment from os.Getenv.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read config: %w", err)
+	}
+	return Parse(data, path, os.Getenv)
+}
+
+// Parse decodes a config file, rejecting unknown fields, applies the
+// environment (env looks a variable up, "" if unset; nil means none is set),
+// fills defaults and validates. Errors name source, the field and the
+// problem, all problems at once, one per line.
+func Parse(data []byte, source string, env func(string) string) (*Config, error) {
+	c := &Config{Source: source}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p problems
+	if err := dec.Decode(c); err != nil && err != io.EOF { // io.EOF: an empty file
+		var te *yaml.TypeError
+		if !errors.As(err, &te) { // a syntax error, "yaml: line 3: ...": nothing decoded
+			return nil, fmt.Errorf("%s: %s", c.name(), strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		// The decoder went on past type errors: report them with the rest.
+		p.addTypeErrors(data, te.Errors)
+	}
+	c.applyEnv(env, &p)
+	c.setDefaults()
+	c.validate(&p)
+	if err := p.err(c.name()); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Default returns the config used when no file is given: a server on
+// 127.0.0.1:8080 with one demo channel serving the model "demo", and no keys
+// (the caller makes one). The environment is applied as in Parse.
+func Default(env func(string) string) *Config {
+	c := &Config{Channels: []Channel{{Name: "demo", Type: "demo", Models: []string{"demo"}}}}
+	c.applyEnv(env, new(problems)) // nothing to expand
+	c.setDefaults()
+	return c
+}
+
+// Validate reports what is wrong with c, in the format of Parse. Parse and
+// Load validate already; use it for a config from Default or built in code.
+func (c *Config) Validate() error {
+	var p problems
+	c.validate(&p)
+	return p.err(c.name())
+}
+
+// name is how errors refer to the config.
+func (c *Config) name() string {
+	if c.Source == "" {
+		return "default config"
+	}
+	return c.Source
+}
+
+// applyEnv applies environment overrides and expands ${VAR} in secrets.
+func (c *Config) applyEnv(env func(string) string, p *problems) {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	if v := env("ROSETTA_LISTEN"); v != "" {
+		c.Server.Listen = v
+	}
+	c.Store.DSN = p.expand("store.dsn", c.Store.DSN, env)
+	for i := range c.Channels {
+		ch := &c.Channels[i]
+		if len(ch.APIKeys) == 0 {
+			if name := channelTypes[ch.Type].keyEnv; name != "" {
+				ch.APIKeys = splitList(env(name))
+			}
+			continue
+		}
+		for j, k := range ch.APIKeys {
+			ch.APIKeys[j] = p.expand(fmt.Sprintf("channels[%d].api_keys[%d]", i, j), k, env)
+		}
+	}
+	for i := range c.Keys {
+		c.Keys[i].Key = p.expand(fmt.Sprintf("keys[%d].key", i), c.Keys[i].Key, env)
+	}
+}
+
+// expand replaces each ${VAR} in s with its value from env. A variable that
+// is unset or empty is a problem at path. Errors never quote s: it is secret.
+func (p *problems) expand(path, s string, env func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		n := strings.IndexByte(s[i:], '}')
+		if n < 0 {
+			p.add(path, `unclosed "${"`)
+			return s
+		}
+		name := s[i+2 : i+n]
+		v := env(name)
+		if v == "" {
+			p.add(path, "${%s} is not set", name)
+			return s
+		}
+		b.WriteString(s[:i])
+		b.WriteString(v)
+		s = s[i+n+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var list []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+// setDefaults fills every field left unset (zero). It runs after applyEnv,
+// so derived defaults such as PublicURL follow ROSETTA_LISTEN.
+func (c *Config) setDefaults() {
+	s := &c.Server
+	setDefault(&s.Listen, defaultListen)
+	setDefault(&s.PublicURL, publicURL(s.Listen))
+	s.PublicURL = strings.TrimSuffix(s.PublicURL, "/")
+	setDefault(&s.MaxBody, defaultMaxBody)
+	setDefault(&s.ShutdownTimeout, 30*time.Second)
+
+	setDefault(&c.Store.Driver, "sqlite")
+	if c.Store.Driver == "sqlite" {
+		setDefault(&c.Store.DSN, defaultDSN)
+	}
+
+	for i := range c.Channels {
+		ch := &c.Channels[i]
+		setDefault(&ch.BaseURL, channelTypes[ch.Type].baseURL)
+		ch.BaseURL = strings.TrimSuffix(ch.BaseURL, "/")
+		setDefault(&ch.Weight, 1)
+		if ch.Type == "anthropic" {
+			setDefault(&ch.APIVersion, defaultAPIVersion)
+		}
+		if ch.Type == "demo" {
+			setDefault(&ch.Pace, defaultPace)
+		}
+		t := &ch.Timeouts
+		setDefault(&t.Connect, 5*time.Second)
+		setDefault(&t.FirstByte, 60*time.Second)
+		setDefault(&t.Idle, 60*time.Second)
+		setDefault(&t.Total, 10*time.Minute)
+		setDefault(&ch.Breaker.Failures, 5)
+		setDefault(&ch.Breaker.Cooldown, 30*time.Second)
+	}
+
+	for i := range c.Keys {
+		if len(c.Keys[i].Models) == 0 {
+			c.Keys[i].Models = []string{"*"}
+		}
+	}
+
+	cl := &c.Cluster
+	setDefault(&cl.NodeName, nodeName(s.Listen))
+	setDefault(&cl.Bind, defaultBind)
+	setDefault(&cl.SecretKeyEnv, defaultSecretEnv)
+}
+
+// setDefault sets *v to def if *v is the zero value.
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// publicURL derives the public URL from the listen address, naming
+// localhost when the host is empty or unspecified (":8080", "0.0.0.0:8080").
+func publicURL(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "http://" + listen // validate reports the listen address
+	}
+	if host == "" || net.ParseIP(host).IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// nodeName is the hostname and the listen port, e.g. "gw1-8080".
+func nodeName(listen string) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "rosetta"
+	}
+	if _, port, err := net.SplitHostPort(listen); err == nil && port != "" {
+		host += "-" + port
+	}
+	return host
+}

@@ -1,0 +1,253 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// problems collects what is wrong with a config, at most one problem per
+// field path (so an unset ${VAR} is not also reported as a short key).
+type problems struct {
+	list []string // "path: problem", or "problem" if no field fits
+	seen map[string]bool
+}
+
+func (p *problems) add(path, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if path == "" {
+		p.list = append(p.list, msg)
+		return
+	}
+	if p.seen[path] {
+		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	p.seen[path] = true
+	p.list = append(p.list, path+": "+msg)
+}
+
+// err returns the problems as one error, a line per problem, each prefixed
+// with source; nil if there are none.
+func (p *problems) err(source string) error {
+	errs := make([]error, len(p.list))
+	for i, s := range p.list {
+		errs[i] = errors.New(source + ": " + s)
+	}
+	return errors.Join(errs...)
+}
+
+// validate checks c after defaults are set.
+func (c *Config) validate(p *problems) {
+	s := &c.Server
+	checkHostPort(p, "server.listen", s.Listen)
+	checkURL(p, "server.public_url", s.PublicURL)
+	if s.MaxBody <= 0 {
+		p.add("server.max_body", "must be positive, got %s", s.MaxBody)
+	}
+	if s.ShutdownTimeout <= 0 {
+		p.add("server.shutdown_timeout", "must be positive, got %s", s.ShutdownTimeout)
+	}
+
+	switch c.Store.Driver {
+	case "sqlite", "postgres":
+		if c.Store.DSN == "" {
+			p.add("store.dsn", "missing")
+		}
+	default:
+		p.add("store.driver", "unknown driver %q (want sqlite or postgres)", c.Store.Driver)
+	}
+
+	names := map[string]int{}
+	for i := range c.Channels {
+		path := fmt.Sprintf("channels[%d]", i)
+		ch := &c.Channels[i]
+		if j, ok := names[ch.Name]; ok {
+			p.add(path+".name", "%q already used by channels[%d]", ch.Name, j)
+		} else if ch.Name != "" {
+			names[ch.Name] = i
+		}
+		ch.validate(p, path)
+	}
+
+	names = map[string]int{}
+	secrets := map[string]int{}
+	for i := range c.Keys {
+		path := fmt.Sprintf("keys[%d]", i)
+		k := &c.Keys[i]
+		if j, ok := names[k.Name]; ok {
+			p.add(path+".name", "%q already used by keys[%d]", k.Name, j)
+		} else if k.Name != "" {
+			names[k.Name] = i
+		}
+		if j, ok := secrets[k.Key]; ok {
+			p.add(path+".key", "same secret as keys[%d]", j)
+		} else if k.Key != "" {
+			secrets[k.Key] = i
+		}
+		k.validate(p, path)
+	}
+
+	cl := &c.Cluster
+	if cl.NodeName == "" {
+		p.add("cluster.node_name", "missing")
+	}
+	checkHostPort(p, "cluster.bind", cl.Bind)
+	if cl.Advertise != "" {
+		checkHostPort(p, "cluster.advertise", cl.Advertise)
+	}
+	for i, addr := range cl.Join {
+		if addr == "" {
+			p.add(fmt.Sprintf("cluster.join[%d]", i), "empty")
+		}
+	}
+	if cl.SecretKeyEnv == "" {
+		p.add("cluster.secret_key_env", "missing")
+	}
+}
+
+func (ch *Channel) validate(p *problems, path string) {
+	if ch.Name == "" {
+		p.add(path+".name", "missing")
+	}
+	t, known := channelTypes[ch.Type]
+	switch {
+	case ch.Type == "":
+		p.add(path+".type", "missing (want openai, anthropic, gemini or demo)")
+	case !known:
+		p.add(path+".type", "unknown type %q (want openai, anthropic, gemini or demo)", ch.Type)
+	case ch.Type == "demo":
+		if ch.BaseURL != "" {
+			p.add(path+".base_url", "not used by demo channels")
+		}
+	default:
+		checkURL(p, path+".base_url", ch.BaseURL)
+		if len(ch.APIKeys) == 0 {
+			p.add(path+".api_keys", "missing (set api_keys or %s)", t.keyEnv)
+		}
+	}
+	for i, k := range ch.APIKeys {
+		if k == "" {
+			p.add(fmt.Sprintf("%s.api_keys[%d]", path, i), "empty")
+		}
+	}
+
+	if len(ch.Models) == 0 && len(ch.ModelMap) == 0 {
+		p.add(path+".models", "missing (list models or model_map)")
+	}
+	for i, m := range ch.Models {
+		if m == "" {
+			p.add(fmt.Sprintf("%s.models[%d]", path, i), "empty")
+		}
+	}
+	for _, public := range slices.Sorted(maps.Keys(ch.ModelMap)) {
+		if public == "" {
+			p.add(path+".model_map", "empty public name")
+		} else if ch.ModelMap[public] == "" {
+			p.add(field(path+".model_map", public), "empty upstream name")
+		}
+	}
+
+	if ch.Priority < 0 {
+		p.add(path+".priority", "must not be negative, got %d", ch.Priority)
+	}
+	if ch.Weight < 1 {
+		p.add(path+".weight", "must be at least 1, got %d", ch.Weight)
+	}
+	if ch.APIVersion != "" && ch.Type != "anthropic" {
+		p.add(path+".api_version", "only used by anthropic channels")
+	}
+	for _, to := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"connect", ch.Timeouts.Connect}, {"first_byte", ch.Timeouts.FirstByte},
+		{"idle", ch.Timeouts.Idle}, {"total", ch.Timeouts.Total},
+	} {
+		if to.d <= 0 {
+			p.add(path+".timeouts."+to.name, "must be positive, got %s", to.d)
+		}
+	}
+	if ch.Breaker.Failures < 1 {
+		p.add(path+".breaker.failures", "must be at least 1, got %d", ch.Breaker.Failures)
+	}
+	if ch.Breaker.Cooldown <= 0 {
+		p.add(path+".breaker.cooldown", "must be positive, got %s", ch.Breaker.Cooldown)
+	}
+	switch {
+	case ch.Pace != 0 && ch.Type != "demo":
+		p.add(path+".pace", "only used by demo channels")
+	case ch.Pace < 0:
+		p.add(path+".pace", "must be positive, got %s", ch.Pace)
+	}
+}
+
+func (k *Key) validate(p *problems, path string) {
+	if k.Name == "" {
+		p.add(path+".name", "missing")
+	}
+	switch {
+	case k.Key == "":
+		p.add(path+".key", "missing")
+	case len(k.Key) < 16:
+		p.add(path+".key", "too short: %d characters, want at least 16", len(k.Key))
+	}
+	for i, m := range k.Models {
+		if m == "" {
+			p.add(fmt.Sprintf("%s.models[%d]", path, i), "empty")
+		} else if strings.Contains(m[:len(m)-1], "*") {
+			p.add(fmt.Sprintf("%s.models[%d]", path, i), `%q: "*" may only end a pattern`, m)
+		}
+	}
+	if k.RPM < 0 {
+		p.add(path+".rpm", "must not be negative, got %d", k.RPM)
+	}
+	if k.TPM < 0 {
+		p.add(path+".tpm", "must not be negative, got %d", k.TPM)
+	}
+}
+
+// checkHostPort checks that addr is host:port with a numeric port; the host
+// may be empty (all interfaces).
+func checkHostPort(p *problems, path, addr string) {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		p.add(path, "%q is not host:port (e.g. 127.0.0.1:8080)", addr)
+	}
+}
+
+// checkURL checks that s is an absolute http or https URL.
+func checkURL(p *problems, path, s string) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.add(path, "%q is not an absolute http(s) URL", s)
+	}
+}
+
+// field appends a mapping key to a path: "a.b", or `a["b.c"]` when the key
+// is not a plain word (model names often hold dots).
+func field(path, key string) string {
+	plain := key != "" && strings.IndexFunc(key, func(r rune) bool {
+		return r != '_' && r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) < 0
+	switch {
+	case !plain:
+		return fmt.Sprintf("%s[%q]", path, key)
+	case path == "":
+		return key
+	default:
+		return path + "." + key
+	}
+}

@@ -1,0 +1,77 @@
+package asynclog
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestCloseFlushesEverything(t *testing.T) {
+	var out syncBuffer
+	w := New(&out, time.Hour, 1<<20)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				w.Write([]byte{'a' + byte(i), '\n'})
+			}
+		}()
+	}
+	wg.Wait()
+	w.Close()
+	if got := strings.Count(out.String(), "\n"); got != 800 {
+		t.Fatalf("%d lines written, want 800", got)
+	}
+}
+
+func TestIntervalFlushes(t *testing.T) {
+	var out syncBuffer
+	w := New(&out, 5*time.Millisecond, 1<<20)
+	defer w.Close()
+	w.Write([]byte("line\n"))
+	deadline := time.Now().Add(5 * time.Second)
+	for out.String() == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("nothing written within 5s on a 5ms interval")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestFullBufferDropsInsteadOfBlocking(t *testing.T) {
+	block := make(chan struct{})
+	w := New(writerFunc(func(p []byte) (int, error) { <-block; return len(p), nil }), time.Hour, 10)
+	for range 10 {
+		w.Write([]byte("12345678"))
+	}
+	if w.Dropped() == 0 {
+		t.Fatal("a full buffer dropped nothing")
+	}
+	close(block)
+	w.Close()
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -1,0 +1,119 @@
+package proxy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/binary"
+	"strings"
+
+	"github.com/dgraph-io/ristretto/v2"
+
+	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+)
+
+// Key is a gateway key as the request path sees it. The secret itself is
+// never kept: only its SHA-256 hash.
+type Key struct {
+	Name   string
+	Hash   [sha256.Size]byte
+	Models []string // allow-list: exact names, "*", or a prefix ending in "*"
+	Limits ratelimit.Limits
+}
+
+// Allows reports whether the key may use the public model name.
+func (k *Key) Allows(model []byte) bool {
+	for _, m := range k.Models {
+		if p, ok := strings.CutSuffix(m, "*"); ok {
+			if bytes.HasPrefix(model, []byte(p)) {
+				return true
+			}
+		} else if string(model) == m {
+			return true
+		}
+	}
+	return false
+}
+
+// HashKey returns the SHA-256 hash under which a key secret is stored.
+func HashKey(secret []byte) [sha256.Size]byte { return sha256.Sum256(secret) }
+
+// KeySource finds keys by hash: the configuration's static keys, or a store.
+type KeySource interface {
+	// KeyByHash returns the key with the hash, or nil. It must be safe for
+	// concurrent use.
+	KeyByHash(hash [sha256.Size]byte) (*Key, error)
+}
+
+// staticKeys are the keys of the configuration file.
+type staticKeys map[[sha256.Size]byte]*Key
+
+func newStaticKeys(keys []config.Key) staticKeys {
+	s := make(staticKeys, len(keys))
+	for _, k := range keys {
+		h := HashKey([]byte(k.Key))
+		s[h] = &Key{Name: k.Name, Hash: h, Models: k.Models,
+			Limits: ratelimit.Limits{RPM: int64(k.RPM), TPM: int64(k.TPM)}}
+	}
+	return s
+}
+
+func (s staticKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) { return s[h], nil }
+
+// keyring authenticates secrets: hash, then the ristretto cache, then the
+// source. The cache is keyed by the hash's first 8 bytes; the full hash is
+// compared in constant time before a cached key is trusted.
+type keyring struct {
+	cache *ristretto.Cache[uint64, *Key]
+	src   KeySource
+}
+
+func newKeyring(src KeySource) (*keyring, error) {
+	c, err := ristretto.NewCache(&ristretto.Config[uint64, *Key]{
+		NumCounters:        1 << 17, // ten times the keys we expect to hold
+		MaxCost:            1 << 14, // keys, each of cost 1
+		BufferItems:        64,
+		IgnoreInternalCost: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &keyring{cache: c, src: src}, nil
+}
+
+// authenticate returns the key whose secret this is, or nil.
+func (kr *keyring) authenticate(secret []byte) (*Key, error) {
+	if len(secret) == 0 {
+		return nil, nil
+	}
+	h := HashKey(secret)
+	id := binary.LittleEndian.Uint64(h[:8])
+	if k, ok := kr.cache.Get(id); ok && subtle.ConstantTimeCompare(k.Hash[:], h[:]) == 1 {
+		return k, nil
+	}
+	k, err := kr.src.KeyByHash(h)
+	if err != nil || k == nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare(k.Hash[:], h[:]) != 1 {
+		return nil, nil
+	}
+	kr.cache.Set(id, k, 1)
+	return k, nil
+}
+
+// invalidate drops a key from the cache, so that a revoked key fails at once.
+func (kr *keyring) invalidate(h [sha256.Size]byte) {
+	kr.cache.Del(binary.LittleEndian.Uint64(h[:8]))
+}
+
+var strBearer = []byte("bearer ")
+
+// bearer returns the token of an "Authorization: Bearer <token>" value.
+func bearer(v []byte) []byte {
+	if len(v) <= len(strBearer) || !bytes.EqualFold(v[:len(strBearer)], strBearer) {
+		return nil
+	}
+	return bytes.TrimSpace(v[len(strBearer):])
+}

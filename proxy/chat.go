@@ -1,0 +1,233 @@
+package proxy
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+)
+
+var (
+	strAuthorization = []byte("Authorization")
+	strContentType   = []byte("Content-Type")
+	strJSON          = []byte("application/json")
+	strEventStream   = []byte("text/event-stream")
+)
+
+// chatCompletions serves POST /v1/chat/completions on the pass-through path:
+// the body is checked and forwarded with only the model name (and the usage
+// option of streams) spliced in; the response is relayed as it comes.
+func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
+	x := g.begin(ctx, "chat.completions")
+	if x.key = g.authenticate(ctx, x); x.key == nil {
+		return
+	}
+	body := ctx.PostBody()
+	if e := x.req.Parse(body); e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.stream = x.req.Stream
+	model := x.req.Model
+	if !x.key.Allows(model) {
+		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed",
+			"This key may not use the model '%s'.", model))
+		return
+	}
+	rt := g.routes[string(model)]
+	if rt == nil {
+		g.fail(ctx, x, errorf(503, codec.KindNotFound, "model_not_found",
+			"The model '%s' does not exist or is not served by this gateway.", model))
+		return
+	}
+	x.model = rt.public
+	if !g.admit(ctx, x, int64(len(body)/4)) {
+		return
+	}
+	cands, reopen := rt.order(x.cands[:0], time.Now())
+	if len(cands) == 0 {
+		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
+		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", rt.public))
+		return
+	}
+	g.forward(ctx, x, body, cands)
+}
+
+// authenticate returns the caller's key, or answers 401 and returns nil.
+func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
+	secret := bearer(ctx.Request.Header.PeekBytes(strAuthorization))
+	k, err := g.keys.authenticate(secret)
+	switch {
+	case err != nil:
+		g.log.Error("cannot look up key", "id", string(x.id), "err", err)
+		g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
+	case k == nil && len(secret) == 0:
+		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "missing_api_key",
+			Message: "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'."})
+	case k == nil:
+		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
+			Message: "Incorrect API key provided."})
+	}
+	return k
+}
+
+// admit applies the key's rate limits, reserving an estimate of the tokens.
+// It answers 429 and returns false when the request is over a limit.
+func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) bool {
+	lim := x.key.Limits
+	if lim == (ratelimit.Limits{}) {
+		return true
+	}
+	st := g.limiter.State(x.key.Name)
+	d := g.limiter.Admit(st, lim, estimate)
+	setRateHeaders(ctx, lim, d)
+	if d.Allowed {
+		x.limit, x.reserved = st, estimate
+		return true
+	}
+	kind, what := codec.KindRateLimitRequests, "requests"
+	if d.ByTokens {
+		kind, what = codec.KindRateLimitTokens, "tokens"
+	}
+	g.fail(ctx, x, errorf(429, kind, "rate_limit_exceeded",
+		"Rate limit reached for %s per minute on this key. Retry after %s.", what, secondsCeil(d.RetryAfter)+"s"))
+	return false
+}
+
+// forward tries the candidates in order until one answers. Failover happens
+// only here, before anything was sent to the client.
+func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
+	var last *codec.Error
+	for _, c := range cands {
+		if c.ch.breaker.allow(time.Now()) > 0 {
+			continue // another request took the probe of a half-open circuit
+		}
+		x.attempts++
+		x.channel = c.ch.name
+		e, retry := g.attempt(ctx, x, body, c)
+		if e == nil {
+			return
+		}
+		last = e
+		if !retry {
+			break
+		}
+	}
+	if last == nil {
+		last = errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", x.model)
+	}
+	g.fail(ctx, x, last)
+}
+
+// attempt sends the request to one channel. It returns nil when a response
+// went (or is streaming) to the client, else the error and whether another
+// channel may be tried.
+func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) (*codec.Error, bool) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	buf := bodyBufs.Get().(*[]byte)
+	*buf = x.req.AppendUpstream((*buf)[:0], body, c.model)
+	g.prepare(req, x, c.ch, *buf)
+	resp.StreamBody = x.stream
+	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
+	fasthttp.ReleaseRequest(req)
+	bodyBufs.Put(buf)
+
+	if err != nil {
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(time.Now())
+		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
+		return transportError(err), true
+	}
+	status := resp.StatusCode()
+	if status == 429 || status >= 500 || status == 401 || status == 403 {
+		e := upstreamError(c.ch, status, resp.Body())
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(time.Now())
+		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
+			"status", status, "err", e.Message)
+		return e, true
+	}
+	if status >= 400 {
+		// The client's own mistake: relay it, the channel is healthy.
+		e := upstreamError(c.ch, status, resp.Body())
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.success()
+		return e, false
+	}
+	if x.stream && bytes.HasPrefix(resp.Header.ContentType(), strEventStream) {
+		return g.startStream(ctx, x, c, resp)
+	}
+	g.respond(ctx, x, c, resp)
+	c.ch.breaker.success()
+	fasthttp.ReleaseResponse(resp)
+	g.finish(x)
+	return nil, false
+}
+
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// prepare builds the upstream request. Only what the upstream needs is sent:
+// never the client's credentials or other headers.
+func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURI(ch.chatURL)
+	req.Header.SetContentTypeBytes(strJSON)
+	if x.stream {
+		req.Header.SetBytesV("Accept", strEventStream)
+	} else {
+		req.Header.SetBytesV("Accept", strJSON)
+	}
+	if auth := ch.authorization(); auth != nil {
+		req.Header.SetBytesKV(strAuthorization, auth)
+	}
+	req.Header.SetBytesKV(strRequestID, x.id)
+	req.Header.SetUserAgent("rosetta")
+	req.SetBodyRaw(body)
+}
+
+// respond relays a whole (non-streamed) upstream response, with the public
+// model name put back.
+func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) {
+	b := resp.Body()
+	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
+	ctx.SetStatusCode(x.status)
+	if ct := resp.Header.ContentType(); len(ct) > 0 {
+		ctx.Response.Header.SetContentTypeBytes(ct)
+	}
+	if s, e := openai.ModelSpan(b); s >= 0 && c.model != x.model {
+		ctx.Response.AppendBody(b[:s])
+		ctx.Response.AppendBodyString(x.model)
+		ctx.Response.AppendBody(b[e:])
+	} else {
+		ctx.SetBody(b)
+	}
+	if s, e := openai.UsageSpan(b); s >= 0 {
+		x.usage, _ = openai.DecodeUsage(b[s:e])
+	}
+}
+
+// transportError is the client's error for an upstream that could not be
+// reached or did not answer in time.
+func transportError(err error) *codec.Error {
+	if isTimeout(err) {
+		return errorf(504, codec.KindTimeout, "upstream_timeout", "The upstream provider did not answer in time.")
+	}
+	if _, ok := err.(*dialError); ok {
+		return errorf(502, codec.KindUpstream, "upstream_unreachable", "The upstream provider could not be reached.")
+	}
+	return errorf(502, codec.KindUpstream, "upstream_error", "The upstream connection failed.")
+}
+
+// secondsCeil formats d as whole seconds, rounded up, at least 1.
+func secondsCeil(d time.Duration) string {
+	s := int64((d + time.Second - 1) / time.Second)
+	return string(fasthttp.AppendUint(nil, int(max(s, 1))))
+}

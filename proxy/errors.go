@@ -1,0 +1,102 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// style is the API dialect a client speaks; errors and streams answer in it.
+type style uint8
+
+const (
+	styleOpenAI style = iota
+)
+
+func (s style) appendError(dst []byte, e *codec.Error) []byte {
+	return openai.AppendError(dst, e)
+}
+
+// appendStreamError appends an error event that ends a stream already under
+// way (the status line is long gone).
+func (s style) appendStreamError(dst []byte, e *codec.Error) []byte {
+	dst = append(dst, "data: "...)
+	dst = openai.AppendError(dst, e)
+	return append(dst, "\n\n"...)
+}
+
+func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) *codec.Error {
+	return &codec.Error{Status: status, Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// serverError answers what fasthttp rejects before a handler runs.
+func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
+	x := g.begin(ctx, "server")
+	var e *codec.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		e = errorf(413, codec.KindTooLarge, "request_too_large",
+			"Request body is larger than the gateway's limit of %s.", g.cfg.Server.MaxBody)
+	case isTimeout(err):
+		e = errorf(408, codec.KindInvalidRequest, "request_timeout", "The request was not received in time.")
+	default:
+		e = errorf(400, codec.KindInvalidRequest, "bad_request", "The request could not be read: malformed HTTP.")
+	}
+	ctx.SetConnectionClose()
+	g.fail(ctx, x, e)
+}
+
+func (g *Gateway) notFound(ctx *fasthttp.RequestCtx) {
+	g.fail(ctx, g.begin(ctx, "unknown"), errorf(404, codec.KindNotFound, "unknown_url",
+		"Invalid URL (%s %s)", ctx.Method(), ctx.Path()))
+}
+
+func (g *Gateway) methodNotAllowed(ctx *fasthttp.RequestCtx) {
+	g.fail(ctx, g.begin(ctx, "unknown"), errorf(405, codec.KindInvalidRequest, "method_not_allowed",
+		"Method %s is not allowed on %s", ctx.Method(), ctx.Path()))
+}
+
+func (g *Gateway) panicked(ctx *fasthttp.RequestCtx, v any) {
+	x := g.begin(ctx, "panic")
+	g.log.Error("BUG: handler panicked", "id", string(x.id), "panic", v, "stack", string(debug.Stack()))
+	g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
+}
+
+// secretLike matches what providers' error messages echo of credentials:
+// whole or masked API keys.
+var secretLike = regexp.MustCompile(`(sk|pk|rk|ak|key)-[A-Za-z0-9_*.\-]{6,}|AIza[A-Za-z0-9_\-]{10,}`)
+
+// upstreamError turns an upstream error response into the error the client
+// sees: the status and message are kept, anything that looks like a
+// credential is removed, and a body the gateway cannot read is not echoed.
+func upstreamError(ch *channel, status int, body []byte) *codec.Error {
+	e, ok := openai.DecodeError(status, body)
+	if !ok || e.Message == "" {
+		e = codec.Error{Status: status, Kind: codec.KindForStatus(status),
+			Message: fmt.Sprintf("The upstream provider returned HTTP %d.", status)}
+	}
+	e.Message = redact(e.Message, ch)
+	if status == 401 || status == 403 {
+		// The upstream rejected the gateway's credentials, not the client's.
+		e = codec.Error{Status: 502, Kind: codec.KindUpstream, Code: "upstream_auth_failed",
+			Message: fmt.Sprintf("The upstream provider rejected the gateway's credentials (HTTP %d): %s", status, e.Message)}
+	}
+	return &e
+}
+
+// redact removes the channel's keys and anything key-like from s.
+func redact(s string, ch *channel) string {
+	for _, k := range ch.cfg.APIKeys {
+		if k != "" {
+			s = strings.ReplaceAll(s, k, "[redacted]")
+		}
+	}
+	return secretLike.ReplaceAllString(s, "[redacted]")
+}

@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"context"
+	"encoding/hex"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+)
+
+// exchange is one client request on its way through the gateway: what the
+// access log reports and what must be settled when it ends. A streamed
+// response hands it to its relay, which ends it when the stream closes.
+type exchange struct {
+	g        *Gateway
+	endpoint string
+	idBuf    [40]byte
+	id       []byte
+	start    time.Time
+	style    style
+
+	key      *Key
+	model    string // public model name
+	channel  string
+	attempts int
+	stream   bool
+	status   int
+	ttfb     time.Duration // until the first byte of the response body
+	usage    codec.Usage
+	errMsg   string
+
+	limit    *ratelimit.State
+	reserved int64
+
+	req   openai.ChatRequest
+	cands [maxCandidates]candidate
+	buf   []byte // scratch for error bodies and headers
+}
+
+var strRequestID = []byte("X-Request-Id")
+
+// begin starts an exchange: request id and clock.
+func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string) *exchange {
+	x, _ := g.exchanges.Get().(*exchange)
+	if x == nil {
+		x = &exchange{g: g}
+	}
+	x.endpoint, x.start = endpoint, time.Now()
+	x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
+	ctx.Response.Header.SetBytesKV(strRequestID, x.id)
+	return x
+}
+
+// requestID keeps a client's own request id when it is a sane token, else
+// makes one.
+func requestID(dst, given []byte) []byte {
+	if n := len(given); n > 0 && n <= cap(dst) && isToken(given) {
+		return append(dst, given...)
+	}
+	var raw [12]byte
+	for i := 0; i < len(raw); i += 8 {
+		v := rand.Uint64()
+		for j := 0; j < 8 && i+j < len(raw); j++ {
+			raw[i+j] = byte(v >> (8 * j))
+		}
+	}
+	dst = append(dst, "req_"...)
+	return hex.AppendEncode(dst, raw[:])
+}
+
+func isToken(b []byte) bool {
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// finish settles the exchange's rate-limit reservation, writes its access
+// log line and returns it to the pool. x must not be used afterwards.
+func (g *Gateway) finish(x *exchange) {
+	if x.limit != nil {
+		g.limiter.Settle(x.limit, x.reserved, int64(x.usage.Total()))
+	}
+	keyName := ""
+	if x.key != nil {
+		keyName = x.key.Name
+	}
+	level := slog.LevelInfo
+	if x.status >= 500 {
+		level = slog.LevelWarn
+	}
+	g.log.LogAttrs(context.Background(), level, "request",
+		slog.String("id", string(x.id)),
+		slog.String("endpoint", x.endpoint),
+		slog.String("key", keyName),
+		slog.String("model", x.model),
+		slog.String("channel", x.channel),
+		slog.Int("attempts", x.attempts),
+		slog.Bool("stream", x.stream),
+		slog.Int("status", x.status),
+		slog.Duration("latency", time.Since(x.start)),
+		slog.Duration("ttfb", x.ttfb),
+		slog.Int("input_tokens", x.usage.Input),
+		slog.Int("output_tokens", x.usage.Output),
+		slog.Int("cached_tokens", x.usage.CachedInput),
+		slog.Int("reasoning_tokens", x.usage.Reasoning),
+		slog.Bool("estimated", x.usage.Estimated),
+		slog.String("error", x.errMsg),
+	)
+	*x = exchange{g: g, buf: x.buf[:0]}
+	g.exchanges.Put(x)
+}
+
+// fail answers with an error in the client's style and ends the exchange.
+func (g *Gateway) fail(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
+	writeError(ctx, x, e)
+	g.finish(x)
+}
+
+// writeError writes e as the response, in the exchange's style.
+func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
+	x.status, x.errMsg = e.Status, e.Message
+	ctx.Response.ResetBody()
+	ctx.SetStatusCode(e.Status)
+	ctx.SetContentType("application/json")
+	x.buf = x.style.appendError(x.buf[:0], e)
+	ctx.SetBody(x.buf)
+}
+
+// setRateHeaders reports a key's limits in OpenAI's header names.
+func setRateHeaders(ctx *fasthttp.RequestCtx, lim ratelimit.Limits, d ratelimit.Decision) {
+	h := &ctx.Response.Header
+	var b [24]byte
+	if lim.RPM > 0 {
+		h.SetBytesV("X-Ratelimit-Limit-Requests", strconv.AppendInt(b[:0], lim.RPM, 10))
+		h.SetBytesV("X-Ratelimit-Remaining-Requests", strconv.AppendInt(b[:0], d.RemainingRequests, 10))
+		h.SetBytesV("X-Ratelimit-Reset-Requests", appendSeconds(b[:0], d.Reset))
+	}
+	if lim.TPM > 0 {
+		h.SetBytesV("X-Ratelimit-Limit-Tokens", strconv.AppendInt(b[:0], lim.TPM, 10))
+		h.SetBytesV("X-Ratelimit-Remaining-Tokens", strconv.AppendInt(b[:0], d.RemainingTokens, 10))
+		h.SetBytesV("X-Ratelimit-Reset-Tokens", appendSeconds(b[:0], d.Reset))
+	}
+	if !d.Allowed {
+		h.SetBytesV("Retry-After", strconv.AppendInt(b[:0], int64((d.RetryAfter+time.Second-1)/time.Second), 10))
+	}
+}
+
+// appendSeconds writes d as OpenAI's reset headers do: "12.5s".
+func appendSeconds(dst []byte, d time.Duration) []byte {
+	return append(strconv.AppendFloat(dst, d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64), 's')
+}

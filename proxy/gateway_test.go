@@ -1,0 +1,181 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/proxy"
+)
+
+const (
+	clientKey   = "sk-client-0123456789abcdef"
+	limitedKey  = "sk-limited-0123456789abcdef"
+	upstreamKey = "sk-upstream-SECRET-0123456789"
+)
+
+// testGateway is a gateway serving on a loopback socket.
+type testGateway struct {
+	url  string
+	g    *proxy.Gateway
+	logs *syncBuffer
+	done chan error
+}
+
+// startGateway serves the configuration; channels is the YAML of its
+// channels list. Keys: clientKey may use every model but "secret-*",
+// limitedKey has rpm 2.
+func startGateway(t *testing.T, channels string) *testGateway {
+	t.Helper()
+	yaml := fmt.Sprintf(`
+server:
+  max_body: 64KiB
+  shutdown_timeout: 5s
+channels:
+%s
+keys:
+  - {name: client, key: %s, models: ["gpt-*", "fast", "demo", "slow"]}
+  - {name: limited, key: %s, rpm: 2}
+`, channels, clientKey, limitedKey)
+	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	g, err := proxy.New(cfg, proxy.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &testGateway{url: "http://" + ln.Addr().String(), g: g, logs: logs, done: make(chan error, 1)}
+	go func() { tg.done <- g.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		g.Shutdown(ctx)
+	})
+	return tg
+}
+
+// channel is the YAML of one channel at url serving models.
+func channel(name, url, extra string) string {
+	return fmt.Sprintf("  - {name: %s, type: openai, base_url: %q, api_keys: [%s], models: [gpt-4o-mini], %s}\n",
+		name, url, upstreamKey, extra)
+}
+
+// post sends a chat completion request with the client key.
+func (tg *testGateway) post(t *testing.T, body string) (*http.Response, []byte) {
+	t.Helper()
+	return tg.do(t, "POST", "/v1/chat/completions", clientKey, body)
+}
+
+func (tg *testGateway) do(t *testing.T, method, path, key, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, tg.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// checkError asserts an OpenAI-shaped error with the status and code.
+func checkError(t *testing.T, resp *http.Response, body []byte, status int, code string) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d; body %s", resp.StatusCode, status, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("content type %q", ct)
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		t.Error("no X-Request-Id")
+	}
+	var e struct {
+		Error *struct {
+			Message string  `json:"message"`
+			Type    string  `json:"type"`
+			Param   *string `json:"param"`
+			Code    *string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || e.Error == nil {
+		t.Fatalf("not an OpenAI error body: %s", body)
+	}
+	if e.Error.Message == "" || e.Error.Type == "" {
+		t.Errorf("error without message or type: %s", body)
+	}
+	if code != "" && (e.Error.Code == nil || *e.Error.Code != code) {
+		t.Errorf("code %v, want %q: %s", e.Error.Code, code, body)
+	}
+	if !bytes.Contains(body, []byte(`"param":`)) || !bytes.Contains(body, []byte(`"code":`)) {
+		t.Errorf("param and code must be present (null when empty): %s", body)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// accessLines returns the access-log entries written so far.
+func (tg *testGateway) accessLines(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(tg.logs.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "request" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,156 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const streamBody = `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+
+// openStream starts a streamed request and returns its body reader.
+func (tg *testGateway) openStream(t *testing.T, client *http.Client) (*http.Response, *bufio.Reader) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", tg.url+"/v1/chat/completions", strings.NewReader(streamBody))
+	req.Header.Set("Authorization", "Bearer "+clientKey)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	return resp, bufio.NewReader(resp.Body)
+}
+
+func TestTimeouts(t *testing.T) {
+	evs := events(fixture(t, "chat_stream.sse"))
+	hang := func(w http.ResponseWriter, r *http.Request, _ []byte) { <-r.Context().Done() }
+	stall := func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(evs[0])
+		w.Write(evs[1])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}
+	t.Run("first byte", func(t *testing.T) {
+		tg := startGateway(t, channel("oa", newMock(t, hang).baseURL(), "timeouts: {first_byte: 200ms}"))
+		start := time.Now()
+		resp, body := tg.post(t, miniBody)
+		checkError(t, resp, body, 504, "upstream_timeout")
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("took %v with a 200ms first-byte timeout", d)
+		}
+	})
+	t.Run("idle mid-stream", func(t *testing.T) {
+		tg := startGateway(t, channel("oa", newMock(t, stall).baseURL(), "timeouts: {idle: 200ms}"))
+		resp, body := tg.post(t, streamBody)
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		got := events(body)
+		if len(got) != 3 || !bytes.HasPrefix(got[2], []byte(`data: {"error":{`)) || !bytes.Contains(got[2], []byte("upstream_timeout")) {
+			t.Fatalf("want two events and an error event, got:\n%s", body)
+		}
+	})
+	t.Run("total", func(t *testing.T) {
+		var many [][]byte
+		for range 200 {
+			many = append(many, evs[1])
+		}
+		tg := startGateway(t, channel("oa", newMock(t, streamReply(many, 10*time.Millisecond)).baseURL(),
+			"timeouts: {total: 300ms}"))
+		start := time.Now()
+		_, body := tg.post(t, streamBody)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("stream ran %v with a 300ms total timeout", d)
+		}
+		if got := events(body); len(got) < 5 || !bytes.Contains(got[len(got)-1], []byte(`"error"`)) {
+			t.Fatalf("want some events then an error event, got %d events, last %q", len(got), got[len(got)-1])
+		}
+	})
+}
+
+// TestClientDisconnectCancelsUpstream: a client that goes away mid-stream
+// must end the upstream request and leave no goroutine behind.
+func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	evs := events(fixture(t, "chat_stream.sse"))
+	var many [][]byte
+	for range 500 {
+		many = append(many, evs[1])
+	}
+	var cancelled atomic.Int64
+	up := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		streamReply(many, 20*time.Millisecond)(w, r, body)
+		if r.Context().Err() != nil {
+			cancelled.Add(1)
+		}
+	})
+	tg := startGateway(t, channel("oa", up.baseURL(), ""))
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+	stream := func() {
+		resp, r := tg.openStream(t, client)
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	// One at a time, each until the upstream saw it cancelled and the
+	// gateway logged it, so that idle server workers are reused.
+	for i := range 6 {
+		stream()
+		waitFor(t, "upstream request cancelled", func() bool { return cancelled.Load() == int64(i+1) })
+		waitFor(t, "access log", func() bool { return len(tg.accessLines(t)) == i+1 })
+	}
+	// Those warmed up pools and workers: the baseline is taken after them.
+	before := runtime.NumGoroutine()
+	for i := range 5 {
+		stream()
+		waitFor(t, "upstream request cancelled", func() bool { return cancelled.Load() == int64(i+7) })
+		waitFor(t, "access log", func() bool { return len(tg.accessLines(t)) == i+7 })
+	}
+	waitFor(t, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= before })
+	for _, l := range tg.accessLines(t) {
+		if l["status"] != 499.0 {
+			t.Errorf("access log of a dropped stream: %v", l)
+		}
+	}
+}
+
+// TestGracefulShutdown: SIGTERM's shutdown lets an open stream finish and
+// refuses new connections.
+func TestGracefulShutdown(t *testing.T) {
+	evs := events(fixture(t, "chat_stream.sse"))
+	up := newMock(t, streamReply(evs, 40*time.Millisecond))
+	tg := startGateway(t, channel("oa", up.baseURL(), ""))
+	resp, r := tg.openStream(t, http.DefaultClient)
+	defer resp.Body.Close()
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- tg.g.Shutdown(ctx)
+	}()
+	rest, err := io.ReadAll(r)
+	if err != nil || !bytes.HasSuffix(rest, []byte("data: [DONE]\n\n")) {
+		t.Fatalf("stream cut by shutdown (%v): %q", err, rest)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if _, err := http.Get(tg.url + "/healthz"); err == nil {
+		t.Fatal("a new connection was accepted after shutdown")
+	}
+}

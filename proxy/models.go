@@ -1,0 +1,26 @@
+package proxy
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// listModels serves GET /v1/models: the public model names the key may use.
+func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
+	x := g.begin(ctx, "models")
+	if x.key = g.authenticate(ctx, x); x.key == nil {
+		return
+	}
+	ids := make([]string, 0, len(g.models))
+	for _, m := range g.models {
+		if x.key.Allows([]byte(m)) {
+			ids = append(ids, m)
+		}
+	}
+	x.status = 200
+	ctx.SetContentType("application/json")
+	x.buf = openai.AppendModelList(x.buf[:0], ids, g.started.Unix(), "rosetta")
+	ctx.SetBody(x.buf)
+	g.finish(x)
+}

@@ -1,0 +1,154 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/config"
+)
+
+// channel is one upstream provider endpoint with its connection pool, its
+// credentials and its health.
+type channel struct {
+	name    string
+	kind    string // config channel type
+	cfg     config.Channel
+	client  *fasthttp.HostClient
+	chatURL string // absolute URL of the chat completions endpoint
+	auth    [][]byte
+	next    atomic.Uint32 // round-robin position in auth
+	breaker breaker
+}
+
+// newChannel builds the upstream client of a configured channel. dial, when
+// not nil, replaces the network (the demo channel answers in-process).
+func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error)) (*channel, error) {
+	ch := &channel{name: c.Name, kind: c.Type, cfg: c}
+	ch.breaker.init(log, c.Name, c.Breaker.Failures, c.Breaker.Cooldown)
+	for _, k := range c.APIKeys {
+		ch.auth = append(ch.auth, []byte("Bearer "+k))
+	}
+	base := c.BaseURL
+	if dial != nil {
+		base = "http://" + c.Name + ".demo.invalid/v1"
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: cannot parse base_url: %w", c.Name, err)
+	}
+	ch.chatURL = strings.TrimSuffix(base, "/") + "/chat/completions"
+	addr := u.Host
+	if u.Port() == "" {
+		addr += map[bool]string{true: ":443", false: ":80"}[u.Scheme == "https"]
+	}
+	t := c.Timeouts
+	d := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
+	ch.client = &fasthttp.HostClient{
+		Addr:                          addr,
+		Name:                          "rosetta",
+		IsTLS:                         u.Scheme == "https",
+		TLSConfig:                     &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
+		MaxConns:                      8192,
+		MaxIdleConnDuration:           30 * time.Second,
+		MaxResponseBodySize:           256 << 20,
+		DisableHeaderNamesNormalizing: false,
+		DisablePathNormalizing:        true,
+		NoDefaultUserAgentHeader:      true,
+		Dial: func(addr string) (net.Conn, error) {
+			var conn net.Conn
+			var err error
+			if dial != nil {
+				conn, err = dial()
+			} else {
+				conn, err = d.Dial("tcp", addr)
+			}
+			if err != nil {
+				return nil, &dialError{err}
+			}
+			return &timedConn{Conn: conn, firstByte: t.FirstByte, idle: t.Idle}, nil
+		},
+	}
+	return ch, nil
+}
+
+// authorization returns the next upstream credential in rotation.
+func (ch *channel) authorization() []byte {
+	if len(ch.auth) == 0 {
+		return nil
+	}
+	return ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)]
+}
+
+// dialError marks a failure to connect: the request never reached the
+// upstream, so any channel may be tried next.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "cannot connect: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// timedConn enforces the time-to-first-byte and idle timeouts of a channel:
+// every read gets a deadline, the first-byte one while a written request
+// awaits its first response byte, the idle one between later reads. A
+// deadline the HTTP client sets (the request's total deadline) still wins
+// when it is sooner.
+type timedConn struct {
+	net.Conn
+	firstByte, idle time.Duration
+	awaiting        atomic.Bool
+	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+}
+
+func (c *timedConn) Write(p []byte) (int, error) {
+	c.awaiting.Store(true)
+	return c.Conn.Write(p)
+}
+
+func (c *timedConn) Read(p []byte) (int, error) {
+	d := c.idle
+	if c.awaiting.Load() {
+		d = c.firstByte
+	}
+	deadline := time.Now().Add(d)
+	if o := c.outer.Load(); o != 0 && o < deadline.UnixNano() {
+		deadline = time.Unix(0, o)
+	}
+	if err := c.Conn.SetReadDeadline(deadline); err != nil {
+		return 0, err
+	}
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.awaiting.Store(false)
+	}
+	return n, err
+}
+
+func (c *timedConn) SetReadDeadline(t time.Time) error {
+	var n int64
+	if !t.IsZero() {
+		n = t.UnixNano()
+	}
+	c.outer.Store(n)
+	return nil // applied by the next Read
+}
+
+func (c *timedConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return c.SetReadDeadline(t)
+}
+
+// isTimeout reports whether err is a timeout of any layer.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, fasthttp.ErrTimeout) || (errors.As(err, &ne) && ne.Timeout())
+}
