@@ -236,3 +236,26 @@ func TestUpstreamErrorKeepsStatusAndHidesCredentials(t *testing.T) {
 		t.Errorf("a 400 was retried: %d upstream hits", up.hits.Load())
 	}
 }
+
+func TestEveryResponseHasARequestID(t *testing.T) {
+	tg := startGateway(t, channel("oa", closedPort(t), ""))
+	seen := map[string]bool{}
+	for _, path := range []string{"/healthz", "/readyz", "/v1/models", "/nope"} {
+		resp, _ := tg.do(t, "GET", path, clientKey, "")
+		id := resp.Header.Get("X-Request-Id")
+		if id == "" || seen[id] {
+			t.Errorf("%s: request id %q (seen before: %v)", path, id, seen[id])
+		}
+		seen[id] = true
+	}
+	req, _ := http.NewRequest("GET", tg.url+"/healthz", nil)
+	req.Header.Set("X-Request-Id", "trace-42")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("X-Request-Id"); got != "trace-42" {
+		t.Errorf("the client's request id was replaced by %q", got)
+	}
+}

@@ -53,8 +53,12 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string) *exchange {
 		x = &exchange{g: g}
 	}
 	x.endpoint, x.start = endpoint, time.Now()
-	x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
-	ctx.Response.Header.SetBytesKV(strRequestID, x.id)
+	if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
+		x.id = append(x.idBuf[:0], id...) // set by the router
+	} else {
+		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
+		ctx.Response.Header.SetBytesKV(strRequestID, x.id)
+	}
 	return x
 }
 

@@ -128,7 +128,12 @@ func (g *Gateway) handler() fasthttp.RequestHandler {
 	r.MethodNotAllowed = g.methodNotAllowed
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
-	return r.Handler
+	return func(ctx *fasthttp.RequestCtx) {
+		// Every response carries a request id, health checks included.
+		var buf [40]byte
+		ctx.Response.Header.SetBytesKV(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		r.Handler(ctx)
+	}
 }
 
 // Serve accepts connections on ln until Shutdown.

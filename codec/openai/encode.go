@@ -46,7 +46,8 @@ func (c *Completion) AppendChunk(dst []byte, role bool, content, finish string) 
 func (c *Completion) AppendUsageChunk(dst []byte, u codec.Usage) []byte {
 	dst = c.appendHead(dst, "chat.completion.chunk")
 	dst = append(dst, `,"choices":[],"usage":`...)
-	return AppendUsage(dst, u)
+	dst = AppendUsage(dst, u)
+	return append(dst, '}')
 }
 
 // AppendResponse appends a non-streamed chat.completion with one text choice.

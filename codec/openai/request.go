@@ -49,7 +49,9 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error {
 		return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
 	}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
-	if err := rawjson.Lookup(body, fields[:], false); err != nil {
+	// A full scan: a duplicate "model" after the first must be caught, or
+	// the allow-list would check one name while the upstream reads another.
+	if err := rawjson.Lookup(body, fields[:], true); err != nil {
 		return invalid("", err.Error())
 	}
 	r.objStart = bytes.IndexByte(body, '{')
@@ -110,7 +112,7 @@ func (r *ChatRequest) parseStreamOptions(body []byte, so rawjson.Field) *codec.E
 		return invalid("stream_options", "'stream_options' must be an object")
 	}
 	inner := [...]rawjson.Field{{Key: "include_usage"}}
-	if err := rawjson.Lookup(v, inner[:], false); err != nil {
+	if err := rawjson.Lookup(v, inner[:], true); err != nil {
 		return invalid("stream_options", err.Error())
 	}
 	if iu := inner[0]; iu.Start >= 0 {

@@ -36,20 +36,43 @@ func ModelSpan(b []byte) (start, end int) {
 // response or chunk, or -1, -1. The cheap scan for `"usage":{` keeps the
 // common chunk (no usage, or "usage":null) off the slower top-level lookup.
 func UsageSpan(b []byte) (start, end int) {
+	if endsWithNullUsage(b) {
+		return -1, -1
+	}
 	v := valueAfterKey(b, keyUsage)
 	if v < 0 || b[v] != '{' {
 		return -1, -1
 	}
 	f := [...]rawjson.Field{{Key: "usage"}}
-	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 {
-		return -1, -1
+	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 ||
+		rawjson.KindOf(b[f[0].Start:f[0].End]) != rawjson.KindObject {
+		return -1, -1 // the "usage" found first was nested
 	}
 	return f[0].Start, f[0].End
 }
 
+// endsWithNullUsage reports whether the object b ends with `"usage":null}`:
+// with include_usage on, OpenAI puts that on every chunk but the last, and
+// checking the tail settles them without a scan.
+func endsWithNullUsage(b []byte) bool {
+	for _, tail := range [...]string{"}", "null", ":", `"usage"`} {
+		b = bytes.TrimRight(b, " \t\r\n")
+		if !bytes.HasSuffix(b, []byte(tail)) {
+			return false
+		}
+		b = b[:len(b)-len(tail)]
+	}
+	return true
+}
+
 // IsUsageOnlyChunk reports whether a stream chunk carries usage and no
-// choices: the extra chunk that stream_options.include_usage asks for.
+// choices: the extra chunk that stream_options.include_usage asks for. (Azure
+// also sends chunks with no choices, for prompt filter results: those have
+// no usage and are not this chunk.)
 func IsUsageOnlyChunk(b []byte) bool {
+	if s, _ := UsageSpan(b); s < 0 {
+		return false
+	}
 	v := valueAfterKey(b, keyChoices)
 	if v < 0 || b[v] != '[' {
 		return false

@@ -20,11 +20,16 @@ var (
 // Next returns the length of the first complete event in b, its terminating
 // blank line included, or 0 when b holds no complete event yet.
 func Next(b []byte) int {
-	if bytes.IndexByte(b, '\r') < 0 {
-		// The common case: "\n" line endings only.
-		if i := bytes.Index(b, strLF); i >= 0 {
-			return i + 2
-		}
+	// The common case: "\n" line endings only. Only the candidate event is
+	// searched for "\r", never the rest of the buffer.
+	if len(b) > 0 && b[0] == '\n' {
+		return 1 // an empty line: an event with no fields
+	}
+	i := bytes.Index(b, strLF)
+	if i >= 0 && bytes.IndexByte(b[:i], '\r') < 0 {
+		return i + 2
+	}
+	if i < 0 && bytes.IndexByte(b, '\r') < 0 {
 		return 0
 	}
 	return nextMixed(b)
@@ -123,8 +128,16 @@ func AppendEvent(dst []byte, event string, data []byte) []byte {
 
 // cutLine splits off the first line of b, without its line ending.
 func cutLine(b []byte) (line, rest []byte) {
-	i := bytes.IndexAny(b, "\r\n")
+	// IndexByte is vectorised, IndexAny is not: look for "\n" first, then
+	// for a "\r" only within that line.
+	i := bytes.IndexByte(b, '\n')
 	if i < 0 {
+		i = len(b)
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		i = j
+	}
+	if i == len(b) {
 		return b, nil
 	}
 	line, rest = b[:i], b[i+1:]

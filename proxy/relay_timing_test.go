@@ -1,0 +1,99 @@
+package proxy
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+)
+
+// streamFixture is an upstream stream of n content events, a finish event,
+// the usage chunk and [DONE], from the fixture's shapes.
+func streamFixture(tb testing.TB, n int) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile("testdata/chat_stream.sse")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	evs := bytes.SplitAfter(raw, []byte("\n\n"))
+	var b []byte
+	b = append(b, evs[0]...)
+	for range n {
+		b = append(b, evs[1]...)
+	}
+	for _, ev := range evs[len(evs)-4:] {
+		b = append(b, ev...)
+	}
+	return b
+}
+
+// chunkedReader returns its data in reads of at most size bytes, like a
+// network connection.
+type chunkedReader struct {
+	data []byte
+	size int
+}
+
+func (r *chunkedReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.size)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// newBenchRelay is a relay over an in-memory upstream body.
+func newBenchRelay(body io.Reader, x *exchange) *relay {
+	return &relay{x: x, body: body, in: make([]byte, relayBufSize), out: make([]byte, 0, relayBufSize),
+		rewrite: true, stripUsage: true}
+}
+
+// countingWriter counts the chunks fasthttp would send.
+type countingWriter struct{ writes, bytes int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	w.bytes += len(p)
+	return len(p), nil
+}
+
+func TestRelayRewritesAndStrips(t *testing.T) {
+	raw := streamFixture(t, 3)
+	x := &exchange{model: "fast"}
+	var out bytes.Buffer
+	rl := newBenchRelay(&chunkedReader{raw, 7}, x) // odd read sizes split events anywhere
+	if _, err := rl.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.ReplaceAll(raw, []byte(`"model":"gpt-4o-mini-2024-07-18"`), []byte(`"model":"fast"`))
+	evs := bytes.SplitAfter(want, []byte("\n\n"))
+	want = bytes.Join(append(evs[:len(evs)-3:len(evs)-3], evs[len(evs)-2:]...), nil) // minus the usage chunk
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("relayed\n%s\nwant\n%s", out.Bytes(), want)
+	}
+	if x.usage.Input != 19 || x.usage.Output != 8 {
+		t.Fatalf("usage %+v", x.usage)
+	}
+}
+
+// BenchmarkRelayEvent is the pass-through cost per SSE event: framing, usage
+// check, model rewrite, copy out. Reads of 4 KiB, as from a busy upstream.
+func BenchmarkRelayEvent(b *testing.B) {
+	const n = 1000
+	raw := streamFixture(b, n)
+	x := &exchange{model: "fast"}
+	rd := &chunkedReader{}
+	rl := newBenchRelay(rd, x)
+	var w countingWriter
+	b.SetBytes(int64(len(raw)) / (n + 4))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += n + 4 {
+		rd.data, rd.size = raw, 4096
+		in, out := rl.in, rl.out
+		*rl = relay{x: x, body: rd, in: in, out: out[:0], rewrite: true, stripUsage: true}
+		rl.WriteTo(&w) //nolint:errcheck
+	}
+	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/event")
+}
