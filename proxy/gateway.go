@@ -67,18 +67,17 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.server = &fasthttp.Server{
-		Handler:                       g.handler(),
-		ErrorHandler:                  g.serverError,
-		Name:                          "rosetta",
-		MaxRequestBodySize:            int(cfg.Server.MaxBody),
-		ReadTimeout:                   2 * time.Minute, // a whole request, headers and body
-		IdleTimeout:                   2 * time.Minute,
-		ReadBufferSize:                16 << 10, // room for long Authorization and cookie headers
-		NoDefaultServerHeader:         true,
-		NoDefaultContentType:          true,
-		DisableHeaderNamesNormalizing: false,
-		CloseOnShutdown:               true,
-		Logger:                        fasthttpLogger{g.log},
+		Handler:               g.handler(),
+		ErrorHandler:          g.serverError,
+		Name:                  "rosetta",
+		MaxRequestBodySize:    int(cfg.Server.MaxBody),
+		ReadTimeout:           2 * time.Minute, // a whole request, headers and body
+		IdleTimeout:           2 * time.Minute,
+		ReadBufferSize:        16 << 10, // room for long Authorization and cookie headers
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		CloseOnShutdown:       true,
+		Logger:                fasthttpLogger{g.log},
 	}
 	return g, nil
 }

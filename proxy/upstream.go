@@ -46,23 +46,26 @@ func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error
 		return nil, fmt.Errorf("channel %s: cannot parse base_url: %w", c.Name, err)
 	}
 	ch.chatURL = strings.TrimSuffix(base, "/") + "/chat/completions"
+	secure := u.Scheme == "https"
 	addr := u.Host
 	if u.Port() == "" {
-		addr += map[bool]string{true: ":443", false: ":80"}[u.Scheme == "https"]
+		addr = net.JoinHostPort(u.Hostname(), "80")
+		if secure {
+			addr = net.JoinHostPort(u.Hostname(), "443")
+		}
 	}
 	t := c.Timeouts
 	d := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
 	ch.client = &fasthttp.HostClient{
-		Addr:                          addr,
-		Name:                          "rosetta",
-		IsTLS:                         u.Scheme == "https",
-		TLSConfig:                     &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
-		MaxConns:                      8192,
-		MaxIdleConnDuration:           30 * time.Second,
-		MaxResponseBodySize:           256 << 20,
-		DisableHeaderNamesNormalizing: false,
-		DisablePathNormalizing:        true,
-		NoDefaultUserAgentHeader:      true,
+		Addr:                     addr,
+		Name:                     "rosetta",
+		IsTLS:                    secure,
+		TLSConfig:                &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
+		MaxConns:                 8192,
+		MaxIdleConnDuration:      30 * time.Second,
+		MaxResponseBodySize:      256 << 20,
+		DisablePathNormalizing:   true,
+		NoDefaultUserAgentHeader: true,
 		Dial: func(addr string) (net.Conn, error) {
 			var conn net.Conn
 			var err error

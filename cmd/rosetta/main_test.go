@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/pem"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,15 +19,21 @@ import (
 	"time"
 )
 
-// binary builds the rosetta command once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "rosetta")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+var bin string // the rosetta command, built once by TestMain
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rosetta-test")
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		panic(err)
 	}
-	return bin
+	bin = filepath.Join(dir, "rosetta")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func freeAddr(t *testing.T) string {
@@ -38,7 +47,6 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestBadConfigFailsAtStart(t *testing.T) {
-	bin := binary(t)
 	path := filepath.Join(t.TempDir(), "rosetta.yaml")
 	os.WriteFile(path, []byte("channels:\n  - name: a\n    type: nope\n    models: [m]\n"), 0o600)
 	out, err := exec.Command(bin, "serve", "-config", path).CombinedOutput()
@@ -61,7 +69,6 @@ func errorsAs(err error, target **exec.ExitError) bool {
 // printed key on the demo channel, and stops it with SIGTERM while a stream
 // is open: the stream must finish and the process exit 0.
 func TestServeDemoAndSIGTERM(t *testing.T) {
-	bin := binary(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "ROSETTA_LISTEN="+addr)
@@ -115,5 +122,66 @@ func TestServeDemoAndSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
 		t.Errorf("no orderly stop in the log:\n%s", stderr.String())
+	}
+}
+
+// start runs the binary with the config file and environment and returns
+// its base URL once it answers.
+func start(t *testing.T, config string, env ...string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "-config", config)
+	cmd.Env = append(append(os.Environ(), "ROSETTA_LISTEN="+addr), env...)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			return "http://" + addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway did not start:\n%s", logs.String())
+		}
+	}
+}
+
+// TestTLSUpstream: a real upstream is HTTPS; the system trust store (here
+// extended with SSL_CERT_FILE) verifies it.
+func TestTLSUpstream(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-up-0123456789" {
+			w.WriteHeader(400)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"over TLS"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`)
+	}))
+	defer up.Close()
+	dir := t.TempDir()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw})
+	os.WriteFile(filepath.Join(dir, "ca.pem"), ca, 0o600)
+	config := filepath.Join(dir, "rosetta.yaml")
+	os.WriteFile(config, []byte(`
+channels:
+  - {name: tls, type: openai, base_url: "`+up.URL+`/v1", api_keys: [sk-up-0123456789], models: [gpt-4o-mini]}
+keys:
+  - {name: app, key: sk-app-0123456789abcdef}
+`), 0o600)
+	base := start(t, config, "SSL_CERT_FILE="+filepath.Join(dir, "ca.pem"))
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions",
+		strings.NewReader(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer sk-app-0123456789abcdef")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("over TLS")) {
+		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 }
