@@ -45,7 +45,7 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 			"The model '%s' does not exist or is not served by this gateway.", model))
 		return
 	}
-	x.model = rt.public
+	x.model, x.route = rt.public, rt
 	if !g.admit(ctx, x, int64(len(body)/4)) {
 		return
 	}
@@ -204,7 +204,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	}
 	if s, e := openai.ModelSpan(b); s >= 0 && c.model != x.model {
 		ctx.Response.AppendBody(b[:s])
-		ctx.Response.AppendBodyString(x.model)
+		ctx.Response.AppendBodyString(x.route.escaped)
 		ctx.Response.AppendBody(b[e:])
 	} else {
 		ctx.SetBody(b)

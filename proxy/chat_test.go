@@ -259,3 +259,32 @@ func TestEveryResponseHasARequestID(t *testing.T) {
 		t.Errorf("the client's request id was replaced by %q", got)
 	}
 }
+
+// TestPublicNameIsEscaped: a public model name that needs JSON escaping is
+// written escaped into responses and stream events.
+func TestPublicNameIsEscaped(t *testing.T) {
+	whole := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
+	stream := newMock(t, streamReply(events(fixture(t, "chat_stream.sse")), 0))
+	tg := startGateway(t,
+		channel("a", whole.baseURL(), `model_map: {'gpt-"q"': gpt-4o-mini}`)+
+			channel("b", stream.baseURL(), `model_map: {'gpt-"s"': gpt-4o-mini}`))
+	for _, tc := range []struct{ model, body string }{
+		{`gpt-\"q\"`, `{"model":"gpt-\"q\"","messages":[{"role":"user","content":"Hi"}]}`},
+		{`gpt-\"s\"`, `{"model":"gpt-\u0022s\"","stream":true,"messages":[{"role":"user","content":"Hi"}]}`},
+	} {
+		resp, body := tg.post(t, tc.body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		}
+		for _, ev := range events(body) {
+			data := bytes.TrimPrefix(bytes.TrimSpace(ev), []byte("data: "))
+			if string(data) == "[DONE]" {
+				continue
+			}
+			var v struct{ Model string }
+			if err := json.Unmarshal(data, &v); err != nil || v.Model != strings.ReplaceAll(tc.model, `\`, "") {
+				t.Fatalf("model %q (%v) in %s", v.Model, err, data)
+			}
+		}
+	}
+}

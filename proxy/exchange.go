@@ -28,6 +28,7 @@ type exchange struct {
 
 	key      *Key
 	model    string // public model name
+	route    *route
 	channel  string
 	attempts int
 	stream   bool

@@ -16,6 +16,7 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
@@ -101,7 +102,8 @@ func (g *Gateway) buildRoutes() error {
 			up, _ := c.UpstreamModel(public)
 			r := g.routes[public]
 			if r == nil {
-				r = &route{public: public}
+				quoted := rawjson.AppendString(nil, public)
+				r = &route{public: public, escaped: string(quoted[1 : len(quoted)-1])}
 				g.routes[public] = r
 				g.models = append(g.models, public)
 			}

@@ -184,7 +184,7 @@ func (rl *relay) event(ev []byte) {
 		if s, e := openai.ModelSpan(data); s >= 0 {
 			off := cap(ev) - cap(data) // data is a subslice of ev
 			rl.out = append(rl.out, ev[:off+s]...)
-			rl.out = append(rl.out, rl.x.model...)
+			rl.out = append(rl.out, rl.x.route.escaped...)
 			rl.out = append(rl.out, ev[off+e:]...)
 			return
 		}

@@ -60,7 +60,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 
 func TestRelayRewritesAndStrips(t *testing.T) {
 	raw := streamFixture(t, 3)
-	x := &exchange{model: "fast"}
+	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
 	var out bytes.Buffer
 	rl := newBenchRelay(&chunkedReader{raw, 7}, x) // odd read sizes split events anywhere
 	if _, err := rl.WriteTo(&out); err != nil {
@@ -82,7 +82,7 @@ func TestRelayRewritesAndStrips(t *testing.T) {
 func BenchmarkRelayEvent(b *testing.B) {
 	const n = 1000
 	raw := streamFixture(b, n)
-	x := &exchange{model: "fast"}
+	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
 	rd := &chunkedReader{}
 	rl := newBenchRelay(rd, x)
 	var w countingWriter

@@ -13,6 +13,7 @@ import (
 // priority (lower first).
 type route struct {
 	public   string // the public model name
+	escaped  string // the public name as it stands between JSON quotes
 	channels []*channel
 	upstream []string // upstream model name on each channel
 	weights  []int

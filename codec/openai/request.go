@@ -45,7 +45,7 @@ const (
 // invalid-request error naming the offending field.
 func (r *ChatRequest) Parse(body []byte) *codec.Error {
 	*r = ChatRequest{}
-	if !sonic.Valid(body) {
+	if !sonic.Valid(body) || !rawjson.ValidStrings(body) {
 		return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
 	}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}

@@ -92,8 +92,9 @@ func valueAfterKey(b, key []byte) int {
 		if i < 0 {
 			return -1
 		}
-		j := skipSpace(b, off+i+len(key))
-		if j < len(b) && b[j] == ':' {
+		at := off + i
+		j := skipSpace(b, at+len(key))
+		if j < len(b) && b[j] == ':' && !escaped(b, at) {
 			if j = skipSpace(b, j+1); j < len(b) {
 				return j
 			}
@@ -101,6 +102,16 @@ func valueAfterKey(b, key []byte) int {
 		}
 		off += i + len(key)
 	}
+}
+
+// escaped reports whether the quote at b[i] is escaped: preceded by an odd
+// number of backslashes (then it ends a key like "a\"model", not "model").
+func escaped(b []byte, i int) bool {
+	n := 0
+	for i-1-n >= 0 && b[i-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 func skipSpace(b []byte, i int) int {

@@ -11,6 +11,7 @@ package rawjson
 import (
 	"bytes"
 	"fmt"
+	"github.com/bytedance/sonic/decoder"
 	"unicode/utf8"
 )
 
@@ -74,7 +75,7 @@ func Lookup(b []byte, fields []Field, all bool) error {
 				return &SyntaxError{Offset: keyAt, Msg: "invalid escape in key"}
 			}
 			valueAt := s.i
-			if err := s.skipValue(); err != nil {
+			if err := s.skipTopValue(); err != nil {
 				return err
 			}
 			if j >= 0 {
@@ -190,6 +191,20 @@ func (s *scanner) skipString() error {
 			return nil
 		}
 	}
+}
+
+// skipTopValue moves past a value of the top-level object. Containers go to
+// sonic's native skipper, which is several times faster on dense documents
+// (the messages array of a chat request); what it rejects is skipped again
+// by skipValue, which names the problem.
+func (s *scanner) skipTopValue() error {
+	if c := s.peek(); c == '{' || c == '[' {
+		if start, end := decoder.Skip(s.b[s.i:]); start == 0 && end > 0 {
+			s.i += end
+			return nil
+		}
+	}
+	return s.skipValue()
 }
 
 // skipValue moves past the value at s.i, checking the structure of nested containers. It keeps

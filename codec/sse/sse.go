@@ -35,16 +35,28 @@ func Next(b []byte) int {
 	return nextMixed(b)
 }
 
-// nextMixed handles any mix of "\n", "\r\n" and "\r" line endings.
+// nextMixed handles any mix of "\n", "\r\n" and "\r" line endings. It jumps
+// from one line ending to the next with IndexByte, and looks for each "\n"
+// once, so that a long run of "\r" lines stays linear.
 func nextMixed(b []byte) int {
-	lineStart := 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\n' && c != '\r' {
-			continue
+	lineStart, nl := 0, -1 // nl: the first "\n" at or after lineStart, or len(b)
+	for {
+		if nl < lineStart {
+			if nl = bytes.IndexByte(b[lineStart:], '\n'); nl < 0 {
+				nl = len(b)
+			} else {
+				nl += lineStart
+			}
+		}
+		i := nl
+		if j := bytes.IndexByte(b[lineStart:nl], '\r'); j >= 0 {
+			i = lineStart + j
+		}
+		if i == len(b) {
+			return 0
 		}
 		end := i + 1
-		if c == '\r' {
+		if b[i] == '\r' {
 			if end == len(b) {
 				return 0 // "\r" or "\r\n": undecidable until the next byte
 			}
@@ -56,9 +68,7 @@ func nextMixed(b []byte) int {
 			return end
 		}
 		lineStart = end
-		i = end - 1
 	}
-	return 0
 }
 
 // Data returns the value of the first "data" field of the event ev, without
@@ -104,6 +114,9 @@ func Field(ev []byte, name string) ([]byte, bool) {
 	for len(ev) > 0 {
 		line, rest := cutLine(ev)
 		ev = rest
+		if string(line) == name { // a field with no colon has an empty value
+			return line[len(line):], true
+		}
 		if len(line) > len(name) && string(line[:len(name)]) == name && line[len(name)] == ':' {
 			return bytes.TrimPrefix(line[len(name)+1:], strSpace), true
 		}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestQuick runs the harness as -quick -mapped does (c=16, 1 s per case) and
+// checks what the numbers rest on: no errors, only 200s, the public model
+// name in every gateway response and event, and the gateway's streams
+// carrying the direct stream's events minus the usage chunk it strips.
+func TestQuick(t *testing.T) {
+	o, err := parseFlags([]string{"-quick", "-mapped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := startEnv(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if err := e.check(o); err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	rows := runAll(o, e, &progress)
+	t.Log("\n" + progress.String())
+	if len(rows) != 2 {
+		t.Fatalf("got %d rows, want 2 (nonstream and stream at c=16)", len(rows))
+	}
+
+	for _, r := range rows {
+		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+			if x.errors > 0 || x.non200 > 0 {
+				t.Errorf("%s %s: %d errors, %d non-200; first: %s", r.mode, x.target, x.errors, x.non200, x.firstError)
+			}
+			if x.requests == 0 || len(x.lat) != x.requests {
+				t.Errorf("%s %s: %d requests measured, %d latencies", r.mode, x.target, x.requests, len(x.lat))
+			}
+			if len(x.sample) == 0 {
+				t.Errorf("%s %s: no sample response", r.mode, x.target)
+			}
+		}
+	}
+
+	non, str := rows[0], rows[1]
+	if got := string(modelOf(non.gateway[0].sample)); got != mappedPublic {
+		t.Errorf("gateway response model = %q, want the public name %q", got, mappedPublic)
+	}
+	if got := string(modelOf(non.direct[0].sample)); got != mappedUpstream {
+		t.Errorf("direct response model = %q, want %q", got, mappedUpstream)
+	}
+
+	direct, gateway := str.direct[0].sample, str.gateway[0].sample
+	nd, ng := countEvents(direct), countEvents(gateway)
+	if want := o.events + 4; nd != want { // role, content..., finish, usage, [DONE]
+		t.Errorf("direct stream has %d events, want %d:\n%s", nd, want, direct)
+	}
+	if ng != nd-1 {
+		t.Errorf("gateway stream has %d events, want %d (direct minus the usage chunk):\n%s", ng, nd-1, gateway)
+	}
+	checkEvents(t, gateway, mappedPublic, false)
+	checkEvents(t, direct, mappedUpstream, true)
+	if s, u := e.mock.streams.Load(), e.mock.withUse.Load(); s == 0 || s != u {
+		t.Errorf("mock saw %d streams, %d with include_usage; want all of them", s, u)
+	}
+
+	var report strings.Builder
+	printReport(&report, o, rows)
+	t.Log("\n" + report.String())
+	for _, want := range []string{"| nonstream | 16 |", "| stream | 16 |", "GOMAXPROCS="} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(report.String(), "ERRORS") {
+		t.Errorf("report flags errors")
+	}
+}
+
+// checkEvents checks every event of a stream: the model name of each chunk,
+// whether a usage-only chunk is there, and the final [DONE].
+func checkEvents(t *testing.T, body []byte, model string, usageChunk bool) {
+	t.Helper()
+	events := bytes.SplitAfter(body, []byte("\n\n"))
+	if last := events[len(events)-1]; len(last) != 0 {
+		t.Errorf("stream ends with an incomplete event %q", last)
+	}
+	events = events[:len(events)-1]
+	if len(events) == 0 || string(events[len(events)-1]) != "data: [DONE]\n\n" {
+		t.Fatalf("stream does not end with data: [DONE]:\n%s", body)
+	}
+	sawUsage := false
+	for _, ev := range events[:len(events)-1] {
+		if !bytes.HasPrefix(ev, []byte("data: {")) {
+			t.Errorf("event is not a data line with a JSON chunk: %q", ev)
+			continue
+		}
+		if got := string(modelOf(ev)); got != model {
+			t.Errorf("event model = %q, want %q: %s", got, model, ev)
+		}
+		if bytes.Contains(ev, []byte(`"choices":[]`)) {
+			sawUsage = true
+		}
+	}
+	if sawUsage != usageChunk {
+		t.Errorf("usage-only chunk present = %v, want %v:\n%s", sawUsage, usageChunk, body)
+	}
+}
+
+// TestSingleRequests checks single exchanges the load runs do not cover: a
+// streaming client that asks for usage itself gets every event, the model is
+// not rewritten when public and upstream names agree, and the gateway
+// insists on its own key.
+func TestSingleRequests(t *testing.T) {
+	o, err := parseFlags([]string{"-quick"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := startEnv(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+
+	direct, gateway := e.targets(o, true)
+	_, _, db, err := probe(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateway.body = chatBody(directModel, true, true) // the client asks for usage
+	status, h, gb, err := probe(gateway)
+	if err != nil || status != 200 {
+		t.Fatalf("gateway stream: status %d, err %v: %s", status, err, gb)
+	}
+	if countEvents(gb) != countEvents(db) {
+		t.Errorf("stream with include_usage: gateway %d events, direct %d", countEvents(gb), countEvents(db))
+	}
+	checkEvents(t, gb, directModel, true)
+	if h.Get("X-Request-Id") == "" {
+		t.Errorf("gateway response has no X-Request-Id")
+	}
+
+	_, gateway = e.targets(o, false)
+	status, _, gb, err = probe(gateway)
+	if err != nil || status != 200 || string(modelOf(gb)) != directModel {
+		t.Errorf("gateway non-stream: status %d, err %v, model %q", status, err, modelOf(gb))
+	}
+	gateway.auth = "sk-wrong-0123456789abcdef"
+	if status, _, _, err = probe(gateway); err != nil || status != 401 {
+		t.Errorf("wrong gateway key: status %d, err %v; want 401", status, err)
+	}
+}

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import "time"
+
+// processCPU is not measured on this system: CPU columns read 0.
+func processCPU() time.Duration { return 0 }
+
+// runQueueWait is not measured on this system.
+func runQueueWait() time.Duration { return 0 }
+
+// ioCalls is not measured on this system.
+func ioCalls() (reads, writes int64) { return 0, 0 }

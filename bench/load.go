@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// target is where a run sends its requests and what it sends.
+type target struct {
+	name   string // "direct" or "gateway"
+	addr   string // host:port
+	auth   string // the bearer secret
+	body   []byte // the chat request
+	stream bool
+}
+
+// runSpec is how hard and how long a run loads its target.
+type runSpec struct {
+	conns  int
+	warmup time.Duration // requests completed before the window are not measured
+	dur    time.Duration // the measured window
+}
+
+// result is one run's measurements.
+type result struct {
+	target string
+	conns  int
+	window time.Duration
+
+	requests int             // completed in the window, 200 and well formed
+	lat      []time.Duration // their latencies, sorted
+	ttfb     []time.Duration // streams: time to the first body byte, sorted
+	cpu      time.Duration   // CPU time the whole process used in the window
+	waited   time.Duration   // time its threads were runnable but had no core
+	reads    int64           // read system calls of the process in the window
+	writes   int64           // write system calls of the process in the window
+
+	// Failures over the whole run, warm-up included.
+	errors     int // transport errors and malformed or truncated responses
+	non200     int
+	firstError string
+
+	// sample is the body of one 200 response, for checks.
+	sample []byte
+}
+
+func (r *result) reqPerSec() float64 { return float64(r.requests) / r.window.Seconds() }
+func (r *result) failed() bool       { return r.errors > 0 || r.non200 > 0 }
+
+// waitShare is the run-queue wait in the window per available core: 0 on
+// a quiet machine, near or above 1 when other processes hold the cores.
+func (r *result) waitShare() float64 {
+	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	return r.waited.Seconds() / (r.window.Seconds() * float64(cores))
+}
+
+// callsPerReq is the process's read and write system calls per request.
+func (r *result) callsPerReq() (reads, writes float64) {
+	if r.requests == 0 {
+		return 0, 0
+	}
+	n := float64(r.requests)
+	return float64(r.reads) / n, float64(r.writes) / n
+}
+
+// cpuPerReq is the process's CPU time per measured request: client, mock
+// and (in gateway runs) gateway together.
+func (r *result) cpuPerReq() time.Duration {
+	if r.requests == 0 {
+		return 0
+	}
+	return r.cpu / time.Duration(r.requests)
+}
+
+// cpuUse is the share of the available cores (GOMAXPROCS) the process used
+// in the window. Well below 1 means the process waited: for other
+// processes on a shared machine, or on a stall.
+func (r *result) cpuUse() float64 {
+	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	return r.cpu.Seconds() / (r.window.Seconds() * float64(cores))
+}
+
+// streamEnd is how every complete OpenAI stream ends.
+var streamEnd = []byte("data: [DONE]\n\n")
+
+// worker is one client with its own keep-alive connection. It touches no
+// shared state while the run goes on.
+type worker struct {
+	hc   *fasthttp.HostClient
+	req  *fasthttp.Request
+	resp *fasthttp.Response
+	buf  []byte
+	tail []byte // the end of the stream being read
+
+	lat, ttfb  []time.Duration
+	errors     int
+	non200     int
+	firstError string
+	sample     []byte
+}
+
+// load runs spec.conns workers against t: each sends requests back to back
+// for spec.warmup+spec.dur; requests completed within the last spec.dur are
+// measured.
+func load(t target, spec runSpec) *result {
+	// Room for 100k req/s without growing on the hot path; a faster run
+	// only grows the slices, amortized.
+	perWorker := max(1024, int(spec.dur.Seconds()*100_000)/spec.conns)
+	ws := make([]*worker, spec.conns)
+	for i := range ws {
+		ws[i] = newWorker(t, perWorker)
+	}
+
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	var from, end time.Time
+	for i, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			w.loop(t.stream, from, end, i == 0)
+		}()
+	}
+	from = time.Now().Add(spec.warmup)
+	end = from.Add(spec.dur)
+	close(start) // happens before the workers read from and end
+	var cpu, waited time.Duration
+	var reads, writes int64
+	cpuDone := make(chan struct{})
+	go func() { // the process's CPU time, run-queue wait and I/O calls over the window
+		time.Sleep(time.Until(from))
+		c0, w0 := processCPU(), runQueueWait()
+		r0, x0 := ioCalls()
+		time.Sleep(time.Until(end))
+		cpu, waited = processCPU()-c0, runQueueWait()-w0
+		r1, x1 := ioCalls()
+		reads, writes = r1-r0, x1-x0
+		close(cpuDone)
+	}()
+	wg.Wait()
+	<-cpuDone
+
+	r := &result{target: t.name, conns: spec.conns, window: spec.dur, cpu: cpu, waited: waited,
+		reads: reads, writes: writes}
+	lats := make([][]time.Duration, len(ws))
+	ttfbs := make([][]time.Duration, len(ws))
+	for i, w := range ws {
+		lats[i], ttfbs[i] = w.lat, w.ttfb
+		r.requests += len(w.lat)
+		r.errors += w.errors
+		r.non200 += w.non200
+		if r.firstError == "" {
+			r.firstError = w.firstError
+		}
+		if r.sample == nil {
+			r.sample = w.sample
+		}
+		w.release()
+	}
+	r.lat = merge(lats)
+	if t.stream {
+		r.ttfb = merge(ttfbs)
+	}
+	return r
+}
+
+// newWorker makes a worker for t with room for samples latencies.
+func newWorker(t target, samples int) *worker {
+	w := &worker{
+		hc: &fasthttp.HostClient{
+			Addr:                     t.addr,
+			MaxConns:                 1, // one keep-alive connection per worker
+			ReadTimeout:              30 * time.Second,
+			WriteTimeout:             30 * time.Second,
+			MaxIdleConnDuration:      time.Minute,
+			NoDefaultUserAgentHeader: true,
+			StreamResponseBody:       t.stream,
+		},
+		req:  fasthttp.AcquireRequest(),
+		resp: fasthttp.AcquireResponse(),
+		buf:  make([]byte, 16<<10),
+		tail: make([]byte, 0, 2*len(streamEnd)),
+		lat:  make([]time.Duration, 0, samples),
+	}
+	if t.stream {
+		w.ttfb = make([]time.Duration, 0, samples)
+	}
+	w.req.Header.SetMethod(fasthttp.MethodPost)
+	w.req.SetRequestURI("http://" + t.addr + "/v1/chat/completions")
+	w.req.Header.SetContentType("application/json")
+	w.req.Header.Set("Authorization", "Bearer "+t.auth)
+	w.req.Header.SetUserAgent("rosetta-bench/1")
+	if t.stream {
+		w.req.Header.Set("Accept", "text/event-stream")
+	}
+	w.req.SetBody(t.body)
+	return w
+}
+
+func (w *worker) release() {
+	w.hc.CloseIdleConnections()
+	fasthttp.ReleaseRequest(w.req)
+	fasthttp.ReleaseResponse(w.resp)
+}
+
+// probe sends one request to t and returns its status, headers and body
+// (any status), or the error of a failed or malformed exchange.
+func probe(t target) (status int, header http.Header, body []byte, err error) {
+	w := newWorker(t, 0)
+	defer w.release()
+	_, err = w.do(t.stream, time.Now(), true)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	header = http.Header{}
+	for k, v := range w.resp.Header.All() {
+		header.Add(string(k), string(v))
+	}
+	if status = w.resp.StatusCode(); status != fasthttp.StatusOK {
+		return status, header, bytes.Clone(w.resp.Body()), nil
+	}
+	return status, header, w.sample, nil
+}
+
+// loop sends requests until end. A request is measured when it completes
+// within [from, end].
+func (w *worker) loop(stream bool, from, end time.Time, keepSample bool) {
+	for {
+		t0 := time.Now()
+		if !t0.Before(end) {
+			return
+		}
+		ttfb, err := w.do(stream, t0, keepSample && w.sample == nil)
+		t1 := time.Now()
+		status := w.resp.StatusCode()
+		switch {
+		case err != nil:
+			w.errors++
+			if w.firstError == "" {
+				w.firstError = err.Error()
+			}
+			time.Sleep(time.Millisecond) // do not spin on a dead target
+		case status != fasthttp.StatusOK:
+			w.non200++
+			if w.firstError == "" {
+				w.firstError = fmt.Sprintf("status %d: %.300s", status, w.resp.Body())
+			}
+		case t1.After(from) && !t1.After(end):
+			w.lat = append(w.lat, t1.Sub(t0))
+			if stream {
+				w.ttfb = append(w.ttfb, ttfb)
+			}
+		}
+	}
+}
+
+var (
+	errEmptyBody   = errors.New("empty response body")
+	errTruncated   = errors.New("stream did not end with data: [DONE]")
+	errNotJSONBody = errors.New("response body is not a JSON object")
+)
+
+// do sends one request and reads the whole response. For a stream it returns
+// the time from t0 to the first body byte. With sample, the body is kept.
+// A non-200 response is no error here: the caller counts it.
+func (w *worker) do(stream bool, t0 time.Time, sample bool) (ttfb time.Duration, err error) {
+	if err = w.hc.Do(w.req, w.resp); err != nil {
+		return 0, err
+	}
+	if w.resp.StatusCode() != fasthttp.StatusOK {
+		w.resp.Body() // reads (and closes) a streamed body for the caller's report
+		return 0, nil
+	}
+	if !stream {
+		b := w.resp.Body()
+		switch {
+		case len(b) == 0:
+			return 0, errEmptyBody
+		case b[0] != '{' || b[len(b)-1] != '}':
+			return 0, errNotJSONBody
+		}
+		if sample {
+			w.sample = bytes.Clone(b)
+		}
+		return 0, nil
+	}
+	r := w.resp.BodyStream()
+	w.tail = w.tail[:0]
+	first := true
+	for {
+		m, rerr := r.Read(w.buf)
+		if m > 0 {
+			if first {
+				ttfb, first = time.Since(t0), false
+			}
+			if sample {
+				w.sample = append(w.sample, w.buf[:m]...)
+			}
+			// Keep the last len(streamEnd) bytes of the body.
+			if m >= len(streamEnd) {
+				w.tail = append(w.tail[:0], w.buf[m-len(streamEnd):m]...)
+			} else {
+				w.tail = append(w.tail, w.buf[:m]...)
+				if cut := len(w.tail) - len(streamEnd); cut > 0 {
+					w.tail = w.tail[:copy(w.tail, w.tail[cut:])]
+				}
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			w.resp.CloseBodyStream() //nolint:errcheck
+			return ttfb, rerr
+		}
+	}
+	if err = w.resp.CloseBodyStream(); err != nil {
+		return ttfb, err
+	}
+	if !bytes.Equal(w.tail, streamEnd) {
+		return ttfb, errTruncated
+	}
+	return ttfb, nil
+}
+
+// chatBody is a realistic chat completion request of about 1 KB: a system
+// prompt, a short conversation and the usual settings. With includeUsage it
+// asks for stream_options.include_usage, where the gateway would put it.
+func chatBody(model string, stream, includeUsage bool) []byte {
+	var b []byte
+	b = append(b, '{')
+	if includeUsage {
+		b = append(b, `"stream_options":{"include_usage":true},`...)
+	}
+	b = append(b, `"model":"`...)
+	b = append(b, model...)
+	b = append(b, `","messages":[`+
+		`{"role":"system","content":"You are a concise assistant for the operations team of a small online shop. `+
+		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers."},`+
+		`{"role":"user","content":"Our checkout page got slow yesterday evening between 18:00 and 19:30. `+
+		`The database CPU was at 40%, the app servers at 70%, and the payment provider reported no incident. `+
+		`What should we look at first?"},`+
+		`{"role":"assistant","content":"Start with the request latency by endpoint for that window and compare it with the day before. `+
+		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},`+
+		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. `+
+		`Can you summarize the main points for the incident report in a few sentences?"}],`+
+		`"temperature":0.7,"top_p":1,"max_tokens":512,"presence_penalty":0,"frequency_penalty":0,"user":"ops-dashboard-7"`...)
+	if stream {
+		b = append(b, `,"stream":true`...)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,456 @@
+// Command bench is Rosetta's load harness: it measures what the gateway's
+// pass-through path costs, against a direct run in the same process and the
+// same run.
+//
+// A mock upstream (an OpenAI look-alike on fasthttp) and a gateway in front
+// of it run in this process; for each concurrency and mode (non-streamed and
+// streamed chat completions) the load generator runs against the mock
+// directly and through the gateway, back to back, in interleaved rounds, and
+// prints a markdown table of the medians: throughput, latency, and the
+// process's CPU time and read/write system calls per request, with its
+// run-queue wait, which tells a busy machine from a slow gateway.
+//
+//	go run ./bench                       # -c 16,64,256 -d 5s -rounds 3
+//	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
+//	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/internal/asynclog"
+	"github.com/rosetta-gateway/rosetta/proxy"
+)
+
+// options are the harness's flags.
+type options struct {
+	conns      []int
+	dur        time.Duration
+	warmup     time.Duration
+	rounds     int
+	events     int
+	eventDelay time.Duration
+	modes      []string // "nonstream", "stream"
+	mapped     bool     // clients ask for a public alias the gateway maps
+	log        string   // the gateway's access log: "async" or "discard"
+	cpuprofile string
+	only       string // "direct" or "gateway" to run one side only (for profiling); "" for both
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ok, err := run(o, os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	conns := fs.String("c", "16,64,256", "concurrent connections, comma-separated")
+	dur := fs.Duration("d", 5*time.Second, "measured duration of each run")
+	warmup := fs.Duration("warmup", 500*time.Millisecond, "unmeasured warm-up before each run")
+	rounds := fs.Int("rounds", 3, "rounds of direct and gateway runs, interleaved; the table shows medians")
+	events := fs.Int("events", 20, "content chunks per streamed response")
+	eventDelay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
+	modes := fs.String("modes", "nonstream,stream", "modes to run: nonstream, stream")
+	mapped := fs.Bool("mapped", false, "clients ask for the alias "+mappedPublic+", which the gateway maps to "+
+		mappedUpstream+" (the model name is rewritten in every response and event)")
+	logMode := fs.String("log", "async", "gateway access log: async (JSON through asynclog to io.Discard, its real cost) or discard")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
+	only := fs.String("only", "", "run only direct or only gateway runs (to profile one side; the table then lacks the other)")
+	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
+		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only}
+	for _, s := range strings.Split(*conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-c: %q is not a positive number", s)
+		}
+		o.conns = append(o.conns, n)
+	}
+	for _, m := range strings.Split(*modes, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "nonstream", "stream":
+			o.modes = append(o.modes, m)
+		default:
+			return o, fmt.Errorf("-modes: unknown mode %q (want nonstream or stream)", m)
+		}
+	}
+	if *quick {
+		o.conns, o.dur, o.rounds, o.warmup = []int{16}, time.Second, 1, 200*time.Millisecond
+	}
+	switch {
+	case o.rounds < 1:
+		return o, errors.New("-rounds must be at least 1")
+	case o.dur <= 0:
+		return o, errors.New("-d must be positive")
+	case o.events < 0:
+		return o, errors.New("-events must not be negative")
+	case o.log != "async" && o.log != "discard":
+		return o, fmt.Errorf("-log: unknown %q (want async or discard)", o.log)
+	case o.only != "" && o.only != "direct" && o.only != "gateway":
+		return o, fmt.Errorf("-only: unknown %q (want direct or gateway)", o.only)
+	}
+	return o, nil
+}
+
+// run sets up, runs every case, prints the report to out and progress to
+// progress. It reports false when a run had errors.
+func run(o options, out, progress io.Writer) (bool, error) {
+	e, err := startEnv(o)
+	if err != nil {
+		return false, err
+	}
+	defer e.close()
+	if err := e.check(o); err != nil {
+		return false, err
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return false, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	rows := runAll(o, e, progress)
+	printReport(out, o, rows)
+	for _, r := range rows {
+		if r.failed() {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Model names and keys of the setup.
+const (
+	directModel    = "gpt-4o-mini"            // served under its own name
+	mappedPublic   = "rosetta-fast"           // a public alias...
+	mappedUpstream = "gpt-4o-mini-2024-07-18" // ...for this upstream name
+	upstreamKey    = "sk-upstream-bench-0123456789abcdef"
+	gatewayKey     = "sk-bench-0123456789abcdef"
+)
+
+// env is the mock upstream and the gateway in front of it.
+type env struct {
+	mock   *mock
+	gw     *proxy.Gateway
+	gwAddr string
+	sink   *asynclog.Writer
+}
+
+func startEnv(o options) (*env, error) {
+	m, err := startMock(o.events, o.eventDelay, upstreamKey)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the mock upstream: %w", err)
+	}
+	e := &env{mock: m}
+	yaml := fmt.Sprintf(`
+server:
+  listen: 127.0.0.1:0
+channels:
+  - name: mock
+    type: openai
+    base_url: http://%s/v1
+    api_keys: [%q]
+    models: [%q]
+    model_map: {%q: %q}
+keys:
+  - name: bench
+    key: %q
+    models: ["*"]
+`, m.addr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
+	cfg, err := config.Parse([]byte(yaml), "bench", nil)
+	if err != nil {
+		m.close()
+		return nil, err
+	}
+	log := slog.New(slog.DiscardHandler)
+	if o.log == "async" {
+		e.sink = asynclog.New(io.Discard, 100*time.Millisecond, 4<<20)
+		log = slog.New(slog.NewJSONHandler(e.sink, nil))
+	}
+	if e.gw, err = proxy.New(cfg, proxy.Options{Log: log}); err != nil {
+		e.close()
+		return nil, err
+	}
+	ln, err := listenLoopback()
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.gwAddr = ln.Addr().String()
+	go e.gw.Serve(ln) //nolint:errcheck // ends with Shutdown
+	return e, nil
+}
+
+func (e *env) close() {
+	if e.gw != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		e.gw.Shutdown(ctx) //nolint:errcheck
+		cancel()
+	}
+	if e.sink != nil {
+		e.sink.Close() //nolint:errcheck
+	}
+	e.mock.close()
+}
+
+// targets returns the direct and the gateway target of a mode. The direct
+// client sends what the gateway sends upstream (the upstream model name, and
+// for streams stream_options.include_usage, which the gateway turns on to
+// count tokens), so that the mock does the same work in both runs; the
+// gateway client sends a plain request. A direct stream therefore has one
+// event more: the usage chunk the gateway strips.
+func (e *env) targets(o options, stream bool) (direct, gateway target) {
+	public, upstream := directModel, directModel
+	if o.mapped {
+		public, upstream = mappedPublic, mappedUpstream
+	}
+	direct = target{name: "direct", addr: e.mock.addr, auth: upstreamKey,
+		body: chatBody(upstream, stream, stream), stream: stream}
+	gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey,
+		body: chatBody(public, stream, false), stream: stream}
+	return direct, gateway
+}
+
+// check sends one request of each kind before the runs, so that a broken
+// setup fails at once and says why.
+func (e *env) check(o options) error {
+	for _, stream := range []bool{false, true} {
+		d, g := e.targets(o, stream)
+		for _, t := range []target{d, g} {
+			status, _, body, err := probe(t)
+			if err == nil && status != 200 {
+				err = fmt.Errorf("status %d: %.300s", status, body)
+			}
+			if err != nil {
+				return fmt.Errorf("setup check failed, %s (stream=%v): %w", t.name, stream, err)
+			}
+		}
+	}
+	return nil
+}
+
+func listenLoopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+// row is one mode and concurrency: every round's direct and gateway run.
+type row struct {
+	mode    string
+	conns   int
+	direct  []*result
+	gateway []*result
+}
+
+func (r *row) failed() bool {
+	for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+		if x.failed() {
+			return true
+		}
+	}
+	return false
+}
+
+// summary is the medians over a row's rounds for one target.
+type summary struct {
+	rps            float64
+	p50, p99, ttfb time.Duration
+	cpu            time.Duration // process CPU per request
+	cpuUse         float64       // share of the cores the process used
+	wait           float64       // run-queue wait per core
+	reads, writes  float64       // process read and write system calls per request
+	events         int           // events in a sample stream
+}
+
+func summarize(rs []*result) summary {
+	var rps, use, wait, reads, writes []float64
+	var p50, p99, ttfb, cpu []time.Duration
+	for _, r := range rs {
+		rps = append(rps, r.reqPerSec())
+		p50 = append(p50, percentile(r.lat, 0.50))
+		p99 = append(p99, percentile(r.lat, 0.99))
+		ttfb = append(ttfb, percentile(r.ttfb, 0.50))
+		cpu = append(cpu, r.cpuPerReq())
+		use = append(use, r.cpuUse())
+		wait = append(wait, r.waitShare())
+		rd, wr := r.callsPerReq()
+		reads, writes = append(reads, rd), append(writes, wr)
+	}
+	s := summary{rps: median(rps), p50: medianDur(p50), p99: medianDur(p99), ttfb: medianDur(ttfb),
+		cpu: medianDur(cpu), cpuUse: median(use), wait: median(wait), reads: median(reads), writes: median(writes)}
+	if len(rs) > 0 {
+		s.events = countEvents(rs[0].sample)
+	}
+	return s
+}
+
+// countEvents counts the SSE events of a stream body.
+func countEvents(b []byte) int { return bytes.Count(b, []byte("\n\n")) }
+
+// runAll runs every mode and concurrency, rounds interleaved: odd rounds run
+// the gateway first, so that neither side always runs on a warmer process.
+func runAll(o options, e *env, progress io.Writer) []*row {
+	var rows []*row
+	for _, mode := range o.modes {
+		stream := mode == "stream"
+		direct, gateway := e.targets(o, stream)
+		for _, c := range o.conns {
+			r := &row{mode: mode, conns: c}
+			for round := range o.rounds {
+				order := []target{direct, gateway}
+				if round%2 == 1 {
+					order = []target{gateway, direct}
+				}
+				for _, t := range order {
+					if o.only != "" && t.name != o.only {
+						continue
+					}
+					res := load(t, runSpec{conns: c, warmup: o.warmup, dur: o.dur})
+					rd, wr := res.callsPerReq()
+					if t.name == "direct" {
+						r.direct = append(r.direct, res)
+					} else {
+						r.gateway = append(r.gateway, res)
+					}
+					fmt.Fprintf(progress, "%-9s c=%-4d round %d/%d %-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  cpu %5.1fµs/req, %3.0f%% of cores, %3.0f%% run-queue wait, r/w calls %.1f/%.1f per req%s\n",
+						mode, c, round+1, o.rounds, t.name, res.reqPerSec(),
+						fmtDur(percentile(res.lat, 0.5)), fmtDur(percentile(res.lat, 0.99)),
+						fmtDur(percentile(res.lat, 0.999)), fmtDur(percentile(res.lat, 1)),
+						us(res.cpuPerReq()), 100*res.cpuUse(), 100*res.waitShare(), rd, wr, failNote(res))
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+func failNote(r *result) string {
+	if !r.failed() {
+		return ""
+	}
+	return fmt.Sprintf("  !!! %d errors, %d non-200: %s", r.errors, r.non200, r.firstError)
+}
+
+func printReport(w io.Writer, o options, rows []*row) {
+	model := directModel + " (same name upstream: no model rewrite)"
+	if o.mapped {
+		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
+	}
+	fmt.Fprintf(w, "## Rosetta pass-through overhead\n\n")
+	fmt.Fprintf(w, "- %s %s/%s, GOMAXPROCS=%d, CPUs=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s) interleaved (direct/gateway order alternates); medians across rounds\n",
+		o.dur, o.warmup, o.rounds)
+	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
+		model, o.events, o.eventDelay, o.log)
+	fmt.Fprintf(w, "- load generator, gateway and mock share this process and its cores: the ratio is a conservative lower bound of the gateway's throughput vs a deployment where it has cores of its own\n\n")
+
+	fmt.Fprintln(w, "| mode | c | direct req/s | gateway req/s | ratio | direct p50 | direct p99 | gateway p50 | gateway p99 | added p50 |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		d, g := summarize(r.direct), summarize(r.gateway)
+		ratio := 0.0
+		if d.rps > 0 {
+			ratio = g.rps / d.rps
+		}
+		flag := ""
+		if r.failed() {
+			flag = " **ERRORS**"
+		}
+		fmt.Fprintf(w, "| %s%s | %d | %.0f | %.0f | %.2f× | %s | %s | %s | %s | %s |\n",
+			r.mode, flag, r.conns, d.rps, g.rps, ratio, fmtDur(d.p50), fmtDur(d.p99),
+			fmtDur(g.p50), fmtDur(g.p99), fmtDur(g.p50-d.p50))
+	}
+
+	fmt.Fprintln(w, "\nCPU time of the whole process (client, mock and gateway) per request, medians; the CPU ratio (direct ÷ gateway CPU per request) is what the throughput ratio would be if the process were CPU-bound on cores of its own, and unlike req/s it hardly moves when other processes compete for the cores:")
+	fmt.Fprintln(w, "\n| mode | c | direct CPU/req | gateway CPU/req | gateway's own | CPU ratio | read/write calls per req, direct | gateway | cores used direct / gateway | run-queue wait direct / gateway |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	lowUse, maxWait := 1.0, 0.0
+	for _, r := range rows {
+		d, g := summarize(r.direct), summarize(r.gateway)
+		ratio := 0.0
+		if g.cpu > 0 {
+			ratio = float64(d.cpu) / float64(g.cpu)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.1fµs | %.1fµs | %.1fµs | %.2f× | %.1f / %.1f | %.1f / %.1f | %.0f%% / %.0f%% | %.0f%% / %.0f%% |\n", r.mode, r.conns,
+			us(d.cpu), us(g.cpu), us(g.cpu-d.cpu), ratio, d.reads, d.writes, g.reads, g.writes,
+			100*d.cpuUse, 100*g.cpuUse, 100*d.wait, 100*g.wait)
+		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+			maxWait = max(maxWait, x.waitShare())
+			if r.conns >= 8 { // fewer clients may not keep the cores busy
+				lowUse = min(lowUse, x.cpuUse())
+			}
+		}
+	}
+	switch {
+	case maxWait > 0.1:
+		fmt.Fprintf(w, "\n**Note: the machine was busy.** In some runs this process's threads waited for a core %.0f%% of the time (run-queue wait per core; 0%% on a quiet machine) and it got as little as %.0f%% of its cores: other processes held them. Its req/s and latencies measure the contention as much as the code; the CPU columns are the steadier measure. Rerun on a quiet machine for throughput.\n", 100*maxWait, 100*lowUse)
+	case lowUse < 0.8:
+		fmt.Fprintf(w, "\n**Note:** in some runs the process used only %.0f%% of its cores without waiting for them: it was idle, so requests stalled somewhere. Look at the max latencies in the progress output.\n", 100*lowUse)
+	}
+
+	var streams []*row
+	for _, r := range rows {
+		if r.mode == "stream" {
+			streams = append(streams, r)
+		}
+	}
+	if len(streams) > 0 {
+		fmt.Fprintln(w, "\nStreams, time to first body byte (p50) and events per response (the direct client asks for usage, as the gateway does upstream; the gateway strips the usage chunk its client did not ask for):")
+		fmt.Fprintln(w, "\n| c | direct ttfb p50 | gateway ttfb p50 | added | direct events | gateway events |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
+		for _, r := range streams {
+			d, g := summarize(r.direct), summarize(r.gateway)
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %d | %d |\n", r.conns, fmtDur(d.ttfb), fmtDur(g.ttfb),
+				fmtDur(g.ttfb-d.ttfb), d.events, g.events)
+		}
+	}
+
+	failed := false
+	for _, r := range rows {
+		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+			if x.failed() {
+				if !failed {
+					fmt.Fprintln(w, "\n**ERRORS — these numbers are not valid:**")
+					failed = true
+				}
+				fmt.Fprintf(w, "- %s c=%d %s: %d errors, %d non-200; first: %s\n",
+					r.mode, r.conns, x.target, x.errors, x.non200, x.firstError)
+			}
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package openai_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// Realistic bodies shared by the tests and the benchmarks.
+
+// Stream chunks as OpenAI sends them (stream_options.include_usage on).
+const (
+	chunkRole    = `{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}`
+	chunkContent = `{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}],"usage":null}`
+	chunkFinish  = `{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`
+	chunkUsage   = `{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`
+	// Without include_usage there is no "usage" member at all.
+	chunkNoUsage = `{"id":"chatcmpl-AQ9pZ1yBx6Hc4t7uLrWmKsEnVd2Ff","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}]}`
+	// A tool call whose arguments mention "model" and "usage".
+	chunkToolCall = `{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"model\":\"x\",\"usage\":{\"a\":1}}"}}]},"finish_reason":null}],"usage":null}`
+)
+
+// chatRequest2KB is a ~2 KB chat request with tools, its model first.
+func chatRequest2KB(tb testing.TB) []byte {
+	tb.Helper()
+	b, err := os.ReadFile("testdata/chat_2kb.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// imageRequest returns a ~1 MB streamed chat request carrying a base64 image,
+// with its model last.
+func imageRequest() []byte {
+	img := make([]byte, 3<<18) // 768 KiB, 1 MiB in base64
+	for i := range img {
+		img[i] = byte(i*7 + i>>9)
+	}
+	return fmt.Appendf(nil, `{"messages":[{"role":"user","content":[{"type":"text","text":"What is in this image?"},`+
+		`{"type":"image_url","image_url":{"url":"data:image/png;base64,%s","detail":"high"}}]}],"max_tokens":300,"stream":true,"model":"gpt-4o"}`,
+		base64.StdEncoding.EncodeToString(img))
+}
+
+// relayEvent does what the pass-through relay does with the first event in
+// in: frame it, find its data, look for usage and splice the client's model
+// name into the copy it appends to dst. It returns dst and the event length.
+func relayEvent(dst, in []byte, model string) ([]byte, int) {
+	n := sse.Next(in)
+	ev := in[:n]
+	data, multi, ok := sse.Data(ev)
+	if !ok || multi || sse.IsDone(data) {
+		return append(dst, ev...), n
+	}
+	if s, e := openai.UsageSpan(data); s >= 0 && e > s && openai.IsUsageOnlyChunk(data) {
+		return dst, n // a relay would decode the usage and drop the chunk here
+	}
+	s, e := openai.ModelSpan(data)
+	if s < 0 {
+		return append(dst, ev...), n
+	}
+	off := cap(ev) - cap(data) // data is a subslice of ev
+	dst = append(dst, ev[:off+s]...)
+	dst = append(dst, model...)
+	return append(dst, ev[off+e:]...), n
+}

@@ -1,0 +1,235 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// seedFiles adds the files matching each pattern as seeds; for the
+// golden files of codec/openai/testdata/upstream, the request section.
+func seedFiles(f *testing.F, patterns ...string) {
+	f.Helper()
+	n := 0
+	for _, pattern := range patterns {
+		paths, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if parts := strings.Split(string(b), "\n-----\n"); len(parts) == 3 {
+				b = []byte(parts[1])
+			}
+			f.Add(b)
+			n++
+		}
+	}
+	if n == 0 {
+		f.Fatalf("no seeds in %q", patterns)
+	}
+}
+
+// FuzzChatRequest checks the pass-through request path against encoding/json:
+// Parse never panics and reads what encoding/json reads; what it accepts is
+// valid JSON, and the body AppendUpstream makes of it is valid JSON with the
+// mapped model, the same messages and other members, and usage switched on
+// for streams.
+func FuzzChatRequest(f *testing.F) {
+	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chat_*.json",
+		"../codec/openai/testdata/*.json", "../codec/openai/testdata/upstream/*.txt")
+	const msgs = `"messages":[{"role":"user","content":"hi"}]`
+	for _, s := range []string{
+		`{"model":"gpt-4o",` + msgs + `}`,
+		`{"model":"gpt\u002d4o",` + msgs + `,"stream":true}`,
+		`{` + msgs + `,"stream":true,"stream_options":null,"model":"m"}`,
+		`{"model":"m",` + msgs + `,"stream":true,"stream_options":{"include_usage":false}}`,
+		`{"model":"m",` + msgs + `,"stream":true,"stream_options":{"other":1}}`,
+		`{"model":"m",` + msgs + `,"stream":true,"stream_options":{"include_usage":true}}`,
+		` {"model" : "m" , "stream" : true , ` + msgs + ` } `,
+		`{"model":"a",` + msgs + `,"stream":false,"stream_options":null,"model":"b"}`,
+	} {
+		f.Add([]byte(s))
+	}
+
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		var r openai.ChatRequest
+		perr := r.Parse(body)
+		want, reason := expectChatRequest(body)
+		if perr != nil {
+			if reason == "" {
+				t.Fatalf("Parse(%q) rejected a valid request: %v", body, perr)
+			}
+			return
+		}
+		if reason != "" {
+			t.Fatalf("Parse(%q) accepted a request that is not valid: %s", body, reason)
+		}
+		// Parse keeps a name without escapes as it is, invalid UTF-8 included;
+		// encoding/json replaces each invalid byte with U+FFFD, as []rune does.
+		if string([]rune(string(r.Model))) != want.model || r.Stream != want.stream {
+			t.Fatalf("Parse(%q) = model %q, stream %v; encoding/json reads %q, %v", body, r.Model, r.Stream, want.model, want.stream)
+		}
+
+		out := r.AppendUpstream(nil, body, "mapped-model")
+		if !json.Valid(out) {
+			t.Fatalf("AppendUpstream(%q) = %q: not valid JSON", body, out)
+		}
+		in, _ := members(body)
+		got, _ := members(out)
+		var model string
+		if err := json.Unmarshal(got["model"], &model); err != nil || model != "mapped-model" {
+			t.Fatalf("AppendUpstream(%q) = %q: model %s", body, out, got["model"])
+		}
+		for k, v := range in {
+			if k != "model" && k != "stream_options" && !bytes.Equal(got[k], v) {
+				t.Fatalf("AppendUpstream(%q) = %q: %q is %s, was %s", body, out, k, got[k], v)
+			}
+		}
+		if want.stream {
+			var so struct {
+				IncludeUsage bool `json:"include_usage"`
+			}
+			if err := json.Unmarshal(got["stream_options"], &so); err != nil || !so.IncludeUsage {
+				t.Fatalf("AppendUpstream(%q) = %q: include_usage not on", body, out)
+			}
+		} else if !bytes.Equal(got["stream_options"], in["stream_options"]) {
+			t.Fatalf("AppendUpstream(%q) = %q: stream_options changed on a non-stream request", body, out)
+		}
+		if len(got) != len(in) && !(want.stream && in["stream_options"] == nil && len(got) == len(in)+1) {
+			t.Fatalf("AppendUpstream(%q) = %q: members added or lost", body, out)
+		}
+	})
+}
+
+type chatRequest struct {
+	model  string
+	stream bool
+}
+
+// expectChatRequest reads body as encoding/json does and returns what Parse
+// must find, or why Parse must reject it.
+func expectChatRequest(body []byte) (want chatRequest, reason string) {
+	if !json.Valid(body) {
+		return want, "not valid JSON"
+	}
+	m, counts := members(body)
+	switch {
+	case m == nil:
+		return want, "not an object"
+	case counts["model"] > 1 || counts["messages"] > 1 || counts["stream"] > 1 || counts["stream_options"] > 1:
+		return want, "a repeated key"
+	}
+	if json.Unmarshal(m["model"], &want.model) != nil || m["model"] == nil || m["model"][0] != '"' || want.model == "" {
+		return want, "no model name"
+	}
+	var messages []json.RawMessage
+	if json.Unmarshal(m["messages"], &messages) != nil || len(messages) == 0 {
+		return want, "no messages"
+	}
+	if s := string(m["stream"]); s != "" && s != "true" && s != "false" && s != "null" {
+		return want, "stream is not a boolean"
+	}
+	want.stream = string(m["stream"]) == "true"
+	switch so := m["stream_options"]; {
+	case so == nil || string(so) == "null":
+	case so[0] != '{':
+		return want, "stream_options is not an object"
+	default:
+		if _, c := members(so); c["include_usage"] > 1 {
+			return want, "a repeated key in stream_options"
+		}
+	}
+	return want, ""
+}
+
+// members returns the members of the JSON object b (the last of repeated
+// keys, as encoding/json keeps) and how often each key occurs; nil if b is
+// not a valid object.
+func members(b []byte) (map[string]json.RawMessage, map[string]int) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	m, counts := map[string]json.RawMessage{}, map[string]int{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, nil
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, nil
+		}
+		m[tok.(string)] = v
+		counts[tok.(string)]++
+	}
+	return m, counts
+}
+
+// FuzzStreamChunk checks the scanners the relay runs on every upstream chunk:
+// they never panic, their spans lie within the input, and on valid JSON what
+// they report agrees with encoding/json.
+func FuzzStreamChunk(f *testing.F) {
+	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chunk_*.json",
+		"../codec/rawjson/testdata/corpus/openai_chat_response*.json")
+	for _, s := range []string{
+		`{"id":"x", "model": "gpt-4o" ,"choices":[],"usage" : {"prompt_tokens":1}}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"model\":\"x\",\"usage\":{}}"}}]}}],"model":"real","usage":null}`,
+		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}`,
+		`{"id":"x","choices":[{"index":0,"usage":{"prompt_tokens":1}}],"usage":null,"system_fingerprint":"fp"}`,
+	} {
+		f.Add([]byte(s))
+	}
+
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 64<<10 {
+			return
+		}
+		ms, me := openai.ModelSpan(b)
+		us, ue := openai.UsageSpan(b)
+		usageOnly := openai.IsUsageOnlyChunk(b)
+		switch {
+		case (ms < 0 || me < 0) && (ms != -1 || me != -1):
+			t.Fatalf("ModelSpan(%q) = %d, %d", b, ms, me)
+		case ms >= 0 && (ms < 1 || me < ms || me >= len(b) || b[ms-1] != '"' || b[me] != '"' || bytes.ContainsAny(b[ms:me], `"\`)):
+			t.Fatalf("ModelSpan(%q) = %d, %d: not a plain string's contents", b, ms, me)
+		case (us < 0 || ue < 0) && (us != -1 || ue != -1):
+			t.Fatalf("UsageSpan(%q) = %d, %d", b, us, ue)
+		case us >= 0 && (ue < us+2 || ue > len(b) || b[us] != '{' || b[ue-1] != '}'):
+			t.Fatalf("UsageSpan(%q) = %d, %d: not an object", b, us, ue)
+		}
+
+		if !json.Valid(b) {
+			return
+		}
+		m, counts := members(b)
+		if m == nil || counts["usage"] > 1 || counts["choices"] > 1 {
+			return
+		}
+		// No false positives: what the scanners report is the top-level member.
+		if us >= 0 && !bytes.Equal(b[us:ue], m["usage"]) {
+			t.Fatalf("UsageSpan(%q) = %q, but the top-level usage is %s", b, b[us:ue], m["usage"])
+		}
+		if usageOnly {
+			var choices []json.RawMessage
+			if err := json.Unmarshal(m["choices"], &choices); err != nil || choices == nil || len(choices) != 0 {
+				t.Fatalf("IsUsageOnlyChunk(%q) = true, but choices is %s", b, m["choices"])
+			}
+			if u := m["usage"]; len(u) == 0 || u[0] != '{' {
+				t.Fatalf("IsUsageOnlyChunk(%q) = true, but usage is %s", b, u)
+			}
+		}
+	})
+}
