@@ -22,9 +22,13 @@ run: ## start the gateway on its embedded default (demo channel, printed key)
 build: ## build bin/rosetta
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/rosetta ./cmd/rosetta
 
-test: vet ## everything CI runs: vet, unit and integration tests with -race, a short fuzz of every target, the load-harness smoke test
+test: vet ## everything CI runs: vet, all tests with -race, the allocation tests, a short fuzz of every target
 	$(GO) test -race -shuffle=on -count=1 $(PKGS)
+	$(MAKE) --no-print-directory allocs
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+allocs: ## the zero-allocation tests (built with !race: the race detector allocates)
+	$(GO) test -count=1 -run 'Alloc' $(PKGS)
 
 vet: ## gofmt check and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -47,4 +51,4 @@ bench-proxy: ## load harness: gateway vs direct at 16/64/256 connections, stream
 tidy: ## go mod tidy (-e: a test-only dependency of a dependency is refused by the module proxy here)
 	$(GO) mod tidy -e
 
-.PHONY: help run build test vet fuzz bench bench-proxy tidy
+.PHONY: help run build test vet allocs fuzz bench bench-proxy tidy
