@@ -14,7 +14,6 @@ import (
 
 var (
 	strAuthorization = []byte("Authorization")
-	strContentType   = []byte("Content-Type")
 	strJSON          = []byte("application/json")
 	strEventStream   = []byte("text/event-stream")
 )
@@ -24,9 +23,11 @@ var (
 // option of streams) spliced in; the response is relayed as it comes.
 func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "chat.completions")
-	if x.key = g.authenticate(ctx, x); x.key == nil {
-		return
+	key := g.authenticate(ctx, x)
+	if key == nil {
+		return // x is already finished
 	}
+	x.key = key
 	body := ctx.PostBody()
 	if e := x.req.Parse(body); e != nil {
 		g.fail(ctx, x, e)
@@ -59,7 +60,8 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 	g.forward(ctx, x, body, cands)
 }
 
-// authenticate returns the caller's key, or answers 401 and returns nil.
+// authenticate returns the caller's key, or answers 401, finishes x and
+// returns nil.
 func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
 	secret := bearer(ctx.Request.Header.PeekBytes(strAuthorization))
 	k, err := g.keys.authenticate(secret)
@@ -138,7 +140,9 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	resp.StreamBody = x.stream
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	fasthttp.ReleaseRequest(req)
-	bodyBufs.Put(buf)
+	if cap(*buf) <= maxPooledBody {
+		bodyBufs.Put(buf)
+	}
 
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
@@ -172,7 +176,11 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	return nil, false
 }
 
+// bodyBufs holds upstream request bodies. A buffer grown past maxPooledBody
+// by a rare huge request is left to the GC rather than kept for every later one.
 var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledBody = 1 << 20
 
 // prepare builds the upstream request. Only what the upstream needs is sent:
 // never the client's credentials or other headers.

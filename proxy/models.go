@@ -9,12 +9,14 @@ import (
 // listModels serves GET /v1/models: the public model names the key may use.
 func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "models")
-	if x.key = g.authenticate(ctx, x); x.key == nil {
-		return
+	key := g.authenticate(ctx, x)
+	if key == nil {
+		return // x is already finished
 	}
+	x.key = key
 	ids := make([]string, 0, len(g.models))
 	for _, m := range g.models {
-		if x.key.Allows([]byte(m)) {
+		if key.Allows([]byte(m)) {
 			ids = append(ids, m)
 		}
 	}

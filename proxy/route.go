@@ -184,16 +184,6 @@ func (b *breaker) failure(now time.Time) {
 	}
 }
 
-// abandon returns an unused probe slot (the request ended before the upstream answered).
-func (b *breaker) abandon() {
-	if b.state.Load() != halfOpen {
-		return
-	}
-	b.mu.Lock()
-	b.probing = false
-	b.mu.Unlock()
-}
-
 func (b *breaker) setState(s int32) {
 	if old := b.state.Swap(s); old != s {
 		b.log.Warn("channel circuit "+stateNames[s], "channel", b.name, "from", stateNames[old],
