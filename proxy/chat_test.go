@@ -204,7 +204,7 @@ func TestErrorsInOpenAIShape(t *testing.T) {
 	f(clientKey, `{"model":42,"messages":[{"role":"user","content":"x"}]}`, 400, "")
 	f(clientKey, `{"model":"fast","stream":"yes","messages":[{"role":"user","content":"x"}]}`, 400, "")
 	f(clientKey, `{"model":"fast","model":"secret-model","messages":[{"role":"user","content":"x"}]}`, 400, "")
-	big := `{"model":"fast","messages":[{"role":"user","content":"` + strings.Repeat("x", 70<<10) + `"}]}`
+	big := `{"model":"fast","messages":[{"role":"user","content":"` + strings.Repeat("x", 2<<20) + `"}]}`
 	f(clientKey, big, 413, "request_too_large")
 
 	resp, b := tg.do(t, "POST", "/v1/nothing-here", clientKey, "{}")

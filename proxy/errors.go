@@ -3,9 +3,11 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -44,6 +46,7 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		e = errorf(413, codec.KindTooLarge, "request_too_large",
 			"Request body is larger than the gateway's limit of %s.", g.cfg.Server.MaxBody)
+		drain(ctx.Conn(), int64(ctx.Request.Header.ContentLength()))
 	case isTimeout(err):
 		e = errorf(408, codec.KindInvalidRequest, "request_timeout", "The request was not received in time.")
 	default:
@@ -51,6 +54,31 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	}
 	ctx.SetConnectionClose()
 	g.fail(ctx, x, e)
+}
+
+// Draining limits: a body larger than this is cut off (the client then sees
+// a reset instead of the 413).
+const (
+	drainMax  = 8 << 20
+	drainIdle = 250 * time.Millisecond
+)
+
+// drain reads and discards what the client is still sending of a body the
+// gateway refused. Closing a socket with unread data makes the kernel send a
+// reset, and a client still writing would see that instead of the 413.
+func drain(conn net.Conn, n int64) {
+	if n <= 0 || n > drainMax {
+		return
+	}
+	var buf [16 << 10]byte
+	for n > 0 {
+		conn.SetReadDeadline(time.Now().Add(drainIdle)) //nolint:errcheck
+		m, err := conn.Read(buf[:])
+		n -= int64(m)
+		if err != nil {
+			return // the end, or part of the body was already buffered
+		}
+	}
 }
 
 func (g *Gateway) notFound(ctx *fasthttp.RequestCtx) {
