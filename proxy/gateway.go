@@ -74,7 +74,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		MaxRequestBodySize:    int(cfg.Server.MaxBody),
 		ReadTimeout:           2 * time.Minute, // a whole request, headers and body
 		IdleTimeout:           2 * time.Minute,
-		ReadBufferSize:        16 << 10, // room for long Authorization and cookie headers
+		ReadBufferSize:        4 << 10,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,

@@ -35,7 +35,7 @@ type testGateway struct {
 // startGateway serves the configuration; channels is the YAML of its
 // channels list. Keys: clientKey may use every model but "secret-*",
 // limitedKey has rpm 2.
-func startGateway(t *testing.T, channels string) *testGateway {
+func startGateway(t testing.TB, channels string) *testGateway {
 	t.Helper()
 	yaml := fmt.Sprintf(`
 server:

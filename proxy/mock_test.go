@@ -31,7 +31,7 @@ type recorded struct {
 	body   []byte
 }
 
-func newMock(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
+func newMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
 	t.Helper()
 	m := &mockUpstream{handle: handle}
 	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +54,7 @@ func (m *mockUpstream) lastRequest() recorded {
 	return m.last
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {

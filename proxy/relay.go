@@ -14,7 +14,7 @@ import (
 )
 
 const (
-	relayBufSize = 4 << 10 // per stream; grows only for an event larger than this
+	relayBufSize = 2 << 10 // per stream, in and out; grows only for an event larger than this
 	maxEventSize = 8 << 20 // an upstream event larger than this ends the stream
 )
 
