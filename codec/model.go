@@ -1,0 +1,217 @@
+package codec
+
+// The canonical model: what a request, a response and a stream mean,
+// independent of how any provider spells them. Each dialect decodes its wire
+// format into these types and encodes them back, so three styles need six
+// converters, not nine pairwise translators.
+//
+// Strings may point into the buffer they were decoded from: a value is valid
+// only as long as that buffer is, and must be Reset before reuse.
+
+// Role is who speaks a turn. System prompts are not turns: they live in
+// Request.System, as Anthropic and Gemini have them.
+type Role uint8
+
+// The roles of a turn.
+const (
+	RoleUser Role = iota
+	RoleAssistant
+)
+
+func (r Role) String() string {
+	if r == RoleAssistant {
+		return "assistant"
+	}
+	return "user"
+}
+
+// PartKind is the kind of one piece of content.
+type PartKind uint8
+
+// The kinds of content.
+const (
+	PartText             PartKind = iota // Text
+	PartImage                            // MediaType with Data (base64) or URL
+	PartDocument                         // MediaType (application/pdf, text/plain) with Data or URL; Title
+	PartToolCall                         // ID, Name, Arguments (a JSON object, as text); Signature (Gemini)
+	PartToolResult                       // ID of the call, Name of the tool, Content; IsError
+	PartThinking                         // Text, Signature
+	PartRedactedThinking                 // Data: opaque, passed back unchanged
+)
+
+var partKindNames = [...]string{"text", "image", "document", "tool_call", "tool_result", "thinking", "redacted_thinking"}
+
+func (k PartKind) String() string {
+	if int(k) < len(partKindNames) {
+		return partKindNames[k]
+	}
+	return "unknown"
+}
+
+// Part is one piece of a turn's content. Which fields are set depends on
+// Kind (see the constants); the others are empty.
+type Part struct {
+	Kind PartKind
+
+	Text string // text, thinking
+
+	MediaType string // image, document
+	Data      string // base64 image or document; redacted thinking's opaque data
+	URL       string // image or document by reference (http(s) or a provider file URI)
+	Title     string // document
+
+	ID        string // tool call id; for a tool result, the id of the call it answers
+	Name      string // tool name, on calls and on results (Gemini pairs them by name)
+	Arguments string // tool call arguments: a JSON object as text ("{}" when none)
+	Content   []Part // tool result content: text and images
+	IsError   bool   // tool result reports a failure
+
+	// Signature is the provider's opaque proof of a thinking block
+	// (Anthropic "signature") or of a part (Gemini "thoughtSignature"). It
+	// must come back unchanged in the next turn, so it is carried through
+	// every dialect, hidden in a field the client returns untouched where the
+	// dialect has no place for it.
+	Signature string
+
+	// CacheControl marks an Anthropic prompt-cache breakpoint ("ephemeral"),
+	// with an optional TTL such as "1h".
+	CacheControl string
+	CacheTTL     string
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role  Role
+	Parts []Part
+}
+
+// Tool is a function the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments, as JSON text ("" for
+	// none). Dialects that accept only a subset of JSON Schema convert it.
+	Parameters   string
+	Strict       bool
+	CacheControl string
+}
+
+// ToolChoiceMode says whether and how the model must call tools.
+type ToolChoiceMode uint8
+
+// The tool choice modes.
+const (
+	ToolAuto     ToolChoiceMode = iota // the model decides (the default)
+	ToolNone                           // no tool calls
+	ToolRequired                       // at least one tool call, any tool
+	ToolSpecific                       // a call of ToolChoice.Name
+)
+
+// ToolChoice constrains tool calling.
+type ToolChoice struct {
+	Mode ToolChoiceMode
+	Name string // with ToolSpecific
+	// DisableParallel asks for at most one tool call per turn.
+	DisableParallel bool
+}
+
+// FormatKind is the kind of output format requested.
+type FormatKind uint8
+
+// The output formats.
+const (
+	FormatText       FormatKind = iota
+	FormatJSON                  // any JSON object
+	FormatJSONSchema            // JSON matching ResponseFormat.Schema
+)
+
+// ResponseFormat constrains the output.
+type ResponseFormat struct {
+	Kind   FormatKind
+	Name   string // schema name (OpenAI requires one)
+	Schema string // JSON Schema as JSON text
+	Strict bool
+}
+
+// Thinking configures reasoning ("extended thinking").
+type Thinking struct {
+	// Enabled asks for reasoning; Budget is its token budget when the
+	// dialect has one (Anthropic budget_tokens, Gemini thinkingBudget;
+	// 0: the provider's default), Effort the level when it has levels
+	// (OpenAI reasoning_effort: "minimal", "low", "medium", "high").
+	Enabled bool
+	Budget  int
+	Effort  string
+	// Show asks for the reasoning text in the answer (Gemini includeThoughts).
+	Show bool
+}
+
+// Request is a generation request.
+type Request struct {
+	Model    string
+	System   []Part // system prompt: text parts
+	Messages []Message
+	Tools    []Tool
+	Choice   ToolChoice
+
+	MaxTokens   int      // 0: not set
+	Temperature *float64 // nil: not set
+	TopP        *float64
+	TopK        *int
+	Stop        []string
+	Seed        *int64
+	Format      ResponseFormat
+	Thinking    Thinking
+	User        string // end-user id for abuse monitoring (OpenAI user, Anthropic metadata.user_id)
+
+	Stream bool
+	// IncludeUsage: the client asked for usage in the stream (OpenAI);
+	// other dialects always report it.
+	IncludeUsage bool
+}
+
+// Reset empties r for reuse, keeping the capacity of its slices.
+func (r *Request) Reset() {
+	for i := range r.Messages {
+		r.Messages[i].Parts = r.Messages[i].Parts[:0]
+	}
+	*r = Request{System: r.System[:0], Messages: r.Messages[:0], Tools: r.Tools[:0], Stop: r.Stop[:0]}
+}
+
+// StopReason is why generation ended.
+type StopReason uint8
+
+// The stop reasons. Each dialect maps its own values to these and back.
+const (
+	StopUnknown       StopReason = iota
+	StopEnd                      // natural end (stop, end_turn, STOP)
+	StopMaxTokens                // the output token limit (length, max_tokens, MAX_TOKENS)
+	StopSequence                 // a stop sequence matched (stop, stop_sequence, STOP)
+	StopToolUse                  // the model called tools (tool_calls, tool_use)
+	StopContentFilter            // a safety or policy filter (content_filter, refusal, SAFETY…)
+	StopPause                    // a long turn paused, to be continued (Anthropic pause_turn)
+	StopError                    // the provider gave up (Gemini MALFORMED_FUNCTION_CALL, OTHER…)
+)
+
+var stopNames = [...]string{"unknown", "end", "max_tokens", "stop_sequence", "tool_use", "content_filter", "pause", "error"}
+
+func (s StopReason) String() string {
+	if int(s) < len(stopNames) {
+		return stopNames[s]
+	}
+	return "unknown"
+}
+
+// Response is a whole (non-streamed) generation result.
+type Response struct {
+	ID    string
+	Model string
+	Parts []Part // the assistant's content, in order
+	Stop  StopReason
+	// StopSequence is the stop sequence that matched, when the dialect says.
+	StopSequence string
+	Usage        Usage
+}
+
+// Reset empties r for reuse.
+func (r *Response) Reset() { *r = Response{Parts: r.Parts[:0]} }

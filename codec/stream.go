@@ -1,0 +1,102 @@
+package codec
+
+// A stream is a sequence of canonical events. A dialect's StreamDecoder turns
+// the upstream's SSE events into them; the client dialect's StreamEncoder
+// turns them into its own SSE events. Both are small state machines that
+// are reset and reused, never allocated per event.
+//
+// The canonical sequence of a successful stream is:
+//
+//	Start
+//	(BlockStart Delta* BlockStop)*   blocks in order; Index counts from 0
+//	Finish
+//	Usage                            the final, cumulative usage
+//
+// A decoder synthesises what its dialect leaves implicit (OpenAI has no
+// block events: the decoder opens and closes blocks as the deltas change
+// kind), so that every encoder can rely on this order. Error may come at any
+// point and ends the stream.
+
+// EventKind is the kind of a stream event.
+type EventKind uint8
+
+// The kinds of stream event.
+const (
+	EventStart      EventKind = iota // ID, Model; Usage.Input when the upstream reports it this early
+	EventBlockStart                  // Index, Block; ID and Name of a tool call; Data of redacted thinking
+	EventDelta                       // Index, Block; Text (text, thinking), Arguments (a tool call's JSON fragment), Signature
+	EventBlockStop                   // Index, Block
+	EventFinish                      // Stop, StopSequence
+	EventUsage                       // Usage: cumulative
+	EventError                       // Err: the stream failed after it started
+)
+
+var eventNames = [...]string{"start", "block_start", "delta", "block_stop", "finish", "usage", "error"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "unknown"
+}
+
+// Event is one canonical stream event; see EventKind for the fields each
+// kind sets. Strings may point into the decoder's input.
+type Event struct {
+	Kind  EventKind
+	Index int
+	Block PartKind // PartText, PartThinking, PartRedactedThinking or PartToolCall
+
+	ID    string
+	Model string
+	Name  string
+
+	Text      string
+	Arguments string
+	Signature string
+	Data      string
+
+	Stop         StopReason
+	StopSequence string
+	Usage        Usage
+	Err          *Error
+}
+
+// StreamInfo is what an encoder needs to know about the exchange.
+type StreamInfo struct {
+	// ID names the message when the upstream's id is unusable.
+	ID string
+	// Model is the model name to show the client (the public name).
+	Model string
+	// Created is the Unix time of the request, in seconds.
+	Created int64
+	// IncludeUsage: the client asked for usage (OpenAI stream_options).
+	IncludeUsage bool
+	// InputTokens estimates the prompt's tokens, for dialects that report
+	// them at the start of a stream when the upstream reports them only at
+	// its end (Anthropic's message_start must not say 0).
+	InputTokens int
+}
+
+// StreamDecoder turns an upstream dialect's SSE events into canonical events.
+type StreamDecoder interface {
+	// Decode appends the canonical events of one SSE event, given its
+	// event name (empty when none) and data, to dst.
+	Decode(dst []Event, event, data []byte) ([]Event, error)
+	// End appends what the upstream's end of stream implies (blocks still
+	// open, a finish the upstream never sent).
+	End(dst []Event) []Event
+	// Reset readies the decoder for a new stream.
+	Reset()
+}
+
+// StreamEncoder turns canonical events into a client dialect's SSE events.
+type StreamEncoder interface {
+	// Encode appends the SSE bytes of e, possibly none (state is kept
+	// until later events complete it).
+	Encode(dst []byte, e *Event) []byte
+	// End appends what closes the stream in this dialect.
+	End(dst []byte) []byte
+	// Reset readies the encoder for a new stream.
+	Reset(info StreamInfo)
+}
