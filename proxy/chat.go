@@ -147,10 +147,12 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(time.Now())
+		c.ch.attempts[transportOutcome(err)].Inc()
 		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return transportError(err), true
 	}
 	status := resp.StatusCode()
+	c.ch.attempts[outcomeOf(status)].Inc()
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, status, resp.Body())
 		fasthttp.ReleaseResponse(resp)
@@ -232,6 +234,17 @@ func transportError(err error) *codec.Error {
 		return errorf(502, codec.KindUpstream, "upstream_unreachable", "The upstream provider could not be reached.")
 	}
 	return errorf(502, codec.KindUpstream, "upstream_error", "The upstream connection failed.")
+}
+
+// transportOutcome classifies a failed upstream exchange for metrics.
+func transportOutcome(err error) outcome {
+	if isTimeout(err) {
+		return outcomeTimeout
+	}
+	if _, ok := err.(*dialError); ok {
+		return outcomeUnreachable
+	}
+	return outcomeBroken
 }
 
 // secondsCeil formats d as whole seconds, rounded up, at least 1.

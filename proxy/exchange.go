@@ -34,6 +34,7 @@ type exchange struct {
 	stream   bool
 	status   int
 	ttfb     time.Duration // until the first byte of the response body
+	elapsed  time.Duration
 	usage    codec.Usage
 	errMsg   string
 
@@ -99,6 +100,8 @@ func (g *Gateway) finish(x *exchange) {
 	if x.key != nil {
 		keyName = x.key.Name
 	}
+	x.elapsed = time.Since(x.start)
+	g.metrics.observe(x)
 	level := slog.LevelInfo
 	if x.status >= 500 {
 		level = slog.LevelWarn
@@ -112,7 +115,7 @@ func (g *Gateway) finish(x *exchange) {
 		slog.Int("attempts", x.attempts),
 		slog.Bool("stream", x.stream),
 		slog.Int("status", x.status),
-		slog.Duration("latency", time.Since(x.start)),
+		slog.Duration("latency", x.elapsed),
 		slog.Duration("ttfb", x.ttfb),
 		slog.Int("input_tokens", x.usage.Input),
 		slog.Int("output_tokens", x.usage.Output),

@@ -31,6 +31,9 @@ type Options struct {
 	Keys KeySource
 	// Remote adds other nodes' rate-limit counts (nil on a single node).
 	Remote ratelimit.Remote
+	// LogDropped, when set, reports log lines lost to a full log buffer
+	// (asynclog.Writer.Dropped), exported as a metric.
+	LogDropped func() int64
 }
 
 // Gateway serves the gateway's HTTP API.
@@ -43,6 +46,7 @@ type Gateway struct {
 	channels []*channel
 	models   []string // public model names, sorted
 	server   *fasthttp.Server
+	metrics  *metrics
 	demos    []*demoUpstream
 	started  time.Time
 
@@ -67,6 +71,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		g.closeDemos()
 		return nil, err
 	}
+	g.metrics = newMetrics(g, opts.LogDropped)
 	g.server = &fasthttp.Server{
 		Handler:               g.handler(),
 		ErrorHandler:          g.serverError,
@@ -125,6 +130,7 @@ func (g *Gateway) handler() fasthttp.RequestHandler {
 	r.POST("/v1/chat/completions", g.chatCompletions)
 	r.GET("/healthz", g.healthz)
 	r.GET("/readyz", g.readyz)
+	r.GET("/metrics", g.metrics.handler)
 	r.NotFound = g.notFound
 	r.MethodNotAllowed = g.methodNotAllowed
 	r.HandleMethodNotAllowed = true

@@ -61,6 +61,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		}
 		rl.release()
 		c.ch.breaker.failure(time.Now())
+		c.ch.attempts[transportOutcome(err)].Inc()
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return transportError(err), true
 	}
@@ -71,6 +72,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
 	ctx.SetBodyStream(rl, -1)
+	g.metrics.openStreams.Inc()
 	return nil, false
 }
 
@@ -208,7 +210,9 @@ func (rl *relay) Close() error {
 		}
 	case rl.failed != nil:
 		rl.c.ch.breaker.failure(time.Now())
+		rl.c.ch.attempts[transportOutcome(rl.failed)].Inc()
 	}
+	g.metrics.openStreams.Dec()
 	rl.release()
 	g.finish(x)
 	return nil

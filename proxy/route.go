@@ -191,5 +191,16 @@ func (b *breaker) setState(s int32) {
 	}
 }
 
+// openness is the state as a number for metrics: 0 closed, 0.5 half-open, 1 open.
+func (b *breaker) openness() float64 {
+	switch b.state.Load() {
+	case open:
+		return 1
+	case halfOpen:
+		return 0.5
+	}
+	return 0
+}
+
 // String names the breaker's state.
 func (b *breaker) String() string { return stateNames[b.state.Load()] }

@@ -173,3 +173,31 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("another key got %d", resp.StatusCode)
 	}
 }
+
+func TestMetrics(t *testing.T) {
+	ok := fixture(t, "chat_response.json")
+	good := newMock(t, jsonReply(200, ok))
+	bad := newMock(t, jsonReply(500, []byte(`{"error":{"message":"x","type":"server_error","param":null,"code":null}}`)))
+	tg := startGateway(t, channel("bad", bad.baseURL(), "")+channel("good", good.baseURL(), "priority: 1"))
+	tg.post(t, miniBody)
+	tg.post(t, `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"x"}]}`)
+	tg.do(t, "POST", "/v1/chat/completions", "sk-wrong-0123456789abcdef", miniBody)
+	resp, body := tg.do(t, "GET", "/metrics", "", "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`rosetta_requests_total{endpoint="chat.completions",model="gpt-4o-mini",status="200"} 2`,
+		`rosetta_requests_total{endpoint="chat.completions",model="",status="401"} 1`,
+		`rosetta_upstream_attempts_total{channel="bad",outcome="server_error"} 2`,
+		`rosetta_upstream_attempts_total{channel="good",outcome="ok"} 2`,
+		`rosetta_tokens_total{kind="input",model="gpt-4o-mini"} 38`,
+		`rosetta_channel_circuit_open{channel="bad"} 0`,
+		`rosetta_open_streams 0`,
+		`rosetta_request_duration_seconds_count{endpoint="chat.completions",stream="true"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/config"
@@ -27,6 +28,9 @@ type channel struct {
 	auth    [][]byte
 	next    atomic.Uint32 // round-robin position in auth
 	breaker breaker
+	// attempts counts requests to the channel by outcome (a Prometheus
+	// counter per outcome, resolved once).
+	attempts [numOutcomes]prometheus.Counter
 }
 
 // newChannel builds the upstream client of a configured channel. dial, when

@@ -85,7 +85,7 @@ func serve(args []string) error {
 	log := newLogger(sink, *logFormat)
 	slog.SetDefault(log)
 
-	g, err := proxy.New(cfg, proxy.Options{Log: log})
+	g, err := proxy.New(cfg, proxy.Options{Log: log, LogDropped: sink.Dropped})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,122 @@
+package proxy
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+)
+
+// metrics are the gateway's Prometheus metrics, served at /metrics. Label
+// values come from the configuration (endpoints, models, channels) and from
+// status codes, never from client input, so their number stays bounded.
+type metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	firstByte   *prometheus.HistogramVec
+	upstream    *prometheus.CounterVec
+	tokens      *prometheus.CounterVec
+	openStreams prometheus.Gauge
+	handler     fasthttp.RequestHandler
+}
+
+// latencyBuckets span a cached answer to a long generation, in seconds.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
+
+func newMetrics(g *Gateway, logDropped func() int64) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rosetta_requests_total", Help: "Client requests by endpoint, model and status.",
+	}, []string{"endpoint", "model", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "rosetta_request_duration_seconds", Help: "Time from request to the end of the response.",
+		Buckets: latencyBuckets,
+	}, []string{"endpoint", "stream"})
+	m.firstByte = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "rosetta_time_to_first_byte_seconds", Help: "Time from request to the first byte of the answer from upstream.",
+		Buckets: latencyBuckets,
+	}, []string{"endpoint", "stream"})
+	m.upstream = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rosetta_upstream_attempts_total", Help: "Requests sent to each channel, by outcome.",
+	}, []string{"channel", "outcome"})
+	m.tokens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rosetta_tokens_total", Help: "Tokens reported by upstreams (or estimated), by model and kind.",
+	}, []string{"model", "kind"})
+	m.openStreams = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rosetta_open_streams", Help: "Streams being relayed now.",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, ch := range g.channels {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "rosetta_channel_circuit_open", Help: "1 while the channel's circuit is open, 0.5 half-open, 0 closed.",
+			ConstLabels: prometheus.Labels{"channel": ch.name},
+		}, ch.breaker.openness))
+		for o := range ch.attempts {
+			ch.attempts[o] = m.upstream.WithLabelValues(ch.name, outcomeNames[o])
+		}
+	}
+	if logDropped != nil {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "rosetta_log_lines_dropped_total", Help: "Log lines lost because the log buffer was full.",
+		}, func() float64 { return float64(logDropped()) }))
+	}
+	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return m
+}
+
+// outcome classifies one upstream attempt.
+type outcome uint8
+
+const (
+	outcomeOK          outcome = iota // answered (2xx)
+	outcomeClientError                // a 4xx the client caused
+	outcomeRateLimited                // 429
+	outcomeAuthError                  // 401 or 403: the channel's credentials
+	outcomeServerError                // 5xx
+	outcomeTimeout                    // no answer in time
+	outcomeUnreachable                // could not connect
+	outcomeBroken                     // the connection or the stream failed
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"ok", "client_error", "rate_limited", "auth_error", "server_error", "timeout", "unreachable", "broken"}
+
+// outcomeOf classifies an upstream status.
+func outcomeOf(status int) outcome {
+	switch {
+	case status < 400:
+		return outcomeOK
+	case status == 429:
+		return outcomeRateLimited
+	case status == 401 || status == 403:
+		return outcomeAuthError
+	case status >= 500:
+		return outcomeServerError
+	}
+	return outcomeClientError
+}
+
+// observe records a finished exchange.
+func (m *metrics) observe(x *exchange) {
+	var b [8]byte
+	stream := "false"
+	if x.stream {
+		stream = "true"
+	}
+	m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10))).Inc()
+	m.latency.WithLabelValues(x.endpoint, stream).Observe(x.elapsed.Seconds())
+	if x.ttfb > 0 {
+		m.firstByte.WithLabelValues(x.endpoint, stream).Observe(x.ttfb.Seconds())
+	}
+	if u := x.usage; u.Input+u.Output > 0 {
+		m.tokens.WithLabelValues(x.model, "input").Add(float64(u.Input))
+		m.tokens.WithLabelValues(x.model, "output").Add(float64(u.Output))
+		m.tokens.WithLabelValues(x.model, "cached_input").Add(float64(u.CachedInput))
+		m.tokens.WithLabelValues(x.model, "reasoning").Add(float64(u.Reasoning))
+	}
+}
