@@ -2,9 +2,21 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// TestMain lets the test binary serve as the servers process of split
+// placement, which the harness starts by re-executing itself.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], serveRoleFlag) {
+		os.Exit(serveMain(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
 
 // TestQuick runs the harness as -quick -mapped does (c=16, 1 s per case) and
 // checks what the numbers rest on: no errors, only 200s, the public model
@@ -150,5 +162,130 @@ func TestSingleRequests(t *testing.T) {
 	gateway.auth = "sk-wrong-0123456789abcdef"
 	if status, _, _, err = probe(gateway); err != nil || status != 401 {
 		t.Errorf("wrong gateway key: status %d, err %v; want 401", status, err)
+	}
+}
+
+// TestSplitPlacement runs -placement split briefly (c=4, 300 ms): the
+// servers process (this test binary again) pinned to one CPU, the load
+// generator to the other; no errors, every run measured, the placement
+// proven and this process's CPU mask and GOMAXPROCS restored afterwards.
+func TestSplitPlacement(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skipf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
+	}
+	testSplit(t, false)
+}
+
+// TestSplitPlacementNginx is TestSplitPlacement with nginx as a third
+// contender. It is opt-in (ROSETTA_BENCH_NGINX=1), so that CI does not
+// depend on nginx; opted in with CI=true, a missing nginx fails it.
+func TestSplitPlacementNginx(t *testing.T) {
+	if os.Getenv("ROSETTA_BENCH_NGINX") != "1" {
+		t.Skip("opt-in: set ROSETTA_BENCH_NGINX=1 (needs nginx: apt-get install -y nginx-light)")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skipf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
+	}
+	if findNginx() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ROSETTA_BENCH_NGINX=1 but no nginx on PATH or at /usr/sbin/nginx: install nginx-light")
+		}
+		t.Skip("no nginx on PATH or at /usr/sbin/nginx (apt-get install -y nginx-light)")
+	}
+	testSplit(t, true)
+}
+
+func testSplit(t *testing.T, nginx bool) {
+	args := []string{"-placement", "split", "-c", "4", "-d", "300ms", "-warmup", "100ms", "-rounds", "1"}
+	if nginx {
+		args = append(args, "-nginx")
+	}
+	o, err := parseFlags(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus0, err := allowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs0 := runtime.GOMAXPROCS(0)
+
+	var progress strings.Builder
+	e, err := startSplit(o, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			e.close()
+		}
+	}()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS of the load generator = %d, want 1", got)
+	}
+	if err := e.check(o); err != nil {
+		t.Fatal(err)
+	}
+	rows := runAll(o, e, &progress)
+	var report strings.Builder
+	printReportFor(&report, o, e.split, rows)
+	t.Log("\n" + progress.String() + "\n" + report.String())
+
+	want := []string{"direct", "gateway"}
+	if nginx {
+		want = []string{"direct", "nginx", "gateway"}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("got %d rows, want 2 (nonstream and stream at c=4)", len(rows))
+	}
+	for _, r := range rows {
+		var got []string
+		for _, x := range r.all() {
+			got = append(got, x.target)
+			if x.failed() {
+				t.Errorf("%s %s: %d errors, %d non-200; first: %s", r.mode, x.target, x.errors, x.non200, x.firstError)
+			}
+			if x.requests == 0 || x.split == nil {
+				t.Errorf("%s %s: %d requests, split figures %v", r.mode, x.target, x.requests, x.split)
+				continue
+			}
+			if st := splitStatsOf(x); st.srvCPU <= 0 || (x.target == "nginx" && st.ngxCPU <= 0) {
+				t.Errorf("%s %s: servers CPU %v/req, nginx %v/req: not measured", r.mode, x.target, st.srvCPU, st.ngxCPU)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: ran %v, want %v", r.mode, got, want)
+		}
+	}
+	if str := rows[1]; nginx && countEvents(str.nginx[0].sample) != countEvents(str.direct[0].sample) {
+		t.Errorf("nginx stream has %d events, direct %d", countEvents(str.nginx[0].sample), countEvents(str.direct[0].sample))
+	}
+	for _, s := range []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: servers process",
+		"pinned at start: load generator"} {
+		if !strings.Contains(report.String(), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	if nginx && !strings.Contains(report.String(), "pinned at start: nginx worker") {
+		t.Errorf("report lacks the nginx worker's placement")
+	}
+	for _, s := range []string{"ERRORS", "PLACEMENT BROKEN"} {
+		if strings.Contains(report.String(), s) {
+			t.Errorf("report says %s", s)
+		}
+	}
+
+	servers, ngx := e.split.servers, e.split.nginx
+	e.close()
+	closed = true
+	if !servers.exited() || (ngx != nil && !ngx.exited()) {
+		t.Errorf("a child process outlived close")
+	}
+	if cpus, _ := allowedCPUs(); !slices.Equal(cpus, cpus0) {
+		t.Errorf("CPU mask after close = %v, want %v", cpus, cpus0)
+	}
+	if got := runtime.GOMAXPROCS(0); got != procs0 {
+		t.Errorf("GOMAXPROCS after close = %d, want %d", got, procs0)
 	}
 }

@@ -27,6 +27,10 @@ type runSpec struct {
 	conns  int
 	warmup time.Duration // requests completed before the window are not measured
 	dur    time.Duration // the measured window
+
+	// sample, in split placement, reads the other processes' CPU time and
+	// the cores' at the start and the end of the window.
+	sample func() splitSample
 }
 
 // result is one run's measurements.
@@ -34,6 +38,7 @@ type result struct {
 	target string
 	conns  int
 	window time.Duration
+	cores  int // the cores the process could use (GOMAXPROCS, at most the CPUs)
 
 	requests int             // completed in the window, 200 and well formed
 	lat      []time.Duration // their latencies, sorted
@@ -50,6 +55,10 @@ type result struct {
 
 	// sample is the body of one 200 response, for checks.
 	sample []byte
+
+	// split is, in split placement, what the servers process, nginx and the
+	// two cores used in the window; nil in shared placement.
+	split *splitSample
 }
 
 func (r *result) reqPerSec() float64 { return float64(r.requests) / r.window.Seconds() }
@@ -58,8 +67,7 @@ func (r *result) failed() bool       { return r.errors > 0 || r.non200 > 0 }
 // waitShare is the run-queue wait in the window per available core: 0 on
 // a quiet machine, near or above 1 when other processes hold the cores.
 func (r *result) waitShare() float64 {
-	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
-	return r.waited.Seconds() / (r.window.Seconds() * float64(cores))
+	return r.waited.Seconds() / (r.window.Seconds() * float64(r.cores))
 }
 
 // callsPerReq is the process's read and write system calls per request.
@@ -84,8 +92,7 @@ func (r *result) cpuPerReq() time.Duration {
 // in the window. Well below 1 means the process waited: for other
 // processes on a shared machine, or on a stall.
 func (r *result) cpuUse() float64 {
-	cores := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
-	return r.cpu.Seconds() / (r.window.Seconds() * float64(cores))
+	return r.cpu.Seconds() / (r.window.Seconds() * float64(r.cores))
 }
 
 // streamEnd is how every complete OpenAI stream ends.
@@ -135,22 +142,31 @@ func load(t target, spec runSpec) *result {
 	close(start) // happens before the workers read from and end
 	var cpu, waited time.Duration
 	var reads, writes int64
+	var split *splitSample
 	cpuDone := make(chan struct{})
 	go func() { // the process's CPU time, run-queue wait and I/O calls over the window
 		time.Sleep(time.Until(from))
+		var s0 splitSample
+		if spec.sample != nil {
+			s0 = spec.sample()
+		}
 		c0, w0 := processCPU(), runQueueWait()
 		r0, x0 := ioCalls()
 		time.Sleep(time.Until(end))
 		cpu, waited = processCPU()-c0, runQueueWait()-w0
 		r1, x1 := ioCalls()
 		reads, writes = r1-r0, x1-x0
+		if spec.sample != nil {
+			d := spec.sample().sub(s0)
+			split = &d
+		}
 		close(cpuDone)
 	}()
 	wg.Wait()
 	<-cpuDone
 
 	r := &result{target: t.name, conns: spec.conns, window: spec.dur, cpu: cpu, waited: waited,
-		reads: reads, writes: writes}
+		reads: reads, writes: writes, split: split, cores: max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))}
 	lats := make([][]time.Duration, len(ws))
 	ttfbs := make([][]time.Duration, len(ws))
 	for i, w := range ws {

@@ -10,9 +10,17 @@
 // process's CPU time and read/write system calls per request, with its
 // run-queue wait, which tells a busy machine from a slow gateway.
 //
+// With -placement split (Linux, two CPUs) it measures in the placement of
+// DESIGN.md §5 instead: the harness re-executes itself as a servers process
+// (mock and gateway, GOMAXPROCS=1) pinned to one CPU, and generates the load
+// from this process pinned to another; with -nginx, an nginx reverse proxy
+// in front of the same mock, pinned to the servers' CPU, is a third
+// contender (see split.go).
+//
 //	go run ./bench                       # -c 16,64,256 -d 5s -rounds 3
 //	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
+//	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
 package main
 
 import (
@@ -48,10 +56,15 @@ type options struct {
 	mapped     bool     // clients ask for a public alias the gateway maps
 	log        string   // the gateway's access log: "async" or "discard"
 	cpuprofile string
-	only       string // "direct" or "gateway" to run one side only (for profiling); "" for both
+	only       string // "direct", "nginx" or "gateway" to run one side only (for profiling); "" for all
+	placement  string // "shared" (one process) or "split" (servers and load generator on CPUs of their own)
+	nginx      bool   // split placement: nginx as a third contender
 }
 
 func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], serveRoleFlag) {
+		os.Exit(serveMain(os.Args[1:])) // the servers process of -placement split
+	}
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -80,13 +93,17 @@ func parseFlags(args []string) (options, error) {
 		mappedUpstream+" (the model name is rewritten in every response and event)")
 	logMode := fs.String("log", "async", "gateway access log: async (JSON through asynclog to io.Discard, its real cost) or discard")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
-	only := fs.String("only", "", "run only direct or only gateway runs (to profile one side; the table then lacks the other)")
+	only := fs.String("only", "", "run only direct, nginx or gateway runs (to profile one side; the table then lacks the others)")
+	placement := fs.String("placement", "shared", "shared: load generator, mock and gateway in this process on all cores; "+
+		"split: mock and gateway in a child process pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
+	nginx := fs.Bool("nginx", false, "with -placement split: nginx as a plain reverse proxy in front of the same mock, pinned with the servers, "+
+		"as a third contender (Debian: apt-get install -y nginx-light)")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
-		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only}
+		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -114,8 +131,14 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-events must not be negative")
 	case o.log != "async" && o.log != "discard":
 		return o, fmt.Errorf("-log: unknown %q (want async or discard)", o.log)
-	case o.only != "" && o.only != "direct" && o.only != "gateway":
-		return o, fmt.Errorf("-only: unknown %q (want direct or gateway)", o.only)
+	case o.only != "" && o.only != "direct" && o.only != "gateway" && o.only != "nginx":
+		return o, fmt.Errorf("-only: unknown %q (want direct, nginx or gateway)", o.only)
+	case o.placement != "shared" && o.placement != "split":
+		return o, fmt.Errorf("-placement: unknown %q (want shared or split)", o.placement)
+	case o.nginx && o.placement != "split":
+		return o, errors.New("-nginx needs -placement split (nginx is only compared in the placement of DESIGN.md §5)")
+	case o.only == "nginx" && !o.nginx:
+		return o, errors.New("-only nginx needs -nginx")
 	}
 	return o, nil
 }
@@ -123,7 +146,13 @@ func parseFlags(args []string) (options, error) {
 // run sets up, runs every case, prints the report to out and progress to
 // progress. It reports false when a run had errors.
 func run(o options, out, progress io.Writer) (bool, error) {
-	e, err := startEnv(o)
+	var e *env
+	var err error
+	if o.placement == "split" {
+		e, err = startSplit(o, progress)
+	} else {
+		e, err = startEnv(o)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -143,7 +172,7 @@ func run(o options, out, progress io.Writer) (bool, error) {
 		defer pprof.StopCPUProfile()
 	}
 	rows := runAll(o, e, progress)
-	printReport(out, o, rows)
+	printReportFor(out, o, e.split, rows)
 	for _, r := range rows {
 		if r.failed() {
 			return false, nil
@@ -161,12 +190,20 @@ const (
 	gatewayKey     = "sk-bench-0123456789abcdef"
 )
 
-// env is the mock upstream and the gateway in front of it.
+// env is the mock upstream and the gateway in front of it, and in split
+// placement nginx in front of the same mock.
 type env struct {
-	mock   *mock
-	gw     *proxy.Gateway
-	gwAddr string
-	sink   *asynclog.Writer
+	mockAddr, gwAddr string
+	nginxAddr        string // "" without nginx
+
+	// Shared placement (and the servers process of split placement): the
+	// servers run in this process.
+	mock *mock
+	gw   *proxy.Gateway
+	sink *asynclog.Writer
+
+	// Split placement: the processes this one started, and how to stop them.
+	split *splitEnv
 }
 
 func startEnv(o options) (*env, error) {
@@ -174,7 +211,7 @@ func startEnv(o options) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the mock upstream: %w", err)
 	}
-	e := &env{mock: m}
+	e := &env{mock: m, mockAddr: m.addr}
 	yaml := fmt.Sprintf(`
 server:
   listen: 127.0.0.1:0
@@ -215,6 +252,10 @@ keys:
 }
 
 func (e *env) close() {
+	if e.split != nil {
+		e.split.close()
+		return
+	}
 	if e.gw != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		e.gw.Shutdown(ctx) //nolint:errcheck
@@ -237,19 +278,32 @@ func (e *env) targets(o options, stream bool) (direct, gateway target) {
 	if o.mapped {
 		public, upstream = mappedPublic, mappedUpstream
 	}
-	direct = target{name: "direct", addr: e.mock.addr, auth: upstreamKey,
+	direct = target{name: "direct", addr: e.mockAddr, auth: upstreamKey,
 		body: chatBody(upstream, stream, stream), stream: stream}
 	gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey,
 		body: chatBody(public, stream, false), stream: stream}
 	return direct, gateway
 }
 
+// contenders returns the targets of a mode in their first round's order:
+// direct, nginx when there is one, gateway. nginx gets exactly the direct
+// client's requests, so that the mock behind it does the direct run's work.
+func (e *env) contenders(o options, stream bool) []target {
+	direct, gateway := e.targets(o, stream)
+	ts := []target{direct}
+	if e.nginxAddr != "" {
+		n := direct
+		n.name, n.addr = "nginx", e.nginxAddr
+		ts = append(ts, n)
+	}
+	return append(ts, gateway)
+}
+
 // check sends one request of each kind before the runs, so that a broken
 // setup fails at once and says why.
 func (e *env) check(o options) error {
 	for _, stream := range []bool{false, true} {
-		d, g := e.targets(o, stream)
-		for _, t := range []target{d, g} {
+		for _, t := range e.contenders(o, stream) {
 			status, _, body, err := probe(t)
 			if err == nil && status != 200 {
 				err = fmt.Errorf("status %d: %.300s", status, body)
@@ -264,16 +318,34 @@ func (e *env) check(o options) error {
 
 func listenLoopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
-// row is one mode and concurrency: every round's direct and gateway run.
+// row is one mode and concurrency: every round's direct, nginx (split
+// placement with -nginx) and gateway run.
 type row struct {
 	mode    string
 	conns   int
 	direct  []*result
+	nginx   []*result
 	gateway []*result
 }
 
+func (r *row) add(res *result) {
+	switch res.target {
+	case "direct":
+		r.direct = append(r.direct, res)
+	case "nginx":
+		r.nginx = append(r.nginx, res)
+	default:
+		r.gateway = append(r.gateway, res)
+	}
+}
+
+// all returns every run of the row.
+func (r *row) all() []*result {
+	return append(append(append([]*result(nil), r.direct...), r.nginx...), r.gateway...)
+}
+
 func (r *row) failed() bool {
-	for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+	for _, x := range r.all() {
 		if x.failed() {
 			return true
 		}
@@ -317,31 +389,34 @@ func summarize(rs []*result) summary {
 // countEvents counts the SSE events of a stream body.
 func countEvents(b []byte) int { return bytes.Count(b, []byte("\n\n")) }
 
-// runAll runs every mode and concurrency, rounds interleaved: odd rounds run
-// the gateway first, so that neither side always runs on a warmer process.
+// runAll runs every mode and concurrency, rounds interleaved: each round
+// starts one contender later (direct, gateway; or direct, nginx, gateway
+// rotated), so that no contender always runs on a warmer process.
 func runAll(o options, e *env, progress io.Writer) []*row {
 	var rows []*row
 	for _, mode := range o.modes {
 		stream := mode == "stream"
-		direct, gateway := e.targets(o, stream)
+		ts := e.contenders(o, stream)
 		for _, c := range o.conns {
 			r := &row{mode: mode, conns: c}
 			for round := range o.rounds {
-				order := []target{direct, gateway}
-				if round%2 == 1 {
-					order = []target{gateway, direct}
-				}
+				k := round % len(ts)
+				order := append(append([]target(nil), ts[k:]...), ts[:k]...)
 				for _, t := range order {
 					if o.only != "" && t.name != o.only {
 						continue
 					}
-					res := load(t, runSpec{conns: c, warmup: o.warmup, dur: o.dur})
-					rd, wr := res.callsPerReq()
-					if t.name == "direct" {
-						r.direct = append(r.direct, res)
-					} else {
-						r.gateway = append(r.gateway, res)
+					spec := runSpec{conns: c, warmup: o.warmup, dur: o.dur}
+					if e.split != nil {
+						spec.sample = e.split.sample
 					}
+					res := load(t, spec)
+					r.add(res)
+					if e.split != nil {
+						fmt.Fprintf(progress, "%-9s c=%-4d round %d/%d %s\n", mode, c, round+1, o.rounds, e.split.progressLine(res))
+						continue
+					}
+					rd, wr := res.callsPerReq()
 					fmt.Fprintf(progress, "%-9s c=%-4d round %d/%d %-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  cpu %5.1fµs/req, %3.0f%% of cores, %3.0f%% run-queue wait, r/w calls %.1f/%.1f per req%s\n",
 						mode, c, round+1, o.rounds, t.name, res.reqPerSec(),
 						fmtDur(percentile(res.lat, 0.5)), fmtDur(percentile(res.lat, 0.99)),
@@ -366,6 +441,16 @@ func failNote(r *result) string {
 }
 
 func printReport(w io.Writer, o options, rows []*row) {
+	printReportFor(w, o, nil, rows)
+}
+
+// printReportFor prints the report of rows; s is the split placement's
+// setup, nil for shared placement.
+func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
+	if s != nil {
+		printSplitReport(w, o, s, rows)
+		return
+	}
 	model := directModel + " (same name upstream: no model rewrite)"
 	if o.mapped {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
@@ -409,7 +494,7 @@ func printReport(w io.Writer, o options, rows []*row) {
 		fmt.Fprintf(w, "| %s | %d | %.1fµs | %.1fµs | %.1fµs | %.2f× | %.1f / %.1f | %.1f / %.1f | %.0f%% / %.0f%% | %.0f%% / %.0f%% |\n", r.mode, r.conns,
 			us(d.cpu), us(g.cpu), us(g.cpu-d.cpu), ratio, d.reads, d.writes, g.reads, g.writes,
 			100*d.cpuUse, 100*g.cpuUse, 100*d.wait, 100*g.wait)
-		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+		for _, x := range r.all() {
 			maxWait = max(maxWait, x.waitShare())
 			if r.conns >= 8 { // fewer clients may not keep the cores busy
 				lowUse = min(lowUse, x.cpuUse())
@@ -440,9 +525,14 @@ func printReport(w io.Writer, o options, rows []*row) {
 		}
 	}
 
+	printErrors(w, rows)
+}
+
+// printErrors lists the runs that had errors, if any.
+func printErrors(w io.Writer, rows []*row) {
 	failed := false
 	for _, r := range rows {
-		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+		for _, x := range r.all() {
 			if x.failed() {
 				if !failed {
 					fmt.Fprintln(w, "\n**ERRORS — these numbers are not valid:**")

@@ -51,6 +51,11 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	})
 	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, r := range g.routes {
+		for i, kind := range [...]string{"input", "output", "cached_input", "reasoning"} {
+			r.tokens[i] = m.tokens.WithLabelValues(r.public, kind)
+		}
+	}
 	for _, ch := range g.channels {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "rosetta_channel_circuit_open", Help: "1 while the channel's circuit is open, 0.5 half-open, 0 closed.",
@@ -113,10 +118,11 @@ func (m *metrics) observe(x *exchange) {
 	if x.ttfb > 0 {
 		m.firstByte.WithLabelValues(x.endpoint, stream).Observe(x.ttfb.Seconds())
 	}
-	if u := x.usage; u.Input+u.Output > 0 {
-		m.tokens.WithLabelValues(x.model, "input").Add(float64(u.Input))
-		m.tokens.WithLabelValues(x.model, "output").Add(float64(u.Output))
-		m.tokens.WithLabelValues(x.model, "cached_input").Add(float64(u.CachedInput))
-		m.tokens.WithLabelValues(x.model, "reasoning").Add(float64(u.Reasoning))
+	if u := x.usage; u.Input+u.Output > 0 && x.route != nil {
+		t := &x.route.tokens
+		t[0].Add(float64(u.Input))
+		t[1].Add(float64(u.Output))
+		t[2].Add(float64(u.CachedInput))
+		t[3].Add(float64(u.Reasoning))
 	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -12,8 +13,9 @@ import (
 // route is the set of channels that serve one public model name, sorted by
 // priority (lower first).
 type route struct {
-	public   string // the public model name
-	escaped  string // the public name as it stands between JSON quotes
+	public   string                // the public model name
+	escaped  string                // the public name as it stands between JSON quotes
+	tokens   [4]prometheus.Counter // input, output, cached input, reasoning
 	channels []*channel
 	upstream []string // upstream model name on each channel
 	weights  []int

@@ -1,0 +1,643 @@
+package main
+
+// Split placement (-placement split), the placement of DESIGN.md §5:
+// "gateway and mock on one core, load generator on the other".
+//
+// The harness re-executes itself with the hidden first argument
+// -serve-role=servers: that child runs the mock upstream and the gateway
+// on loopback ports, with GOMAXPROCS=1, pinned to the first CPU this
+// process may use, and reports the ports on its standard output. This
+// process then pins itself to the second CPU (GOMAXPROCS=1) and generates
+// the load. With -nginx, an nginx (one worker, a generated configuration in
+// a temporary directory) proxies to the same mock, pinned to the servers'
+// CPU, and gets the same load as a third contender.
+//
+// Pinning: a child inherits the CPU mask of the thread that forks it, so
+// the harness starts the servers process and nginx from a locked thread
+// narrowed to the servers' CPU (what `taskset -c N` does, without needing
+// taskset); nginx's workers inherit the mask from their master. Every
+// thread's Cpus_allowed_list is checked after the start and again in the
+// report.
+//
+// Clean-up: the servers process exits when its standard input ends (this
+// process closes it, or dies); both children are in process groups of
+// their own, get SIGTERM from the kernel should this process die (Pdeathsig),
+// and are stopped, with the temporary directory removed, on return, on
+// error and on SIGINT, SIGTERM or SIGHUP.
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// serveRoleFlag starts the first argument of the servers process.
+const serveRoleFlag = "-serve-role="
+
+// serveMain is the servers process of split placement: it starts the mock
+// and the gateway, writes "ready mock=ADDR gateway=ADDR" on its standard
+// output, and serves until its standard input ends or a signal arrives.
+func serveMain(args []string) int {
+	fs := flag.NewFlagSet("bench servers", flag.ContinueOnError)
+	role := fs.String("serve-role", "", "servers")
+	events := fs.Int("events", 20, "content chunks per streamed response")
+	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
+	logMode := fs.String("log", "async", "gateway access log: async or discard")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *role != "servers" {
+		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)
+		return 2
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	e, err := startEnv(options{events: *events, eventDelay: *delay, log: *logMode})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench servers:", err)
+		return 1
+	}
+	defer e.close()
+	eof := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // any end will do
+		close(eof)
+	}()
+	fmt.Printf("ready mock=%s gateway=%s\n", e.mockAddr, e.gwAddr)
+	select {
+	case <-eof:
+	case <-sigs:
+	}
+	return 0
+}
+
+// splitEnv is what split placement started, and how to undo it.
+type splitEnv struct {
+	srvCPU, loadCPU int
+
+	servers      *proc
+	nginx        *proc // nil without nginx
+	nginxVersion string
+	nginxWorkers []int
+	nginxNote    string // why -nginx runs lack nginx, when they do
+
+	proof []string // where each process runs, checked at the start
+
+	cleanups
+}
+
+// cleanups runs clean-up functions once, the last added first. A run holds
+// the lock until it is done, so that a signal arriving during a normal
+// clean-up exits only after it.
+type cleanups struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+func (c *cleanups) add(f func()) {
+	c.mu.Lock()
+	c.fns = append(c.fns, f)
+	c.mu.Unlock()
+}
+
+func (c *cleanups) run() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.fns) - 1; i >= 0; i-- {
+		c.fns[i]()
+	}
+	c.fns = nil
+}
+
+func (s *splitEnv) close() { s.run() }
+
+// proc is a child process.
+type proc struct {
+	name  string
+	cmd   *exec.Cmd
+	stdin io.Closer // closing it asks the servers process to exit; nil for nginx
+	done  chan struct{}
+	err   error // how it ended, once done is closed
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// startProc starts cmd pinned to cpu, in a process group of its own.
+func startProc(name string, cmd *exec.Cmd, cpu int) (*proc, error) {
+	prepareCmd(cmd)
+	if err := startPinned(cmd, cpu); err != nil {
+		return nil, fmt.Errorf("cannot start the %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends the process and its group: standard input closed, then
+// SIGTERM, then SIGKILL, a few seconds apart.
+func (p *proc) stop() {
+	wait := func(d time.Duration) bool {
+		select {
+		case <-p.done:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	if p.stdin != nil {
+		p.stdin.Close() //nolint:errcheck
+		if wait(3 * time.Second) {
+			return
+		}
+	}
+	if p.exited() {
+		return
+	}
+	signalGroup(p.pid(), syscall.SIGTERM) //nolint:errcheck // nginx: master and workers
+	if !wait(3 * time.Second) {
+		fmt.Fprintf(os.Stderr, "bench: the %s (pid %d) ignored SIGTERM; killing its process group\n", p.name, p.pid())
+		signalGroup(p.pid(), syscall.SIGKILL) //nolint:errcheck
+		wait(3 * time.Second)
+	}
+}
+
+// startSplit starts split placement: the servers process, nginx if asked
+// for, and pins this process. On error everything started is stopped.
+func startSplit(o options, progress io.Writer) (e *env, err error) {
+	cpus, err := allowedCPUs()
+	if err != nil {
+		return nil, err
+	}
+	if len(cpus) < 2 {
+		return nil, fmt.Errorf("-placement split needs two CPUs; this process may run on CPU %v only", cpus)
+	}
+	s := &splitEnv{srvCPU: cpus[0], loadCPU: cpus[1]}
+	e = &env{split: s}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	s.catchSignals()
+
+	nginxBin := ""
+	if o.nginx {
+		if nginxBin = findNginx(); nginxBin == "" {
+			msg := "-nginx: no nginx binary on PATH or at /usr/sbin/nginx; install it (Debian: apt-get install -y nginx-light)"
+			if os.Getenv("CI") == "true" {
+				return nil, errors.New(msg)
+			}
+			s.nginxNote = msg + ". This run has NO nginx contender: the nginx columns are empty."
+			fmt.Fprintf(progress, "\n!!!!!!!!\n!!! %s\n!!!!!!!!\n\n", s.nginxNote)
+		}
+	}
+
+	if e.mockAddr, e.gwAddr, err = s.startServers(o); err != nil {
+		return nil, err
+	}
+	if nginxBin != "" {
+		if e.nginxAddr, err = s.startNginx(nginxBin, e.mockAddr); err != nil {
+			return nil, err
+		}
+	}
+
+	// Last, this process: after the starts, whose narrowed thread may have
+	// created a thread of this process on the servers' CPU.
+	prev := runtime.GOMAXPROCS(1)
+	restore, err := pinSelf(s.loadCPU)
+	if err != nil {
+		runtime.GOMAXPROCS(prev)
+		return nil, fmt.Errorf("cannot pin the load generator to CPU %d: %w", s.loadCPU, err)
+	}
+	s.add(func() {
+		if err := restore(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: restoring this process's CPU mask:", err)
+		}
+		runtime.GOMAXPROCS(prev)
+	})
+	proof, err := checkPinned("load generator (this process, GOMAXPROCS=1)", os.Getpid(), s.loadCPU)
+	if err != nil {
+		return nil, err
+	}
+	s.proof = append(s.proof, proof)
+	return e, nil
+}
+
+// catchSignals stops everything on SIGINT, SIGTERM or SIGHUP, and exits.
+func (s *splitEnv) catchSignals() {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(os.Stderr, "\nbench: %v: stopping the servers process and nginx\n", sig)
+			s.close()
+			os.Exit(1)
+		case <-stop:
+		}
+	}()
+	s.add(func() { // added first, so run last
+		signal.Stop(sigs)
+		close(stop)
+	})
+}
+
+// startServers starts this program again as the servers process, pinned to
+// the servers' CPU with GOMAXPROCS=1, and returns its mock's and gateway's
+// addresses.
+func (s *splitEnv) startServers(o options) (mockAddr, gwAddr string, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.Command(exe, serveRoleFlag+"servers", "-events="+strconv.Itoa(o.events),
+		"-event-delay="+o.eventDelay.String(), "-log="+o.log)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1") // the last of duplicate keys wins
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", "", err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", "", err
+	}
+	p, err := startProc("servers process", cmd, s.srvCPU)
+	if err != nil {
+		return "", "", err
+	}
+	p.stdin = stdin
+	s.servers = p
+	s.add(p.stop)
+
+	lines := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
+		lines <- line
+		io.Copy(io.Discard, r) //nolint:errcheck // until it exits
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case <-p.done:
+		return "", "", fmt.Errorf("the servers process exited before it was ready: %v", p.err)
+	case <-time.After(20 * time.Second):
+		return "", "", errors.New("the servers process did not report ready within 20s")
+	}
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, "mock="); ok {
+			mockAddr = v
+		} else if v, ok := strings.CutPrefix(f, "gateway="); ok {
+			gwAddr = v
+		}
+	}
+	if !strings.HasPrefix(line, "ready ") || mockAddr == "" || gwAddr == "" {
+		return "", "", fmt.Errorf("the servers process reported %q, want \"ready mock=ADDR gateway=ADDR\"", line)
+	}
+	proof, err := checkPinned("servers process (mock + gateway, GOMAXPROCS=1)", p.pid(), s.srvCPU)
+	if err != nil {
+		return "", "", err
+	}
+	s.proof = append(s.proof, proof)
+	return mockAddr, gwAddr, nil
+}
+
+// checkPinned checks that every thread of a process may run on cpu only,
+// and describes it for the report.
+func checkPinned(name string, pid, cpu int) (string, error) {
+	lists, n, err := threadCPUs(pid)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	if len(lists) != 1 || lists[0] != strconv.Itoa(cpu) {
+		return "", fmt.Errorf("%s (pid %d) is not pinned to CPU %d: its %d threads may run on %v", name, pid, cpu, n, lists)
+	}
+	return fmt.Sprintf("%s, pid %d: all %d threads Cpus_allowed_list=%d", name, pid, n, cpu), nil
+}
+
+// findNginx returns the path of an nginx binary, or "".
+func findNginx() string {
+	if p, err := exec.LookPath("nginx"); err == nil {
+		return p
+	}
+	for _, p := range []string{"/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+var nginxVersionRE = regexp.MustCompile(`nginx/(\d+)\.(\d+)\.(\d+)`)
+
+// startNginx starts nginx pinned to the servers' CPU as a plain reverse
+// proxy in front of the mock, and returns its address.
+func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
+	info, err := exec.Command(bin, "-V").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s -V: %w: %s", bin, err, info)
+	}
+	m := nginxVersionRE.FindSubmatch(info)
+	if m == nil {
+		return "", fmt.Errorf("%s -V: no version in %q", bin, info)
+	}
+	s.nginxVersion = fmt.Sprintf("%s.%s.%s", m[1], m[2], m[3])
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	patch, _ := strconv.Atoi(string(m[3]))
+
+	removeStaleNginxDirs()
+	dir, err := os.MkdirTemp("", nginxDirPrefix)
+	if err != nil {
+		return "", err
+	}
+	s.add(func() { os.RemoveAll(dir) }) //nolint:errcheck
+	// Workers may run as another user (nginx's "user", when started as root).
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		return "", err
+	}
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(conf, []byte(nginxConf(dir, mockAddr, addr, string(info))), 0o644); err != nil {
+		return "", err
+	}
+	errLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
+	args := []string{"-p", dir + "/", "-c", conf}
+	if major > 1 || minor > 19 || (minor == 19 && patch >= 5) { // -e came with 1.19.5
+		args = append(args, "-e", errLog) // not the compiled-in log, which may be unwritable
+	}
+	stderr, err := os.Create(stderrLog)
+	if err != nil {
+		return "", err
+	}
+	defer stderr.Close() // the child has its own copy
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	p, err := startProc("nginx", cmd, s.srvCPU)
+	if err != nil {
+		return "", err
+	}
+	s.nginx = p
+	s.add(p.stop)
+
+	logs := func() string {
+		var b strings.Builder
+		for _, f := range []string{stderrLog, errLog} {
+			if x, err := os.ReadFile(f); err == nil && len(x) > 0 {
+				fmt.Fprintf(&b, "\n%s:\n%s", filepath.Base(f), tail(x, 2000))
+			}
+		}
+		return b.String()
+	}
+	// Ready when it accepts connections and its worker is there.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if p.exited() {
+			return "", fmt.Errorf("nginx exited at start (%v); its configuration is %s%s", p.err, conf, logs())
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("nginx did not start listening on %s within 10s%s", addr, logs())
+		}
+		if s.nginxWorkers = childPids(p.pid()); len(s.nginxWorkers) > 0 {
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	proof, err := checkPinned("nginx "+s.nginxVersion+" master", p.pid(), s.srvCPU)
+	if err != nil {
+		return "", err
+	}
+	s.proof = append(s.proof, proof)
+	for _, w := range s.nginxWorkers {
+		proof, err := checkPinned("nginx worker", w, s.srvCPU)
+		if err != nil {
+			return "", err
+		}
+		s.proof = append(s.proof, proof)
+	}
+	return addr, nil
+}
+
+const nginxDirPrefix = "rosetta-bench-nginx-"
+
+// removeStaleNginxDirs removes the temporary directories of earlier runs
+// that could not clean up (killed with SIGKILL): older than ten minutes,
+// and the nginx their pid file names is gone.
+func removeStaleNginxDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), nginxDirPrefix+"*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < 10*time.Minute {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "nginx.pid")); err == nil {
+			if _, err := os.Stat("/proc/" + strings.TrimSpace(string(b))); err == nil {
+				continue // still running
+			}
+		}
+		os.RemoveAll(d) //nolint:errcheck
+	}
+}
+
+// tail returns the last n bytes of b.
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// freeLoopbackAddr returns a loopback address no one listens on now.
+func freeLoopbackAddr() (string, error) {
+	ln, err := listenLoopback()
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}
+
+// nginxConf is nginx as a plain reverse proxy: one worker, keep-alive
+// connections to the mock, responses relayed as they come (SSE events
+// included), no access log; every path in dir. info is `nginx -V`'s output:
+// the temporary paths of modules it was built without must not be named.
+func nginxConf(dir, mockAddr, listen, info string) string {
+	var temps strings.Builder
+	for _, t := range []struct{ directive, module string }{
+		{"client_body_temp_path", ""},
+		{"proxy_temp_path", ""},
+		{"fastcgi_temp_path", "fastcgi"},
+		{"uwsgi_temp_path", "uwsgi"},
+		{"scgi_temp_path", "scgi"},
+	} {
+		if t.module != "" && strings.Contains(info, "--without-http_"+t.module+"_module") {
+			continue
+		}
+		fmt.Fprintf(&temps, "    %s %s;\n", t.directive, filepath.Join(dir, strings.TrimSuffix(t.directive, "_temp_path")))
+	}
+	return fmt.Sprintf(`# Generated by Rosetta's load harness (bench/split.go): nginx as a plain
+# reverse proxy in front of the mock upstream.
+daemon off;
+master_process on;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+
+events {
+    worker_connections 4096;
+}
+
+http {
+    access_log off;
+%[4]s
+    # The harness's clients keep their connections for a whole run.
+    keepalive_requests 1000000;
+    keepalive_timeout 75s;
+
+    upstream mock {
+        server %[2]s;
+        keepalive 256;
+        keepalive_requests 1000000;
+        keepalive_timeout 60s;
+    }
+
+    server {
+        listen %[3]s;
+        location / {
+            proxy_pass http://mock;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off; # relay SSE events as they come
+        }
+    }
+}
+`, dir, mockAddr, listen, temps.String())
+}
+
+// procTimes is the CPU time and the run-queue wait of processes.
+type procTimes struct{ cpu, wait time.Duration }
+
+func (a procTimes) sub(b procTimes) procTimes { return procTimes{a.cpu - b.cpu, a.wait - b.wait} }
+
+// coreTimes is a CPU's time from /proc/stat: all of it, idle (iowait
+// included), interrupts (hard and soft: on loopback, much of the network
+// stack) and steal (taken by the hypervisor).
+type coreTimes struct{ total, idle, irq, steal time.Duration }
+
+func (a coreTimes) sub(b coreTimes) coreTimes {
+	return coreTimes{a.total - b.total, a.idle - b.idle, a.irq - b.irq, a.steal - b.steal}
+}
+
+// share is d as a share of the core's time.
+func (a coreTimes) share(d time.Duration) float64 {
+	if a.total <= 0 {
+		return 0
+	}
+	return float64(d) / float64(a.total)
+}
+
+// others is the share of the core that processes other than ours used
+// (busy, less interrupts, steal and ours).
+func (a coreTimes) others(ours time.Duration) float64 {
+	return max(0, a.share(a.total-a.idle-a.irq-a.steal-ours))
+}
+
+// splitSample is what split placement reads of the other processes and the
+// two cores, at the start and at the end of a run's window.
+type splitSample struct {
+	servers, nginx    procTimes
+	srvCore, loadCore coreTimes
+}
+
+func (a splitSample) sub(b splitSample) splitSample {
+	return splitSample{a.servers.sub(b.servers), a.nginx.sub(b.nginx), a.srvCore.sub(b.srvCore), a.loadCore.sub(b.loadCore)}
+}
+
+func (s *splitEnv) sample() splitSample {
+	x := splitSample{servers: procTimesOf([]int{s.servers.pid()}), srvCore: coreTimesOf(s.srvCPU), loadCore: coreTimesOf(s.loadCPU)}
+	if s.nginx != nil {
+		x.nginx = procTimesOf(append([]int{s.nginx.pid()}, s.nginxWorkers...))
+	}
+	return x
+}
+
+// splitStats is one run's split placement figures.
+type splitStats struct {
+	srvCPU, ngxCPU time.Duration // CPU per request of the servers process and of nginx
+	srvUse         float64       // share of the servers' CPU our processes used
+	srvWait        float64       // their run-queue wait, per window
+	srvIRQ         float64       // share of the servers' CPU in interrupts
+	loadIRQ        float64
+	srvOthers      float64 // share of each CPU other processes used
+	loadOthers     float64
+	srvSteal       float64 // share of each CPU the hypervisor took
+	loadSteal      float64
+}
+
+func splitStatsOf(r *result) splitStats {
+	x := r.split
+	if x == nil {
+		return splitStats{}
+	}
+	var st splitStats
+	if r.requests > 0 {
+		st.srvCPU = x.servers.cpu / time.Duration(r.requests)
+		st.ngxCPU = x.nginx.cpu / time.Duration(r.requests)
+	}
+	ours := x.servers.cpu + x.nginx.cpu
+	st.srvUse = x.srvCore.share(ours)
+	st.srvWait = float64(x.servers.wait+x.nginx.wait) / float64(r.window)
+	st.srvIRQ, st.loadIRQ = x.srvCore.share(x.srvCore.irq), x.loadCore.share(x.loadCore.irq)
+	st.srvOthers, st.loadOthers = x.srvCore.others(ours), x.loadCore.others(r.cpu)
+	st.srvSteal, st.loadSteal = x.srvCore.share(x.srvCore.steal), x.loadCore.share(x.loadCore.steal)
+	return st
+}
+
+// progressLine describes one run of split placement.
+func (s *splitEnv) progressLine(r *result) string {
+	st := splitStatsOf(r)
+	line := fmt.Sprintf("%-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  CPU%d: servers %5.1fµs/req",
+		r.target, r.reqPerSec(), fmtDur(percentile(r.lat, 0.5)), fmtDur(percentile(r.lat, 0.99)),
+		fmtDur(percentile(r.lat, 0.999)), fmtDur(percentile(r.lat, 1)), s.srvCPU, us(st.srvCPU))
+	if s.nginx != nil {
+		line += fmt.Sprintf(" nginx %5.1fµs/req", us(st.ngxCPU))
+	}
+	line += fmt.Sprintf(", %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %3.0f%%; CPU%d: load %5.1fµs/req, %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %3.0f%%%s",
+		100*st.srvUse, 100*st.srvIRQ, 100*st.srvOthers, 100*st.srvWait, s.loadCPU,
+		us(r.cpuPerReq()), 100*r.cpuUse(), 100*st.loadIRQ, 100*st.loadOthers, 100*r.waitShare(), failNote(r))
+	return line
+}
