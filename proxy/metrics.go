@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -22,13 +23,15 @@ type metrics struct {
 	tokens      *prometheus.CounterVec
 	openStreams prometheus.Gauge
 	handler     fasthttp.RequestHandler
+	timerMu     sync.RWMutex
+	timerCache  map[string]*[2][2]prometheus.Observer // endpoint → [stream][latency, first byte]
 }
 
 // latencyBuckets span a cached answer to a long generation, in seconds.
 var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
 func newMetrics(g *Gateway, logDropped func() int64) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+	m := &metrics{reg: prometheus.NewRegistry(), timerCache: map[string]*[2][2]prometheus.Observer{}}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rosetta_requests_total", Help: "Client requests by endpoint, model and status.",
 	}, []string{"endpoint", "model", "status"})
@@ -106,17 +109,36 @@ func outcomeOf(status int) outcome {
 	return outcomeClientError
 }
 
+// timers returns the latency and first-byte histograms of an endpoint,
+// resolving them once: a label lookup costs more than the observation.
+func (m *metrics) timers(endpoint string, stream bool) (prometheus.Observer, prometheus.Observer) {
+	i := 0
+	if stream {
+		i = 1
+	}
+	m.timerMu.RLock()
+	t := m.timerCache[endpoint]
+	m.timerMu.RUnlock()
+	if t == nil {
+		t = new([2][2]prometheus.Observer)
+		for j, s := range [...]string{"false", "true"} {
+			t[j] = [2]prometheus.Observer{m.latency.WithLabelValues(endpoint, s), m.firstByte.WithLabelValues(endpoint, s)}
+		}
+		m.timerMu.Lock()
+		m.timerCache[endpoint] = t
+		m.timerMu.Unlock()
+	}
+	return t[i][0], t[i][1]
+}
+
 // observe records a finished exchange.
 func (m *metrics) observe(x *exchange) {
 	var b [8]byte
-	stream := "false"
-	if x.stream {
-		stream = "true"
-	}
 	m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10))).Inc()
-	m.latency.WithLabelValues(x.endpoint, stream).Observe(x.elapsed.Seconds())
+	lat, first := m.timers(x.endpoint, x.stream)
+	lat.Observe(x.elapsed.Seconds())
 	if x.ttfb > 0 {
-		m.firstByte.WithLabelValues(x.endpoint, stream).Observe(x.ttfb.Seconds())
+		first.Observe(x.ttfb.Seconds())
 	}
 	if u := x.usage; u.Input+u.Output > 0 && x.route != nil {
 		t := &x.route.tokens
