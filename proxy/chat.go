@@ -136,7 +136,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	resp := fasthttp.AcquireResponse()
 	buf := bodyBufs.Get().(*[]byte)
 	*buf = x.req.AppendUpstream((*buf)[:0], body, c.model)
-	g.prepare(req, x, c.ch, *buf)
+	g.prepare(req, x, c.ch, c.model, *buf)
 	resp.StreamBody = x.stream
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	fasthttp.ReleaseRequest(req)
@@ -186,17 +186,14 @@ const maxPooledBody = 1 << 20
 
 // prepare builds the upstream request. Only what the upstream needs is sent:
 // never the client's credentials or other headers.
-func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
+func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, model string, body []byte) {
 	req.Header.SetMethod(fasthttp.MethodPost)
-	req.SetRequestURI(ch.chatURL)
+	ch.setRequest(req, model, x.stream)
 	req.Header.SetContentTypeBytes(strJSON)
 	if x.stream {
 		req.Header.SetBytesV("Accept", strEventStream)
 	} else {
 		req.Header.SetBytesV("Accept", strJSON)
-	}
-	if auth := ch.authorization(); auth != nil {
-		req.Header.SetBytesKV(strAuthorization, auth)
 	}
 	req.Header.SetBytesKV(strRequestID, x.id)
 	req.Header.SetUserAgent("rosetta")

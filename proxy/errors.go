@@ -15,25 +15,6 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
-// style is the API dialect a client speaks; errors and streams answer in it.
-type style uint8
-
-const (
-	styleOpenAI style = iota
-)
-
-func (s style) appendError(dst []byte, e *codec.Error) []byte {
-	return openai.AppendError(dst, e)
-}
-
-// appendStreamError appends an error event that ends a stream already under
-// way (the status line is long gone).
-func (s style) appendStreamError(dst []byte, e *codec.Error) []byte {
-	dst = append(dst, "data: "...)
-	dst = openai.AppendError(dst, e)
-	return append(dst, "\n\n"...)
-}
-
 func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) *codec.Error {
 	return &codec.Error{Status: status, Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }

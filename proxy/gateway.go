@@ -103,6 +103,12 @@ func (g *Gateway) buildRoutes() error {
 			return err
 		}
 		g.channels = append(g.channels, ch)
+		if ch.style != styleOpenAI {
+			// Requests reach these channels once the codec translates
+			// between styles; until then they are built but not routed.
+			g.log.Warn("channel not routed: requests in its style are not served yet", "channel", c.Name, "type", c.Type)
+			continue
+		}
 		for _, public := range c.PublicModels() {
 			up, _ := c.UpstreamModel(public)
 			r := g.routes[public]

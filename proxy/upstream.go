@@ -20,14 +20,18 @@ import (
 // channel is one upstream provider endpoint with its connection pool, its
 // credentials and its health.
 type channel struct {
-	name    string
-	kind    string // config channel type
-	cfg     config.Channel
-	client  *fasthttp.HostClient
-	chatURL string // absolute URL of the chat completions endpoint
-	auth    [][]byte
-	next    atomic.Uint32 // round-robin position in auth
-	breaker breaker
+	name   string
+	kind   string // config channel type
+	style  style
+	cfg    config.Channel
+	client *fasthttp.HostClient
+	base   string // base URL, without a trailing slash
+	// authHeader carries the credential; auth holds its value for each of
+	// the channel's keys, used in turn.
+	authHeader []byte
+	auth       [][]byte
+	next       atomic.Uint32 // round-robin position in auth
+	breaker    breaker
 	// attempts counts requests to the channel by outcome (a Prometheus
 	// counter per outcome, resolved once).
 	attempts [numOutcomes]prometheus.Counter
@@ -36,10 +40,19 @@ type channel struct {
 // newChannel builds the upstream client of a configured channel. dial, when
 // not nil, replaces the network (the demo channel answers in-process).
 func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error)) (*channel, error) {
-	ch := &channel{name: c.Name, kind: c.Type, cfg: c}
+	ch := &channel{name: c.Name, kind: c.Type, style: styleOf(c.Type), cfg: c}
 	ch.breaker.init(log, c.Name, c.Breaker.Failures, c.Breaker.Cooldown)
+	prefix := ""
+	switch ch.style {
+	case styleAnthropic:
+		ch.authHeader = []byte("x-api-key")
+	case styleGemini:
+		ch.authHeader = []byte("x-goog-api-key")
+	default:
+		ch.authHeader, prefix = strAuthorization, "Bearer "
+	}
 	for _, k := range c.APIKeys {
-		ch.auth = append(ch.auth, []byte("Bearer "+k))
+		ch.auth = append(ch.auth, []byte(prefix+k))
 	}
 	base := c.BaseURL
 	if dial != nil {
@@ -49,7 +62,7 @@ func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: cannot parse base_url: %w", c.Name, err)
 	}
-	ch.chatURL = strings.TrimSuffix(base, "/") + "/chat/completions"
+	ch.base = strings.TrimSuffix(base, "/")
 	secure := u.Scheme == "https"
 	addr := u.Host
 	if u.Port() == "" {
@@ -87,12 +100,26 @@ func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error
 	return ch, nil
 }
 
-// authorization returns the next upstream credential in rotation.
-func (ch *channel) authorization() []byte {
-	if len(ch.auth) == 0 {
-		return nil
+// setRequest points req at the channel's generation endpoint for model,
+// with the channel's next credential and, for Anthropic, its API version.
+func (ch *channel) setRequest(req *fasthttp.Request, model string, stream bool) {
+	uri := req.URI()
+	switch ch.style {
+	case styleAnthropic:
+		uri.Update(ch.base + "/v1/messages")
+		req.Header.Set("anthropic-version", ch.cfg.APIVersion)
+	case styleGemini:
+		method := ":generateContent"
+		if stream {
+			method = ":streamGenerateContent?alt=sse"
+		}
+		uri.Update(ch.base + "/v1beta/models/" + url.PathEscape(model) + method)
+	default:
+		uri.Update(ch.base + "/chat/completions")
 	}
-	return ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)]
+	if len(ch.auth) > 0 {
+		req.Header.SetBytesKV(ch.authHeader, ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)])
+	}
 }
 
 // dialError marks a failure to connect: the request never reached the
