@@ -33,8 +33,14 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 		g.fail(ctx, x, e)
 		return
 	}
-	x.stream = x.req.Stream
-	model := x.req.Model
+	x.stream, x.includeUsage = x.req.Stream, x.req.IncludeUsage
+	g.generate(ctx, x, body, x.req.Model)
+}
+
+// generate routes a generation request, whatever its style, once the
+// style's handler has authenticated and read it: model allow-list, route,
+// rate limits, then the candidates in order.
+func (g *Gateway) generate(ctx *fasthttp.RequestCtx, x *exchange, body, model []byte) {
 	if !x.key.Allows(model) {
 		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed",
 			"This key may not use the model '%s'.", model))
@@ -46,7 +52,7 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 			"The model '%s' does not exist or is not served by this gateway.", model))
 		return
 	}
-	x.model, x.route = rt.public, rt
+	x.model, x.route, x.bodyLen = rt.public, rt, len(body)
 	if !g.admit(ctx, x, int64(len(body)/4)) {
 		return
 	}
@@ -63,7 +69,7 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 // authenticate returns the caller's key, or answers 401, finishes x and
 // returns nil.
 func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
-	secret := bearer(ctx.Request.Header.PeekBytes(strAuthorization))
+	secret := secret(ctx, x.style)
 	k, err := g.keys.authenticate(secret)
 	switch {
 	case err != nil:
@@ -71,12 +77,19 @@ func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
 		g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
 	case k == nil && len(secret) == 0:
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "missing_api_key",
-			Message: "You didn't provide an API key. Send it as 'Authorization: Bearer <key>'."})
+			Message: "You didn't provide an API key. " + keyHint[x.style]})
 	case k == nil:
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
 			Message: "Incorrect API key provided."})
 	}
 	return k
+}
+
+// keyHint tells a client without a key how its style sends one.
+var keyHint = [...]string{
+	styleOpenAI:    "Send it as 'Authorization: Bearer <key>'.",
+	styleAnthropic: "Send it as 'x-api-key: <key>'.",
+	styleGemini:    "Send it as '?key=<key>' or 'x-goog-api-key: <key>'.",
 }
 
 // admit applies the key's rate limits, reserving an estimate of the tokens.
@@ -106,13 +119,24 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 // only here, before anything was sent to the client.
 func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
 	var last *codec.Error
+	buf := bodyBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledBody {
+			bodyBufs.Put(buf)
+		}
+	}()
 	for _, c := range cands {
+		var e *codec.Error
+		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
+			last = e // this channel's style cannot carry the request; another may
+			continue
+		}
 		if c.ch.breaker.allow(time.Now()) > 0 {
 			continue // another request took the probe of a half-open circuit
 		}
 		x.attempts++
 		x.channel = c.ch.name
-		e, retry := g.attempt(ctx, x, body, c)
+		e, retry := g.attempt(ctx, x, *buf, c)
 		if e == nil {
 			return
 		}
@@ -134,15 +158,10 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) (*codec.Error, bool) {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	buf := bodyBufs.Get().(*[]byte)
-	*buf = x.req.AppendUpstream((*buf)[:0], body, c.model)
-	g.prepare(req, x, c.ch, c.model, *buf)
+	g.prepare(req, x, c.ch, c.model, body)
 	resp.StreamBody = x.stream
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	fasthttp.ReleaseRequest(req)
-	if cap(*buf) <= maxPooledBody {
-		bodyBufs.Put(buf)
-	}
 
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
@@ -154,7 +173,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	status := resp.StatusCode()
 	c.ch.attempts[outcomeOf(status)].Inc()
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
-		e := upstreamError(c.ch, status, resp.Body())
+		e := upstreamError(c.ch, x.style, status, resp.Body())
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(time.Now())
 		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
@@ -163,7 +182,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	}
 	if status >= 400 {
 		// The client's own mistake: relay it, the channel is healthy.
-		e := upstreamError(c.ch, status, resp.Body())
+		e := upstreamError(c.ch, x.style, status, resp.Body())
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.success()
 		return e, false
@@ -171,7 +190,12 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if x.stream && bytes.HasPrefix(resp.Header.ContentType(), strEventStream) {
 		return g.startStream(ctx, x, c, resp)
 	}
-	g.respond(ctx, x, c, resp)
+	if e := g.respond(ctx, x, c, resp); e != nil {
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(time.Now())
+		c.ch.attempts[outcomeBroken].Inc()
+		return e, true
+	}
 	c.ch.breaker.success()
 	fasthttp.ReleaseResponse(resp)
 	g.finish(x)
@@ -200,25 +224,43 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, model
 	req.SetBodyRaw(body)
 }
 
-// respond relays a whole (non-streamed) upstream response, with the public
-// model name put back.
-func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) {
+// respond answers with a whole (non-streamed) upstream response: relayed
+// with the public model name put back when the styles match, else
+// translated. It fails only when the upstream's answer cannot be read.
+func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) *codec.Error {
 	b := resp.Body()
 	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
+	if !passThrough(x, c.ch) {
+		if err := c.ch.style.dialect().decodeResponse(b, &x.resp); err != nil {
+			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
+			return errorf(502, codec.KindUpstream, "upstream_error", "The upstream provider's response could not be read.")
+		}
+		x.usage = x.resp.Usage
+		ctx.SetStatusCode(x.status)
+		ctx.SetContentType("application/json")
+		x.buf = x.style.dialect().appendResponse(x.buf[:0], &x.resp, x.streamInfo())
+		ctx.SetBody(x.buf)
+		return nil
+	}
 	ctx.SetStatusCode(x.status)
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		ctx.Response.Header.SetContentTypeBytes(ct)
 	}
-	if s, e := openai.ModelSpan(b); s >= 0 && c.model != x.model {
+	if s, e := openai.ModelSpan(b); s >= 0 && c.model != x.model && x.style != styleGemini {
 		ctx.Response.AppendBody(b[:s])
 		ctx.Response.AppendBodyString(x.route.escaped)
 		ctx.Response.AppendBody(b[e:])
 	} else {
 		ctx.SetBody(b)
 	}
-	if s, e := openai.UsageSpan(b); s >= 0 {
-		x.usage, _ = openai.DecodeUsage(b[s:e])
+	if x.style == styleOpenAI {
+		if s, e := openai.UsageSpan(b); s >= 0 {
+			x.usage, _ = openai.DecodeUsage(b[s:e])
+		}
+	} else if x.style.dialect().decodeResponse(b, &x.resp) == nil {
+		x.usage = x.resp.Usage
 	}
+	return nil
 }
 
 // transportError is the client's error for an upstream that could not be

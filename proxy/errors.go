@@ -12,7 +12,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
 func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) *codec.Error {
@@ -22,6 +21,7 @@ func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) 
 // serverError answers what fasthttp rejects before a handler runs.
 func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	x := g.begin(ctx, "server")
+	x.style = styleOfPath(ctx.Path())
 	var e *codec.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
@@ -63,12 +63,16 @@ func drain(conn net.Conn, n int64) {
 }
 
 func (g *Gateway) notFound(ctx *fasthttp.RequestCtx) {
-	g.fail(ctx, g.begin(ctx, "unknown"), errorf(404, codec.KindNotFound, "unknown_url",
+	x := g.begin(ctx, "unknown")
+	x.style = styleOfPath(ctx.Path())
+	g.fail(ctx, x, errorf(404, codec.KindNotFound, "unknown_url",
 		"Invalid URL (%s %s)", ctx.Method(), ctx.Path()))
 }
 
 func (g *Gateway) methodNotAllowed(ctx *fasthttp.RequestCtx) {
-	g.fail(ctx, g.begin(ctx, "unknown"), errorf(405, codec.KindInvalidRequest, "method_not_allowed",
+	x := g.begin(ctx, "unknown")
+	x.style = styleOfPath(ctx.Path())
+	g.fail(ctx, x, errorf(405, codec.KindInvalidRequest, "method_not_allowed",
 		"Method %s is not allowed on %s", ctx.Method(), ctx.Path()))
 }
 
@@ -85,8 +89,11 @@ var secretLike = regexp.MustCompile(`(sk|pk|rk|ak|key)-[A-Za-z0-9_*.\-]{6,}|AIza
 // upstreamError turns an upstream error response into the error the client
 // sees: the status and message are kept, anything that looks like a
 // credential is removed, and a body the gateway cannot read is not echoed.
-func upstreamError(ch *channel, status int, body []byte) *codec.Error {
-	e, ok := openai.DecodeError(status, body)
+func upstreamError(ch *channel, client style, status int, body []byte) *codec.Error {
+	e, ok := ch.style.dialect().decodeError(status, body)
+	if ok && ch.style != client {
+		e.Type = "" // a type of the upstream's style means nothing to this client
+	}
 	if !ok || e.Message == "" {
 		e = codec.Error{Status: status, Kind: codec.KindForStatus(status),
 			Message: fmt.Sprintf("The upstream provider returned HTTP %d.", status)}

@@ -41,9 +41,19 @@ type exchange struct {
 	limit    *ratelimit.State
 	reserved int64
 
-	req   openai.ChatRequest
-	cands [maxCandidates]candidate
-	buf   []byte // scratch for error bodies and headers
+	// The request as read: req on the OpenAI pass-through path; canon, the
+	// canonical form, for other styles and whenever a channel of another
+	// style is tried; resp the canonical response of a translation.
+	req          openai.ChatRequest
+	canon        codec.Request
+	canonReady   bool
+	resp         codec.Response
+	version      string // the Anthropic client's API version
+	includeUsage bool   // the client asked for usage in the stream
+	geminiArray  bool   // a Gemini client streaming without alt=sse: a JSON array
+	bodyLen      int
+	cands        [maxCandidates]candidate
+	buf          []byte // scratch for error bodies and headers
 }
 
 var strRequestID = []byte("X-Request-Id")
@@ -99,7 +109,9 @@ func (g *Gateway) finish(x *exchange) {
 	x.elapsed = time.Since(x.start)
 	g.metrics.observe(x)
 	g.logExchange(x)
-	*x = exchange{g: g, buf: x.buf[:0]}
+	x.canon.Reset()
+	x.resp.Reset()
+	*x = exchange{g: g, buf: x.buf[:0], canon: x.canon, resp: x.resp}
 	g.exchanges.Put(x)
 }
 

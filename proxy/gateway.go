@@ -103,12 +103,6 @@ func (g *Gateway) buildRoutes() error {
 			return err
 		}
 		g.channels = append(g.channels, ch)
-		if ch.style != styleOpenAI {
-			// Requests reach these channels once the codec translates
-			// between styles; until then they are built but not routed.
-			g.log.Warn("channel not routed: requests in its style are not served yet", "channel", c.Name, "type", c.Type)
-			continue
-		}
 		for _, public := range c.PublicModels() {
 			up, _ := c.UpstreamModel(public)
 			r := g.routes[public]
@@ -134,6 +128,11 @@ func (g *Gateway) handler() fasthttp.RequestHandler {
 	r := router.New()
 	r.GET("/v1/models", g.listModels)
 	r.POST("/v1/chat/completions", g.chatCompletions)
+	r.POST("/v1/messages", g.messages)
+	r.POST("/v1/messages/count_tokens", g.countTokens)
+	r.POST("/v1beta/models/{target}", g.geminiPost)
+	r.GET("/v1beta/models", g.geminiModels)
+	r.GET("/v1beta/models/{model}", g.geminiModels)
 	r.GET("/healthz", g.healthz)
 	r.GET("/readyz", g.readyz)
 	r.GET("/metrics", g.metrics.handler)

@@ -21,6 +21,7 @@ import (
 const (
 	clientKey   = "sk-client-0123456789abcdef"
 	limitedKey  = "sk-limited-0123456789abcdef"
+	openKey     = "sk-open-0123456789abcdef" // every model, no limits
 	upstreamKey = "sk-upstream-SECRET-0123456789"
 )
 
@@ -46,7 +47,8 @@ channels:
 keys:
   - {name: client, key: %s, models: ["gpt-*", "fast", "demo", "slow"]}
   - {name: limited, key: %s, rpm: 2}
-`, channels, clientKey, limitedKey)
+  - {name: open, key: %s}
+`, channels, clientKey, limitedKey, openKey)
 	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
@@ -36,6 +37,17 @@ type relay struct {
 
 	rewrite    bool // put the public model name into each chunk
 	stripUsage bool // drop the usage-only chunk the client did not ask for
+
+	// Translation between styles: upstream events are decoded into
+	// canonical ones and encoded in the client's style. On a pass-through
+	// of another style than OpenAI's, sniff decodes events only to read the
+	// usage.
+	dec, sniff codec.StreamDecoder
+	enc        codec.StreamEncoder
+	events     []codec.Event
+	data       []byte // scratch for multi-line event data
+	fresh      []byte // scratch for events turned into array elements
+	elements   int    // array elements written, for a Gemini client without SSE
 	eof        bool
 	failed     error // the upstream stream broke
 	clientGone bool
@@ -53,7 +65,17 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
 	rl.rewrite = c.model != x.model
-	rl.stripUsage = !x.req.IncludeUsage
+	rl.stripUsage = !x.includeUsage
+	switch {
+	case !passThrough(x, c.ch):
+		rl.dec = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
+		rl.dec.Reset()
+		rl.enc = x.style.dialect().encoders.Get().(codec.StreamEncoder)
+		rl.enc.Reset(x.streamInfo())
+	case x.style != styleOpenAI:
+		rl.sniff = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
+		rl.sniff.Reset()
+	}
 	if !rl.fill() {
 		err := rl.failed
 		if err == nil {
@@ -69,6 +91,9 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	x.status, x.ttfb = 200, time.Since(x.start)
 	ctx.SetStatusCode(200)
 	ctx.Response.Header.SetContentTypeBytes(strEventStream)
+	if x.geminiArray {
+		ctx.Response.Header.SetContentTypeBytes(strJSON)
+	}
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
 	ctx.SetBodyStream(rl, -1)
@@ -125,9 +150,8 @@ func (rl *relay) fill() bool {
 		switch {
 		case rl.failed != nil:
 			rl.x.errMsg = rl.failed.Error()
-			e := transportError(rl.failed)
 			if rl.x.ttfb > 0 { // the client has a stream open: tell it in-band
-				rl.out = rl.x.style.appendStreamError(rl.out, e)
+				rl.streamError(transportError(rl.failed))
 			}
 			rl.finished = true
 		case rl.eof:
@@ -135,6 +159,7 @@ func (rl *relay) fill() bool {
 				rl.event(rl.in[rl.r:rl.w])
 				rl.r = rl.w
 			}
+			rl.end()
 			rl.finished = true
 		default:
 			rl.read()
@@ -169,6 +194,15 @@ func (rl *relay) read() {
 // event relays one upstream event: the model name put back, usage recorded,
 // and the usage-only chunk dropped when the client did not ask for it.
 func (rl *relay) event(ev []byte) {
+	switch {
+	case rl.dec != nil:
+		rl.transcode(ev)
+		return
+	case rl.sniff != nil:
+		rl.sniffUsage(ev)
+		rl.out = append(rl.out, ev...)
+		return
+	}
 	data, multi, ok := sse.Data(ev)
 	if !ok || multi || sse.IsDone(data) {
 		rl.out = append(rl.out, ev...)
@@ -192,6 +226,122 @@ func (rl *relay) event(ev []byte) {
 		}
 	}
 	rl.out = append(rl.out, ev...)
+}
+
+// transcode decodes one upstream event into canonical events and encodes
+// them in the client's style.
+func (rl *relay) transcode(ev []byte) {
+	name, _ := sse.Field(ev, "event")
+	data, multi, ok := sse.Data(ev)
+	if !ok {
+		return // a comment or keep-alive: nothing to say in another style
+	}
+	if multi {
+		rl.data = sse.AppendData(rl.data[:0], ev)
+		data = rl.data
+	}
+	events, err := rl.dec.Decode(rl.events[:0], name, data)
+	rl.events = events
+	if err != nil {
+		rl.failed = err
+		return
+	}
+	rl.encode(events)
+}
+
+// encode appends canonical events in the client's style.
+func (rl *relay) encode(events []codec.Event) {
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case codec.EventUsage:
+			rl.x.usage = e.Usage
+		case codec.EventError:
+			rl.x.errMsg = e.Err.Message
+		}
+		rl.emit(rl.enc.Encode(rl.out, e))
+	}
+}
+
+// emit makes out the client's bytes: as they are, or, for a Gemini client
+// that did not ask for SSE, the new SSE events turned into array elements.
+func (rl *relay) emit(out []byte) {
+	if !rl.x.geminiArray {
+		rl.out = out
+		return
+	}
+	fresh := append(rl.fresh[:0], out[len(rl.out):]...)
+	rl.fresh = fresh
+	out = out[:len(rl.out)]
+	for len(fresh) > 0 {
+		n := sse.Next(fresh)
+		if n == 0 {
+			n = len(fresh)
+		}
+		if data, _, ok := sse.Data(fresh[:n]); ok {
+			if rl.elements == 0 {
+				out = gemini.AppendArrayStart(out)
+			}
+			out = gemini.AppendArrayElement(out, rl.elements, data)
+			rl.elements++
+		}
+		fresh = fresh[n:]
+	}
+	rl.out = out
+}
+
+// end closes a translated stream: what the upstream's end implies, then
+// what ends the stream in the client's style.
+func (rl *relay) end() {
+	switch {
+	case rl.dec != nil:
+		rl.events = rl.dec.End(rl.events[:0])
+		rl.encode(rl.events)
+		rl.emit(rl.enc.End(rl.out))
+	case rl.sniff != nil:
+		for _, e := range rl.sniff.End(rl.events[:0]) {
+			if e.Kind == codec.EventUsage {
+				rl.x.usage = e.Usage
+			}
+		}
+	}
+	if rl.x.geminiArray {
+		if rl.elements == 0 {
+			rl.out = gemini.AppendArrayStart(rl.out)
+		}
+		rl.out = gemini.AppendArrayEnd(rl.out)
+	}
+}
+
+// streamError ends the client's stream with an error in its style.
+func (rl *relay) streamError(e *codec.Error) {
+	if rl.enc != nil {
+		ev := codec.Event{Kind: codec.EventError, Err: e}
+		rl.emit(rl.enc.Encode(rl.out, &ev))
+		rl.end()
+		return
+	}
+	rl.emit(rl.x.style.appendStreamError(rl.out, e))
+}
+
+// sniffUsage reads the usage of a relayed event of Anthropic's or Gemini's
+// style.
+func (rl *relay) sniffUsage(ev []byte) {
+	name, _ := sse.Field(ev, "event")
+	data, multi, ok := sse.Data(ev)
+	if !ok || multi {
+		return
+	}
+	events, err := rl.sniff.Decode(rl.events[:0], name, data)
+	rl.events = events
+	if err != nil {
+		return
+	}
+	for i := range events {
+		if events[i].Kind == codec.EventUsage {
+			rl.x.usage = events[i].Usage
+		}
+	}
 }
 
 // Close ends the exchange: called by fasthttp when the stream is over or the
@@ -221,10 +371,17 @@ func (rl *relay) Close() error {
 func (rl *relay) release() {
 	rl.resp.CloseBodyStream() //nolint:errcheck // interrupts an unfinished upstream read
 	fasthttp.ReleaseResponse(rl.resp)
-	in, out := rl.in, rl.out
+	if rl.dec != nil {
+		rl.c.ch.style.dialect().decoders.Put(rl.dec)
+		rl.x.style.dialect().encoders.Put(rl.enc)
+	}
+	if rl.sniff != nil {
+		rl.c.ch.style.dialect().decoders.Put(rl.sniff)
+	}
+	in, out, events := rl.in, rl.out, rl.events[:0]
 	if len(in) > relayBufSize {
 		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
 	}
-	*rl = relay{in: in, out: out[:0]}
+	*rl = relay{in: in, out: out[:0], events: events}
 	relays.Put(rl)
 }

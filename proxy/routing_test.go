@@ -201,22 +201,3 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
-
-func TestUpstreamRequestPerChannelStyle(t *testing.T) {
-	// Only the request line and credentials are checked here: the bodies of
-	// other styles come with the codec's translation.
-	up := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
-	tg := startGateway(t, channel("oa", up.baseURL(), "")+
-		"  - {name: an, type: anthropic, base_url: \"http://127.0.0.1:1\", api_keys: [sk-ant-0123456789], models: [claude-x]}\n")
-	if resp, body := tg.post(t, miniBody); resp.StatusCode != 200 {
-		t.Fatalf("%d %s", resp.StatusCode, body)
-	}
-	if got := up.lastRequest().header.Get("Authorization"); got != "Bearer "+upstreamKey {
-		t.Errorf("Authorization %q", got)
-	}
-	resp, body := tg.do(t, "POST", "/v1/chat/completions", limitedKey, `{"model":"claude-x","messages":[{"role":"user","content":"x"}]}`)
-	checkError(t, resp, body, 503, "model_not_found")
-	if !strings.Contains(tg.logs.String(), `"channel":"an"`) {
-		t.Error("the unrouted channel is not reported in the log")
-	}
-}

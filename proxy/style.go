@@ -1,9 +1,6 @@
 package proxy
 
-import (
-	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/openai"
-)
+import "github.com/rosetta-gateway/rosetta/codec"
 
 // style is the API dialect a client speaks; errors and streams answer in it.
 type style uint8
@@ -30,13 +27,11 @@ func styleOf(channelType string) style {
 }
 
 func (s style) appendError(dst []byte, e *codec.Error) []byte {
-	return openai.AppendError(dst, e)
+	return s.dialect().appendError(dst, e)
 }
 
 // appendStreamError appends an error event that ends a stream already under
 // way (the status line is long gone).
 func (s style) appendStreamError(dst []byte, e *codec.Error) []byte {
-	dst = append(dst, "data: "...)
-	dst = openai.AppendError(dst, e)
-	return append(dst, "\n\n"...)
+	return s.dialect().appendStreamError(dst, e)
 }

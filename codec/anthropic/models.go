@@ -1,0 +1,60 @@
+package anthropic
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// AppendModelList appends a GET /v1/models answer in Anthropic's shape:
+// {"data":[{"type":"model","id","display_name","created_at"}…],"has_more":false,
+// "first_id","last_id"}. The gateway knows no display names, so each is the
+// id; created is a Unix time in seconds, written as RFC 3339 in UTC.
+func AppendModelList(dst []byte, ids []string, created int64) []byte {
+	var ts [32]byte
+	stamp := time.Unix(created, 0).UTC().AppendFormat(ts[:0], time.RFC3339)
+	dst = append(dst, `{"data":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"model","id":`...)
+		dst = appendString(dst, id)
+		dst = append(dst, `,"display_name":`...)
+		dst = appendString(dst, id)
+		dst = append(dst, `,"created_at":"`...)
+		dst = append(dst, stamp...)
+		dst = append(dst, `"}`...)
+	}
+	dst = append(dst, `],"has_more":false,"first_id":`...)
+	if len(ids) == 0 {
+		return append(dst, `null,"last_id":null}`...)
+	}
+	dst = appendString(dst, ids[0])
+	dst = append(dst, `,"last_id":`...)
+	dst = appendString(dst, ids[len(ids)-1])
+	return append(dst, '}')
+}
+
+// AppendCountTokensResponse appends a count_tokens answer:
+// {"input_tokens":n}.
+func AppendCountTokensResponse(dst []byte, n int) []byte {
+	dst = append(dst, `{"input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	return append(dst, '}')
+}
+
+// DecodeCountTokensResponse reads an upstream's count_tokens answer.
+func DecodeCountTokensResponse(body []byte) (int, error) {
+	var w struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	w.InputTokens = -1
+	if err := unmarshal(body, &w); err != nil {
+		return 0, fmt.Errorf("anthropic: cannot decode count_tokens response: %w", err)
+	}
+	if w.InputTokens < 0 {
+		return 0, fmt.Errorf("anthropic: count_tokens response has no input_tokens")
+	}
+	return w.InputTokens, nil
+}

@@ -1,0 +1,184 @@
+package gemini
+
+import (
+	"bytes"
+	"errors"
+)
+
+// The JSON-array stream: streamGenerateContent without alt=sse answers with
+// one JSON array whose elements (GenerateContentResponse chunks) arrive one
+// by one: "[{…}\n,\r\n{…}\n,\r\n{…}\n]", each element pretty-printed.
+
+// arraySeparator is what Gemini writes between two elements.
+const arraySeparator = "\n,\r\n"
+
+// AppendArrayStart appends the opening of an array stream.
+func AppendArrayStart(dst []byte) []byte { return append(dst, '[') }
+
+// AppendArrayElement appends one element (a chunk's JSON) of an array
+// stream; n is the number of elements written before it.
+func AppendArrayElement(dst []byte, n int, elem []byte) []byte {
+	if n > 0 {
+		dst = append(dst, arraySeparator...)
+	}
+	return append(dst, elem...)
+}
+
+// AppendArrayEnd appends the closing of an array stream.
+func AppendArrayEnd(dst []byte) []byte { return append(dst, "\n]"...) }
+
+// ErrArrayStream reports bytes that cannot belong to a JSON-array stream.
+var ErrArrayStream = errors.New("gemini: malformed JSON-array stream")
+
+// ArraySplitter frames the elements of a JSON-array stream as its bytes
+// arrive, whatever the read boundaries. It skips the opening '[', the
+// commas and whitespace between elements, and finds where each element ends
+// by counting brackets outside strings. It frames; it does not validate:
+// each element goes to StreamDecoder.Decode, which does.
+//
+// The caller keeps a buffer of the bytes not yet consumed: it appends what
+// it reads, calls Next until Next wants more, and drops the n consumed
+// bytes from the front. The splitter remembers how far it has scanned, so
+// each byte is looked at once however small the reads. A body that is a
+// single object instead of an array (an error answered without streaming)
+// is framed as one element.
+//
+// The zero value is ready to use; Reset readies it for another stream.
+type ArraySplitter struct {
+	state  uint8
+	depth  int
+	inStr  bool
+	start  int // offset of the current element in the buffer
+	pos    int // offset scanned up to
+	single bool
+}
+
+const (
+	beforeArray uint8 = iota // before '['
+	beforeElem               // after '[' or ',': an element or ']' next
+	inElem                   // inside an element
+	afterElem                // after an element: ',' or ']' next
+	ended                    // after ']' (or after a single object)
+)
+
+// Reset readies s for a new stream.
+func (s *ArraySplitter) Reset() { *s = ArraySplitter{} }
+
+// Done reports whether the array has closed.
+func (s *ArraySplitter) Done() bool { return s.state == ended }
+
+// Next looks for the next element in buf, which must start with the first
+// byte not yet consumed. It returns the element (a slice of buf) and the
+// number of bytes consumed through it; or elem nil and n > 0 when buf
+// consumed the closing ']' or, after it, whitespace (Done is then true); or
+// nil and 0 when buf holds no complete element yet. After the end only
+// whitespace may follow.
+func (s *ArraySplitter) Next(buf []byte) (elem []byte, n int, err error) {
+	for i := s.pos; i < len(buf); i++ {
+		c := buf[i]
+		switch s.state {
+		case inElem:
+			if i = s.scan(buf, i); i < 0 {
+				s.pos = len(buf)
+				return nil, 0, nil
+			}
+			elem, n = buf[s.start:i+1], i+1
+			s.pos, s.start = 0, 0
+			if s.single {
+				s.state = ended
+			} else {
+				s.state = afterElem
+			}
+			return elem, n, nil
+		case beforeArray:
+			switch {
+			case isSpace(c):
+			case c == '[':
+				s.state = beforeElem
+			case c == '{':
+				s.single = true
+				s.begin(i)
+			default:
+				return nil, 0, ErrArrayStream
+			}
+		case beforeElem:
+			switch {
+			case isSpace(c):
+			case c == '{' || c == '[':
+				s.begin(i)
+			case c == ']':
+				s.state, s.pos = ended, 0
+				return nil, i + 1, nil
+			default:
+				return nil, 0, ErrArrayStream
+			}
+		case afterElem:
+			switch {
+			case isSpace(c):
+			case c == ',':
+				s.state = beforeElem
+			case c == ']':
+				s.state, s.pos = ended, 0
+				return nil, i + 1, nil
+			default:
+				return nil, 0, ErrArrayStream
+			}
+		case ended:
+			if !isSpace(c) {
+				return nil, 0, ErrArrayStream
+			}
+		}
+	}
+	if s.state == ended {
+		s.pos = 0
+		return nil, len(buf), nil // trailing whitespace
+	}
+	s.pos = len(buf)
+	return nil, 0, nil
+}
+
+// begin starts an element at buf[i], an opening bracket.
+func (s *ArraySplitter) begin(i int) {
+	s.state, s.start, s.depth, s.inStr = inElem, i, 1, false
+}
+
+// scan reads an element from buf[i] on and returns the offset of the
+// bracket that closes it, or -1 when buf ends first (the state is kept for
+// the next call). Strings are skipped quote to quote; a quote preceded by
+// an odd number of backslashes (all within the element, which the caller
+// keeps in buf) is escaped.
+func (s *ArraySplitter) scan(buf []byte, i int) int {
+	depth, inStr := s.depth, s.inStr
+	for i < len(buf) {
+		if inStr {
+			q := bytes.IndexByte(buf[i:], '"')
+			if q < 0 {
+				break
+			}
+			j := i + q
+			n := 0
+			for j-1-n > s.start && buf[j-1-n] == '\\' {
+				n++
+			}
+			i = j + 1
+			inStr = n%2 == 1
+			continue
+		}
+		switch buf[i] {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				s.depth, s.inStr = 0, false
+				return i
+			}
+		}
+		i++
+	}
+	s.depth, s.inStr = depth, inStr
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

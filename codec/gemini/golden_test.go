@@ -1,0 +1,435 @@
+package gemini_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// Golden files (testdata/):
+//
+//	request/<name>.in.json            Gemini request → <name>.canonical.json → <name>.out.json
+//	request_encode/<name>.canonical.json            canonical request → <name>.out.json
+//	response/<name>.in.json           Gemini response → <name>.canonical.json → <name>.out.json
+//	response_encode/<name>.canonical.json           canonical response → <name>.out.json
+//	stream/<name>.sse | .array.json   Gemini stream → <name>.events.json → <name>.out.sse, .out.array.json
+//	stream_encode/<name>.events.json                canonical events → <name>.out.sse, .out.array.json
+//
+// <name>.dropped.json lists what AppendRequest dropped, when anything. The
+// provider fixtures of ../testdata/wire/gemini are inputs too, with their
+// goldens here under the name wire_<file>. JSON outputs are stored indented
+// (key order kept) so that they can be read; go test -update rewrites them.
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const wireDir = "../testdata/wire/gemini"
+
+// inputs lists the input files of dir with the given suffix, and the wire
+// fixtures matching wirePattern, as golden base paths → input paths.
+func inputs(t *testing.T, dir, suffix, wirePattern string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join("testdata", dir, "*"+suffix))
+	for _, p := range paths {
+		if !strings.Contains(filepath.Base(p), ".out.") { // outputs share the suffix
+			m[strings.TrimSuffix(p, suffix)] = p
+		}
+	}
+	if wirePattern != "" {
+		wire, _ := filepath.Glob(filepath.Join(wireDir, wirePattern))
+		for _, p := range wire {
+			name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+			m[filepath.Join("testdata", dir, "wire_"+name)] = p
+		}
+	}
+	if len(m) == 0 {
+		t.Fatalf("no inputs in testdata/%s", dir)
+	}
+	return m
+}
+
+func read(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// goldenOptional is golden for a file that exists only when got is not
+// empty.
+func goldenOptional(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if len(got) > 0 {
+		golden(t, path, got)
+		return
+	}
+	if *update {
+		os.Remove(path)
+	} else if _, err := os.Stat(path); err == nil {
+		t.Errorf("%s exists, but nothing was produced", path)
+	}
+}
+
+// dump is the indented encoding/json form of v.
+func dump(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+// indentJSON checks that b is one valid JSON value and indents it.
+func indentJSON(t *testing.T, b []byte) []byte {
+	t.Helper()
+	if !json.Valid(b) {
+		t.Fatalf("invalid JSON output: %s", b)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}
+
+func dumpDropped(t *testing.T, dropped []string) []byte {
+	if len(dropped) == 0 {
+		return nil
+	}
+	return dump(t, dropped)
+}
+
+// diffLines shows the lines of got that differ from want, by position.
+func diffLines(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
+		}
+	}
+	return b.String()
+}
+
+// lossy names the golden inputs whose second decode differs from the first
+// by design, and why.
+var lossy = map[string]string{
+	"redacted":          "redacted thinking cannot be sent to Gemini",
+	"json_schema":       "the encoder removes $schema, which Gemini rejects",
+	"thinking_level":    "the encoder sends a level as a budget (Gemini 2.5 has no levels)",
+	"calls_with_ids":    "function responses are put in the order of their calls",
+	"streamed_thinking": "unsigned thought text is not sent to Gemini",
+}
+
+func TestRequestGolden(t *testing.T) {
+	for base, in := range inputs(t, "request", ".in.json", "generate_request*.json") {
+		name := filepath.Base(base)
+		t.Run(name, func(t *testing.T) {
+			var r codec.Request
+			if err := gemini.DecodeRequest(read(t, in), &r); err != nil {
+				t.Fatalf("DecodeRequest: %v", err)
+			}
+			canon := dump(t, &r)
+			golden(t, base+".canonical.json", canon)
+
+			out, dropped, err := gemini.AppendRequest(nil, &r)
+			if err != nil {
+				t.Fatalf("AppendRequest: %v", err)
+			}
+			golden(t, base+".out.json", indentJSON(t, out))
+			goldenOptional(t, base+".dropped.json", dumpDropped(t, dropped))
+
+			var r2 codec.Request
+			if err := gemini.DecodeRequest(out, &r2); err != nil {
+				t.Fatalf("DecodeRequest of the output: %v\n%s", err, out)
+			}
+			if _, ok := lossy[name]; !ok && !bytes.Equal(dump(t, &r2), canon) {
+				t.Errorf("decode → encode → decode changed the request:\n%s", diffLines(canon, dump(t, &r2)))
+			}
+			requireFixedPoint(t, out)
+		})
+	}
+}
+
+// requireFixedPoint checks that decoding and encoding an encoder's output
+// gives it back unchanged.
+func requireFixedPoint(t *testing.T, out []byte) {
+	t.Helper()
+	var r codec.Request
+	if err := gemini.DecodeRequest(out, &r); err != nil {
+		t.Fatalf("DecodeRequest of the output: %v", err)
+	}
+	again, _, err := gemini.AppendRequest(nil, &r)
+	if err != nil {
+		t.Fatalf("AppendRequest of the decoded output: %v", err)
+	}
+	if !bytes.Equal(again, out) {
+		t.Errorf("encode(decode(out)) != out:\n%s\n%s", again, out)
+	}
+}
+
+func TestRequestEncodeGolden(t *testing.T) {
+	for base, in := range inputs(t, "request_encode", ".canonical.json", "") {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			var r codec.Request
+			if err := json.Unmarshal(read(t, in), &r); err != nil {
+				t.Fatal(err)
+			}
+			out, dropped, err := gemini.AppendRequest(nil, &r)
+			if err != nil {
+				t.Fatalf("AppendRequest: %v", err)
+			}
+			golden(t, base+".out.json", indentJSON(t, out))
+			goldenOptional(t, base+".dropped.json", dumpDropped(t, dropped))
+			requireFixedPoint(t, out)
+		})
+	}
+}
+
+func TestResponseGolden(t *testing.T) {
+	for base, in := range inputs(t, "response", ".in.json", "*response_*.json") {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			var resp codec.Response
+			if err := gemini.DecodeResponse(read(t, in), &resp); err != nil {
+				t.Fatalf("DecodeResponse: %v", err)
+			}
+			canon := dump(t, &resp)
+			golden(t, base+".canonical.json", canon)
+
+			out := gemini.AppendResponse(nil, &resp, codec.StreamInfo{})
+			golden(t, base+".out.json", indentJSON(t, out))
+
+			var resp2 codec.Response
+			if err := gemini.DecodeResponse(out, &resp2); err != nil {
+				t.Fatalf("DecodeResponse of the output: %v", err)
+			}
+			if !bytes.Equal(dump(t, &resp2), canon) {
+				t.Errorf("decode → encode → decode changed the response:\n%s", dump(t, &resp2))
+			}
+		})
+	}
+}
+
+func TestResponseEncodeGolden(t *testing.T) {
+	for base, in := range inputs(t, "response_encode", ".canonical.json", "") {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			var resp codec.Response
+			if err := json.Unmarshal(read(t, in), &resp); err != nil {
+				t.Fatal(err)
+			}
+			info := codec.StreamInfo{ID: "resp-fallback", Model: "public-model"}
+			out := gemini.AppendResponse(nil, &resp, info)
+			golden(t, base+".out.json", indentJSON(t, out))
+
+			var resp2 codec.Response
+			if err := gemini.DecodeResponse(out, &resp2); err != nil {
+				t.Fatalf("DecodeResponse of the output: %v", err)
+			}
+			if again := gemini.AppendResponse(nil, &resp2, info); !bytes.Equal(again, out) {
+				t.Errorf("encode(decode(out)) != out:\n%s\n%s", again, out)
+			}
+		})
+	}
+}
+
+// decodeSSE decodes a whole SSE transcript, event by event, then End.
+func decodeSSE(t *testing.T, b []byte) []codec.Event {
+	t.Helper()
+	var d gemini.StreamDecoder
+	var events []codec.Event
+	for len(b) > 0 {
+		n := sse.Next(b)
+		if n == 0 {
+			t.Fatalf("incomplete SSE event at the end: %q", b)
+		}
+		data, multi, ok := sse.Data(b[:n])
+		if multi {
+			data = sse.AppendData(nil, b[:n])
+		}
+		if ok {
+			var err error
+			from := len(events)
+			if events, err = d.Decode(events, nil, data); err != nil {
+				t.Fatalf("Decode(%s): %v", data, err)
+			}
+			keep(events[from:])
+		}
+		b = b[n:]
+	}
+	return d.End(events)
+}
+
+// keep copies the strings of events, which are valid only until the next
+// call of Decode.
+func keep(events []codec.Event) {
+	for i := range events {
+		e := &events[i]
+		for _, s := range []*string{&e.ID, &e.Model, &e.Name, &e.Text, &e.Arguments, &e.Signature, &e.Data, &e.StopSequence} {
+			*s = strings.Clone(*s)
+		}
+	}
+}
+
+// decodeArray decodes a whole JSON-array stream, then End.
+func decodeArray(t *testing.T, b []byte) []codec.Event {
+	t.Helper()
+	var s gemini.ArraySplitter
+	var d gemini.StreamDecoder
+	var events []codec.Event
+	for len(b) > 0 {
+		elem, n, err := s.Next(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatalf("incomplete array stream: %q", b)
+		}
+		if elem != nil {
+			from := len(events)
+			if events, err = d.Decode(events, nil, elem); err != nil {
+				t.Fatalf("Decode(%s): %v", elem, err)
+			}
+			keep(events[from:])
+		}
+		b = b[n:]
+	}
+	if !s.Done() {
+		t.Fatal("the array never closed")
+	}
+	return d.End(events)
+}
+
+// dumpEvents is one JSON object per event, per line.
+func dumpEvents(t *testing.T, events []codec.Event) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range events {
+		line, err := json.Marshal(&events[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func readEvents(t *testing.T, path string) []codec.Event {
+	t.Helper()
+	var events []codec.Event
+	dec := json.NewDecoder(bytes.NewReader(read(t, path)))
+	for dec.More() {
+		var e codec.Event
+		if err := dec.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// encodeStream encodes events with a fresh encoder in the given framing.
+func encodeStream(events []codec.Event, array bool) []byte {
+	enc := gemini.StreamEncoder{Array: array}
+	enc.Reset(codec.StreamInfo{})
+	var out []byte
+	for i := range events {
+		out = enc.Encode(out, &events[i])
+	}
+	return enc.End(out)
+}
+
+// checkArrayJSON checks that an array stream is one valid JSON array.
+func checkArrayJSON(t *testing.T, b []byte) {
+	t.Helper()
+	var v []json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("the array stream is not a JSON array: %v\n%s", err, b)
+	}
+}
+
+func TestStreamGolden(t *testing.T) {
+	in := inputs(t, "stream", ".sse", "stream_sse_*.sse")
+	for base, p := range inputs(t, "stream", ".array.json", "stream_array.json") {
+		in[base] = p
+	}
+	for base, p := range in {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			b := read(t, p)
+			var events []codec.Event
+			if strings.HasSuffix(p, ".sse") {
+				events = decodeSSE(t, b)
+			} else {
+				events = decodeArray(t, b)
+			}
+			canon := dumpEvents(t, events)
+			golden(t, base+".events.json", canon)
+
+			out := encodeStream(events, false)
+			golden(t, base+".out.sse", out)
+			if got := dumpEvents(t, decodeSSE(t, out)); !bytes.Equal(got, canon) {
+				t.Errorf("decode → encode → decode changed the events:\n%s", got)
+			}
+			arr := encodeStream(events, true)
+			checkArrayJSON(t, arr)
+			golden(t, base+".out.array.json", arr)
+			if got := dumpEvents(t, decodeArray(t, arr)); !bytes.Equal(got, canon) {
+				t.Errorf("the array form decodes to other events:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestStreamEncodeGolden(t *testing.T) {
+	for base, p := range inputs(t, "stream_encode", ".events.json", "") {
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			events := readEvents(t, p)
+			out := encodeStream(events, false)
+			golden(t, base+".out.sse", out)
+			if again := encodeStream(decodeSSE(t, out), false); !bytes.Equal(again, out) {
+				t.Errorf("encode(decode(out)) != out:\n%s", again)
+			}
+			arr := encodeStream(events, true)
+			checkArrayJSON(t, arr)
+			golden(t, base+".out.array.json", arr)
+		})
+	}
+}

@@ -1,0 +1,664 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strconv"
+	"unsafe"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// The decoders read Gemini's JSON with a cursor (parser) that walks the
+// document once, validating each value as it reads or skips it, instead of
+// unmarshalling it into structs, for three reasons:
+//
+//   - Gemini's parser (proto JSON) accepts every field under its
+//     lowerCamelCase name and under its proto name in snake_case, and real
+//     clients send both ("system_instruction", "inline_data", "mime_type"
+//     next to "generationConfig"); it also takes a single value where a
+//     list is expected. Struct tags see one spelling only.
+//   - The walkers turn each part into canonical values as they read it,
+//     with no intermediate slices: a text chunk of a stream decodes with no
+//     allocation.
+//   - One pass: every byte is looked at once (validation included), where
+//     validating and then unmarshalling reads the document two or three
+//     times.
+//
+// Strings without escapes point into the document; unescaped ones into a
+// strDecoder's buffer. Raw values (arguments, schemas) are spans of the
+// document, validated like the rest, so they can be copied to the output
+// as they are.
+
+var (
+	errEmpty     = errors.New("gemini: empty body")
+	errSyntax    = errors.New("gemini: invalid JSON")
+	errNotObject = errors.New("gemini: want a JSON object")
+)
+
+// maxDepth bounds nesting, as encoding/json does.
+const maxDepth = 10000
+
+// parser is a cursor over one JSON document. Its methods read the value at
+// the cursor and move past it; on malformed input they set err and move to
+// the end, so that every loop over the document stops.
+type parser struct {
+	b     []byte
+	i     int
+	depth int
+	err   bool
+}
+
+// list is the state of an object or array being read: first is set until
+// the first member or element; single marks a lone value read as a list.
+type list struct {
+	first, single, done bool
+}
+
+func (p *parser) fail() {
+	p.err = true
+	p.i = len(p.b)
+}
+
+func (p *parser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the first byte of the next value, or 0 at the end.
+func (p *parser) peek() byte {
+	p.ws()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+// end reports whether only whitespace is left and nothing failed.
+func (p *parser) end() bool {
+	p.ws()
+	return !p.err && p.i == len(p.b)
+}
+
+// object starts reading the object at the cursor. ok is false (and the
+// value skipped) when it is another kind of value; null is an empty object.
+func (p *parser) object() (l list, ok bool) {
+	switch p.peek() {
+	case '{':
+		if p.depth++; p.depth > maxDepth {
+			p.fail()
+			return list{done: true}, false
+		}
+		p.i++
+		return list{first: true}, true
+	case 'n':
+		return list{done: true}, p.null()
+	}
+	p.skip()
+	return list{done: true}, false
+}
+
+// key reads the next member's key, leaving the cursor at its value (which
+// the caller must read or skip). It returns false after the closing brace.
+// The key is the raw text between the quotes.
+func (p *parser) key(l *list) ([]byte, bool) {
+	if l.done {
+		return nil, false
+	}
+	c := p.peek()
+	if c == '}' {
+		p.i++
+		p.depth--
+		l.done = true
+		return nil, false
+	}
+	if !l.first {
+		if c != ',' {
+			p.fail()
+			l.done = true
+			return nil, false
+		}
+		p.i++
+		c = p.peek()
+	}
+	l.first = false
+	if c != '"' {
+		p.fail()
+		l.done = true
+		return nil, false
+	}
+	start, _ := p.scanString()
+	end := p.i
+	if p.peek() != ':' || p.err {
+		p.fail()
+		l.done = true
+		return nil, false
+	}
+	p.i++
+	return p.b[start+1 : end-1], true
+}
+
+// array starts reading a list at the cursor: an array, or, as Gemini
+// allows, a single value standing for a list of one; null is empty.
+func (p *parser) array() list {
+	switch p.peek() {
+	case '[':
+		if p.depth++; p.depth > maxDepth {
+			p.fail()
+			return list{done: true}
+		}
+		p.i++
+		return list{first: true}
+	case 'n':
+		p.null()
+		return list{done: true}
+	case 0:
+		return list{done: true}
+	}
+	return list{single: true, first: true}
+}
+
+// elem moves to the next element of a list, leaving the cursor at it (the
+// caller must read or skip it). It returns false after the list's end.
+func (p *parser) elem(l *list) bool {
+	if l.done {
+		return false
+	}
+	if l.single {
+		l.done = !l.first
+		l.first = false
+		return !l.done
+	}
+	c := p.peek()
+	if c == ']' {
+		p.i++
+		p.depth--
+		l.done = true
+		return false
+	}
+	if !l.first {
+		if c != ',' {
+			p.fail()
+			l.done = true
+			return false
+		}
+		p.i++
+		p.ws()
+	}
+	l.first = false
+	return !p.err
+}
+
+// skip validates the value at the cursor and moves past it.
+func (p *parser) skip() {
+	switch c := p.peek(); {
+	case c == '{':
+		l, _ := p.object()
+		for _, ok := p.key(&l); ok; _, ok = p.key(&l) {
+			p.skip()
+		}
+	case c == '[':
+		l := p.array()
+		for p.elem(&l) {
+			p.skip()
+		}
+	case c == '"':
+		p.scanString()
+	case c == 't':
+		p.literal("true")
+	case c == 'f':
+		p.literal("false")
+	case c == 'n':
+		p.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		p.number()
+	default:
+		p.fail()
+	}
+}
+
+// raw returns the value at the cursor as a validated span, nil for null.
+func (p *parser) raw() []byte {
+	if p.peek() == 'n' {
+		p.null()
+		return nil
+	}
+	start := p.i
+	p.skip()
+	if p.err {
+		return nil
+	}
+	return p.b[start:p.i]
+}
+
+// null consumes a null if there is one.
+func (p *parser) null() bool {
+	if p.peek() == 'n' {
+		p.literal("null")
+		return !p.err
+	}
+	return false
+}
+
+func (p *parser) literal(lit string) {
+	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
+		p.fail()
+		return
+	}
+	p.i += len(lit)
+}
+
+// number moves past a JSON number and returns its span.
+func (p *parser) number() []byte {
+	b, start := p.b, p.i
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		p.fail()
+		return nil
+	}
+	if i < len(b) && b[i] == '.' {
+		if j := digits(b, i+1); j > i+1 {
+			i = j
+		} else {
+			p.fail()
+			return nil
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			p.fail()
+			return nil
+		}
+		i = j
+	}
+	p.i = i
+	return b[start:i]
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// scanString validates the string at the cursor (a quote) and moves past
+// it. It returns where the string starts and whether it has escapes.
+// String contents are read eight bytes at a time.
+func (p *parser) scanString() (start int, escaped bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b := p.b
+	start = p.i
+	i := start + 1
+	for {
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
+			if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
+				break
+			}
+		}
+		if i >= len(b) {
+			p.fail()
+			return start, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			p.i = i + 1
+			return start, escaped
+		case c == '\\':
+			n := escapeLen(b[i:])
+			if n == 0 {
+				p.fail()
+				return start, false
+			}
+			escaped = true
+			i += n
+		case c < 0x20:
+			p.fail()
+			return start, false
+		default:
+			i++
+		}
+	}
+}
+
+// escapeLen returns the length of the valid escape at the start of s, or 0.
+func escapeLen(s []byte) int {
+	if len(s) < 2 {
+		return 0
+	}
+	switch s[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(s) >= 6 && isHex(s[2]) && isHex(s[3]) && isHex(s[4]) && isHex(s[5]) {
+			return 6
+		}
+	}
+	return 0
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// str reads a string value (null reads as ""); ok is false, and the value
+// skipped, for another kind of value.
+func (p *parser) str(sd *strDecoder) (string, bool) {
+	switch p.peek() {
+	case '"':
+	case 'n':
+		return "", p.null()
+	default:
+		p.skip()
+		return "", false
+	}
+	start, escaped := p.scanString()
+	if p.err {
+		return "", false
+	}
+	v := p.b[start:p.i]
+	if !escaped {
+		return str(v[1 : len(v)-1]), true
+	}
+	return sd.unescape(v), true
+}
+
+// numberText reads a number value, or a quoted one (proto JSON writes
+// 64-bit integers as strings and accepts them so), and returns its text.
+func (p *parser) numberText() (string, bool) {
+	switch c := p.peek(); {
+	case c == '"':
+		start, escaped := p.scanString()
+		if p.err || escaped {
+			return "", false
+		}
+		return str(p.b[start+1 : p.i-1]), true
+	case c == '-' || '0' <= c && c <= '9':
+		return str(p.number()), !p.err
+	}
+	p.skip()
+	return "", false
+}
+
+// float reads a number value.
+func (p *parser) float() (float64, bool) {
+	s, ok := p.numberText()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+// int reads an integral number value (40 and 40.0 alike).
+func (p *parser) int() (int, bool) {
+	s, ok := p.numberText()
+	if !ok {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != float64(int64(f)) || f > 1<<53 || f < -(1<<53) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// bool reads a boolean value (null is false).
+func (p *parser) bool() (bool, bool) {
+	switch p.peek() {
+	case 't':
+		p.literal("true")
+		return true, !p.err
+	case 'f':
+		p.literal("false")
+		return false, !p.err
+	case 'n':
+		return false, p.null()
+	}
+	p.skip()
+	return false, false
+}
+
+// fold returns the key k (the raw text between its quotes) folded for
+// comparison with the names in the decoders' switches: lower case, without
+// underscores, so that "system_instruction" and "systemInstruction" are one
+// name. Keys with escapes are unescaped first; keys too long for buf match
+// nothing.
+func fold(buf *[40]byte, k []byte) []byte {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		var q [48]byte
+		if len(k)+2 > len(q) {
+			return nil
+		}
+		quoted := append(append(append(q[:0], '"'), k...), '"')
+		u, err := rawjson.AppendUnquote(q[:0:0], quoted)
+		if err != nil {
+			return nil
+		}
+		k = u
+	}
+	n := 0
+	for _, c := range k {
+		if c == '_' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if n == len(buf) {
+			return nil
+		}
+		buf[n] = c
+		n++
+	}
+	return buf[:n]
+}
+
+// strDecoder holds unescaped strings. Their bytes are appended to buf,
+// whose earlier contents are never overwritten until the owner truncates
+// it.
+type strDecoder struct {
+	buf []byte
+	// capHint sizes buf when the first escaped string comes (the size of
+	// the document; the first allocation is capped at 8 KiB).
+	capHint int
+}
+
+// unescape returns the contents of the valid JSON string v, which has
+// escapes.
+func (d *strDecoder) unescape(v []byte) string {
+	if d.buf == nil {
+		d.buf = make([]byte, 0, max(len(v), min(d.capHint, 8<<10)))
+	}
+	start := len(d.buf)
+	d.buf, _ = rawjson.AppendUnquote(d.buf, v) // v is valid: no error
+	return str(d.buf[start:])
+}
+
+// str returns a string that shares b's memory (b must not change while the
+// string is in use).
+func str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// bytesOf returns the bytes of s without copying; they must not be modified.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// members iterates over the members of a JSON object without decoding it.
+type members struct {
+	b     []byte
+	i     int
+	begun bool
+}
+
+// next returns the next member: its key (the raw text between the quotes)
+// and its value span. more is false at the end of the object; ok is false
+// on malformed input.
+func (m *members) next() (key, val []byte, more, ok bool) {
+	b := m.b
+	if !m.begun {
+		m.begun = true
+		m.i = skipSpace(b, 0)
+		if m.i >= len(b) || b[m.i] != '{' {
+			return nil, nil, false, false
+		}
+		m.i = skipSpace(b, m.i+1)
+		if m.i < len(b) && b[m.i] == '}' {
+			m.i++
+			return nil, nil, false, true
+		}
+	} else {
+		m.i = skipSpace(b, m.i)
+		if m.i >= len(b) {
+			return nil, nil, false, false
+		}
+		switch b[m.i] {
+		case '}':
+			m.i++
+			return nil, nil, false, true
+		case ',':
+			m.i = skipSpace(b, m.i+1)
+		default:
+			return nil, nil, false, false
+		}
+	}
+	if m.i >= len(b) || b[m.i] != '"' {
+		return nil, nil, false, false
+	}
+	kend := stringEnd(b, m.i)
+	if kend < 0 {
+		return nil, nil, false, false
+	}
+	key = b[m.i+1 : kend-1]
+	m.i = skipSpace(b, kend)
+	if m.i >= len(b) || b[m.i] != ':' {
+		return nil, nil, false, false
+	}
+	m.i = skipSpace(b, m.i+1)
+	vend := valueEnd(b, m.i)
+	if vend < 0 {
+		return nil, nil, false, false
+	}
+	val, m.i = b[m.i:vend], vend
+	return key, val, true, true
+}
+
+// member returns the value of the member named key of the object obj (the
+// first one, compared without unescaping).
+func member(obj []byte, key string) ([]byte, bool) {
+	it := members{b: obj}
+	for {
+		k, v, more, ok := it.next()
+		if !ok || !more {
+			return nil, false
+		}
+		if string(k) == key {
+			return v, true
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the offset just past the string that starts at b[i]
+// (a quote), or -1. It jumps from quote to quote (long base64 strings are
+// the common case) and counts the backslashes before each.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		j += q
+		n := 0
+		for j-1-n > i && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// valueEnd returns the offset just past the JSON value that starts at b[i],
+// or -1. Containers are matched by depth, strings skipped whole; scalars
+// end at the next delimiter. It frames values, it does not validate them.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = stringEnd(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if j == i {
+				return -1
+			}
+			return j
+		}
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}

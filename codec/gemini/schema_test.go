@@ -1,0 +1,80 @@
+package gemini
+
+import "testing"
+
+func TestSchema(t *testing.T) {
+	// f checks the schema in rewritten for mode ("" for refused).
+	f := func(mode schemaMode, in, want string) {
+		t.Helper()
+		got, ok := appendSchema(nil, []byte(in), mode)
+		if !ok {
+			got = nil
+		}
+		if string(got) != want {
+			t.Errorf("appendSchema(%d, %s) =\n%s, want\n%s", mode, in, got, want)
+		}
+	}
+	// To Gemini: JSON Schema passes, minus what Gemini refuses.
+	f(toGemini, `{"type":"object","properties":{"a":{"type":["string","null"],"const":"x"}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":["string","null"],"const":"x"}},"additionalProperties":false}`)
+	f(toGemini, "{\n  \"type\": \"object\",\n  \"properties\": {\"a b\": {\"description\": \"x  y\"}}\n}",
+		`{"type":"object","properties":{"a b":{"description":"x  y"}}}`)
+	f(toGemini, `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"x","type":"object"}`, `{"type":"object"}`)
+	f(toGemini, `{"properties":{"$schema":{"type":"string"},"$id":{"$id":"y","type":"string"}}}`,
+		`{"properties":{"$schema":{"type":"string"},"$id":{"type":"string"}}}`)
+	f(toGemini, `{"properties":{"a":{"$ref":"#/$defs/A","title":"A","description":"d","default":1,"type":"object"}},"$defs":{"A":{"$schema":"x","type":"string"}}}`,
+		`{"properties":{"a":{"$ref":"#/$defs/A","description":"d","default":1}},"$defs":{"A":{"type":"string"}}}`)
+	f(toGemini, `{"anyOf":[{"$id":"a"},true,{"items":[{"$id":"b","type":"string"}]}],"not":{"$schema":"s"}}`,
+		`{"anyOf":[{},true,{"items":[{"type":"string"}]}],"not":{}}`)
+	f(toGemini, `{"$schema":"x"}`, `{}`)
+	f(toGemini, `true`, `true`)
+	f(toGemini, `{"$schema":`, ``)
+	f(toGemini, `{"type":"object"`, ``)
+	f(toGemini, `{"a":1}x`, ``)
+
+	// From Gemini's OpenAPI subset to JSON Schema.
+	f(fromOpenAPI, `{"type":"OBJECT","properties":{"n":{"type":"INTEGER","nullable":true,"minimum":1},"s":{"type":"string","nullable":false,"example":"hi"}},"propertyOrdering":["n","s"]}`,
+		`{"type":"object","properties":{"n":{"type":["integer","null"],"minimum":1},"s":{"type":"string","examples":["hi"]}}}`)
+	f(fromOpenAPI, `{"type":"ARRAY","items":{"type":"NULL"},"minItems":"1","maxItems":"10","maxLength":"x"}`,
+		`{"type":"array","items":{"type":"null"},"minItems":1,"maxItems":10,"maxLength":"x"}`)
+	f(fromOpenAPI, `{"type":"NULL","nullable":true}`, `{"type":["null"]}`)
+	f(fromOpenAPI, `{"type":"TYPE_UNSPECIFIED","description":"any"}`, `{"description":"any"}`)
+	f(fromOpenAPI, `{"type":"","anyOf":[{"type":"STRING"},{"type":"NUMBER","format":"double"}]}`,
+		`{"anyOf":[{"type":"string"},{"type":"number","format":"double"}]}`)
+	f(fromOpenAPI, `{"properties":{"type":{"type":"STRING"},"nullable":{"type":"BOOLEAN"}}}`,
+		`{"properties":{"type":{"type":"string"},"nullable":{"type":"boolean"}}}`)
+	f(fromOpenAPI, `{"type":"STR\u0049NG"}`, `{"type":"STR\u0049NG"}`) // escaped: left alone
+	f(fromOpenAPI, `{}`, `{}`)
+	f(fromOpenAPI, `{"properties":[]}`, `{"properties":[]}`)
+	f(fromOpenAPI, `{"anyOf":[{"type":"STRING"},]}`, ``)
+
+	// Deep nesting is refused, not a stack overflow.
+	deep := ""
+	for range 300 {
+		deep += `{"items":`
+	}
+	deep += `{}`
+	for range 300 {
+		deep += `}`
+	}
+	f(fromOpenAPI, deep, ``)
+}
+
+func TestEmptySchema(t *testing.T) {
+	f := func(in string, want bool) {
+		t.Helper()
+		if got := isEmptySchema([]byte(in)); got != want {
+			t.Errorf("isEmptySchema(%s) = %v, want %v", in, got, want)
+		}
+	}
+	f(``, true)
+	f(`null`, true)
+	f(`{}`, true)
+	f(` { "type" : "object" , "properties" : { } } `, true)
+	f(`{"type":"OBJECT","required":[],"additionalProperties":false,"$schema":"x","description":"d"}`, true)
+	f(`{"type":"object","properties":{"a":{}}}`, false)
+	f(`{"type":"string"}`, false)
+	f(`{"anyOf":[]}`, false)
+	f(`[]`, false)
+	f(`{"type":`, false)
+}

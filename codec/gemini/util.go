@@ -1,0 +1,114 @@
+package gemini
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// appendEscaped appends s escaped as the inside of a JSON string, without
+// the quotes.
+func appendEscaped(dst []byte, s string) []byte {
+	start := len(dst)
+	dst = rawjson.AppendString(dst, s)
+	copy(dst[start:], dst[start+1:len(dst)-1])
+	return dst[:len(dst)-2]
+}
+
+// validJSON reports whether b is one valid JSON value (strings included),
+// by the decoders' own reading.
+func validJSON(b []byte) bool {
+	p := parser{b: b}
+	p.skip()
+	return p.end()
+}
+
+func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// parseDataURL splits a base64 data: URL into its media type and data.
+func parseDataURL(u string) (mediaType, data string, ok bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", "", false
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", "", false
+	}
+	mediaType, ok = strings.CutSuffix(meta, ";base64")
+	if !ok {
+		return "", "", false
+	}
+	return mediaType, data, true
+}
+
+// magic are the base64 openings of common media files.
+var magic = [...]struct{ prefix, mediaType string }{
+	{"iVBORw0KGgo", "image/png"},
+	{"/9j/", "image/jpeg"},
+	{"R0lGOD", "image/gif"},
+	{"UklGR", "image/webp"},
+	{"JVBERi0", "application/pdf"},
+}
+
+// sniffMediaType guesses the media type of base64 data from its first
+// bytes; Gemini requires one on inlineData.
+func sniffMediaType(data string) string {
+	for _, m := range magic {
+		if strings.HasPrefix(data, m.prefix) {
+			return m.mediaType
+		}
+	}
+	return "application/octet-stream"
+}
+
+// extensions are the media types of common file name extensions.
+var extensions = [...]struct{ ext, mediaType string }{
+	{".png", "image/png"}, {".jpg", "image/jpeg"}, {".jpeg", "image/jpeg"},
+	{".gif", "image/gif"}, {".webp", "image/webp"}, {".pdf", "application/pdf"},
+}
+
+// mediaTypeOfURL guesses a media type from the URL's path extension, or
+// returns "" (fileData.mimeType is optional for URLs).
+func mediaTypeOfURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	for _, e := range extensions {
+		if len(u) >= len(e.ext) && strings.EqualFold(u[len(u)-len(e.ext):], e.ext) {
+			return e.mediaType
+		}
+	}
+	return ""
+}
+
+// appendCompact appends the JSON value v without the whitespace outside its
+// strings.
+func appendCompact(dst, v []byte) []byte {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			end := stringEnd(v, i)
+			if end < 0 {
+				return append(dst, v[i:]...)
+			}
+			dst = append(dst, v[i:end]...)
+			i = end - 1
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// rawString returns the raw JSON value v as canonical text: v itself, or,
+// when it spans several lines (Gemini pretty-prints whole responses), a
+// compact copy.
+func rawString(v []byte) string {
+	if bytes.IndexByte(v, '\n') < 0 {
+		return str(v)
+	}
+	return str(appendCompact(make([]byte, 0, len(v)), v))
+}

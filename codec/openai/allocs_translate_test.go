@@ -1,0 +1,86 @@
+//go:build !race
+
+// The race detector allocates on its own, so these tests only run without it.
+
+package openai_test
+
+import (
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// TestTranslateAllocs checks the DESIGN §5 allocation budgets: none per
+// text-delta stream event, at most 20 for a 2 KB request translation.
+func TestTranslateAllocs(t *testing.T) {
+	f := func(name string, budget float64, fn func()) {
+		t.Helper()
+		if n := testing.AllocsPerRun(200, fn); n > budget {
+			t.Errorf("%s: %v allocations, want at most %v", name, n, budget)
+		}
+	}
+
+	for _, c := range []struct{ name, data string }{
+		{"text delta", chunkContent},
+		{"escaped text delta", textEscaped},
+		{"finish chunk", chunkFinish},
+	} {
+		d := new(openai.StreamDecoder)
+		events := make([]codec.Event, 0, 8)
+		data, role := []byte(c.data), []byte(chunkRole)
+		f("StreamDecoder "+c.name, 0, func() {
+			d.Reset()
+			var err error
+			// Role chunk, then the same chunk twice: read in full, then
+			// from the kept prefix.
+			if events, err = d.Decode(events[:0], nil, role); err != nil {
+				panic(err)
+			}
+			for range 2 {
+				if events, err = d.Decode(events[:0], nil, data); err != nil {
+					panic(err)
+				}
+			}
+		})
+	}
+
+	var e openai.StreamEncoder
+	out := make([]byte, 0, 4096)
+	for _, ev := range []codec.Event{
+		{Kind: codec.EventDelta, Block: codec.PartText, Text: " world"},
+		{Kind: codec.EventDelta, Block: codec.PartThinking, Text: " hmm", Signature: "c2ln"},
+		{Kind: codec.EventDelta, Block: codec.PartToolCall, Arguments: `{"a":1}`},
+	} {
+		f("StreamEncoder "+ev.Block.String()+" delta", 0, func() {
+			e.Reset(testInfo)
+			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventStart})
+			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventBlockStart, Block: ev.Block, ID: "call_1", Name: "f"})
+			out = e.Encode(out[:0], &ev)
+			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventBlockStop, Block: ev.Block})
+			out = e.End(out[:0])
+		})
+	}
+
+	body := chatRequest2KB(t)
+	var r codec.Request
+	dst := make([]byte, 0, 4096)
+	f("DecodeRequest+AppendRequest 2KB", 20, func() {
+		if err := openai.DecodeRequest(body, &r); err != nil {
+			panic(err)
+		}
+		dst, _, _ = openai.AppendRequest(dst[:0], &r)
+	})
+	f("AppendRequest 2KB", 0, func() {
+		dst, _, _ = openai.AppendRequest(dst[:0], &r)
+	})
+
+	resp := read(t, wireDir+"/chat_response_tool_calls.json")
+	var cr codec.Response
+	if err := openai.DecodeResponse(resp, &cr); err != nil {
+		t.Fatal(err)
+	}
+	f("AppendResponse", 0, func() {
+		dst = openai.AppendResponse(dst[:0], &cr, testInfo)
+	})
+}

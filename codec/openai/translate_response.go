@@ -1,0 +1,367 @@
+package openai
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// Whole responses, both ways. The assistant message maps to parts in this
+// order: thinking (thinking_blocks, else reasoning_content or reasoning),
+// text (content, then refusal), tool calls. Thinking signatures travel in
+// the thinking_blocks extension (LiteLLM's shape): OpenAI's SDKs keep
+// unknown response fields, and a client that sends the blocks back in the
+// next turn's assistant message gets its signatures to the upstream.
+
+var errNoChoices = errors.New("openai: the response has no choices")
+
+// DecodeResponse decodes an upstream's chat.completion body into r.
+// Strings in r may point into body.
+func DecodeResponse(body []byte, r *codec.Response) error {
+	r.Reset()
+	var w wireResponse
+	if err := unmarshal(body, &w); err != nil {
+		return errors.New("openai: cannot decode the response: " + err.Error())
+	}
+	if len(w.Choices) == 0 {
+		return errNoChoices
+	}
+	c := &w.Choices[0]
+	for i := range w.Choices {
+		if w.Choices[i].Index == 0 {
+			c = &w.Choices[i]
+			break
+		}
+	}
+	r.ID, r.Model = w.ID, w.Model
+	m := &c.Message
+	r.Parts = appendThinking(r.Parts, m.ReasoningContent, m.Reasoning, m.ThinkingBlocks)
+	text, err := replyText(m.Content)
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartText, Text: text})
+	}
+	if m.Refusal != "" {
+		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartText, Text: m.Refusal})
+	}
+	for i := range m.ToolCalls {
+		tc := &m.ToolCalls[i]
+		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartToolCall, ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+	}
+	if fc := m.FunctionCall; fc != nil && fc.Name != "" {
+		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartToolCall, ID: "call_legacy_0", Name: fc.Name, Arguments: arguments(fc.Arguments)})
+	}
+	r.Stop = stopReason(c.FinishReason, len(m.ToolCalls) > 0 || m.FunctionCall != nil)
+	r.Usage = w.Usage.canonical()
+	return nil
+}
+
+// appendThinking appends the reasoning of a reply: its thinking_blocks when
+// it has any, else one thinking part of its reasoning text. Thinking blocks
+// without text take it from reasoning_content (see thinking in
+// translate_request.go).
+func appendThinking(parts []codec.Part, reasoningContent, reasoning string, blocks []wireThinkingBlock) []codec.Part {
+	text := reasoningContent
+	if text == "" {
+		text = reasoning
+	}
+	if len(blocks) == 0 {
+		if text != "" {
+			parts = append(parts, codec.Part{Kind: codec.PartThinking, Text: text})
+		}
+		return parts
+	}
+	first, hasText := -1, false
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "thinking":
+			if b.Thinking == "" && b.Signature == "" {
+				continue // carries nothing
+			}
+			if first < 0 {
+				first = len(parts)
+			}
+			hasText = hasText || b.Thinking != ""
+			parts = append(parts, codec.Part{Kind: codec.PartThinking, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			parts = append(parts, codec.Part{Kind: codec.PartRedactedThinking, Data: b.Data})
+		}
+	}
+	if first >= 0 && !hasText {
+		parts[first].Text = text
+	}
+	return parts
+}
+
+// replyText reads a reply's content: a string, or (from some compatible
+// servers) an array of parts whose text parts are joined.
+func replyText(content rawValue) (string, error) {
+	switch rawjson.KindOf(content) {
+	case rawjson.KindInvalid, rawjson.KindNull:
+		return "", nil
+	case rawjson.KindString:
+		if s, ok := unquote(content); ok {
+			return s, nil
+		}
+	case rawjson.KindArray:
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if unmarshalString(str(content), &parts) == nil {
+			var sb strings.Builder
+			for _, p := range parts {
+				if p.Type == "text" {
+					sb.WriteString(p.Text)
+				}
+			}
+			return sb.String(), nil
+		}
+	}
+	return "", errors.New("openai: the message content is neither a string nor an array of parts")
+}
+
+// stopReason maps a finish_reason. Some compatible servers say "stop" (or
+// nothing) when the model called tools; with tool calls present that is
+// StopToolUse.
+// "stop" cannot tell a stop sequence from a natural end: both are StopEnd.
+func stopReason(s string, toolCalls bool) codec.StopReason {
+	var r codec.StopReason
+	switch s {
+	case "stop", "eos", "end_turn":
+		r = codec.StopEnd
+	case "length", "max_tokens", "model_length":
+		r = codec.StopMaxTokens
+	case "tool_calls", "function_call", "tool_use":
+		r = codec.StopToolUse
+	case "content_filter", "refusal", "safety":
+		r = codec.StopContentFilter
+	case "error", "abort":
+		r = codec.StopError
+	default:
+		r = codec.StopUnknown
+	}
+	if toolCalls && (r == codec.StopEnd || r == codec.StopUnknown) {
+		return codec.StopToolUse
+	}
+	return r
+}
+
+// finishReason names a stop reason in OpenAI's words. OpenAI has no pause,
+// error or unknown reason: they are "stop", the value that says the answer
+// is complete as it is. A natural (or unknown) end with tool calls is
+// "tool_calls", as OpenAI reports it and agent loops expect.
+func finishReason(r codec.StopReason, toolCalls bool) string {
+	switch r {
+	case codec.StopMaxTokens:
+		return "length"
+	case codec.StopToolUse:
+		return "tool_calls"
+	case codec.StopContentFilter:
+		return "content_filter"
+	}
+	if toolCalls && (r == codec.StopEnd || r == codec.StopUnknown) {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func (u *wireFullUsage) canonical() codec.Usage {
+	cached := u.PromptTokensDetails.CachedTokens
+	if cached == 0 {
+		cached = u.PromptCacheHitTokens
+	}
+	return codec.Usage{
+		Input:       u.PromptTokens,
+		Output:      u.CompletionTokens,
+		CachedInput: cached,
+		Reasoning:   u.CompletionTokensDetails.ReasoningTokens,
+	}
+}
+
+// AppendResponse appends r as a chat.completion for an OpenAI client. The
+// model is info.Model (the public name; r.Model when empty), the id
+// "chatcmpl-" and info.ID (r.ID when empty), created info.Created. Parts
+// OpenAI has no place for (images, documents) and the matched stop sequence
+// are left out.
+func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	dst = appendHead(dst, &info, r.ID, r.Model, "chat.completion")
+	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	text, thinking, calls, signed := 0, 0, 0, false
+	for i := range r.Parts {
+		switch p := &r.Parts[i]; p.Kind {
+		case codec.PartText:
+			text++
+		case codec.PartThinking:
+			thinking++
+			signed = signed || p.Signature != ""
+		case codec.PartRedactedThinking:
+			signed = true
+		case codec.PartToolCall:
+			calls++
+		}
+	}
+	if text == 0 {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendJoined(dst, r.Parts, codec.PartText)
+	}
+	dst = append(dst, `,"refusal":null`...)
+	if thinking > 0 {
+		dst = append(dst, `,"reasoning_content":`...)
+		dst = appendJoined(dst, r.Parts, codec.PartThinking)
+	}
+	if signed {
+		dst = appendThinkingBlocks(dst, r.Parts)
+	}
+	if calls > 0 {
+		dst = appendToolCalls(dst, r.Parts)
+	}
+	dst = append(dst, `},"logprobs":null,"finish_reason":"`...)
+	dst = append(dst, finishReason(r.Stop, calls > 0)...)
+	dst = append(dst, `"}],"usage":`...)
+	dst = AppendUsage(dst, r.Usage)
+	return append(dst, '}')
+}
+
+// appendHead appends the members every response and chunk starts with, from
+// "{" to the model.
+func appendHead(dst []byte, info *codec.StreamInfo, upstreamID, upstreamModel, object string) []byte {
+	id, model := info.ID, info.Model
+	if id == "" {
+		id = upstreamID
+	}
+	if model == "" {
+		model = upstreamModel
+	}
+	dst = append(dst, `{"id":"`...)
+	if !strings.HasPrefix(id, "chatcmpl-") {
+		dst = append(dst, "chatcmpl-"...)
+	}
+	dst = appendStringContent(dst, id)
+	dst = append(dst, `","object":"`...)
+	dst = append(dst, object...)
+	dst = append(dst, `","created":`...)
+	dst = strconv.AppendInt(dst, info.Created, 10)
+	dst = append(dst, `,"model":`...)
+	return appendString(dst, model)
+}
+
+// appendJoined appends the text of the parts of one kind, joined, as a JSON
+// string.
+func appendJoined(dst []byte, parts []codec.Part, kind codec.PartKind) []byte {
+	dst = append(dst, '"')
+	for i := range parts {
+		if parts[i].Kind == kind {
+			dst = appendStringContent(dst, parts[i].Text)
+		}
+	}
+	return append(dst, '"')
+}
+
+func appendThinkingBlocks(dst []byte, parts []codec.Part) []byte {
+	dst = append(dst, `,"thinking_blocks":[`...)
+	first := true
+	for i := range parts {
+		p := &parts[i]
+		if p.Kind != codec.PartThinking && p.Kind != codec.PartRedactedThinking {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendThinkingBlock(dst, p.Kind, p.Text, p.Signature, p.Data)
+	}
+	return append(dst, ']')
+}
+
+func appendThinkingBlock(dst []byte, kind codec.PartKind, text, signature, data string) []byte {
+	if kind == codec.PartRedactedThinking {
+		dst = append(dst, `{"type":"redacted_thinking","data":`...)
+		dst = appendString(dst, data)
+		return append(dst, '}')
+	}
+	dst = append(dst, `{"type":"thinking","thinking":`...)
+	dst = appendString(dst, text)
+	dst = append(dst, `,"signature":`...)
+	dst = appendString(dst, signature)
+	return append(dst, '}')
+}
+
+func appendToolCalls(dst []byte, parts []codec.Part) []byte {
+	dst = append(dst, `,"tool_calls":[`...)
+	first := true
+	for i := range parts {
+		p := &parts[i]
+		if p.Kind != codec.PartToolCall {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, p.ID)
+		dst = append(dst, `,"type":"function","function":{"name":`...)
+		dst = appendString(dst, p.Name)
+		dst = append(dst, `,"arguments":`...)
+		dst = appendString(dst, arguments(p.Arguments))
+		dst = append(dst, "}}"...)
+	}
+	return append(dst, ']')
+}
+
+// appendString appends s as a JSON string literal, exactly as
+// rawjson.AppendString does (invalid UTF-8 becomes U+FFFD), but copies runs
+// of plain ASCII eight bytes at a time: the text, arguments and ids of a
+// translation are mostly such runs.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for len(s) > 0 {
+		i := plainRun(s)
+		dst = append(dst, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		// One character that needs care: an escape, or UTF-8 (valid or
+		// not), which rawjson.AppendString handles.
+		n := 1
+		if s[i] >= utf8.RuneSelf {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size > 1 {
+				n = size
+			}
+		}
+		dst = appendStringContent(dst, s[i:i+n])
+		s = s[i+n:]
+	}
+	return append(dst, '"')
+}
+
+// plainRun returns the length of the prefix of s that needs no escaping:
+// printable ASCII other than '"' and '\\'.
+func plainRun(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, e := w^('"'*ones), w^('\\'*ones)
+		if (w|(w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(s)
+}

@@ -1,0 +1,295 @@
+package openai
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// The fast chunk scanner must agree with the sonic path whenever it accepts
+// a chunk (it may decline anything).
+
+// chunkCorpus returns the data of every event of the golden and wire
+// streams, and edge cases the fixtures do not have.
+func chunkCorpus(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	paths, _ := filepath.Glob("testdata/translate/stream/*.sse")
+	wire, _ := filepath.Glob("../testdata/wire/openai/*.sse")
+	for _, p := range append(paths, wire...) {
+		if strings.HasSuffix(p, ".out.sse") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(b) > 0 {
+			n := sse.Next(b)
+			if n == 0 {
+				n = len(b)
+			}
+			if data := sse.AppendData(nil, b[:n]); len(data) > 0 {
+				out = append(out, data)
+			}
+			b = b[n:]
+		}
+	}
+	for _, s := range fastEdgeCases {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+var fastEdgeCases = []string{
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]}`,
+	`{"id":"a","choices":[{"delta":{"content":"no index"}}]}`,
+	`{"id":"a","choices":[{"index":1,"delta":{"content":"x"}}]}`,
+	`{"id":"a","choices":[{"index":0.0,"delta":{"content":"x"}}]}`,
+	`{"id":"a","choices":[{"index":00,"delta":{"content":"x"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}`,
+	`{"id":"a","Choices":[{"index":0,"delta":{"content":"x"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"Content":"x"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"x","content":"y"}}]}`,
+	`{"id":"a","id":"b","choices":[]}`,
+	`{"i\u0064":"a","choices":[]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"\ud83d\ude00 \u00e9 \n\t\"\\\/"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"lone \ud800 surrogate"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"bad \x escape"}}]}`,
+	"{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"raw \x01 control\"}}]}",
+	"{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"invalid \xff utf8\"}}]}",
+	`{"id":"a","choices":[{"index":0,"delta":{"content":null,"reasoning_content":null,"reasoning":"r"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":"rc"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"r"}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":null,"finish_reason":"stop"}]}`,
+	`{"id":"a","choices":null}`,
+	`{"id":"a","choices":[]} x`,
+	`{"id":"a","choices":[]}   `,
+	` {"id" : "a" , "choices" : [ { "index" : 0 , "delta" : { "content" : "sp" } } ] } `,
+	`{"id":"a","created":-1.5e+10,"x":true,"y":false,"z":null,"choices":[]}`,
+	`{"id":"a","created":1.,"choices":[]}`,
+	`{"id":"a","created":-,"choices":[]}`,
+	`{"id":"a","created":01,"choices":[]}`,
+	`{"id":"a","nested":{"k":1},"choices":[]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"x"},"logprobs":{"content":[]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":null,"function_call":null,"thinking_blocks":null}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
+	`{"id":"a","usage":null,"error":null,"choices":[]}`,
+	`{"id":"a","usage":{"prompt_tokens":1},"choices":[]}`,
+	`{"id":1,"choices":[]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"role":1}}]}`,
+	`{"id":"a","choices":[{"index":0,"finish_reason":1}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"content":"x"}}]`,
+	`{"id":"a",}`,
+	`{}`,
+	`{"":""}`,
+	`[]`,
+	`"x"`,
+}
+
+func decodeBoth(data []byte) (fast, slow chunkView, fastOK bool, slowErr error) {
+	var d StreamDecoder
+	fastOK = d.fastChunk(data, &fast)
+	var d2 StreamDecoder
+	slowErr = d2.slowChunk(data, &slow)
+	return
+}
+
+// sameView compares views, treating nil and empty slices alike.
+func sameView(a, b chunkView) bool {
+	norm := func(v *chunkView) {
+		if len(v.toolCalls) == 0 {
+			v.toolCalls = nil
+		}
+		if len(v.thinkingBlocks) == 0 {
+			v.thinkingBlocks = nil
+		}
+		if isEmptyValue(v.err) {
+			v.err = nil
+		}
+	}
+	norm(&a)
+	norm(&b)
+	return reflect.DeepEqual(a, b)
+}
+
+func checkFastAgrees(t *testing.T, data []byte) {
+	t.Helper()
+	fast, slow, ok, err := decodeBoth(data)
+	if !ok {
+		return
+	}
+	if err != nil {
+		t.Fatalf("fast path accepted what sonic rejects (%v): %q", err, data)
+	}
+	if !sameView(fast, slow) {
+		t.Fatalf("fast path disagrees on %q:\nfast %+v\nslow %+v", data, fast, slow)
+	}
+}
+
+func TestFastChunkMatchesSonic(t *testing.T) {
+	for _, data := range chunkCorpus(t) {
+		checkFastAgrees(t, data)
+	}
+}
+
+// The fast path must take the common chunks, or it quietly stops paying.
+func TestFastChunkCoverage(t *testing.T) {
+	f := func(data string, want bool) {
+		t.Helper()
+		var d StreamDecoder
+		var v chunkView
+		if got := d.fastChunk([]byte(data), &v); got != want {
+			t.Errorf("fastChunk(%s) = %v, want %v", data, got, want)
+		}
+	}
+	f(`{"id":"chatcmpl-B9","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}],"usage":null}`, true)
+	f(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"line\nbreak \"q\""},"finish_reason":null}]}`, true)
+	f(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"abc"}`, true)
+	f(`{"id":"c","choices":[{"index":0,"delta":{"content":null,"reasoning_content":" tenths:"},"logprobs":null,"finish_reason":null}]}`, true)
+	f(`{"id":"c","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`, true)
+	// Declined: tool calls, usage, errors.
+	f(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, false)
+	f(`{"id":"c","choices":[],"usage":{"prompt_tokens":1}}`, false)
+	f(`{"error":{"message":"x"}}`, false)
+
+	// Of the text chunks of the wire fixtures, all take the fast path.
+	total, fast := 0, 0
+	for _, name := range []string{"chat_stream_length.sse", "chat_stream_reasoning.sse"} {
+		b, err := os.ReadFile("../testdata/wire/openai/" + name)
+		if err != nil {
+			t.Skip(err)
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			data, ok := bytes.CutPrefix(line, []byte("data: "))
+			if !ok || !bytes.Contains(data, []byte(`"content"`)) || bytes.Contains(data, []byte(`"usage":{`)) {
+				continue
+			}
+			total++
+			var d StreamDecoder
+			var v chunkView
+			if d.fastChunk(data, &v) {
+				fast++
+			}
+		}
+	}
+	if total == 0 || fast != total {
+		t.Errorf("fast path took %d of %d text chunks", fast, total)
+	}
+}
+
+func FuzzFastChunk(f *testing.F) {
+	for _, data := range chunkCorpus(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 16<<10 {
+			return
+		}
+		checkFastAgrees(t, data)
+	})
+}
+
+// checkResumeAgrees reads prime in full, then data, possibly from the kept
+// prefix, and compares data's view with sonic's.
+func checkResumeAgrees(t *testing.T, prime, data []byte) {
+	t.Helper()
+	var d StreamDecoder
+	var v chunkView
+	d.fastChunk(prime, &v)
+	var fast chunkView
+	if !d.fastChunk(data, &fast) {
+		return
+	}
+	var d2 StreamDecoder
+	var slow chunkView
+	if err := d2.slowChunk(data, &slow); err != nil {
+		t.Fatalf("fast path (after %q) accepted what sonic rejects (%v): %q", prime, err, data)
+	}
+	if !sameView(fast, slow) {
+		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", prime, data, fast, slow)
+	}
+}
+
+// Every chunk of every stream, read after the one before it (the way the
+// prefix is reused), agrees with sonic; and the prefix is reused.
+func TestFastChunkResumeMatchesSonic(t *testing.T) {
+	corpus := chunkCorpus(t)
+	for i := 1; i < len(corpus); i++ {
+		checkResumeAgrees(t, corpus[i-1], corpus[i])
+	}
+	prime := []byte(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`)
+	for _, next := range []string{
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"},"finish_reason":null}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"},"delta":{}}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"}}],"id":"again"}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"}},{"index":1}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"b"}}]} trailing`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":`,
+		`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"\u00e9"}}],"usage":null}`,
+	} {
+		checkResumeAgrees(t, prime, []byte(next))
+	}
+	// Keys after the choices are read again on every chunk.
+	late := []byte(`{"choices":[{"index":0,"delta":{"content":"a"}}],"id":"late","model":"m2"}`)
+	checkResumeAgrees(t, late, []byte(`{"choices":[{"index":0,"delta":{"content":"b"}}],"id":"other","model":"m3"}`))
+	checkResumeAgrees(t, late, []byte(`{"choices":[{"index":0,"delta":{"content":"b"}}]}`))
+
+	var d StreamDecoder
+	var v chunkView
+	if !d.fastChunk(prime, &v) || len(d.prefix.prefix) == 0 {
+		t.Fatalf("no prefix kept after %s", prime)
+	}
+	if got := string(d.prefix.prefix); !strings.HasSuffix(got, `"delta":`) {
+		t.Errorf("prefix %q does not end at the delta", got)
+	}
+}
+
+func FuzzFastChunkResume(f *testing.F) {
+	corpus := chunkCorpus(f)
+	for i := 1; i < len(corpus); i++ {
+		f.Add(corpus[i-1], corpus[i])
+	}
+	f.Fuzz(func(t *testing.T, prime, data []byte) {
+		if len(prime)+len(data) > 16<<10 {
+			return
+		}
+		checkResumeAgrees(t, prime, data)
+	})
+}
+
+// appendString must write exactly what rawjson.AppendString writes.
+func checkAppendString(t *testing.T, s string) {
+	t.Helper()
+	want := rawjson.AppendString([]byte("x"), s)
+	if got := appendString([]byte("x"), s); !bytes.Equal(got, want) {
+		t.Fatalf("appendString(%q) = %q, want %q", s, got, want)
+	}
+}
+
+var appendStringCases = []string{
+	"", "a", "plain ascii longer than eight bytes", `quote " and backslash \ inside`,
+	"\n\r\t\b\f\x00\x1f\x7f", "café 😀 ×", "\xff\xfe invalid", "truncated \xe2\x82", "\xe2\x82\xac€",
+	strings.Repeat("abcdefgh", 9) + "\"" + strings.Repeat("z", 7), "\u2028\u2029", "{\"city\":\"Paris\",\"unit\":\"celsius\"}",
+}
+
+func TestAppendStringMatchesRawjson(t *testing.T) {
+	for _, s := range appendStringCases {
+		checkAppendString(t, s)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range appendStringCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkAppendString(t, s) })
+}

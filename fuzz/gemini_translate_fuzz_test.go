@@ -1,0 +1,337 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// Black-box fuzz targets for codec/gemini: the decoders never panic and
+// accept only valid JSON; what the encoders write is valid JSON (valid SSE
+// for streams) that decodes again, and encoding what that decodes to gives
+// the same bytes (one decode → encode normalises; the next is a fixed
+// point); stream decoding does not depend on read boundaries.
+
+const geminiMaxInput = 64 << 10
+
+// geminiSeeds adds the files matching the patterns as seeds.
+func geminiSeeds(f *testing.F, patterns ...string) {
+	f.Helper()
+	n := 0
+	for _, pattern := range patterns {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if strings.Contains(filepath.Base(p), ".out.") {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+			n++
+		}
+	}
+	if n == 0 {
+		f.Fatalf("no seeds in %q", patterns)
+	}
+}
+
+func FuzzGeminiRequest(f *testing.F) {
+	geminiSeeds(f, "../codec/gemini/testdata/request/*.in.json", "../codec/testdata/wire/gemini/generate_request*.json",
+		"../codec/gemini/testdata/request_encode/*.out.json", "../codec/gemini/testdata/chat_2kb.json")
+	f.Add([]byte(`{"system_instruction":{"parts":{"text":"s"}},"contents":{"parts":{"text":"hi"}},"generation_config":{"max_output_tokens":"5"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > geminiMaxInput {
+			return
+		}
+		var r codec.Request
+		if err := gemini.DecodeRequest(body, &r); err != nil {
+			if err.Status != 400 {
+				t.Fatalf("DecodeRequest(%q) = %+v: not a 400", body, err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("DecodeRequest accepted invalid JSON %q", body)
+		}
+		out, _, err := gemini.AppendRequest(nil, &r)
+		if err != nil {
+			return // a canonical request Gemini cannot take (an invalid schema…)
+		}
+		geminiRequestFixedPoint(t, body, out)
+	})
+}
+
+// geminiRequestFixedPoint checks that out, an encoder's output, is valid
+// JSON, decodes, and encodes back to itself.
+func geminiRequestFixedPoint(t *testing.T, in, out []byte) {
+	t.Helper()
+	if !json.Valid(out) {
+		t.Fatalf("AppendRequest of %q wrote invalid JSON %q", in, out)
+	}
+	var r codec.Request
+	if err := gemini.DecodeRequest(out, &r); err != nil {
+		t.Fatalf("the output %q of %q does not decode: %v", out, in, err)
+	}
+	again, _, err := gemini.AppendRequest(nil, &r)
+	if err != nil || !bytes.Equal(again, out) {
+		t.Fatalf("encode(decode(out)) != out for %q:\n%s\n%s (%v)", in, out, again, err)
+	}
+}
+
+func FuzzGeminiResponse(f *testing.F) {
+	geminiSeeds(f, "../codec/gemini/testdata/response/*.in.json", "../codec/testdata/wire/gemini/*response*.json",
+		"../codec/gemini/testdata/response_encode/*.out.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > geminiMaxInput {
+			return
+		}
+		var resp codec.Response
+		if err := gemini.DecodeResponse(body, &resp); err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("DecodeResponse accepted invalid JSON %q", body)
+		}
+		out := gemini.AppendResponse(nil, &resp, codec.StreamInfo{})
+		if !json.Valid(out) {
+			t.Fatalf("AppendResponse of %q wrote invalid JSON %q", body, out)
+		}
+		var resp2 codec.Response
+		if err := gemini.DecodeResponse(out, &resp2); err != nil {
+			t.Fatalf("the output %q of %q does not decode: %v", out, body, err)
+		}
+		if again := gemini.AppendResponse(nil, &resp2, codec.StreamInfo{}); !bytes.Equal(again, out) {
+			t.Fatalf("encode(decode(out)) != out for %q:\n%s\n%s", body, out, again)
+		}
+	})
+}
+
+// geminiDecodeSSE decodes an SSE transcript delivered in two reads split at
+// split, and returns the events (their strings copied) as JSON lines.
+func geminiDecodeSSE(t *testing.T, in []byte, split int) ([]codec.Event, []byte) {
+	var d gemini.StreamDecoder
+	var events []codec.Event
+	var buf []byte
+	split = min(max(split, 0), len(in))
+	for _, read := range [][]byte{in[:split], in[split:]} {
+		buf = append(buf, read...)
+		for {
+			n := sse.Next(buf)
+			if n == 0 {
+				break
+			}
+			if data, multi, ok := sse.Data(buf[:n]); ok {
+				if multi {
+					data = sse.AppendData(nil, buf[:n])
+				}
+				from := len(events)
+				events, _ = d.Decode(events, nil, data) // a malformed chunk is skipped
+				geminiKeep(events[from:])
+			}
+			buf = buf[n:]
+		}
+	}
+	events = d.End(events)
+	var lines bytes.Buffer
+	for i := range events {
+		b, err := json.Marshal(&events[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines.Write(b)
+		lines.WriteByte('\n')
+	}
+	return events, lines.Bytes()
+}
+
+// geminiKeep copies the strings of events, valid only until the next Decode.
+func geminiKeep(events []codec.Event) {
+	for i := range events {
+		e := &events[i]
+		for _, s := range []*string{&e.ID, &e.Model, &e.Name, &e.Text, &e.Arguments, &e.Signature, &e.Data} {
+			*s = strings.Clone(*s)
+		}
+	}
+}
+
+func geminiEncode(events []codec.Event, array bool) []byte {
+	enc := gemini.StreamEncoder{Array: array}
+	enc.Reset(codec.StreamInfo{ID: "fuzz", Model: "m"})
+	var out []byte
+	for i := range events {
+		out = enc.Encode(out, &events[i])
+	}
+	return enc.End(out)
+}
+
+// geminiCheckSSE checks that out is a sequence of complete SSE events, each
+// with one data line holding a JSON object.
+func geminiCheckSSE(t *testing.T, in, out []byte) {
+	t.Helper()
+	for rest := out; len(rest) > 0; {
+		n := sse.Next(rest)
+		if n == 0 {
+			t.Fatalf("the stream of %q ends with an incomplete event: %q", in, rest)
+		}
+		data, multi, ok := sse.Data(rest[:n])
+		if !ok || multi || !json.Valid(data) || data[0] != '{' {
+			t.Fatalf("the stream of %q has a bad event %q", in, rest[:n])
+		}
+		rest = rest[n:]
+	}
+}
+
+func FuzzGeminiStream(f *testing.F) {
+	geminiSeeds(f, "../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
+		"../codec/gemini/testdata/stream_encode/*.out.sse")
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > geminiMaxInput {
+			return
+		}
+		events, want := geminiDecodeSSE(t, in, len(in))
+		for _, split := range []int{0, 1, len(in) / 3, len(in) / 2, len(in) - 1} {
+			if _, got := geminiDecodeSSE(t, in, split); !bytes.Equal(got, want) {
+				t.Fatalf("split at %d changes the events of %q:\n%s\nwant\n%s", split, in, got, want)
+			}
+		}
+		out := geminiEncode(events, false)
+		geminiCheckSSE(t, in, out)
+		again, _ := geminiDecodeSSE(t, out, len(out))
+		if out2 := geminiEncode(again, false); !bytes.Equal(out2, out) {
+			t.Fatalf("encode(decode(out)) != out for %q:\n%s\n%s", in, out, out2)
+		}
+		arr := geminiEncode(events, true)
+		var elems []json.RawMessage
+		if err := json.Unmarshal(arr, &elems); err != nil {
+			t.Fatalf("the array stream of %q is not a JSON array: %v\n%s", in, err, arr)
+		}
+	})
+}
+
+func FuzzGeminiArraySplitter(f *testing.F) {
+	geminiSeeds(f, "../codec/testdata/wire/gemini/stream_array.json", "../codec/gemini/testdata/stream*/*.out.array.json")
+	f.Add([]byte(`{"error":{"code":500}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > geminiMaxInput {
+			return
+		}
+		split := func(k int) ([]string, bool) {
+			var s gemini.ArraySplitter
+			var elems []string
+			var buf []byte
+			for _, read := range [][]byte{in[:k], in[k:]} {
+				buf = append(buf, read...)
+				for {
+					elem, n, err := s.Next(buf)
+					if err != nil {
+						return elems, false
+					}
+					if n == 0 {
+						break
+					}
+					if n > len(buf) || (elem != nil && !bytes.Contains(buf[:n], elem)) {
+						t.Fatalf("Next consumed %d of %d bytes, element %q", n, len(buf), elem)
+					}
+					if elem != nil {
+						elems = append(elems, string(elem))
+					}
+					buf = buf[n:]
+				}
+			}
+			return elems, s.Done()
+		}
+		want, ok := split(len(in))
+		for _, k := range []int{0, 1, len(in) / 2, len(in) - 1} {
+			k = max(0, min(k, len(in)))
+			got, ok2 := split(k)
+			if ok2 != ok || strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+				t.Fatalf("split at %d of %q: %q (%v), want %q (%v)", k, in, got, ok2, want, ok)
+			}
+		}
+		// A complete array of valid elements is exactly what encoding/json reads.
+		var ref []json.RawMessage
+		if ok && len(in) > 0 && bytes.TrimSpace(in)[0] == '[' && json.Unmarshal(in, &ref) == nil {
+			if len(ref) != len(want) {
+				t.Fatalf("%q: %d elements, encoding/json reads %d", in, len(want), len(ref))
+			}
+			for i := range ref {
+				if string(ref[i]) != want[i] {
+					t.Fatalf("%q: element %d is %q, encoding/json reads %q", in, i, want[i], ref[i])
+				}
+			}
+		}
+	})
+}
+
+func FuzzGeminiCallID(f *testing.F) {
+	f.Add("gcall_abc_0", "CikBnKamKgWmIGus+dvD/sqA")
+	f.Add("call_1", "YQ==")
+	f.Add("toolu_01", "not base64")
+	f.Add("gsigb3_abc_x", "")
+	f.Fuzz(func(t *testing.T, id, sig string) {
+		enc := gemini.EncodeCallID(id, sig)
+		gotID, gotSig := gemini.DecodeCallID(enc)
+		if sig != "" && (gotID != id || gotSig != sig) {
+			t.Fatalf("DecodeCallID(EncodeCallID(%q, %q)) = %q, %q", id, sig, gotID, gotSig)
+		}
+		if sig != "" {
+			for _, c := range enc[:len(enc)-len(id)] {
+				if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+					t.Fatalf("EncodeCallID(%q, %q) = %q is not URL-safe", id, sig, enc)
+				}
+			}
+		}
+		// Any id decodes without panicking; one that does not look like an
+		// encoded id decodes to itself.
+		if i, s := gemini.DecodeCallID(id); !strings.HasPrefix(id, "gsig") && (s != "" || i != id) {
+			t.Fatalf("DecodeCallID(%q) = %q, %q", id, i, s)
+		}
+		// codec/anthropic carries signatures in tool_use ids the same way:
+		// each side reads what the other writes.
+		if sig != "" && !strings.HasPrefix(id, "gsig") {
+			if a := anthropic.EncodeToolID(id, sig); a != enc {
+				t.Fatalf("EncodeCallID(%q, %q) = %q, anthropic.EncodeToolID = %q", id, sig, enc, a)
+			}
+		}
+		ai, as := anthropic.DecodeToolID(enc)
+		gi, gs := gemini.DecodeCallID(enc)
+		if ai != gi || as != gs {
+			t.Fatalf("%q: DecodeCallID = %q, %q; anthropic.DecodeToolID = %q, %q", enc, gi, gs, ai, as)
+		}
+	})
+}
+
+func FuzzGeminiError(f *testing.F) {
+	geminiSeeds(f, "../codec/testdata/wire/gemini/error_*.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		e, ok := gemini.DecodeError(429, body)
+		if !ok {
+			return
+		}
+		out := gemini.AppendError(nil, &e)
+		if !json.Valid(out) {
+			t.Fatalf("AppendError(DecodeError(%q)) = %q: invalid JSON", body, out)
+		}
+		// Everything but the status name comes back (AppendError writes a
+		// canonical one when the upstream's is missing or unknown).
+		e2, ok := gemini.DecodeError(e.Status, out)
+		e2.Type = e.Type
+		if !utf8.ValidString(e.Message) || !utf8.ValidString(e.Code) {
+			return // the encoder replaces invalid UTF-8, as encoding/json does
+		}
+		if !ok || e2 != e {
+			t.Fatalf("DecodeError(AppendError(%+v)) = %+v, %v", e, e2, ok)
+		}
+	})
+}

@@ -1,0 +1,197 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// Black-box fuzz targets for the OpenAI translation side: the decoders never
+// panic; what they accept, the encoders turn into valid JSON (or valid SSE);
+// and decode → encode is stable after one round: encoding what the decoder
+// reads of the encoder's output gives that output back.
+
+// openaiTranslateInfo is the StreamInfo of the encoders under fuzz.
+var openaiTranslateInfo = codec.StreamInfo{ID: "chatcmpl-fuzz", Model: "public-model", Created: 1700000000, IncludeUsage: true}
+
+// seedGlob adds every file matching the patterns as a seed, whole.
+func seedGlob(f *testing.F, patterns ...string) {
+	f.Helper()
+	n := 0
+	for _, pattern := range patterns {
+		paths, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, p := range paths {
+			if strings.Contains(filepath.Base(p), ".out.") {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+			n++
+		}
+	}
+	if n == 0 {
+		f.Fatalf("no seeds in %q", patterns)
+	}
+}
+
+func FuzzOpenAITranslateRequest(f *testing.F) {
+	seedGlob(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
+		"../codec/openai/testdata/*.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		var r codec.Request
+		if err := openai.DecodeRequest(body, &r); err != nil {
+			if err.Status != 400 {
+				t.Fatalf("DecodeRequest(%q): status %d, want 400", body, err.Status)
+			}
+			return
+		}
+		out, _, err := openai.AppendRequest(nil, &r)
+		if err != nil {
+			if err.Status != 400 {
+				t.Fatalf("AppendRequest of a decoded request: %v\n%q", err, body)
+			}
+			return // nothing OpenAI can take is left (thinking only)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("AppendRequest wrote invalid JSON: %s\nfrom %q", out, body)
+		}
+		var r2 codec.Request
+		if err := openai.DecodeRequest(out, &r2); err != nil {
+			t.Fatalf("DecodeRequest of AppendRequest's output: %v\n%s\nfrom %q", err, out, body)
+		}
+		again, _, err := openai.AppendRequest(nil, &r2)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("decode → encode is not stable (%v):\n%s\n%s\nfrom %q", err, out, again, body)
+		}
+	})
+}
+
+func FuzzOpenAITranslateResponse(f *testing.F) {
+	seedGlob(f, "../codec/openai/testdata/translate/response/*.in.json", "../codec/testdata/wire/openai/chat_response_*.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		var r codec.Response
+		if openai.DecodeResponse(body, &r) != nil {
+			return
+		}
+		out := openai.AppendResponse(nil, &r, openaiTranslateInfo)
+		if !json.Valid(out) {
+			t.Fatalf("AppendResponse wrote invalid JSON: %s\nfrom %q", out, body)
+		}
+		var r2 codec.Response
+		if err := openai.DecodeResponse(out, &r2); err != nil {
+			t.Fatalf("DecodeResponse of AppendResponse's output: %v\n%s", err, out)
+		}
+		if again := openai.AppendResponse(nil, &r2, openaiTranslateInfo); !bytes.Equal(again, out) {
+			t.Fatalf("decode → encode is not stable:\n%s\n%s\nfrom %q", out, again, body)
+		}
+	})
+}
+
+// decodeOpenAIStream frames an SSE transcript and decodes it; the events'
+// strings are copied, since they may point into the decoder's buffers.
+func decodeOpenAIStream(b []byte) ([]codec.Event, error) {
+	var d openai.StreamDecoder
+	var events []codec.Event
+	for len(b) > 0 {
+		n := sse.Next(b)
+		if n == 0 {
+			n = len(b) // the end of the body ends the last event
+		}
+		ev := b[:n]
+		b = b[n:]
+		if _, ok := sse.Field(ev, "data"); !ok {
+			continue
+		}
+		name, _ := sse.Field(ev, "event")
+		from := len(events)
+		var err error
+		events, err = d.Decode(events, name, sse.AppendData(nil, ev))
+		for i := range events[from:] {
+			e := &events[from+i]
+			e.ID, e.Model, e.Name = strings.Clone(e.ID), strings.Clone(e.Model), strings.Clone(e.Name)
+			e.Text, e.Arguments = strings.Clone(e.Text), strings.Clone(e.Arguments)
+			e.Signature, e.Data = strings.Clone(e.Signature), strings.Clone(e.Data)
+		}
+		if err != nil {
+			return events, err
+		}
+	}
+	return d.End(events), nil
+}
+
+func encodeOpenAIStream(events []codec.Event) []byte {
+	var e openai.StreamEncoder
+	e.Reset(openaiTranslateInfo)
+	var out []byte
+	for i := range events {
+		out = e.Encode(out, &events[i])
+	}
+	return e.End(out)
+}
+
+// checkOpenAISSE checks that out is a sequence of "data: <JSON object>"
+// events, with [DONE] only at the end.
+func checkOpenAISSE(t *testing.T, out []byte) {
+	t.Helper()
+	for b := out; len(b) > 0; {
+		n := sse.Next(b)
+		if n == 0 {
+			t.Fatalf("unterminated SSE event: %q", b)
+		}
+		data, multi, ok := sse.Data(b[:n])
+		if !ok || multi || !bytes.HasPrefix(b, []byte("data: ")) {
+			t.Fatalf("not one data line: %q", b[:n])
+		}
+		b = b[n:]
+		if sse.IsDone(data) {
+			if len(b) > 0 {
+				t.Fatalf("events after [DONE]: %q", b)
+			}
+			continue
+		}
+		if !json.Valid(data) || data[0] != '{' {
+			t.Fatalf("not a JSON object: %q", data)
+		}
+	}
+}
+
+func FuzzOpenAITranslateStream(f *testing.F) {
+	seedGlob(f, "../codec/openai/testdata/translate/stream/*.sse", "../codec/testdata/wire/openai/*.sse")
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 64<<10 {
+			return
+		}
+		events, err := decodeOpenAIStream(in)
+		if err != nil {
+			return
+		}
+		out := encodeOpenAIStream(events)
+		checkOpenAISSE(t, out)
+		again, err := decodeOpenAIStream(out)
+		if err != nil {
+			t.Fatalf("decoding the encoder's output: %v\n%s", err, out)
+		}
+		if out2 := encodeOpenAIStream(again); !bytes.Equal(out2, out) {
+			t.Fatalf("decode → encode is not stable:\n%s\n%s\nfrom %q", out, out2, in)
+		}
+	})
+}
