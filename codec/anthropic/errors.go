@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // errorTypes names each kind of error as Anthropic's API does
@@ -101,13 +102,13 @@ func AppendError(dst []byte, e *codec.Error) []byte {
 // requestID is empty.
 func AppendErrorRequestID(dst []byte, e *codec.Error, requestID string) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
-	dst = appendString(dst, ErrorType(e))
+	dst = rawjson.AppendString(dst, ErrorType(e))
 	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, e.Message)
+	dst = rawjson.AppendString(dst, e.Message)
 	dst = append(dst, '}')
 	if requestID != "" {
 		dst = append(dst, `,"request_id":`...)
-		dst = appendString(dst, requestID)
+		dst = rawjson.AppendString(dst, requestID)
 	}
 	return append(dst, '}')
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // AppendModelList appends a GET /v1/models answer in Anthropic's shape:
@@ -19,9 +21,9 @@ func AppendModelList(dst []byte, ids []string, created int64) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"model","id":`...)
-		dst = appendString(dst, id)
+		dst = rawjson.AppendString(dst, id)
 		dst = append(dst, `,"display_name":`...)
-		dst = appendString(dst, id)
+		dst = rawjson.AppendString(dst, id)
 		dst = append(dst, `,"created_at":"`...)
 		dst = append(dst, stamp...)
 		dst = append(dst, `"}`...)
@@ -30,9 +32,9 @@ func AppendModelList(dst []byte, ids []string, created int64) []byte {
 	if len(ids) == 0 {
 		return append(dst, `null,"last_id":null}`...)
 	}
-	dst = appendString(dst, ids[0])
+	dst = rawjson.AppendString(dst, ids[0])
 	dst = append(dst, `,"last_id":`...)
-	dst = appendString(dst, ids[len(ids)-1])
+	dst = rawjson.AppendString(dst, ids[len(ids)-1])
 	return append(dst, '}')
 }
 

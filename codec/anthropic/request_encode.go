@@ -8,6 +8,7 @@ import (
 	"github.com/bytedance/sonic"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // Names of the features AppendRequest drops, as it reports them.
@@ -80,7 +81,7 @@ func (e *requestEncoder) append(dst []byte, countTokens bool) ([]byte, []string,
 		maxTokens = DefaultMaxTokens
 	}
 	dst = append(dst, `{"model":`...)
-	dst = appendString(dst, r.Model)
+	dst = rawjson.AppendString(dst, r.Model)
 	if !countTokens {
 		dst = append(dst, `,"max_tokens":`...)
 		dst = strconv.AppendInt(dst, int64(maxTokens), 10)
@@ -100,7 +101,7 @@ func (e *requestEncoder) append(dst []byte, countTokens bool) ([]byte, []string,
 		dst = e.appendStops(dst)
 		if r.User != "" {
 			dst = append(dst, `,"metadata":{"user_id":`...)
-			dst = appendString(dst, r.User)
+			dst = rawjson.AppendString(dst, r.User)
 			dst = append(dst, '}')
 		}
 		if r.Stream {
@@ -126,7 +127,7 @@ func (e *requestEncoder) appendSystem(dst []byte) []byte {
 		for i := range sys {
 			if sys[i].Text != "" {
 				dst = append(dst, `,"system":`...)
-				return appendString(dst, sys[i].Text)
+				return rawjson.AppendString(dst, sys[i].Text)
 			}
 		}
 	}
@@ -172,7 +173,7 @@ func (e *requestEncoder) appendMessages(dst []byte) []byte {
 // rejects a user message with text before its tool_result blocks.
 func (e *requestEncoder) appendContent(dst []byte, m *codec.Message) []byte {
 	if p := e.loneBlock(m); p != nil && p.Kind == codec.PartText && p.CacheControl == "" {
-		return appendString(dst, p.Text)
+		return rawjson.AppendString(dst, p.Text)
 	}
 	dst = append(dst, '[')
 	first := true
@@ -280,7 +281,7 @@ func (e *requestEncoder) appendBlock(dst []byte, p *codec.Part) []byte {
 		dst = append(dst, `{"type":"tool_use","id":`...)
 		dst = appendUpstreamID(dst, p.ID)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, p.Name)
+		dst = rawjson.AppendString(dst, p.Name)
 		dst = append(dst, `,"input":`...)
 		dst = appendInput(dst, p.Arguments)
 		dst = appendCacheControl(dst, p)
@@ -306,7 +307,7 @@ func (e *requestEncoder) appendToolResult(dst []byte, p *codec.Part) []byte {
 	case n == 0:
 	case n == 1 && lone.Kind == codec.PartText && lone.CacheControl == "":
 		dst = append(dst, `,"content":`...)
-		dst = appendString(dst, lone.Text)
+		dst = rawjson.AppendString(dst, lone.Text)
 	default:
 		dst = append(dst, `,"content":[`...)
 		first := true
@@ -342,17 +343,17 @@ func appendContentBlock(dst []byte, p *codec.Part) []byte {
 		dst = appendSource(dst, p)
 		if p.Title != "" {
 			dst = append(dst, `,"title":`...)
-			dst = appendString(dst, p.Title)
+			dst = rawjson.AppendString(dst, p.Title)
 		}
 	case codec.PartThinking:
 		dst = append(dst, `{"type":"thinking","thinking":`...)
-		dst = appendString(dst, p.Text)
+		dst = rawjson.AppendString(dst, p.Text)
 		dst = append(dst, `,"signature":`...)
-		dst = appendString(dst, p.Signature)
+		dst = rawjson.AppendString(dst, p.Signature)
 		return append(dst, '}') // thinking blocks take no cache_control
 	case codec.PartRedactedThinking:
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
-		dst = appendString(dst, p.Data)
+		dst = rawjson.AppendString(dst, p.Data)
 		return append(dst, '}')
 	default:
 		return appendTextBlock(dst, p)
@@ -363,7 +364,7 @@ func appendContentBlock(dst []byte, p *codec.Part) []byte {
 
 func appendTextBlock(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
-	dst = appendString(dst, p.Text)
+	dst = rawjson.AppendString(dst, p.Text)
 	dst = appendCacheControl(dst, p)
 	return append(dst, '}')
 }
@@ -377,14 +378,14 @@ func appendSource(dst []byte, p *codec.Part) []byte {
 			data, mediaType = d, mt
 		} else {
 			dst = append(dst, `{"type":"url","url":`...)
-			dst = appendString(dst, p.URL)
+			dst = rawjson.AppendString(dst, p.URL)
 			return append(dst, '}')
 		}
 	}
 	if p.Kind == codec.PartDocument && strings.HasPrefix(mediaType, "text/") {
 		if text, err := base64.StdEncoding.DecodeString(data); err == nil {
 			dst = append(dst, `{"type":"text","media_type":"text/plain","data":`...)
-			dst = appendString(dst, str(text))
+			dst = rawjson.AppendString(dst, str(text))
 			return append(dst, '}')
 		}
 	}
@@ -392,9 +393,9 @@ func appendSource(dst []byte, p *codec.Part) []byte {
 		mediaType = "application/pdf"
 	}
 	dst = append(dst, `{"type":"base64","media_type":`...)
-	dst = appendString(dst, mediaType)
+	dst = rawjson.AppendString(dst, mediaType)
 	dst = append(dst, `,"data":`...)
-	dst = appendString(dst, data)
+	dst = rawjson.AppendString(dst, data)
 	return append(dst, '}')
 }
 
@@ -421,10 +422,10 @@ func appendCache(dst []byte, typ, ttl string) []byte {
 		return dst
 	}
 	dst = append(dst, `,"cache_control":{"type":`...)
-	dst = appendString(dst, typ)
+	dst = rawjson.AppendString(dst, typ)
 	if ttl != "" {
 		dst = append(dst, `,"ttl":`...)
-		dst = appendString(dst, ttl)
+		dst = rawjson.AppendString(dst, ttl)
 	}
 	return append(dst, '}')
 }
@@ -469,10 +470,10 @@ func (e *requestEncoder) appendTools(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, t.Name)
+		dst = rawjson.AppendString(dst, t.Name)
 		if t.Description != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.Description)
+			dst = rawjson.AppendString(dst, t.Description)
 		}
 		dst = append(dst, `,"input_schema":`...)
 		if t.Parameters == "" {
@@ -512,7 +513,7 @@ func (e *requestEncoder) appendToolChoice(dst []byte) []byte {
 	dst = append(dst, '"')
 	if c.Mode == codec.ToolSpecific {
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, c.Name)
+		dst = rawjson.AppendString(dst, c.Name)
 	}
 	if c.DisableParallel {
 		dst = append(dst, `,"disable_parallel_tool_use":true`...)
@@ -666,7 +667,7 @@ func (e *requestEncoder) appendStops(dst []byte) []byte {
 		} else {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = rawjson.AppendString(dst, s)
 	}
 	if !first {
 		dst = append(dst, ']')

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // stopReasons names each canonical stop reason as Anthropic does. StopError
@@ -168,9 +169,9 @@ func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
 		model = r.Model
 	}
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
+	dst = rawjson.AppendString(dst, id)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
-	dst = appendString(dst, model)
+	dst = rawjson.AppendString(dst, model)
 	dst = append(dst, `,"content":[`...)
 	first := true
 	for i := range r.Parts {
@@ -212,13 +213,13 @@ func appendResponseBlock(dst []byte, p *codec.Part) []byte {
 	switch p.Kind {
 	case codec.PartText:
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, p.Text)
+		dst = rawjson.AppendString(dst, p.Text)
 		return append(dst, '}')
 	case codec.PartToolCall:
 		dst = append(dst, `{"type":"tool_use","id":`...)
 		dst = appendClientToolID(dst, p.ID, p.Signature)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, p.Name)
+		dst = rawjson.AppendString(dst, p.Name)
 		dst = append(dst, `,"input":`...)
 		dst = appendInput(dst, p.Arguments)
 		return append(dst, '}')
@@ -229,12 +230,12 @@ func appendResponseBlock(dst []byte, p *codec.Part) []byte {
 // appendClientToolID writes the tool_use id a client sees: the id with its
 // signature, if any, folded in (EncodeToolID).
 func appendClientToolID(dst []byte, id, sig string) []byte {
-	return appendString(dst, EncodeToolID(id, sig))
+	return rawjson.AppendString(dst, EncodeToolID(id, sig))
 }
 
 func appendStringOrNull(dst []byte, s string) []byte {
 	if s == "" {
 		return append(dst, "null"...)
 	}
-	return appendString(dst, s)
+	return rawjson.AppendString(dst, s)
 }

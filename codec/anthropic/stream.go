@@ -522,9 +522,9 @@ func (s *StreamEncoder) start(dst []byte, e *codec.Event) []byte {
 	}
 	s.startUsage = u
 	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"...)
-	dst = appendString(dst, id)
+	dst = rawjson.AppendString(dst, id)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
-	dst = appendString(dst, model)
+	dst = rawjson.AppendString(dst, model)
 	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
 	// The API's message_start says output_tokens 1 (or a few) before any
 	// output; message_delta carries the real count.
@@ -584,7 +584,7 @@ func (s *StreamEncoder) blockStart(dst []byte, e *codec.Event) []byte {
 		dst = append(dst, evStart...)
 		dst = strconv.AppendInt(dst, int64(b.out), 10)
 		dst = append(dst, `,"content_block":{"type":"redacted_thinking","data":`...)
-		dst = appendString(dst, e.Data)
+		dst = rawjson.AppendString(dst, e.Data)
 		return append(dst, evDelEnd...)
 	}
 	b.kind = codec.PartText // anything else streams as text
@@ -636,7 +636,7 @@ func (s *StreamEncoder) startTool(dst []byte, i int) []byte {
 		dst = append(dst, `,"content_block":{"type":"tool_use","id":`...)
 		dst = appendClientToolID(dst, str(b.id), str(b.sig))
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, str(b.name))
+		dst = rawjson.AppendString(dst, str(b.name))
 		dst = append(dst, `,"input":{}}`...)
 		dst = append(dst, evEnd...)
 	}
@@ -694,7 +694,7 @@ func (s *StreamEncoder) stopBlock(dst []byte, i int) []byte {
 			dst = append(dst, evDelta...)
 			dst = strconv.AppendInt(dst, int64(b.out), 10)
 			dst = append(dst, `,"delta":{"type":"signature_delta","signature":`...)
-			dst = appendString(dst, str(b.sig))
+			dst = rawjson.AppendString(dst, str(b.sig))
 			dst = append(dst, evDelEnd...)
 		}
 	}
@@ -737,7 +737,7 @@ func appendTextDelta(dst []byte, out int, text string) []byte {
 	dst = append(dst, evDelta...)
 	dst = strconv.AppendInt(dst, int64(out), 10)
 	dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
-	dst = appendString(dst, text)
+	dst = rawjson.AppendString(dst, text)
 	return append(dst, evDelEnd...)
 }
 
@@ -745,7 +745,7 @@ func appendThinkingDelta(dst []byte, out int, text string) []byte {
 	dst = append(dst, evDelta...)
 	dst = strconv.AppendInt(dst, int64(out), 10)
 	dst = append(dst, `,"delta":{"type":"thinking_delta","thinking":`...)
-	dst = appendString(dst, text)
+	dst = rawjson.AppendString(dst, text)
 	return append(dst, evDelEnd...)
 }
 
@@ -753,6 +753,6 @@ func appendArgsDelta(dst []byte, out int, args string) []byte {
 	dst = append(dst, evDelta...)
 	dst = strconv.AppendInt(dst, int64(out), 10)
 	dst = append(dst, `,"delta":{"type":"input_json_delta","partial_json":`...)
-	dst = appendString(dst, args)
+	dst = rawjson.AppendString(dst, args)
 	return append(dst, evDelEnd...)
 }
