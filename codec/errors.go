@@ -1,7 +1,5 @@
 package codec
 
-import "net/http"
-
 // ErrorKind classifies a failure so that each dialect can name it in its own
 // words (an OpenAI "type", an Anthropic error type, a Gemini status).
 type ErrorKind uint8
@@ -38,23 +36,23 @@ func (e *Error) Error() string { return e.Message }
 // KindForStatus guesses the kind of an upstream error from its HTTP status.
 func KindForStatus(status int) ErrorKind {
 	switch {
-	case status == http.StatusUnauthorized:
+	case status == 401:
 		return KindAuthentication
-	case status == http.StatusForbidden:
+	case status == 403:
 		return KindPermission
-	case status == http.StatusNotFound:
+	case status == 404:
 		return KindNotFound
-	case status == http.StatusRequestEntityTooLarge:
+	case status == 413:
 		return KindTooLarge
-	case status == http.StatusTooManyRequests:
+	case status == 429:
 		return KindRateLimitRequests
-	case status == http.StatusGatewayTimeout:
+	case status == 504:
 		return KindTimeout
 	case status >= 400 && status < 500:
 		return KindInvalidRequest
-	case status == http.StatusBadGateway:
+	case status == 502:
 		return KindUpstream
-	case status == http.StatusServiceUnavailable:
+	case status == 503:
 		return KindUnavailable
 	default:
 		return KindServer
