@@ -41,8 +41,9 @@ fuzz: ## run every fuzz target for FUZZTIME (default 5s; `make fuzz FUZZTIME=10m
 	  $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./fuzz/ || exit 1; \
 	done
 
-bench: ## Go micro-benchmarks with allocations, then the load harness
+bench: ## Go micro-benchmarks with allocations, the split-placement self-test, then the load harness
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./codec/... ./proxy/...
+	ROSETTA_BENCH_SPLIT=1 $(GO) test -count=1 -run='^TestSplitPlacement$$' ./bench/
 	$(MAKE) --no-print-directory bench-proxy
 
 bench-proxy: ## load harness: gateway vs direct at 16/64/256 connections, stream and not

@@ -169,9 +169,17 @@ func TestSingleRequests(t *testing.T) {
 // servers process (this test binary again) pinned to one CPU, the load
 // generator to the other; no errors, every run measured, the placement
 // proven and this process's CPU mask and GOMAXPROCS restored afterwards.
+//
+// It pins processes to single CPUs, so it needs those CPUs to itself: under
+// `go test ./...` other packages' tests run alongside and can starve a
+// pinned process for a whole run. It is opt-in (ROSETTA_BENCH_SPLIT=1) and
+// `make bench` runs it on its own.
 func TestSplitPlacement(t *testing.T) {
+	if os.Getenv("ROSETTA_BENCH_SPLIT") != "1" {
+		t.Skip("opt-in: set ROSETTA_BENCH_SPLIT=1 (make bench does), on an otherwise idle machine")
+	}
 	if runtime.NumCPU() < 2 {
-		t.Skipf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
+		t.Fatalf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
 	}
 	testSplit(t, false)
 }
