@@ -200,7 +200,7 @@ func (rl *relay) event(ev []byte) {
 		return
 	case rl.sniff != nil:
 		rl.sniffUsage(ev)
-		rl.out = append(rl.out, ev...)
+		rl.emit(append(rl.out, ev...))
 		return
 	}
 	data, multi, ok := sse.Data(ev)

@@ -301,3 +301,41 @@ func TestErrorsInEachStyle(t *testing.T) {
 	s, m = post("/v1beta/models/nope:generateContent?key="+openKey, nil, gen)
 	geminiErr(s, m, 503)
 }
+
+// TestGeminiArrayStream: without alt=sse a Gemini stream is one JSON array,
+// whatever the channel's style.
+func TestGeminiArrayStream(t *testing.T) {
+	tg, _, _, _ := styledGateway(t)
+	for _, model := range []string{"gemini-x", "gpt-4o-mini", "claude-x"} {
+		req, _ := http.NewRequest("POST", tg.url+"/v1beta/models/"+model+":streamGenerateContent",
+			strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`))
+		req.Header.Set("x-goog-api-key", openKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var chunks []struct {
+			Candidates []struct {
+				Content struct {
+					Parts []struct{ Text string } `json:"parts"`
+				} `json:"content"`
+			} `json:"candidates"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&chunks)
+		resp.Body.Close()
+		if err != nil || len(chunks) == 0 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: not a JSON array of chunks (%v), content type %q", model, err, resp.Header.Get("Content-Type"))
+		}
+		text := ""
+		for _, c := range chunks {
+			for _, cand := range c.Candidates {
+				for _, p := range cand.Content.Parts {
+					text += p.Text
+				}
+			}
+		}
+		if text == "" {
+			t.Errorf("%s: no text in %d chunks", model, len(chunks))
+		}
+	}
+}
