@@ -10,6 +10,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -60,6 +61,11 @@ func FuzzOpenAITranslateRequest(f *testing.F) {
 				t.Fatalf("DecodeRequest(%q): status %d, want 400", body, err.Status)
 			}
 			return
+		}
+		// What DecodeRequest accepts is strict JSON, as ChatRequest.Parse
+		// (the pass-through's check) wants it.
+		if !json.Valid(body) || !rawjson.ValidStrings(body) {
+			t.Fatalf("DecodeRequest accepted a body that is not strict JSON: %q", body)
 		}
 		out, _, err := openai.AppendRequest(nil, &r)
 		if err != nil {

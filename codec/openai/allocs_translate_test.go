@@ -21,29 +21,45 @@ func TestTranslateAllocs(t *testing.T) {
 		}
 	}
 
-	for _, c := range []struct{ name, data string }{
-		{"text delta", chunkContent},
-		{"escaped text delta", textEscaped},
-		{"finish chunk", chunkFinish},
+	for _, c := range []struct{ name, first, data string }{
+		{"text delta", chunkRole, chunkContent},
+		{"escaped text delta", chunkRole, textEscaped},
+		{"finish chunk", chunkRole, chunkFinish},
+		{"tool arguments delta", toolArgsStart, toolArgsDelta},
 	} {
 		d := new(openai.StreamDecoder)
 		events := make([]codec.Event, 0, 8)
-		data, role := []byte(c.data), []byte(chunkRole)
-		f("StreamDecoder "+c.name, 0, func() {
-			d.Reset()
-			var err error
-			// Role chunk, then the same chunk twice: read in full, then
-			// from the kept prefix.
-			if events, err = d.Decode(events[:0], nil, role); err != nil {
-				panic(err)
+		data := []byte(c.data)
+		// The first chunk (a tool call's first fragment allocates its id
+		// and name), then one read in full that keeps the prefix: the
+		// steady state that the budget is about starts after them.
+		for _, b := range [][]byte{[]byte(c.first), data} {
+			if _, err := d.Decode(events[:0], nil, b); err != nil {
+				t.Fatal(err)
 			}
-			for range 2 {
-				if events, err = d.Decode(events[:0], nil, data); err != nil {
-					panic(err)
-				}
+		}
+		f("StreamDecoder "+c.name, 0, func() {
+			var err error
+			if events, err = d.Decode(events[:0], nil, data); err != nil {
+				panic(err)
 			}
 		})
 	}
+
+	// Chunks whose prefixes differ are read in full every time.
+	d := new(openai.StreamDecoder)
+	events := make([]codec.Event, 0, 8)
+	a, b := []byte(chunkContent), []byte(chunkNoUsage)
+	d.Decode(events[:0], nil, a)
+	f("StreamDecoder text deltas read in full", 0, func() {
+		var err error
+		if events, err = d.Decode(events[:0], nil, b); err != nil {
+			panic(err)
+		}
+		if events, err = d.Decode(events[:0], nil, a); err != nil {
+			panic(err)
+		}
+	})
 
 	var e openai.StreamEncoder
 	out := make([]byte, 0, 4096)

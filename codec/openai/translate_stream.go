@@ -82,10 +82,11 @@ type StreamDecoder struct {
 	usage    codec.Usage
 	hasUsage bool
 	// buf holds the unescaped strings of the current event.
-	buf    []byte
-	view   chunkView
-	wire   wireChunk
-	prefix prefixState
+	buf       []byte
+	view      chunkView
+	wire      wireChunk
+	prefix    prefixState
+	fastCalls []wireToolCall // the fast path's tool call fragment
 }
 
 // toolCall is the state of one streamed tool call.
@@ -163,7 +164,8 @@ func (d *StreamDecoder) Reset() {
 	}
 	wire := d.wire
 	wire.reset()
-	*d = StreamDecoder{calls: calls[:0], buf: d.buf[:0], wire: wire, prefix: prefixState{prefix: d.prefix.prefix[:0]}}
+	*d = StreamDecoder{calls: calls[:0], buf: d.buf[:0], wire: wire, prefix: prefixState{prefix: d.prefix.prefix[:0]},
+		fastCalls: d.fastCalls[:0]}
 }
 
 // Decode appends the canonical events of one SSE event to dst.
@@ -565,10 +567,11 @@ func (d *StreamDecoder) slowChunk(data []byte, v *chunkView) error {
 }
 
 // The fast path. Most events of a stream are text deltas of one shape;
-// fastChunk reads those (and role, reasoning and finish chunks) with a
-// hand-written scanner that allocates nothing, and declines everything else
-// (tool calls, usage, errors, escaped keys, several choices, unknown nested
-// values, duplicate keys, anything malformed) to the sonic path. When it
+// fastChunk reads those (and role, reasoning and finish chunks, and tool call
+// fragments that carry only arguments) with a hand-written scanner that
+// allocates nothing, and declines everything else (a call's first fragment,
+// usage, errors, escaped keys, several choices, unknown nested values,
+// duplicate keys, anything malformed) to the sonic path. When it
 // accepts a chunk, its view equals the sonic path's (a differential test and
 // a fuzz target check this).
 //
@@ -597,6 +600,8 @@ const (
 	seenToolCalls
 	seenFunctionCall
 	seenThinkingBlocks
+	seenFunction
+	seenArguments
 )
 
 // The objects of a chunk, for member dispatch.
@@ -604,15 +609,18 @@ const (
 	levelTop = iota
 	levelChoice
 	levelDelta
+	levelToolCall // an element of delta.tool_calls
+	levelFunction // its function
 )
 
 // fastScan is a cursor over one chunk.
 type fastScan struct {
-	b    []byte
-	i    int
-	buf  []byte // unescaped strings
-	v    *chunkView
-	seen int // keys seen in the current object
+	b     []byte
+	i     int
+	buf   []byte // unescaped strings
+	v     *chunkView
+	calls *[]wireToolCall // the decoder's storage for a tool call fragment
+	seen  int             // keys seen in the current object
 	// reasoningContent and reasoning of the delta, merged at its end.
 	reasoningContent, reasoning string
 	// Where the delta value starts, and the state there: cut is 0 when the
@@ -632,7 +640,7 @@ type prefixState struct {
 }
 
 func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
-	s := fastScan{b: data, buf: d.buf, v: v}
+	s := fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
 	if p := &d.prefix; len(p.prefix) > 0 && bytes.HasPrefix(data, p.prefix) {
 		ok := s.resume(p)
 		d.buf = s.buf
@@ -640,7 +648,7 @@ func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
 			return true
 		}
 		*v = chunkView{}
-		s = fastScan{b: data, buf: d.buf, v: v}
+		s = fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
 	}
 	s.idAt, s.modelAt = [2]int{-1, -1}, [2]int{-1, -1}
 	ok := s.chunk()
@@ -839,6 +847,35 @@ func (s *fastScan) member(level int, key []byte) bool {
 		case "logprobs":
 			return s.skipScalar()
 		}
+	case levelToolCall:
+		c := &(*s.calls)[0]
+		switch string(key) {
+		case "index":
+			start := s.i
+			if !s.once(seenIndex) || !s.number() {
+				return false
+			}
+			c.Index = s.b[start:s.i] // raw, as sonic keeps it
+			return true
+		case "function":
+			if !s.once(seenFunction) {
+				return false
+			}
+			outer := s.seen
+			s.seen = 0
+			ok := s.object(levelFunction)
+			s.seen = outer
+			return ok
+		case "id", "type":
+			return false // a call's first fragment: rare, sonic reads it
+		}
+	case levelFunction:
+		switch string(key) {
+		case "arguments":
+			return s.once(seenArguments) && s.nullableString(&(*s.calls)[0].Function.Arguments)
+		case "name":
+			return false
+		}
 	case levelDelta:
 		var role string
 		switch string(key) {
@@ -853,7 +890,7 @@ func (s *fastScan) member(level int, key []byte) bool {
 		case "reasoning":
 			return s.once(seenReasoning) && s.nullableString(&s.reasoning)
 		case "tool_calls":
-			return s.once(seenToolCalls) && s.lit("null")
+			return s.once(seenToolCalls) && (s.lit("null") || s.toolCalls())
 		case "function_call":
 			return s.once(seenFunctionCall) && s.lit("null")
 		case "thinking_blocks":
@@ -929,6 +966,28 @@ func (s *fastScan) delta() bool {
 	return ok
 }
 
+// toolCalls reads a tool_calls array of one fragment that carries only
+// arguments (the bulk of a tool call's stream) into s.calls.
+func (s *fastScan) toolCalls() bool {
+	if !s.eat('[') {
+		return false
+	}
+	*s.calls = append((*s.calls)[:0], wireToolCall{})
+	outer := s.seen
+	s.seen = 0
+	ok := s.object(levelToolCall)
+	s.seen = outer
+	if !ok {
+		return false
+	}
+	s.ws()
+	if !s.eat(']') { // several calls in one delta go to sonic
+		return false
+	}
+	s.v.toolCalls = *s.calls
+	return true
+}
+
 func (s *fastScan) nullableString(dst *string) bool {
 	if s.lit("null") {
 		*dst = ""
@@ -949,6 +1008,9 @@ func (s *fastScan) string(dst *string) bool {
 	case i == len(s.b):
 		return false
 	case s.b[i] == '"':
+		if !utf8.Valid(s.b[start:i]) {
+			return false // sonic replaces invalid UTF-8
+		}
 		*dst, s.i = str(s.b[start:i]), i+1
 		return true
 	case s.b[i] == '\\':
@@ -1008,9 +1070,8 @@ func (s *fastScan) escaped(dst *string, start, i int) bool {
 	return false
 }
 
-// appendUTF8 appends b, each byte of invalid UTF-8 replaced by U+FFFD: what
-// sonic (like encoding/json) does to a string that has escapes. (A string
-// without escapes keeps its bytes on both paths.)
+// appendUTF8 appends b, each byte of invalid UTF-8 replaced by U+FFFD, as
+// sonic (like encoding/json) does.
 func appendUTF8(dst, b []byte) []byte {
 	if utf8.Valid(b) {
 		return append(dst, b...)

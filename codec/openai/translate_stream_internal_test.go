@@ -80,6 +80,16 @@ var fastEdgeCases = []string{
 	`{"id":"a","choices":[{"index":0,"delta":{"content":"x"},"logprobs":{"content":[]}}]}`,
 	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":null,"function_call":null,"thinking_blocks":null}}]}`,
 	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"x"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":1.5,"function":{"arguments":"x"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"arguments":null}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"no index"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"index":1,"function":{"arguments":"x"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x","arguments":"y"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x"},"function":{}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":null}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"extra":1,"function":{"arguments":"\u00e9\n","other":"z"}}]}}]}`,
+	`{"id":"a","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"x"}}],"tool_calls":null}}]}`,
 	`{"id":"a","usage":null,"error":null,"choices":[]}`,
 	`{"id":"a","usage":{"prompt_tokens":1},"choices":[]}`,
 	`{"id":1,"choices":[]}`,
@@ -154,21 +164,26 @@ func TestFastChunkCoverage(t *testing.T) {
 	f(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"abc"}`, true)
 	f(`{"id":"c","choices":[{"index":0,"delta":{"content":null,"reasoning_content":" tenths:"},"logprobs":null,"finish_reason":null}]}`, true)
 	f(`{"id":"c","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}`, true)
-	// Declined: tool calls, usage, errors.
-	f(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, false)
+	// Tool call fragments that carry only arguments.
+	f(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\""}}]},"finish_reason":null}],"usage":null,"obfuscation":"x"}`, true)
+	// Declined: a call's first fragment, several calls, usage, errors.
+	f(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}}]}`, false)
+	f(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}},{"index":1,"function":{"arguments":"{"}}]}}]}`, false)
 	f(`{"id":"c","choices":[],"usage":{"prompt_tokens":1}}`, false)
 	f(`{"error":{"message":"x"}}`, false)
 
-	// Of the text chunks of the wire fixtures, all take the fast path.
+	// Of the text and argument chunks of the wire fixtures, all take the
+	// fast path.
 	total, fast := 0, 0
-	for _, name := range []string{"chat_stream_length.sse", "chat_stream_reasoning.sse"} {
+	for _, name := range []string{"chat_stream_length.sse", "chat_stream_reasoning.sse", "chat_stream_tool_calls.sse"} {
 		b, err := os.ReadFile("../testdata/wire/openai/" + name)
 		if err != nil {
 			t.Skip(err)
 		}
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			data, ok := bytes.CutPrefix(line, []byte("data: "))
-			if !ok || !bytes.Contains(data, []byte(`"content"`)) || bytes.Contains(data, []byte(`"usage":{`)) {
+			if !ok || bytes.Contains(data, []byte(`"usage":{`)) || bytes.Contains(data, []byte(`"id":"call_`)) ||
+				!bytes.Contains(data, []byte(`"content"`)) && !bytes.Contains(data, []byte(`"arguments"`)) {
 				continue
 			}
 			total++
