@@ -331,19 +331,35 @@ func appendString(dst []byte, s string) []byte {
 		if i == len(s) {
 			break
 		}
-		// One character that needs care: an escape, or UTF-8 (valid or
-		// not), which rawjson.AppendString handles.
-		n := 1
-		if s[i] >= utf8.RuneSelf {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size > 1 {
+		// One character that needs care, written as rawjson.AppendString
+		// writes it.
+		c, n := s[i], 1
+		switch {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, "\ufffd"...)
+			} else {
+				dst = append(dst, s[i:i+size]...)
 				n = size
 			}
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		dst = appendStringContent(dst, s[i:i+n])
 		s = s[i+n:]
 	}
 	return append(dst, '"')
 }
+
+const hexDigits = "0123456789abcdef"
 
 // plainRun returns the length of the prefix of s that needs no escaping:
 // printable ASCII other than '"' and '\\'.
