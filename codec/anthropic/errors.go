@@ -26,10 +26,13 @@ var errorTypes = [...]string{
 	codec.KindUnavailable:       "overloaded_error",
 }
 
-// ErrorType returns Anthropic's error type for e: e.Type when it is set (an
-// Anthropic upstream's own type, relayed), else the type of e.Kind.
+// ErrorType returns Anthropic's error type for e: e.Type when it is one of
+// Anthropic's (an Anthropic upstream's own type, relayed), else the type of
+// e.Kind. Another style's type (an OpenAI "server_error", a Gemini
+// "UNAVAILABLE", which other dialects' stream decoders keep) would mean
+// nothing to an Anthropic client.
 func ErrorType(e *codec.Error) string {
-	if e.Type != "" {
+	if _, ok := typeStatuses[e.Type]; ok {
 		return e.Type
 	}
 	if int(e.Kind) < len(errorTypes) {
@@ -65,28 +68,27 @@ func KindForType(typ string, status int) codec.ErrorKind {
 	return codec.KindForStatus(status)
 }
 
+// typeStatuses are Anthropic's error types and the HTTP status each comes
+// with (https://platform.claude.com/docs/en/api/errors).
+var typeStatuses = map[string]int{
+	"invalid_request_error": 400,
+	"authentication_error":  401,
+	"billing_error":         402,
+	"permission_error":      403,
+	"not_found_error":       404,
+	"request_too_large":     413,
+	"rate_limit_error":      429,
+	"api_error":             500,
+	"timeout_error":         504,
+	"overloaded_error":      529,
+}
+
 // statusForType is the HTTP status Anthropic sends with an error type, for
-// errors that arrive inside a stream (after the 200).
+// errors that arrive inside a stream (after the 200); 500 for a type it
+// does not know.
 func statusForType(typ string) int {
-	switch typ {
-	case "invalid_request_error":
-		return 400
-	case "authentication_error":
-		return 401
-	case "billing_error":
-		return 402
-	case "permission_error":
-		return 403
-	case "not_found_error":
-		return 404
-	case "request_too_large":
-		return 413
-	case "rate_limit_error":
-		return 429
-	case "timeout_error":
-		return 504
-	case "overloaded_error":
-		return 529
+	if status, ok := typeStatuses[typ]; ok {
+		return status
 	}
 	return 500
 }

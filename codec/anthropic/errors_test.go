@@ -36,6 +36,9 @@ func TestErrorTypes(t *testing.T) {
 	if got := anthropic.ErrorType(&codec.Error{Kind: codec.KindServer, Type: "billing_error"}); got != "billing_error" {
 		t.Errorf("an upstream's own type is not kept: %q", got)
 	}
+	if got := anthropic.ErrorType(&codec.Error{Kind: codec.KindUnavailable, Type: "UNAVAILABLE"}); got != "overloaded_error" {
+		t.Errorf("another style's type is relayed: %q", got)
+	}
 }
 
 func TestAppendError(t *testing.T) {

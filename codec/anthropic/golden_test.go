@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -34,43 +33,19 @@ import (
 // go test ./codec/anthropic -run Golden -update rewrites the goldens; read
 // every one you rewrite against the provider's docs before committing it.
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// The helpers shared with the other codec goldens.
+var (
+	golden       = goldentest.Check
+	goldenAbsent = goldentest.CheckAbsent
+	readFile     = goldentest.Read
+	dumpJSON     = goldentest.Dump
+	dumpEvents   = goldentest.DumpEvents
+)
 
 const wireDir = "../testdata/wire/anthropic"
 
 // goldenInfo is the StreamInfo of every golden encoding.
 var goldenInfo = codec.StreamInfo{ID: "msg_gateway_0001", Model: "claude-public", Created: 1763800000, InputTokens: 42}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what the code produces:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-// goldenAbsent checks that no golden file exists at path (or removes it
-// with -update).
-func goldenAbsent(t *testing.T, path string) {
-	t.Helper()
-	if *update {
-		os.Remove(path)
-		return
-	}
-	if _, err := os.Stat(path); err == nil {
-		t.Errorf("%s exists but the code produces nothing for it", path)
-	}
-}
 
 // goldenCase is one golden input: a name and the input file, if any.
 type goldenCase struct {
@@ -114,25 +89,6 @@ func goldenCases(t *testing.T, dir, inSuffix, canonSuffix string, wire ...string
 	return cases
 }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// dumpJSON is the indented encoding/json dump of v, with a final newline.
-func dumpJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
 // loadCanonical reads a canonical JSON file into v.
 func loadCanonical(t *testing.T, path string, v any) {
 	t.Helper()
@@ -141,20 +97,6 @@ func loadCanonical(t *testing.T, path string, v any) {
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-}
-
-// dumpEvents writes one JSON object per event.
-func dumpEvents(t *testing.T, events []codec.Event) []byte {
-	t.Helper()
-	var b []byte
-	for i := range events {
-		line, err := json.Marshal(&events[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = append(append(b, line...), '\n')
-	}
-	return b
 }
 
 // loadEvents reads a file written by dumpEvents.

@@ -529,14 +529,15 @@ type thinkingConfig struct {
 
 // thinkingMode decides the thinking setting: a budget the API accepts
 // (≥ 1024 and < max_tokens) or adaptive when the canonical request has no
-// budget; none when thinking is off, when the budget cannot fit, or when the
-// tool choice forces a call (the API rejects thinking with forced tool use).
+// budget; none when thinking is off, when the budget cannot fit, when the
+// tool choice forces a call (the API rejects thinking with forced tool use)
+// or when the tool turn being answered has no thinking block.
 func (e *requestEncoder) thinkingMode(maxTokens int) thinkingConfig {
 	t := e.r.Thinking
 	if !t.Enabled {
 		return thinkingConfig{}
 	}
-	if m := e.r.Choice.Mode; m == codec.ToolRequired || m == codec.ToolSpecific {
+	if m := e.r.Choice.Mode; m == codec.ToolRequired || m == codec.ToolSpecific || !e.toolTurnThought() {
 		e.drop(DroppedThinking)
 		return thinkingConfig{}
 	}
@@ -552,6 +553,48 @@ func (e *requestEncoder) thinkingMode(maxTokens int) thinkingConfig {
 		return thinkingConfig{}
 	}
 	return thinkingConfig{on: true, budget: budget}
+}
+
+// toolTurnThought reports whether thinking may be on for the messages: when
+// they end with tool results, the API wants the assistant turn that made
+// the calls to start with a thinking block ("When thinking is enabled, a
+// final assistant message must start with a thinking block"), which a
+// history from another provider does not have (400 otherwise).
+func (e *requestEncoder) toolTurnThought() bool {
+	msgs := e.r.Messages
+	last := len(msgs) - 1
+	for last >= 0 && !e.hasBlocks(&msgs[last]) {
+		last--
+	}
+	if last < 1 || msgs[last].Role != codec.RoleUser || !hasToolResult(&msgs[last]) {
+		return true
+	}
+	for i := last - 1; i >= 0; i-- {
+		if m := &msgs[i]; m.Role == codec.RoleAssistant && e.hasBlocks(m) {
+			return e.startsWithThinking(m)
+		}
+	}
+	return true
+}
+
+func hasToolResult(m *codec.Message) bool {
+	for i := range m.Parts {
+		if m.Parts[i].Kind == codec.PartToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWithThinking reports whether the first block m sends is a thinking
+// or redacted thinking block.
+func (e *requestEncoder) startsWithThinking(m *codec.Message) bool {
+	for i := range m.Parts {
+		if p := &m.Parts[i]; e.kept(p, m.Role) {
+			return p.Kind == codec.PartThinking || p.Kind == codec.PartRedactedThinking
+		}
+	}
+	return false
 }
 
 func (e *requestEncoder) appendThinking(dst []byte, t thinkingConfig) []byte {

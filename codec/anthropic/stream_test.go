@@ -9,6 +9,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -167,65 +168,25 @@ func validStream(out []byte) string {
 
 // TestStreamBoundaries: the transcoded output is the same whatever the read
 // boundaries of the upstream bytes, for every split point of every golden
-// transcript.
+// transcript, read as the proxy's relay reads it.
 func TestStreamBoundaries(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/stream/*.sse")
 	for _, w := range wireStreams {
 		paths = append(paths, filepath.Join(wireDir, w))
 	}
+	tc := goldentest.NewTranscoder(new(anthropic.StreamDecoder), new(anthropic.StreamEncoder), goldenInfo)
 	for _, p := range paths {
 		if strings.HasSuffix(p, ".out.sse") {
 			continue
 		}
 		in := readFile(t, p)
-		want := transcodeChunks(t, in, len(in))
+		want := tc.Run(t, in)
 		for split := 1; split < len(in); split++ {
-			if got := transcodeChunks(t, in, split); !bytes.Equal(got, want) {
+			if got := tc.Run(t, in[:split], in[split:]); !bytes.Equal(got, want) {
 				t.Fatalf("%s split at %d:\n%s\nwant\n%s", p, split, got, want)
 			}
 		}
 	}
-}
-
-// transcodeChunks reads in as two chunks split at split, framing events as
-// they complete, as the proxy's relay does, and transcodes each at once.
-func transcodeChunks(t *testing.T, in []byte, split int) []byte {
-	var d anthropic.StreamDecoder
-	var enc anthropic.StreamEncoder
-	enc.Reset(goldenInfo)
-	var buf, out []byte
-	var events []codec.Event
-	feed := func(chunk []byte, final bool) {
-		buf = append(buf, chunk...)
-		for {
-			n := sse.Next(buf)
-			if n == 0 {
-				if !final || len(buf) == 0 {
-					return
-				}
-				n = len(buf)
-			}
-			ev := buf[:n]
-			if _, _, ok := sse.Data(ev); ok {
-				name, _ := sse.Field(ev, "event")
-				var err error
-				if events, err = d.Decode(events[:0], name, sse.AppendData(nil, ev)); err != nil {
-					t.Fatal(err)
-				}
-				for i := range events {
-					out = enc.Encode(out, &events[i])
-				}
-			}
-			buf = buf[n:]
-		}
-	}
-	feed(in[:split], false)
-	feed(in[split:], true)
-	events = d.End(events[:0])
-	for i := range events {
-		out = enc.Encode(out, &events[i])
-	}
-	return enc.End(out)
 }
 
 // TestStreamMessageStartInputTokens: message_start never says 0 input

@@ -1,8 +1,10 @@
 package gemini
 
 import (
+	"encoding/base64"
 	"hash/fnv"
 	"strconv"
+	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -15,6 +17,37 @@ import (
 // thinking; the client returns the part unchanged and DecodeRequest turns it
 // back into PartRedactedThinking.
 const redactedPrefix = "cm9zZXR0YS5yZWRhY3Q6"
+
+// rawSigPrefix marks a thoughtSignature for a Gemini client that is not
+// standard padded base64 (a signature minted by another provider, which is
+// opaque text): the value sent is the base64 of "rosetta.rawsig:" (15 bytes)
+// followed by the signature, so that it is valid base64, which Gemini's
+// bytes field requires and which the SDKs decode (genai rejects a whole
+// response otherwise). Parsing a part turns it back (unwrapSignature).
+const rawSigPrefix = "cm9zZXR0YS5yYXdzaWc6"
+
+// clientSignature returns sig as a Gemini client can read it: unchanged
+// when it is standard base64 (and not itself marked), else wrapped
+// (rawSigPrefix). Only the wrapping allocates.
+func clientSignature(sig string) string {
+	if sig == "" || isStdBase64(sig) && !strings.HasPrefix(sig, rawSigPrefix) {
+		return sig
+	}
+	return rawSigPrefix + base64.StdEncoding.EncodeToString(bytesOf(sig))
+}
+
+// unwrapSignature reverses clientSignature.
+func unwrapSignature(sig string) string {
+	rest, ok := strings.CutPrefix(sig, rawSigPrefix)
+	if !ok {
+		return sig
+	}
+	b, err := base64.StdEncoding.DecodeString(rest)
+	if err != nil {
+		return sig
+	}
+	return string(b)
+}
 
 // skipSignature is the value Gemini documents for function calls whose
 // thought signature is unknown (history from another model): it skips the
@@ -241,13 +274,13 @@ func appendResponsePart(dst []byte, p *codec.Part, comma bool) ([]byte, bool) {
 	}
 	switch p.Kind {
 	case codec.PartText:
-		dst = appendTextPart(dst, p.Text, false, p.Signature)
+		dst = appendTextPart(dst, p.Text, false, clientSignature(p.Signature))
 	case codec.PartThinking:
-		dst = appendTextPart(dst, p.Text, true, p.Signature)
+		dst = appendTextPart(dst, p.Text, true, clientSignature(p.Signature))
 	case codec.PartRedactedThinking:
 		dst = appendRedacted(dst, p.Data)
 	case codec.PartToolCall:
-		dst = appendCallPart(dst, p.ID, p.Name, p.Arguments, p.Signature)
+		dst = appendCallPart(dst, p.ID, p.Name, p.Arguments, clientSignature(p.Signature))
 	default:
 		dst = appendMediaPart(dst, p)
 	}

@@ -311,7 +311,7 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 			return dst
 		}
 		dst = s.begin(dst)
-		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, e.Signature)
+		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, clientSignature(e.Signature))
 		return s.end(dst)
 	}
 	return dst
@@ -324,7 +324,7 @@ func (s *StreamEncoder) flushCall(dst []byte) []byte {
 	}
 	s.call = false
 	dst = s.begin(dst)
-	dst = appendCallPart(dst, str(s.callID), str(s.callName), str(s.callArgs), str(s.callSig))
+	dst = appendCallPart(dst, str(s.callID), str(s.callName), str(s.callArgs), clientSignature(str(s.callSig)))
 	return s.end(dst)
 }
 

@@ -86,6 +86,7 @@ func parsePart(p *parser, w *wirePart, sd *strDecoder) (field string, ok bool) {
 			field = "parts.thought"
 		case "thoughtsignature":
 			w.ThoughtSignature, ok = p.str(sd)
+			w.ThoughtSignature = unwrapSignature(w.ThoughtSignature)
 			field = "parts.thoughtSignature"
 		case "inlinedata":
 			ok = parseMedia(p, &w.InlineData.MimeType, &w.InlineData.Data, "data", sd)

@@ -3,14 +3,12 @@ package openai_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
@@ -31,7 +29,20 @@ import (
 // are stored indented (key order kept) so that they can be read; events one
 // per line. go test -update rewrites the goldens; read what it writes.
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+// The helpers shared with the other codec goldens.
+var (
+	read           = goldentest.Read
+	golden         = goldentest.Check
+	goldenOptional = goldentest.CheckOptional
+	dump           = goldentest.Dump
+	indentJSON     = goldentest.IndentJSON
+	diffLines      = goldentest.DiffLines
+	dumpEvents     = goldentest.DumpEvents
+	cloneEvents    = goldentest.CloneEvents
+	dumpDropped    = goldentest.DumpDropped
+)
+
+type droppedLists = goldentest.Dropped
 
 const (
 	goldenDir = "testdata/translate"
@@ -63,103 +74,6 @@ func inputs(t *testing.T, dir, suffix, wirePattern string) map[string]string {
 		t.Fatalf("no inputs in %s/%s", goldenDir, dir)
 	}
 	return m
-}
-
-func read(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n%s", path, diffLines(want, got))
-	}
-}
-
-// goldenOptional is golden for a file that exists only when got is not
-// empty.
-func goldenOptional(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if len(got) > 0 {
-		golden(t, path, got)
-		return
-	}
-	if *update {
-		os.Remove(path)
-	} else if _, err := os.Stat(path); err == nil {
-		t.Errorf("%s exists, but nothing was produced", path)
-	}
-}
-
-// dump is the indented encoding/json form of v.
-func dump(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
-// indentJSON checks that b is one valid JSON value and indents it.
-func indentJSON(t *testing.T, b []byte) []byte {
-	t.Helper()
-	if !json.Valid(b) {
-		t.Fatalf("invalid JSON output: %s", b)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes()
-}
-
-// diffLines shows the lines of got that differ from want, by position.
-func diffLines(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
-		}
-	}
-	return b.String()
-}
-
-type droppedLists struct {
-	Decode []string `json:"decode,omitempty"`
-	Encode []string `json:"encode,omitempty"`
-}
-
-func dumpDropped(t *testing.T, d droppedLists) []byte {
-	if len(d.Decode) == 0 && len(d.Encode) == 0 {
-		return nil
-	}
-	return dump(t, d)
 }
 
 // normalizeForRoundTrip clears what AppendRequest changes by design without
@@ -338,17 +252,6 @@ func decodeSSE(t testing.TB, b []byte) ([]codec.Event, error) {
 	return d.End(events), nil
 }
 
-// cloneEvents copies the strings of events: they may point into the
-// decoder's buffers, valid only until its next call.
-func cloneEvents(events []codec.Event) {
-	for i := range events {
-		e := &events[i]
-		e.ID, e.Model, e.Name = strings.Clone(e.ID), strings.Clone(e.Model), strings.Clone(e.Name)
-		e.Text, e.Arguments = strings.Clone(e.Text), strings.Clone(e.Arguments)
-		e.Signature, e.Data = strings.Clone(e.Signature), strings.Clone(e.Data)
-	}
-}
-
 // encodeEvents encodes canonical events as an OpenAI stream.
 func encodeEvents(events []codec.Event, info codec.StreamInfo) []byte {
 	var e openai.StreamEncoder
@@ -358,21 +261,6 @@ func encodeEvents(events []codec.Event, info codec.StreamInfo) []byte {
 		out = e.Encode(out, &events[i])
 	}
 	return e.End(out)
-}
-
-// dumpEvents writes one JSON object per event and line.
-func dumpEvents(t *testing.T, events []codec.Event) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	for i := range events {
-		line, err := json.Marshal(&events[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
 }
 
 func loadEvents(t *testing.T, b []byte) []codec.Event {
@@ -537,41 +425,26 @@ func nearBoundary(b []byte, cut int) bool {
 	return false
 }
 
-// decodeChunked decodes a transcript that arrives in pieces, as the proxy's
-// reader does: complete events are decoded, the rest waits for more.
+// decodeChunked decodes a transcript that arrives in pieces, framed as the
+// proxy's relay frames it: complete events are decoded, the rest waits for
+// more.
 func decodeChunked(t *testing.T, pieces ...[]byte) []codec.Event {
 	t.Helper()
 	var d openai.StreamDecoder
 	var events []codec.Event
-	var pending []byte
+	f := goldentest.Framer{Handle: func(_, name, data []byte) bool {
+		var err error
+		from := len(events)
+		events, err = d.Decode(events, name, data)
+		cloneEvents(events[from:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}}
 	for _, p := range pieces {
-		pending = append(pending, p...)
-		for {
-			n := sse.Next(pending)
-			if n == 0 {
-				break
-			}
-			ev := pending[:n]
-			if _, ok := sse.Field(ev, "data"); ok {
-				name, _ := sse.Field(ev, "event")
-				var err error
-				from := len(events)
-				events, err = d.Decode(events, name, sse.AppendData(nil, ev))
-				cloneEvents(events[from:])
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			pending = pending[n:]
-		}
+		f.Write(p)
 	}
-	if len(pending) > 0 {
-		if _, ok := sse.Field(pending, "data"); ok {
-			name, _ := sse.Field(pending, "event")
-			from := len(events)
-			events, _ = d.Decode(events, name, sse.AppendData(nil, pending))
-			cloneEvents(events[from:])
-		}
-	}
+	f.End()
 	return d.End(events)
 }

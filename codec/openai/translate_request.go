@@ -2,6 +2,7 @@ package openai
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"math"
 	"strconv"
@@ -1094,6 +1095,10 @@ func (e *requestEncoder) userPart(p *codec.Part) {
 		if p.Data == "" {
 			return
 		}
+		if text, ok := documentText(p); ok {
+			e.textPart(text)
+			return
+		}
 		e.sep()
 		e.b = append(e.b, `{"type":"file","file":{"filename":`...)
 		e.str(filename(p))
@@ -1103,6 +1108,18 @@ func (e *requestEncoder) userPart(p *codec.Part) {
 	}
 }
 
+// documentText returns the text of a text document (text/plain,
+// text/markdown…): Chat Completions takes only PDF files, so a text
+// document goes as a text part. ok is false for other documents, and for
+// data that is not base64 (sent as a file, for the upstream to judge).
+func documentText(p *codec.Part) (text string, ok bool) {
+	if !strings.HasPrefix(p.MediaType, "text/") {
+		return "", false
+	}
+	b, err := base64.StdEncoding.DecodeString(p.Data)
+	return string(b), err == nil
+}
+
 // filename names a document for OpenAI's file part, which wants one.
 func filename(p *codec.Part) string {
 	switch {
@@ -1110,8 +1127,6 @@ func filename(p *codec.Part) string {
 		return p.Title
 	case p.MediaType == "application/pdf":
 		return "document.pdf"
-	case p.MediaType == "text/plain":
-		return "document.txt"
 	}
 	return "document"
 }

@@ -1,0 +1,90 @@
+package codec_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+)
+
+// The DESIGN §5 budgets, per ordered pair of styles: a 2 KB chat request
+// translated (client decode + upstream encode) in ≤ 10 µs and ≤ 20
+// allocations; one text-delta stream event transcoded (upstream decode +
+// client encode) in ≤ 300 ns and 0 allocations amortized.
+
+// request2KB is each client style's 2 KB chat request (a tool round trip and
+// a system prompt), from the dialect's own benchmarks.
+var request2KB = map[string]string{
+	"openai":    "openai/testdata/chat_2kb.json",
+	"anthropic": "anthropic/testdata/messages_2kb.json",
+	"gemini":    "gemini/testdata/chat_2kb.json",
+}
+
+func BenchmarkPairsTranslateRequest2KB(b *testing.B) {
+	for _, p := range pairs() {
+		body := goldentest.Read(b, request2KB[p.from.name])
+		var r codec.Request
+		dst := make([]byte, 0, 4*len(body))
+		b.Run(filepath.Base(p.dir), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := p.from.decodeRequest(body, &r); err != nil {
+					b.Fatal(err)
+				}
+				r.Model = p.to.model(&r)
+				var err *codec.Error
+				if dst, _, err = p.to.appendRequest(dst[:0], &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// textStream is an upstream text stream of each style and the index of a
+// text-delta event in it that is not the first of its block.
+var textStream = map[string]struct {
+	path  string
+	delta int
+}{
+	"openai":    {"testdata/in/openai/stream_text.sse", 2},
+	"anthropic": {"testdata/wire/anthropic/messages_stream_text.sse", 4},
+	"gemini":    {"testdata/wire/gemini/stream_sse_text.sse", 1},
+}
+
+func BenchmarkPairsTranscodeTextDelta(b *testing.B) {
+	for _, p := range pairs() {
+		events := framedEvents(b, textStream[p.to.name].path)
+		delta := events[textStream[p.to.name].delta]
+		tc := newTranscoder(p, false)
+		for _, ev := range events[:textStream[p.to.name].delta+1] {
+			tc.Handle(nil, ev[0], ev[1]) // the stream up to the delta, and the delta
+		}
+		if tc.Err != nil || !bytes.Contains(tc.Out(), []byte("data: ")) {
+			b.Fatalf("the delta transcodes to nothing: %v", tc.Err)
+		}
+		b.Run(filepath.Base(p.dir), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tc.Handle(nil, delta[0], delta[1])
+				tc.Discard()
+			}
+		})
+	}
+}
+
+// framedEvents returns the names and data of the events of an SSE file.
+func framedEvents(b *testing.B, path string) [][2][]byte {
+	var events [][2][]byte
+	f := goldentest.Framer{Handle: func(_, name, data []byte) bool {
+		events = append(events, [2][]byte{slices.Clone(name), slices.Clone(data)})
+		return true
+	}}
+	f.Write(goldentest.Read(b, path))
+	f.End()
+	return events
+}
