@@ -22,10 +22,13 @@ run: ## start the gateway on its embedded default (demo channel, printed key)
 build: ## build bin/rosetta
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/rosetta ./cmd/rosetta
 
-test: vet ## everything CI runs: vet, all tests with -race, the allocation tests, a short fuzz of every target
+test: deps vet ## everything CI runs: vet, all tests with -race, the allocation tests, a short fuzz of every target
 	$(GO) test -race -shuffle=on -count=1 $(PKGS)
 	$(MAKE) --no-print-directory allocs
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+deps: ## install the Debian packages the tests need (PostgreSQL, Chromium) when missing
+	./scripts/test-deps.sh
 
 allocs: ## the zero-allocation tests (built with !race: the race detector allocates)
 	$(GO) test -count=1 -run 'Alloc' $(PKGS)
@@ -52,4 +55,4 @@ bench-proxy: ## load harness: gateway vs direct at 16/64/256 connections, stream
 tidy: ## go mod tidy (-e: a test-only dependency of a dependency is refused by the module proxy here)
 	$(GO) mod tidy -e
 
-.PHONY: help run build test vet allocs fuzz bench bench-proxy tidy
+.PHONY: help run build test deps vet allocs fuzz bench bench-proxy tidy

@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+const keyCols = `id, name, owner_id, hash, prefix, models, rpm, tpm, expires_ns, enabled, created_ns, last_used_ns`
+
+func scanKey(row rowScanner) (Key, error) {
+	var k Key
+	var owner sql.NullInt64
+	var hash []byte
+	var models string
+	var expires, created, lastUsed int64
+	err := row.Scan(&k.ID, &k.Name, &owner, &hash, &k.Prefix, &models, &k.RPM, &k.TPM,
+		&expires, &k.Enabled, &created, &lastUsed)
+	if err != nil {
+		return k, err
+	}
+	if len(hash) != sha256.Size {
+		return k, fmt.Errorf("key %d: stored hash has %d bytes", k.ID, len(hash))
+	}
+	copy(k.Hash[:], hash)
+	k.OwnerID = owner.Int64
+	k.Expires, k.Created, k.LastUsed = fromNS(expires), fromNS(created), fromNS(lastUsed)
+	return k, json.Unmarshal([]byte(models), &k.Models)
+}
+
+// owner maps OwnerID 0 (a key no console user owns) to NULL, which the
+// foreign key to users allows.
+func owner(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
+func (s *sqlStore) CreateKey(ctx context.Context, k *Key) error {
+	created := now()
+	err := s.w.QueryRowContext(ctx, `INSERT INTO api_keys
+		(name, owner_id, hash, prefix, models, rpm, tpm, expires_ns, enabled, created_ns, last_used_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+		k.Name, owner(k.OwnerID), k.Hash[:], k.Prefix, jsonText(k.Models), k.RPM, k.TPM,
+		toNS(k.Expires), k.Enabled, toNS(created), toNS(k.LastUsed)).Scan(&k.ID)
+	if err != nil {
+		return s.wrap(fmt.Sprintf("create key %q", k.Name), err)
+	}
+	k.Created = created
+	return nil
+}
+
+func (s *sqlStore) Key(ctx context.Context, id int64) (*Key, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`, id))
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("key %d", id), err)
+	}
+	return &k, nil
+}
+
+func (s *sqlStore) KeyByHash(ctx context.Context, hash [sha256.Size]byte) (*Key, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = $1`, hash[:]))
+	if err != nil {
+		return nil, s.wrap("key by hash", err)
+	}
+	return &k, nil
+}
+
+// Keys lists the keys of ownerID by id, or every key when ownerID is 0.
+func (s *sqlStore) Keys(ctx context.Context, ownerID int64) ([]Key, error) {
+	q, args := `SELECT `+keyCols+` FROM api_keys ORDER BY id`, []any(nil)
+	if ownerID != 0 {
+		q, args = `SELECT `+keyCols+` FROM api_keys WHERE owner_id = $1 ORDER BY id`, []any{ownerID}
+	}
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap("keys", err)
+	}
+	list, err := collect(rows, scanKey)
+	return list, s.wrap("keys", err)
+}
+
+func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
+	return s.execOne(ctx, fmt.Sprintf("update key %d", k.ID),
+		`UPDATE api_keys SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = $6 WHERE id = $7`,
+		k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID)
+}
+
+func (s *sqlStore) DeleteKey(ctx context.Context, id int64) error {
+	return s.execOne(ctx, fmt.Sprintf("delete key %d", id), `DELETE FROM api_keys WHERE id = $1`, id)
+}
+
+// TouchKeys moves each key's LastUsed forward in one transaction, in id
+// order so two nodes touching the same keys lock them in the same order.
+// An older time than the stored one, or an unknown id, changes nothing.
+func (s *sqlStore) TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error {
+	if len(lastUsed) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(lastUsed))
+	for id := range lastUsed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `UPDATE api_keys SET last_used_ns = $1 WHERE id = $2 AND last_used_ns < $1`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range ids {
+			if _, err := stmt.ExecContext(ctx, toNS(lastUsed[id]), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s.wrap("touch keys", err)
+}

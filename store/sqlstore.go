@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// sqlStore implements Store over database/sql for both drivers.
+type sqlStore struct {
+	d    *dialect
+	w    *sql.DB // writes and transactions (SQLite: one connection)
+	r    *sql.DB // plain reads; the same pool as w for PostgreSQL
+	seal *Sealer // nil when no secret key was given
+}
+
+var _ Store = (*sqlStore)(nil)
+
+// now is the store's clock, rounded through the column format so a value
+// set on a struct equals the value read back.
+func now() time.Time { return fromNS(time.Now().UnixNano()) }
+
+// toNS and fromNS convert between times and the *_ns columns. The zero time
+// is 0: time.Time{}.UnixNano() is not.
+func toNS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNS(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// rowScanner is what *sql.Row and *sql.Rows share.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// wrap turns driver errors into the package's sentinels, with what failed.
+// A foreign key violation means a row referred to does not exist.
+func (s *sqlStore) wrap(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("store: %s: %w", what, ErrNotFound)
+	case s.d.unique(err):
+		return fmt.Errorf("store: %s: %w", what, ErrConflict)
+	case s.d.foreignKey(err):
+		return fmt.Errorf("store: %s: %w (a row it refers to)", what, ErrNotFound)
+	}
+	return fmt.Errorf("store: %s: %w", what, err)
+}
+
+// execOne runs a statement that must change exactly one row: zero rows
+// changed is ErrNotFound.
+func (s *sqlStore) execOne(ctx context.Context, what, query string, args ...any) error {
+	res, err := s.w.ExecContext(ctx, query, args...)
+	if err != nil {
+		return s.wrap(what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return s.wrap(what, err)
+	}
+	if n == 0 {
+		return s.wrap(what, sql.ErrNoRows)
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction and commits when it returns nil.
+func (s *sqlStore) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// jsonText encodes lists and maps for their TEXT columns.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("BUG: cannot encode " + fmt.Sprintf("%T", v) + ": " + err.Error()) // only slices and maps of strings come here
+	}
+	return string(b)
+}
+
+// Ping reports whether the database answers.
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.w.PingContext(ctx); err != nil {
+		return err
+	}
+	return s.r.PingContext(ctx)
+}
+
+// Close closes the pools. Calls in flight may fail.
+func (s *sqlStore) Close() error {
+	err := s.w.Close()
+	if s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}

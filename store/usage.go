@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const usageCols = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
+	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
+
+const usageColCount = 14
+
+// maxInsertRows is the most rows one INSERT carries (14 parameters each:
+// well under SQLite's 32766 and PostgreSQL's 65535). A batch is cut into
+// INSERTs of power-of-two sizes, so only a handful of distinct statements
+// exist and pgx's per-connection statement cache keeps them prepared.
+const (
+	maxInsertRows = 1 << maxInsertLog
+	maxInsertLog  = 8
+)
+
+// insertUsageStatements returns the INSERTs of 1, 2, 4 … maxInsertRows
+// rows, with placeholders written by the dialect's function.
+func insertUsageStatements(placeholder func(n int) string) (list [maxInsertLog + 1]string) {
+	for i := range list {
+		list[i] = insertUsageStatement(1<<i, placeholder)
+	}
+	return list
+}
+
+func insertUsageStatement(rows int, placeholder func(n int) string) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO usage_log (" + usageCols + ") VALUES ")
+	for r := range rows {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range usageColCount {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(placeholder(r*usageColCount + c + 1))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// AddUsage inserts the rows in one transaction. It does not set their IDs:
+// a multi-row INSERT's RETURNING order is not guaranteed by either database.
+func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		args := make([]any, 0, min(len(rows), maxInsertRows)*usageColCount)
+		for len(rows) > 0 {
+			n := 1 << (bits.Len(uint(min(len(rows), maxInsertRows))) - 1) // largest power of two that fits
+			args = args[:0]
+			for i := range rows[:n] {
+				args = appendUsageArgs(args, &rows[i])
+			}
+			if _, err := tx.ExecContext(ctx, s.d.insertUsage[bits.Len(uint(n))-1], args...); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+		return nil
+	})
+	return s.wrap("add usage", err)
+}
+
+func appendUsageArgs(args []any, u *Usage) []any {
+	return append(args, toNS(u.Time), u.KeyID, u.KeyName, u.Model, u.Channel, u.Status, u.Input, u.Output,
+		u.Cached, u.Reasoning, int64(u.Latency), int64(u.FirstToken), u.RequestID, u.ClientStyle)
+}
+
+func scanUsage(row rowScanner) (Usage, error) {
+	var u Usage
+	var t, latency, firstToken int64
+	err := row.Scan(&u.ID, &t, &u.KeyID, &u.KeyName, &u.Model, &u.Channel, &u.Status, &u.Input, &u.Output,
+		&u.Cached, &u.Reasoning, &latency, &firstToken, &u.RequestID, &u.ClientStyle)
+	u.Time, u.Latency, u.FirstToken = fromNS(t), time.Duration(latency), time.Duration(firstToken)
+	return u, err
+}
+
+// Usage pages through the rows newest first (by ID, which follows time
+// closely enough and is unique, so paging with BeforeID never skips a row).
+func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
+	w := (&where{}).usage(f)
+	if f.BeforeID > 0 {
+		w.add("id < $%d", f.BeforeID)
+	}
+	q := `SELECT id, ` + usageCols + ` FROM usage_log` + w.sql() + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(usageLimit(f.Limit))
+	rows, err := s.r.QueryContext(ctx, q, w.args...)
+	if err != nil {
+		return nil, s.wrap("usage", err)
+	}
+	list, err := collect(rows, scanUsage)
+	return list, s.wrap("usage", err)
+}
+
+// usageLimit is the number of rows a filter's Limit asks for.
+func usageLimit(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return min(n, 10000)
+}
+
+// where gathers the conditions of a usage query and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+// add appends a condition whose one placeholder is written $%d.
+func (w *where) add(cond string, arg any) {
+	w.args = append(w.args, arg)
+	w.conds = append(w.conds, fmt.Sprintf(cond, len(w.args)))
+}
+
+func (w *where) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// usage adds the filter's selecting fields as conditions. Key IDs are
+// written into the SQL as integer literals rather than parameters: a user
+// may own many keys, and a literal list needs no parameter limit and cannot
+// inject anything.
+func (w *where) usage(f UsageFilter) *where {
+	if !f.From.IsZero() {
+		w.add("time_ns >= $%d", toNS(f.From))
+	}
+	if !f.To.IsZero() {
+		w.add("time_ns < $%d", toNS(f.To))
+	}
+	if len(f.KeyIDs) > 0 {
+		w.conds = append(w.conds, "key_id IN ("+intList(f.KeyIDs)+")")
+	}
+	if f.Model != "" {
+		w.add("model = $%d", f.Model)
+	}
+	if f.Channel != "" {
+		w.add("channel = $%d", f.Channel)
+	}
+	if f.Status != 0 {
+		w.add("status = $%d", f.Status)
+	}
+	return w
+}
+
+func intList(ids []int64) string {
+	b := make([]byte, 0, len(ids)*4)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(b)
+}
+
+// Spend sums the usage of each key in keyIDs, every key with usage when
+// keyIDs is empty. A key asked for that has no usage is in the map with
+// zero totals.
+func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) {
+	cond := ""
+	if len(keyIDs) > 0 {
+		cond = " WHERE key_id IN (" + intList(keyIDs) + ")"
+	}
+	// CAST: PostgreSQL's SUM of BIGINT is NUMERIC.
+	rows, err := s.r.QueryContext(ctx, `SELECT key_id, COUNT(*), CAST(SUM(input_tokens) AS BIGINT),
+		CAST(SUM(output_tokens) AS BIGINT) FROM usage_log`+cond+` GROUP BY key_id`)
+	if err != nil {
+		return nil, s.wrap("spend", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]Spend, len(keyIDs))
+	for _, id := range keyIDs {
+		out[id] = Spend{}
+	}
+	for rows.Next() {
+		var id int64
+		var sp Spend
+		if err := rows.Scan(&id, &sp.Requests, &sp.Input, &sp.Output); err != nil {
+			return nil, s.wrap("spend", err)
+		}
+		out[id] = sp
+	}
+	return out, s.wrap("spend", rows.Err())
+}
