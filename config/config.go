@@ -70,6 +70,11 @@ type Store struct {
 	// is expanded from the environment. Default for sqlite: rosetta.db,
 	// relative to the working directory. Required for postgres.
 	DSN string `yaml:"dsn"`
+
+	// UsageFlush is the longest a usage row waits in memory before it is
+	// written (rows are written in batches; all are written at shutdown).
+	// Larger values make fewer, bigger writes. Default: 1s.
+	UsageFlush time.Duration `yaml:"usage_flush"`
 }
 
 // Channel is one upstream provider account.

@@ -209,7 +209,7 @@ cluster:
 			MaxBody:         1 << 30,
 			ShutdownTimeout: time.Minute,
 		},
-		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta"},
+		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second},
 		Channels: []Channel{{
 			Name:     "oa",
 			Type:     "openai",
@@ -280,7 +280,7 @@ keys:
 	breaker := Breaker{Failures: 5, Cooldown: 30 * time.Second}
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db"},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second},
 		Channels: []Channel{
 			{Name: "oa", Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
 				Models: []string{"gpt-4o"}, Weight: 1, Timeouts: timeouts, Breaker: breaker},
@@ -410,7 +410,7 @@ func TestDefault(t *testing.T) {
 	host, _ := os.Hostname()
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db"},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second},
 		Channels: []Channel{{
 			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond,
 			Timeouts: Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute},
@@ -524,4 +524,25 @@ func TestLoadMissing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot read config: open testdata/nope.yaml") {
 		t.Fatalf("Load = %v", err)
 	}
+}
+
+func TestChannelComplete(t *testing.T) {
+	c := Channel{Name: "console-oa", Type: "openai", APIKeys: []string{"sk-1"}, Models: []string{"gpt-4o"}}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if c.BaseURL != "https://api.openai.com/v1" || c.Weight != 1 || c.Timeouts.Total != 10*time.Minute || c.Breaker.Failures != 5 {
+		t.Fatalf("defaults not applied: %+v", c)
+	}
+	f := func(c Channel, want string) {
+		t.Helper()
+		err := c.Complete()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Complete(%+v) = %v, want %q", c, err, want)
+		}
+	}
+	f(Channel{Name: "x", Type: "nope", Models: []string{"m"}}, `channel "x": type: unknown type "nope"`)
+	f(Channel{Name: "x", Type: "anthropic", Models: []string{"m"}}, `channel "x": api_keys: missing`)
+	f(Channel{Name: "x", Type: "openai", BaseURL: "ftp://h", APIKeys: []string{"k"}, Models: []string{"m"}}, `channel "x": base_url:`)
+	f(Channel{Name: "x", Type: "demo"}, `channel "x": models: missing`)
 }

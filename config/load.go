@@ -170,28 +170,13 @@ func (c *Config) setDefaults() {
 	setDefault(&s.ShutdownTimeout, 30*time.Second)
 
 	setDefault(&c.Store.Driver, "sqlite")
+	setDefault(&c.Store.UsageFlush, time.Second)
 	if c.Store.Driver == "sqlite" {
 		setDefault(&c.Store.DSN, defaultDSN)
 	}
 
 	for i := range c.Channels {
-		ch := &c.Channels[i]
-		setDefault(&ch.BaseURL, channelTypes[ch.Type].baseURL)
-		ch.BaseURL = strings.TrimSuffix(ch.BaseURL, "/")
-		setDefault(&ch.Weight, 1)
-		if ch.Type == "anthropic" {
-			setDefault(&ch.APIVersion, defaultAPIVersion)
-		}
-		if ch.Type == "demo" {
-			setDefault(&ch.Pace, defaultPace)
-		}
-		t := &ch.Timeouts
-		setDefault(&t.Connect, 5*time.Second)
-		setDefault(&t.FirstByte, 60*time.Second)
-		setDefault(&t.Idle, 60*time.Second)
-		setDefault(&t.Total, 10*time.Minute)
-		setDefault(&ch.Breaker.Failures, 5)
-		setDefault(&ch.Breaker.Cooldown, 30*time.Second)
+		c.Channels[i].setDefaults()
 	}
 
 	for i := range c.Keys {
@@ -204,6 +189,39 @@ func (c *Config) setDefaults() {
 	setDefault(&cl.NodeName, nodeName(s.Listen))
 	setDefault(&cl.Bind, defaultBind)
 	setDefault(&cl.SecretKeyEnv, defaultSecretEnv)
+}
+
+func (ch *Channel) setDefaults() {
+	setDefault(&ch.BaseURL, channelTypes[ch.Type].baseURL)
+	ch.BaseURL = strings.TrimSuffix(ch.BaseURL, "/")
+	setDefault(&ch.Weight, 1)
+	if ch.Type == "anthropic" {
+		setDefault(&ch.APIVersion, defaultAPIVersion)
+	}
+	if ch.Type == "demo" {
+		setDefault(&ch.Pace, defaultPace)
+	}
+	t := &ch.Timeouts
+	setDefault(&t.Connect, 5*time.Second)
+	setDefault(&t.FirstByte, 60*time.Second)
+	setDefault(&t.Idle, 60*time.Second)
+	setDefault(&t.Total, 10*time.Minute)
+	setDefault(&ch.Breaker.Failures, 5)
+	setDefault(&ch.Breaker.Cooldown, 30*time.Second)
+}
+
+// Complete prepares a channel that does not come from the file (one made
+// in the console): it fills the unset fields with the defaults Load
+// applies, environment keys excepted, and validates the result. Errors name
+// the channel and the field, one per line: `channel "x": base_url: ...`.
+func (ch *Channel) Complete() error {
+	ch.setDefaults()
+	var p problems
+	ch.validate(&p, "")
+	for i, s := range p.list {
+		p.list[i] = strings.TrimPrefix(s, ".") // fields of no parent: "base_url", not ".base_url"
+	}
+	return p.err(fmt.Sprintf("channel %q", ch.Name))
 }
 
 // setDefault sets *v to def if *v is the zero value.

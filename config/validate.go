@@ -66,6 +66,9 @@ func (c *Config) validate(p *problems) {
 	default:
 		p.add("store.driver", "unknown driver %q (want sqlite or postgres)", c.Store.Driver)
 	}
+	if c.Store.UsageFlush <= 0 {
+		p.add("store.usage_flush", "must be positive, got %s", c.Store.UsageFlush)
+	}
 
 	names := map[string]int{}
 	for i := range c.Channels {

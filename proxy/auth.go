@@ -6,6 +6,8 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/ristretto/v2"
 
@@ -16,10 +18,25 @@ import (
 // Key is a gateway key as the request path sees it. The secret itself is
 // never kept: only its SHA-256 hash.
 type Key struct {
-	Name   string
-	Hash   [sha256.Size]byte
-	Models []string // allow-list: exact names, "*", or a prefix ending in "*"
-	Limits ratelimit.Limits
+	ID      int64 // the store's key id, for usage rows; 0 for a key of the configuration file
+	Name    string
+	Hash    [sha256.Size]byte
+	Models  []string // allow-list: exact names, "*", or a prefix ending in "*"
+	Limits  ratelimit.Limits
+	Expires time.Time // zero: never
+
+	// limitKey names the key's rate-limit counters: the name of a key of
+	// the configuration file, "#<id>" for a store key, whose name need not
+	// be unique.
+	limitKey string
+	// unknown marks a cached negative answer: no key has this hash.
+	unknown bool
+}
+
+// expired reports whether the key's expiry has passed. A cached key is
+// checked on every use: the cache may hold it beyond its expiry.
+func (k *Key) expired() bool {
+	return !k.Expires.IsZero() && !time.Now().Before(k.Expires)
 }
 
 // Allows reports whether the key may use the public model name.
@@ -53,7 +70,7 @@ func newStaticKeys(keys []config.Key) staticKeys {
 	s := make(staticKeys, len(keys))
 	for _, k := range keys {
 		h := HashKey([]byte(k.Key))
-		s[h] = &Key{Name: k.Name, Hash: h, Models: k.Models,
+		s[h] = &Key{Name: k.Name, Hash: h, Models: k.Models, limitKey: k.Name,
 			Limits: ratelimit.Limits{RPM: int64(k.RPM), TPM: int64(k.TPM)}}
 	}
 	return s
@@ -61,12 +78,26 @@ func newStaticKeys(keys []config.Key) staticKeys {
 
 func (s staticKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) { return s[h], nil }
 
+// Cache lifetimes. A key found stays cached for keyTTL, so that a change
+// made on another node (which cannot call KeyChanged here) is seen within
+// that time; a change on this node drops the entry at once. A hash found
+// nowhere is remembered for unknownTTL, so that a client retrying a wrong
+// key does not cost a store query per request.
+const (
+	keyTTL     = 30 * time.Second
+	unknownTTL = 5 * time.Second
+)
+
 // keyring authenticates secrets: hash, then the ristretto cache, then the
 // source. The cache is keyed by the hash's first 8 bytes; the full hash is
-// compared in constant time before a cached key is trusted.
+// compared in constant time before a cached entry is trusted.
 type keyring struct {
 	cache *ristretto.Cache[uint64, *Key]
 	src   KeySource
+	// gen counts invalidations. A lookup that raced one (it read the
+	// source before the change and caches after the drop) drops its own
+	// entry again, so a revoked key cannot come back for keyTTL.
+	gen atomic.Uint64
 }
 
 func newKeyring(src KeySource) (*keyring, error) {
@@ -82,7 +113,8 @@ func newKeyring(src KeySource) (*keyring, error) {
 	return &keyring{cache: c, src: src}, nil
 }
 
-// authenticate returns the key whose secret this is, or nil.
+// authenticate returns the key whose secret this is, or nil. The key may
+// have expired: the caller checks, to say so.
 func (kr *keyring) authenticate(secret []byte) (*Key, error) {
 	if len(secret) == 0 {
 		return nil, nil
@@ -90,21 +122,35 @@ func (kr *keyring) authenticate(secret []byte) (*Key, error) {
 	h := HashKey(secret)
 	id := binary.LittleEndian.Uint64(h[:8])
 	if k, ok := kr.cache.Get(id); ok && subtle.ConstantTimeCompare(k.Hash[:], h[:]) == 1 {
+		if k.unknown {
+			return nil, nil
+		}
 		return k, nil
 	}
+	return kr.lookup(h, id)
+}
+
+// lookup asks the source for a hash that is not cached, and caches the answer.
+func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
+	gen := kr.gen.Load()
 	k, err := kr.src.KeyByHash(h)
-	if err != nil || k == nil {
-		return nil, err
+	if err != nil {
+		return nil, err // not cached: the next request asks again
 	}
-	if subtle.ConstantTimeCompare(k.Hash[:], h[:]) != 1 {
-		return nil, nil
+	entry, ttl := k, keyTTL
+	if k == nil || subtle.ConstantTimeCompare(k.Hash[:], h[:]) != 1 {
+		k, entry, ttl = nil, &Key{Hash: h, unknown: true}, unknownTTL
 	}
-	kr.cache.Set(id, k, 1)
+	kr.cache.SetWithTTL(id, entry, 1, ttl)
+	if kr.gen.Load() != gen {
+		kr.cache.Del(id)
+	}
 	return k, nil
 }
 
 // invalidate drops a key from the cache, so that a revoked key fails at once.
 func (kr *keyring) invalidate(h [sha256.Size]byte) {
+	kr.gen.Add(1)
 	kr.cache.Del(binary.LittleEndian.Uint64(h[:8]))
 }
 

@@ -46,7 +46,7 @@ func (g *Gateway) generate(ctx *fasthttp.RequestCtx, x *exchange, body, model []
 			"This key may not use the model '%s'.", model))
 		return
 	}
-	rt := g.routes[string(model)]
+	rt := g.table.Load().routes[string(model)]
 	if rt == nil {
 		g.fail(ctx, x, errorf(503, codec.KindNotFound, "model_not_found",
 			"The model '%s' does not exist or is not served by this gateway.", model))
@@ -66,9 +66,13 @@ func (g *Gateway) generate(ctx *fasthttp.RequestCtx, x *exchange, body, model []
 	g.forward(ctx, x, body, cands)
 }
 
-// authenticate returns the caller's key, or answers 401, finishes x and
-// returns nil.
+// authenticate returns the caller's key, or answers 401 (500 when the key
+// store fails), finishes x and returns nil. A request that ServeAs runs
+// carries its key already.
 func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
+	if k, ok := ctx.UserValue(presetKey{}).(*Key); ok {
+		return g.checkExpiry(ctx, x, k)
+	}
 	secret := secret(ctx, x.style)
 	k, err := g.keys.authenticate(secret)
 	switch {
@@ -81,6 +85,18 @@ func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
 	case k == nil:
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
 			Message: "Incorrect API key provided."})
+	default:
+		return g.checkExpiry(ctx, x, k)
+	}
+	return nil
+}
+
+// checkExpiry returns k, or answers 401 and returns nil when it has expired.
+func (g *Gateway) checkExpiry(ctx *fasthttp.RequestCtx, x *exchange, k *Key) *Key {
+	if k.expired() {
+		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "expired_api_key",
+			Message: "This API key has expired."})
+		return nil
 	}
 	return k
 }
@@ -99,7 +115,7 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	if lim == (ratelimit.Limits{}) {
 		return true
 	}
-	st := g.limiter.State(x.key.Name)
+	st := g.limiter.State(x.key.limitKey)
 	d := g.limiter.Admit(st, lim, estimate)
 	setRateHeaders(ctx, lim, d)
 	if d.Allowed {
@@ -163,19 +179,20 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	fasthttp.ReleaseRequest(req)
 
+	now := time.Now()
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
-		c.ch.breaker.failure(time.Now())
-		c.ch.attempts[transportOutcome(err)].Inc()
+		c.ch.breaker.failure(now)
+		c.ch.answered(transportOutcome(err), now)
 		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return transportError(err), true
 	}
 	status := resp.StatusCode()
-	c.ch.attempts[outcomeOf(status)].Inc()
+	c.ch.answered(outcomeOf(status), now)
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
 		fasthttp.ReleaseResponse(resp)
-		c.ch.breaker.failure(time.Now())
+		c.ch.breaker.failure(now)
 		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
 			"status", status, "err", e.Message)
 		return e, true
@@ -192,8 +209,8 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	}
 	if e := g.respond(ctx, x, c, resp); e != nil {
 		fasthttp.ReleaseResponse(resp)
-		c.ch.breaker.failure(time.Now())
-		c.ch.attempts[outcomeBroken].Inc()
+		c.ch.breaker.failure(now)
+		c.ch.broke(outcomeBroken, now)
 		return e, true
 	}
 	c.ch.breaker.success()

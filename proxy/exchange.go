@@ -32,6 +32,7 @@ type exchange struct {
 	channel  string
 	attempts int
 	stream   bool
+	utility  bool // a model listing or token count: no usage row
 	status   int
 	ttfb     time.Duration // until the first byte of the response body
 	elapsed  time.Duration
@@ -108,7 +109,9 @@ func (g *Gateway) finish(x *exchange) {
 	}
 	x.elapsed = time.Since(x.start)
 	g.metrics.observe(x)
-	g.logExchange(x)
+	id := string(x.id) // one copy, for the log line and the usage row
+	g.logExchange(x, id)
+	g.recordUsage(x, id)
 	x.canon.Reset()
 	x.resp.Reset()
 	*x = exchange{g: g, buf: x.buf[:0], canon: x.canon, resp: x.resp}
@@ -117,15 +120,18 @@ func (g *Gateway) finish(x *exchange) {
 
 // logExchange writes the access-log line of x. Attributes that are not set
 // are left out: each costs about a tenth of a microsecond on every request.
-func (g *Gateway) logExchange(x *exchange) {
+func (g *Gateway) logExchange(x *exchange, id string) {
 	var buf [16]slog.Attr
 	a := append(buf[:0],
-		slog.String("id", string(x.id)),
+		slog.String("id", id),
 		slog.String("endpoint", x.endpoint),
 		slog.Int("status", x.status),
 		slog.Duration("latency", x.elapsed))
 	if x.key != nil {
 		a = append(a, slog.String("key", x.key.Name))
+		if x.key.ID != 0 { // a console key, whose name need not be unique
+			a = append(a, slog.Int64("key_id", x.key.ID))
+		}
 	}
 	if x.model != "" {
 		a = append(a, slog.String("model", x.model), slog.Bool("stream", x.stream))

@@ -9,16 +9,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // Options are the parts of a gateway that are not in its configuration.
@@ -27,8 +27,22 @@ type Options struct {
 	// Give it a handler over an asynclog.Writer: a request never waits on it.
 	// Default: slog.Default().
 	Log *slog.Logger
-	// Keys, when set, is consulted for keys the configuration does not list.
+	// Keys, when set, is consulted for keys the configuration does not list
+	// (before Store).
 	Keys KeySource
+	// Store, when set, holds the console's keys and channels. Its keys
+	// authenticate through the key cache (a request waits on the store only
+	// for a key not cached), its enabled channels are routed to beside the
+	// configuration's (loaded by New and by ChannelsChanged), and /readyz
+	// checks that it answers.
+	Store store.Store
+	// Usage, when set, receives a usage row for each request made with a
+	// key, as the request ends (store.UsageWriter). Rows it refuses are
+	// counted in rosetta_usage_rows_dropped_total.
+	Usage UsageSink
+	// Mount, when set, registers more routes on the gateway's router: the
+	// console's. They are not reachable through ServeAs.
+	Mount func(r *router.Router)
 	// Remote adds other nodes' rate-limit counts (nil on a single node).
 	Remote ratelimit.Remote
 	// LogDropped, when set, reports log lines lost to a full log buffer
@@ -38,42 +52,53 @@ type Options struct {
 
 // Gateway serves the gateway's HTTP API.
 type Gateway struct {
-	cfg      *config.Config
-	log      *slog.Logger
-	keys     *keyring
-	limiter  *ratelimit.Limiter
-	routes   map[string]*route
-	channels []*channel
-	models   []string // public model names, sorted
-	server   *fasthttp.Server
-	metrics  *metrics
-	demos    []*demoUpstream
-	started  time.Time
+	cfg     *config.Config
+	log     *slog.Logger
+	keys    *keyring
+	store   store.Store // nil without one
+	usage   UsageSink   // nil without one
+	limiter *ratelimit.Limiter
+	server  *fasthttp.Server
+	api     fasthttp.RequestHandler // the API alone, for ServeAs
+	metrics *metrics
+	started time.Time
+
+	table   atomic.Pointer[table] // swapped whole when channels change
+	rebuild sync.Mutex            // serializes table changes
+	ready   storeCheck
 
 	exchanges sync.Pool
 }
 
-// New builds a gateway from a validated configuration.
+// storeStartTimeout bounds loading the store's channels at start.
+const storeStartTimeout = 10 * time.Second
+
+// New builds a gateway from a validated configuration, with the store's
+// channels when opts.Store is set.
 func New(cfg *config.Config, opts Options) (*Gateway, error) {
-	g := &Gateway{cfg: cfg, log: opts.Log, limiter: ratelimit.New(opts.Remote), started: time.Now()}
+	g := &Gateway{cfg: cfg, log: opts.Log, store: opts.Store, usage: opts.Usage,
+		limiter: ratelimit.New(opts.Remote), started: time.Now()}
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	var src KeySource = newStaticKeys(cfg.Keys)
+	src := chainKeys{newStaticKeys(cfg.Keys)}
 	if opts.Keys != nil {
-		src = chainKeys{src, opts.Keys}
+		src = append(src, opts.Keys)
+	}
+	if opts.Store != nil {
+		src = append(src, storeKeys{opts.Store})
 	}
 	var err error
 	if g.keys, err = newKeyring(src); err != nil {
 		return nil, fmt.Errorf("cannot create key cache: %w", err)
 	}
-	if err = g.buildRoutes(); err != nil {
-		g.closeDemos()
+	g.metrics = newMetrics(g, opts.LogDropped)
+	if err = g.loadTable(); err != nil {
 		return nil, err
 	}
-	g.metrics = newMetrics(g, opts.LogDropped)
+	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
-		Handler:               g.handler(),
+		Handler:               g.handler(opts.Mount),
 		ErrorHandler:          g.serverError,
 		Name:                  "rosetta",
 		MaxRequestBodySize:    int(cfg.Server.MaxBody),
@@ -88,43 +113,36 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	return g, nil
 }
 
-// buildRoutes creates the channels and the public model → channels table.
-func (g *Gateway) buildRoutes() error {
-	g.routes = map[string]*route{}
-	for _, c := range g.cfg.Channels {
-		var dial func() (net.Conn, error)
-		if c.Type == "demo" {
-			d := newDemoUpstream(c.Pace)
-			g.demos = append(g.demos, d)
-			dial = d.dial
-		}
-		ch, err := newChannel(c, g.log, dial)
-		if err != nil {
-			return err
-		}
-		g.channels = append(g.channels, ch)
-		for _, public := range c.PublicModels() {
-			up, _ := c.UpstreamModel(public)
-			r := g.routes[public]
-			if r == nil {
-				quoted := rawjson.AppendString(nil, public)
-				r = &route{public: public, escaped: string(quoted[1 : len(quoted)-1])}
-				g.routes[public] = r
-				g.models = append(g.models, public)
-			}
-			r.channels = append(r.channels, ch)
-			r.upstream = append(r.upstream, up)
-			r.weights = append(r.weights, c.Weight)
-		}
+// loadTable builds the first routing table: the configuration's channels,
+// then the store's. A store channel that cannot be used is logged, not
+// fatal, so that a bad console edit cannot keep the gateway from starting.
+func (g *Gateway) loadTable() error {
+	t, err := g.buildTable(g.configSpecs(), nil, nil)
+	if err != nil {
+		return err
 	}
-	for _, r := range g.routes {
-		sortRoute(r)
+	g.table.Store(t)
+	if g.store == nil {
+		return nil
 	}
-	slices.Sort(g.models)
+	ctx, cancel := context.WithTimeout(context.Background(), storeStartTimeout)
+	defer cancel()
+	skipped, err := g.loadChannels(ctx)
+	if err != nil {
+		for _, ch := range t.channels {
+			ch.close()
+		}
+		return err
+	}
+	if skipped != nil {
+		g.log.Warn("store channels left out", "err", skipped)
+	}
 	return nil
 }
 
-func (g *Gateway) handler() fasthttp.RequestHandler {
+// handler is the gateway's router, with mount's routes when it is set,
+// behind the request-id header every response carries.
+func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r := router.New()
 	r.GET("/v1/models", g.listModels)
 	r.POST("/v1/chat/completions", g.chatCompletions)
@@ -136,6 +154,9 @@ func (g *Gateway) handler() fasthttp.RequestHandler {
 	r.GET("/healthz", g.healthz)
 	r.GET("/readyz", g.readyz)
 	r.GET("/metrics", g.metrics.handler)
+	if mount != nil {
+		mount(r)
+	}
 	r.NotFound = g.notFound
 	r.MethodNotAllowed = g.methodNotAllowed
 	r.HandleMethodNotAllowed = true
@@ -152,21 +173,17 @@ func (g *Gateway) handler() fasthttp.RequestHandler {
 func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
-// requests in flight (open streams included) to finish.
+// requests in flight (open streams included) to finish; then it releases
+// the channels. Their last usage rows have been handed to Options.Usage
+// when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	err := g.server.ShutdownWithContext(ctx)
-	g.closeDemos()
-	for _, ch := range g.channels {
-		ch.client.CloseIdleConnections()
+	g.rebuild.Lock()
+	defer g.rebuild.Unlock()
+	for _, ch := range g.table.Load().channels {
+		ch.close()
 	}
 	return err
-}
-
-func (g *Gateway) closeDemos() {
-	for _, d := range g.demos {
-		d.close()
-	}
-	g.demos = nil
 }
 
 // chainKeys looks a key up in each source in turn.

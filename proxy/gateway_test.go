@@ -38,6 +38,13 @@ type testGateway struct {
 // limitedKey has rpm 2.
 func startGateway(t testing.TB, channels string) *testGateway {
 	t.Helper()
+	return startGatewayWith(t, channels, proxy.Options{})
+}
+
+// startGatewayWith is startGateway with options; their Log is replaced by
+// the one tg.logs records.
+func startGatewayWith(t testing.TB, channels string, opts proxy.Options) *testGateway {
+	t.Helper()
 	yaml := fmt.Sprintf(`
 server:
   max_body: 64KiB
@@ -54,7 +61,8 @@ keys:
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	g, err := proxy.New(cfg, proxy.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))})
+	opts.Log = slog.New(slog.NewJSONHandler(logs, nil))
+	g, err := proxy.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

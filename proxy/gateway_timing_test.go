@@ -1,17 +1,20 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/internal/asynclog"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // BenchmarkGatewayInMemory is the gateway's own CPU per request, network
@@ -19,29 +22,35 @@ import (
 // what is left is parsing, routing, the upstream client, relaying, logging
 // and metrics. The load harness (bench/) measures the real thing.
 func BenchmarkGatewayInMemory(b *testing.B) {
+	const (
+		whole  = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello."}]}`
+		stream = `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`
+	)
 	for _, mode := range []struct {
 		name, body string
-		reply      func(*fasthttp.RequestCtx)
+		usage      bool // rows to a store.UsageWriter, as the binary runs
 	}{
-		{"nonstream", `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello."}]}`, nil},
-		{"stream", `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`, nil},
+		{"nonstream", whole, false},
+		{"stream", stream, false},
+		{"nonstream-usage", whole, true},
+		{"stream-usage", stream, true},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
-			whole, err := os.ReadFile("testdata/chat_response.json")
+			response, err := os.ReadFile("testdata/chat_response.json")
 			if err != nil {
 				b.Fatal(err)
 			}
-			stream := streamFixture(b, 20)
+			events := streamFixture(b, 20)
 			up := fasthttputil.NewInmemoryListener()
 			defer up.Close()
 			go (&fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
-				if mode.name == "stream" {
+				if mode.body == stream {
 					ctx.SetContentType("text/event-stream")
-					ctx.SetBody(stream)
+					ctx.SetBody(events)
 					return
 				}
 				ctx.SetContentType("application/json")
-				ctx.SetBody(whole)
+				ctx.SetBody(response)
 			}}).Serve(up)
 
 			cfg, err := config.Parse([]byte(`
@@ -55,16 +64,23 @@ keys:
 			}
 			sink := asynclog.New(io.Discard, 100e6, 4<<20)
 			defer sink.Close()
-			g, err := New(cfg, Options{Log: slog.New(slog.NewJSONHandler(sink, nil))})
+			opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil))}
+			if mode.usage {
+				w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
+				defer w.Close(context.Background())
+				opts.Usage = w
+			}
+			g, err := New(cfg, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
-			g.channels[0].client.Dial = func(string) (net.Conn, error) {
+			mock := g.table.Load().channels[0]
+			mock.client.Dial = func(string) (net.Conn, error) {
 				c, err := up.Dial()
 				if err != nil {
 					return nil, err
 				}
-				t := g.channels[0].cfg.Timeouts
+				t := mock.cfg.Timeouts
 				return &timedConn{Conn: c, firstByte: t.FirstByte, idle: t.Idle}, nil
 			}
 			front := fasthttputil.NewInmemoryListener()
@@ -89,3 +105,9 @@ keys:
 		})
 	}
 }
+
+// discardStore takes usage rows and forgets them.
+type discardStore struct{ store.Store }
+
+func (discardStore) AddUsage(context.Context, []store.Usage) error        { return nil }
+func (discardStore) TouchKeys(context.Context, map[int64]time.Time) error { return nil }

@@ -1,6 +1,10 @@
 package proxy
 
 import (
+	"context"
+	"sync"
+	"time"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -12,17 +16,18 @@ func (g *Gateway) healthz(ctx *fasthttp.RequestCtx) {
 	ctx.SetBodyString(`{"status":"ok"}`)
 }
 
-// readyz answers 200 when at least one channel can take traffic, 503 when
-// every circuit is open; the body lists each channel's circuit state.
+// readyz answers 200 when the store (if any) answers and at least one
+// channel can take traffic, else 503; the body lists each channel's
+// circuit state.
 func (g *Gateway) readyz(ctx *fasthttp.RequestCtx) {
-	ready := false
+	channelReady := false
 	b := []byte(`{"channels":[`)
-	for i, ch := range g.channels {
+	for i, ch := range g.table.Load().channels {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		state := ch.breaker.String()
-		ready = ready || state != "open"
+		channelReady = channelReady || state != "open"
 		b = append(b, `{"name":`...)
 		b = rawjson.AppendString(b, ch.name)
 		b = append(b, `,"type":`...)
@@ -31,13 +36,53 @@ func (g *Gateway) readyz(ctx *fasthttp.RequestCtx) {
 		b = append(b, state...)
 		b = append(b, `"}`...)
 	}
-	b = append(b, `],"status":`...)
-	if ready {
-		b = append(b, `"ready"}`...)
+	b = append(b, ']')
+	storeReady := true
+	if g.store != nil {
+		storeReady = g.ready.ping(g) == nil
+		if storeReady {
+			b = append(b, `,"store":"ok"`...)
+		} else {
+			b = append(b, `,"store":"unreachable"`...)
+		}
+	}
+	if channelReady && storeReady {
+		b = append(b, `,"status":"ready"}`...)
 	} else {
-		b = append(b, `"unavailable"}`...)
+		b = append(b, `,"status":"unavailable"}`...)
 		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)
+}
+
+// Store probes: at most one ping per storeCheckTTL whatever the rate of
+// probes, each bounded by storePingTimeout.
+const (
+	storeCheckTTL    = time.Second
+	storePingTimeout = time.Second
+)
+
+// storeCheck remembers the last store ping. Probes that arrive while one
+// pings wait for its answer rather than sending their own.
+type storeCheck struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+}
+
+func (c *storeCheck) ping(g *Gateway) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) < storeCheckTTL {
+		return c.err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storePingTimeout)
+	defer cancel()
+	c.err = g.store.Ping(ctx)
+	c.at = time.Now()
+	if c.err != nil {
+		g.log.Warn("store does not answer", "err", c.err)
+	}
+	return c.err
 }

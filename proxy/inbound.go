@@ -99,7 +99,7 @@ func (g *Gateway) messages(ctx *fasthttp.RequestCtx) {
 // X-Rosetta-Token-Count header says so): about four bytes of text a token.
 func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "messages.count_tokens")
-	x.style = styleAnthropic
+	x.style, x.utility = styleAnthropic, true
 	key := g.authenticate(ctx, x)
 	if key == nil || !g.anthropicVersion(ctx, x) {
 		return
@@ -162,7 +162,7 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 		g.fail(ctx, x, errorf(404, codec.KindNotFound, "", "Unknown method: %s", ctx.Path()))
 		return
 	}
-	x.endpoint = "gemini." + method
+	x.endpoint, x.utility = "gemini."+method, method == "countTokens"
 	key := g.authenticate(ctx, x)
 	if key == nil {
 		return
@@ -192,6 +192,7 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 // geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
 func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "gemini.models")
+	x.utility = true
 	x.style = styleGemini
 	key := g.authenticate(ctx, x)
 	if key == nil {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -15,16 +16,17 @@ import (
 // values come from the configuration (endpoints, models, channels) and from
 // status codes, never from client input, so their number stays bounded.
 type metrics struct {
-	reg         *prometheus.Registry
-	requests    *prometheus.CounterVec
-	latency     *prometheus.HistogramVec
-	firstByte   *prometheus.HistogramVec
-	upstream    *prometheus.CounterVec
-	tokens      *prometheus.CounterVec
-	openStreams prometheus.Gauge
-	handler     fasthttp.RequestHandler
-	timerMu     sync.RWMutex
-	timerCache  map[string]*[2][2]prometheus.Observer // endpoint → [stream][latency, first byte]
+	reg          *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	firstByte    *prometheus.HistogramVec
+	upstream     *prometheus.CounterVec
+	tokens       *prometheus.CounterVec
+	openStreams  prometheus.Gauge
+	usageDropped prometheus.Counter
+	handler      fasthttp.RequestHandler
+	timerMu      sync.RWMutex
+	timerCache   map[string]*[2][2]prometheus.Observer // endpoint → [stream][latency, first byte]
 }
 
 // latencyBuckets span a cached answer to a long generation, in seconds.
@@ -52,22 +54,11 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	m.openStreams = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rosetta_open_streams", Help: "Streams being relayed now.",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	for _, r := range g.routes {
-		for i, kind := range [...]string{"input", "output", "cached_input", "reasoning"} {
-			r.tokens[i] = m.tokens.WithLabelValues(r.public, kind)
-		}
-	}
-	for _, ch := range g.channels {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "rosetta_channel_circuit_open", Help: "1 while the channel's circuit is open, 0.5 half-open, 0 closed.",
-			ConstLabels: prometheus.Labels{"channel": ch.name},
-		}, ch.breaker.openness))
-		for o := range ch.attempts {
-			ch.attempts[o] = m.upstream.WithLabelValues(ch.name, outcomeNames[o])
-		}
-	}
+	m.usageDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "rosetta_usage_rows_dropped_total", Help: "Usage rows lost because the usage buffer was full.",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams, m.usageDropped,
+		circuits{g}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if logDropped != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "rosetta_log_lines_dropped_total", Help: "Log lines lost because the log buffer was full.",
@@ -75,6 +66,36 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	}
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
+}
+
+// resolveChannel looks up a new channel's counters. A channel rebuilt
+// under the same name gets the same counters.
+func (m *metrics) resolveChannel(ch *channel) {
+	for o := range ch.attempts {
+		ch.attempts[o] = m.upstream.WithLabelValues(ch.name, outcomeNames[o])
+	}
+}
+
+// resolveRoute looks up a new route's token counters.
+func (m *metrics) resolveRoute(r *route) {
+	for i, kind := range [...]string{"input", "output", "cached_input", "reasoning"} {
+		r.tokens[i] = m.tokens.WithLabelValues(r.public, kind)
+	}
+}
+
+// circuits reports the circuit state of the channels in the routing table
+// at the time of the scrape, which changes as the console edits channels.
+type circuits struct{ g *Gateway }
+
+var circuitDesc = prometheus.NewDesc("rosetta_channel_circuit_open",
+	"1 while the channel's circuit is open, 0.5 half-open, 0 closed.", []string{"channel"}, nil)
+
+func (c circuits) Describe(d chan<- *prometheus.Desc) { d <- circuitDesc }
+
+func (c circuits) Collect(m chan<- prometheus.Metric) {
+	for _, ch := range c.g.table.Load().channels {
+		m <- prometheus.MustNewConstMetric(circuitDesc, prometheus.GaugeValue, ch.breaker.openness(), ch.name)
+	}
 }
 
 // outcome classifies one upstream attempt.
@@ -93,6 +114,22 @@ const (
 )
 
 var outcomeNames = [numOutcomes]string{"ok", "client_error", "rate_limited", "auth_error", "server_error", "timeout", "unreachable", "broken"}
+
+// failed reports whether the upstream is to blame for the outcome.
+func (o outcome) failed() bool { return o != outcomeOK && o != outcomeClientError }
+
+// answered records the outcome of an attempt on the channel.
+func (ch *channel) answered(o outcome, now time.Time) {
+	ch.attempts[o].Inc()
+	ch.stats.attempt(now, o.failed())
+}
+
+// broke records that an attempt already recorded as answered failed after
+// all: its response could not be read, or its stream broke.
+func (ch *channel) broke(o outcome, now time.Time) {
+	ch.attempts[o].Inc()
+	ch.stats.failure(now)
+}
 
 // outcomeOf classifies an upstream status.
 func outcomeOf(status int) outcome {

@@ -12,6 +12,7 @@ import (
 // OpenAI's.
 func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "models")
+	x.utility = true
 	if len(ctx.Request.Header.PeekBytes(strXAPIKey)) > 0 &&
 		(len(ctx.Request.Header.PeekBytes(strAnthropicVersion)) > 0 || len(ctx.Request.Header.PeekBytes(strVendorVersion)) > 0) {
 		x.style = styleAnthropic
@@ -35,8 +36,9 @@ func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 
 // allowedModels lists the public model names key may use.
 func (g *Gateway) allowedModels(key *Key) []string {
-	ids := make([]string, 0, len(g.models))
-	for _, m := range g.models {
+	models := g.table.Load().models
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
 		if key.Allows([]byte(m)) {
 			ids = append(ids, m)
 		}

@@ -82,8 +82,9 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 			err = errors.New("upstream closed the stream without an event")
 		}
 		rl.release()
-		c.ch.breaker.failure(time.Now())
-		c.ch.attempts[transportOutcome(err)].Inc()
+		now := time.Now()
+		c.ch.breaker.failure(now)
+		c.ch.broke(transportOutcome(err), now)
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return transportError(err), true
 	}
@@ -359,8 +360,9 @@ func (rl *relay) Close() error {
 			x.errMsg = "client went away"
 		}
 	case rl.failed != nil:
-		rl.c.ch.breaker.failure(time.Now())
-		rl.c.ch.attempts[transportOutcome(rl.failed)].Inc()
+		now := time.Now()
+		rl.c.ch.breaker.failure(now)
+		rl.c.ch.broke(transportOutcome(rl.failed), now)
 	}
 	g.metrics.openStreams.Dec()
 	rl.release()

@@ -23,9 +23,11 @@ type channel struct {
 	name   string
 	kind   string // config channel type
 	style  style
+	id     int64 // the store's channel id; 0 for a channel of the configuration file
 	cfg    config.Channel
 	client *fasthttp.HostClient
-	base   string // base URL, without a trailing slash
+	demo   *demoUpstream // the in-process upstream of a demo channel
+	base   string        // base URL, without a trailing slash
 	// authHeader carries the credential; auth holds its value for each of
 	// the channel's keys, used in turn.
 	authHeader []byte
@@ -33,14 +35,17 @@ type channel struct {
 	next       atomic.Uint32 // round-robin position in auth
 	breaker    breaker
 	// attempts counts requests to the channel by outcome (a Prometheus
-	// counter per outcome, resolved once).
+	// counter per outcome, resolved once); stats keeps what the console
+	// shows, and outlives an edit of the channel.
 	attempts [numOutcomes]prometheus.Counter
+	stats    *channelStats
 }
 
-// newChannel builds the upstream client of a configured channel. dial, when
-// not nil, replaces the network (the demo channel answers in-process).
-func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error)) (*channel, error) {
-	ch := &channel{name: c.Name, kind: c.Type, style: styleOf(c.Type), cfg: c}
+// newChannel builds the upstream client of a configured channel; id is its
+// store id, 0 for a channel of the configuration file. A demo channel gets
+// its own in-process upstream.
+func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) {
+	ch := &channel{name: c.Name, kind: c.Type, style: styleOf(c.Type), id: id, cfg: c, stats: new(channelStats)}
 	ch.breaker.init(log, c.Name, c.Breaker.Failures, c.Breaker.Cooldown)
 	prefix := ""
 	switch ch.style {
@@ -54,12 +59,18 @@ func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error
 	for _, k := range c.APIKeys {
 		ch.auth = append(ch.auth, []byte(prefix+k))
 	}
+	var dial func() (net.Conn, error)
+	if c.Type == "demo" {
+		ch.demo = newDemoUpstream(c.Pace)
+		dial = ch.demo.dial
+	}
 	base := c.BaseURL
 	if dial != nil {
 		base = "http://" + c.Name + ".demo.invalid/v1"
 	}
 	u, err := url.Parse(base)
 	if err != nil {
+		ch.close()
 		return nil, fmt.Errorf("channel %s: cannot parse base_url: %w", c.Name, err)
 	}
 	ch.base = strings.TrimSuffix(base, "/")
@@ -98,6 +109,17 @@ func newChannel(c config.Channel, log *slog.Logger, dial func() (net.Conn, error
 		},
 	}
 	return ch, nil
+}
+
+// close releases the channel once no new request can pick it: its idle
+// connections, and its demo upstream, which waits for the streams it serves.
+func (ch *channel) close() {
+	if ch.client != nil {
+		ch.client.CloseIdleConnections()
+	}
+	if ch.demo != nil {
+		ch.demo.close()
+	}
 }
 
 // setRequest points req at the channel's generation endpoint for model,

@@ -20,8 +20,10 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/console"
 	"github.com/rosetta-gateway/rosetta/internal/asynclog"
 	"github.com/rosetta-gateway/rosetta/proxy"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -65,41 +67,172 @@ func serve(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var cfg *config.Config
-	if *path == "" {
-		cfg = config.Default(os.Getenv)
-	} else {
-		var err error
-		if cfg, err = config.Load(*path); err != nil {
-			return err
-		}
+	cfg, demoKey, err := loadConfig(*path)
+	if err != nil {
+		return err
 	}
-	demoKey := ""
-	if len(cfg.Keys) == 0 {
-		demoKey = newKey()
-		cfg.Keys = append(cfg.Keys, config.Key{Name: "demo", Key: demoKey, Models: []string{"*"}})
+	st, err := openStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// Before the logger starts: nothing else writes to stderr yet, so the
+	// password block cannot be torn by a log line.
+	if err := bootstrapAdmin(st); err != nil {
+		return err
 	}
 
 	sink := asynclog.New(os.Stderr, 100*time.Millisecond, 4<<20)
 	defer sink.Close()
 	log := newLogger(sink, *logFormat)
 	slog.SetDefault(log)
+	usage := store.NewUsageWriter(st, store.UsageWriterOptions{
+		Interval: cfg.Store.UsageFlush,
+		OnError:  func(err error) { log.Error("usage log", "err", err) },
+	})
 
-	g, err := proxy.New(cfg, proxy.Options{Log: log, LogDropped: sink.Dropped})
-	if err != nil {
-		return err
-	}
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
 		return fmt.Errorf("cannot listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
+	public := publicURL(cfg, base)
+	gw := &consoleGateway{}
+	con, err := console.New(console.Config{Store: st, Gateway: gw, PublicURL: public, Log: log})
+	if err != nil {
+		return err
+	}
+	g, err := proxy.New(cfg, proxy.Options{Log: log, LogDropped: sink.Dropped, Store: st, Usage: usage, Mount: con.Register})
+	if err != nil {
+		return err
+	}
+	gw.g = g
 	log.Info("rosetta is serving", "version", version, "listen", ln.Addr().String(),
-		"config", cfg.Source, "channels", len(cfg.Channels))
-	if demoKey != "" {
-		fmt.Fprintf(os.Stdout, `
-Rosetta is serving on %[1]s (OpenAI base URL %[1]s/v1).
-No keys are configured, so here is a key for this run only:
+		"config", cfg.Source, "store", cfg.Store.Driver, "channels", len(cfg.Channels), "console", public+"/console/")
+	printBanner(os.Stdout, base, public, demoKey)
+
+	err = run(g, ln, cfg.Server.ShutdownTimeout, log)
+	// The gateway has handed over the usage rows of every request it
+	// finished: write them before the store closes.
+	ctx, cancel := context.WithTimeout(context.Background(), usageFlushTimeout)
+	defer cancel()
+	if uerr := usage.Close(ctx); uerr != nil {
+		log.Error("usage rows not written", "err", uerr, "lost", usage.Failed())
+	}
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
+
+// usageFlushTimeout bounds writing the last usage rows at shutdown.
+const usageFlushTimeout = 15 * time.Second
+
+// run serves until SIGTERM or SIGINT, then stops accepting connections and
+// waits up to timeout for requests and streams in flight.
+func run(g *proxy.Gateway, ln net.Listener, timeout time.Duration, log *slog.Logger) error {
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ln) }()
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	select {
+	case err := <-served:
+		return err
+	case sig := <-stop:
+		log.Info("shutting down: no new connections, waiting for requests in flight",
+			"signal", sig.String(), "deadline", timeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := g.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	} else if err != nil {
+		log.Warn("shutdown deadline passed; closing the streams still open")
+	}
+	return nil
+}
+
+// loadConfig reads the configuration file, or makes the built-in demo
+// setup without one. With no keys configured, it adds a key for this run
+// and returns its secret to print.
+func loadConfig(path string) (cfg *config.Config, demoKey string, err error) {
+	if path == "" {
+		cfg = config.Default(os.Getenv)
+	} else if cfg, err = config.Load(path); err != nil {
+		return nil, "", err
+	}
+	if len(cfg.Keys) == 0 {
+		demoKey = newKey()
+		cfg.Keys = append(cfg.Keys, config.Key{Name: "demo", Key: demoKey, Models: []string{"*"}})
+	}
+	return cfg, demoKey, nil
+}
+
+// storeOpenTimeout bounds connecting to the store and migrating it.
+const storeOpenTimeout = 30 * time.Second
+
+// openStore opens the configured store with the key that seals channel
+// API keys: ROSETTA_SECRET_KEY, or for SQLite a key file next to the
+// database, made on first start.
+func openStore(cfg *config.Config) (store.Store, error) {
+	sqlitePath := ""
+	if cfg.Store.Driver == "sqlite" {
+		sqlitePath = cfg.Store.DSN
+	}
+	secret, err := store.LoadSecretKey(os.Getenv(store.SecretKeyEnv), sqlitePath)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
+	defer cancel()
+	st, err := store.Open(ctx, cfg.Store.Driver, cfg.Store.DSN, store.Options{SecretKey: secret})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the store: %w", err)
+	}
+	return st, nil
+}
+
+// bootstrapAdmin creates the console's admin user on the first start, with
+// ROSETTA_ADMIN_PASSWORD or a generated password, which it prints to
+// stderr: this once, and never into the log.
+func bootstrapAdmin(st store.Store) error {
+	ctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
+	defer cancel()
+	generated, err := console.Bootstrap(ctx, st, os.Getenv("ROSETTA_ADMIN_PASSWORD"))
+	if err != nil || generated == "" {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, `
+=== Rosetta: first start ===
+The console's admin user was created. Log in as %q with this password:
+
+    %s
+
+It is shown this once and is not stored in clear. Set ROSETTA_ADMIN_PASSWORD
+before the first start to choose it instead.
+============================
+
+`, console.AdminName, generated)
+	return nil
+}
+
+// publicURL is the configured public URL, or base, the address actually
+// listened on, when the configured port is 0 (picked by the system).
+func publicURL(cfg *config.Config, base string) string {
+	if _, port, err := net.SplitHostPort(cfg.Server.Listen); err == nil && port == "0" {
+		return base
+	}
+	return cfg.Server.PublicURL
+}
+
+// printBanner tells the person who started the gateway where it is, and,
+// without configured keys, the key of this run and how to try it.
+func printBanner(w io.Writer, base, public, demoKey string) {
+	fmt.Fprintf(w, "\nRosetta is serving on %s (OpenAI base URL %s/v1).\nConsole: %s/console/\n", base, public, public)
+	if demoKey == "" {
+		return
+	}
+	fmt.Fprintf(w, `No keys are configured, so here is a key for this run only:
 
     %[2]s
 
@@ -110,28 +243,6 @@ Try it:
       -d '{"model":"demo","stream":true,"messages":[{"role":"user","content":"Hello"}]}'
 
 `, base, demoKey)
-	}
-
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ln) }()
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	select {
-	case err := <-served:
-		return err
-	case sig := <-stop:
-		log.Info("shutting down: no new connections, waiting for requests in flight",
-			"signal", sig.String(), "deadline", cfg.Server.ShutdownTimeout)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
-	defer cancel()
-	if err := g.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	} else if err != nil {
-		log.Warn("shutdown deadline passed; closing the streams still open")
-	}
-	log.Info("stopped")
-	return nil
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 var bin string // the rosetta command, built once by TestMain
@@ -65,64 +68,160 @@ func errorsAs(err error, target **exec.ExitError) bool {
 	return ok
 }
 
-// TestServeDemoAndSIGTERM runs the binary as `make run` does, uses the
-// printed key on the demo channel, and stops it with SIGTERM while a stream
-// is open: the stream must finish and the process exit 0.
-func TestServeDemoAndSIGTERM(t *testing.T) {
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "ROSETTA_LISTEN="+addr)
-	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+// demoRun is the binary started as `make run` starts it: no config, in a
+// fresh working directory (where the default SQLite store goes).
+type demoRun struct {
+	cmd    *exec.Cmd
+	addr   string
+	key    string       // the key printed for the run
+	banner string       // stdout up to the key
+	stderr bytes.Buffer // read it only after the process ended
+}
+
+func startDemo(t *testing.T, dir string, args ...string) *demoRun {
+	t.Helper()
+	r := &demoRun{addr: freeAddr(t)}
+	r.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	r.cmd.Dir = dir
+	r.cmd.Env = append(os.Environ(), "ROSETTA_LISTEN="+r.addr)
+	stdout, _ := r.cmd.StdoutPipe()
+	r.cmd.Stderr = &r.stderr
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-
-	key := ""
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	var banner strings.Builder
 	sc := bufio.NewScanner(stdout)
-	for key == "" && sc.Scan() {
-		key = regexp.MustCompile(`^\s+(sk-rosetta-\S+)$`).FindString(sc.Text())
+	for r.key == "" && sc.Scan() {
+		banner.WriteString(sc.Text() + "\n")
+		r.key = strings.TrimSpace(regexp.MustCompile(`^\s+(sk-rosetta-\S+)$`).FindString(sc.Text()))
 	}
-	key = strings.TrimSpace(key)
-	if key == "" {
-		t.Fatalf("no key printed; stderr:\n%s", stderr.String())
+	if r.key == "" {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		t.Fatalf("no key printed; stderr:\n%s", r.stderr.String())
 	}
+	r.banner = banner.String()
 	go io.Copy(io.Discard, stdout)
+	return r
+}
 
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/chat/completions",
+// stop sends SIGTERM and waits for a clean exit.
+func (r *demoRun) stop(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, r.stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still running 10s after SIGTERM")
+	}
+}
+
+// streamThroughSIGTERM opens a demo stream, sends SIGTERM after its first
+// event, and checks that the stream still finishes and the process exits 0.
+// It returns the stream's request id.
+func (r *demoRun) streamThroughSIGTERM(t *testing.T) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+r.addr+"/v1/chat/completions",
 		strings.NewReader(`{"model":"demo","stream":true,"messages":[{"role":"user","content":"Hello there"}]}`))
-	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Authorization", "Bearer "+r.key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	r := bufio.NewReader(resp.Body)
-	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "data: ") {
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "data: ") {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	rest, err := io.ReadAll(r)
+	rest, err := io.ReadAll(br)
 	if err != nil || !bytes.HasSuffix(rest, []byte("data: [DONE]\n\n")) || !bytes.Contains(rest, []byte(`"finish_reason":"stop"`)) {
 		t.Fatalf("stream cut by SIGTERM (%v):\n%s", err, rest)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("still running 10s after SIGTERM")
+	r.stop(t)
+	if logs := r.stderr.String(); !strings.Contains(logs, `"msg":"stopped"`) {
+		t.Errorf("no orderly stop in the log:\n%s", logs)
 	}
-	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
-		t.Errorf("no orderly stop in the log:\n%s", stderr.String())
+	return resp.Header.Get("X-Request-Id")
+}
+
+// TestServeDemoAndSIGTERM runs the binary as `make run` does: a banner
+// with the console's address and a key, the admin password printed once,
+// the key working on the demo channel, and SIGTERM letting an open stream
+// finish.
+func TestServeDemoAndSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	r := startDemo(t, dir)
+	if !strings.Contains(r.banner, "Console: http://"+r.addr+"/console/") {
+		t.Errorf("no console URL in the banner:\n%s", r.banner)
 	}
+	r.streamThroughSIGTERM(t)
+	checkAdminPassword(t, r.stderr.String())
+
+	// The next start finds the admin and prints no password.
+	r = startDemo(t, dir)
+	r.stop(t)
+	if strings.Contains(r.stderr.String(), "first start") {
+		t.Errorf("a password printed again on the second start:\n%s", r.stderr.String())
+	}
+}
+
+// TestSIGTERMWritesTheLastUsage: the usage row of a stream that ends
+// during the shutdown is in the store when the process has exited. Rows
+// would otherwise wait up to usage_flush, here an hour, so only the flush
+// at shutdown can have written it.
+func TestSIGTERMWritesTheLastUsage(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rosetta.yaml"), []byte(`
+store: {usage_flush: 1h}
+channels:
+  - {name: demo, type: demo, models: [demo], pace: 10ms}
+`), 0o600)
+	r := startDemo(t, dir, "-config", "rosetta.yaml")
+	id := r.streamThroughSIGTERM(t)
+	rows := storedUsage(t, filepath.Join(dir, "rosetta.db"))
+	if len(rows) != 1 || rows[0].KeyName != "demo" || rows[0].Model != "demo" || rows[0].Status != 200 ||
+		rows[0].Output == 0 || rows[0].RequestID != id || rows[0].ClientStyle != "openai" {
+		t.Fatalf("usage after SIGTERM: %+v", rows)
+	}
+}
+
+// checkAdminPassword: the first start prints the generated admin password
+// once, outside the JSON log lines.
+func checkAdminPassword(t *testing.T, stderr string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^    ([A-Za-z0-9]{16,})$`).FindStringSubmatch(stderr)
+	if m == nil || !strings.Contains(stderr, "first start") {
+		t.Fatalf("no admin password printed:\n%s", stderr)
+	}
+	if n := strings.Count(stderr, m[1]); n != 1 {
+		t.Fatalf("the admin password appears %d times on stderr", n)
+	}
+}
+
+// storedUsage reads the usage log of the SQLite store at path.
+func storedUsage(t *testing.T, path string) []store.Usage {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite", path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.Usage(context.Background(), store.UsageFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // start runs the binary with the config file and environment and returns
@@ -131,6 +230,7 @@ func start(t *testing.T, config string, env ...string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "-config", config)
+	cmd.Dir = t.TempDir() // for a default store
 	cmd.Env = append(append(os.Environ(), "ROSETTA_LISTEN="+addr), env...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs

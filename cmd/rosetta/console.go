@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/console"
+	"github.com/rosetta-gateway/rosetta/proxy"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// consoleGateway is the gateway as the console sees it. The proxy and the
+// console do not import each other, so their status types are converted
+// here. g is set once the gateway is built, before it serves (the console
+// is built first, since the gateway mounts its routes).
+type consoleGateway struct{ g *proxy.Gateway }
+
+var _ console.Gateway = (*consoleGateway)(nil)
+
+func (c *consoleGateway) KeyChanged(hash [sha256.Size]byte) { c.g.KeyChanged(hash) }
+
+func (c *consoleGateway) ChannelsChanged(ctx context.Context) error { return c.g.ChannelsChanged(ctx) }
+
+func (c *consoleGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
+	return c.g.TestChannel(ctx, name)
+}
+
+func (c *consoleGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) { c.g.ServeAs(ctx, key) }
+
+func (c *consoleGateway) Models(allow []string) []console.Model {
+	models := c.g.Models(allow)
+	out := make([]console.Model, len(models))
+	for i, m := range models {
+		out[i] = console.Model{Name: m.Name, Channels: channelStatuses(m.Channels)}
+	}
+	return out
+}
+
+func (c *consoleGateway) Channels() []console.ChannelStatus { return channelStatuses(c.g.Channels()) }
+
+func channelStatuses(in []proxy.ChannelStatus) []console.ChannelStatus {
+	out := make([]console.ChannelStatus, len(in))
+	for i, s := range in {
+		out[i] = console.ChannelStatus(s)
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestChannelLifecycle(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	ctx := context.Background()
+	a.must("POST", "/console/api/channels", map[string]any{
+		"name": "up", "type": "anthropic", "base_url": "https://api.example.com",
+		"api_keys": []string{"sk-ant-secret-0001"}, "models": []string{"claude"}, "model_map": map[string]string{"fast": "claude"},
+		"priority": 1, "weight": 3, "api_version": "2023-06-01", "timeouts": map[string]string{"connect": "2s", "total": "5m"},
+	})
+	chans, _ := e.st.Channels(ctx)
+	if len(chans) != 1 || chans[0].Weight != 3 || chans[0].Timeouts.Connect != 2*time.Second || chans[0].Timeouts.Total != 5*time.Minute ||
+		chans[0].APIKeys[0] != "sk-ant-secret-0001" || chans[0].ModelMap["fast"] != "claude" || !chans[0].Enabled {
+		t.Fatalf("stored channels: %+v", chans)
+	}
+	if e.gw.reloads() != 1 {
+		t.Errorf("ChannelsChanged called %d times, want 1", e.gw.reloads())
+	}
+
+	// The list joins the gateway's view with the store's, and never shows
+	// an upstream key.
+	e.gw.addStatus(ChannelStatus{Name: "up", Type: "anthropic", Source: "console", ID: chans[0].ID, State: "open", ErrorRate: 0.5})
+	list := a.do("GET", "/console/api/channels", nil)
+	if bytes.Contains(list.body, []byte("sk-ant-secret")) || !bytes.Contains(list.body, []byte(`"api_keys":["…0001"]`)) ||
+		!bytes.Contains(list.body, []byte(`"state":"open"`)) || !bytes.Contains(list.body, []byte(`"name":"demo"`)) ||
+		!bytes.Contains(list.body, []byte(`"models":["*"]`)) { // the config channel's models, from the model table
+		t.Errorf("channel list: %s", list.body)
+	}
+
+	// An edit without api_keys keeps them; disabling is an edit.
+	a.must("PATCH", "/console/api/channels/up", map[string]any{"enabled": false, "weight": 5})
+	ch, _ := e.st.Channel(ctx, chans[0].ID)
+	if ch.Enabled || ch.Weight != 5 || len(ch.APIKeys) != 1 || e.gw.reloads() != 2 {
+		t.Errorf("after edit: %+v, reloads %d", ch, e.gw.reloads())
+	}
+
+	// When the gateway refuses the change, the store is put back.
+	e.gw.refuse(errors.New("cannot build channel up"))
+	r := a.do("PATCH", "/console/api/channels/up", map[string]any{"base_url": "https://other.example.com"})
+	if r.status != 400 || !bytes.Contains(r.body, []byte("cannot build channel up")) {
+		t.Errorf("refused edit: %d %s", r.status, r.body)
+	}
+	if ch, _ := e.st.Channel(ctx, chans[0].ID); ch.BaseURL != "https://api.example.com" {
+		t.Errorf("refused edit stayed in the store: %s", ch.BaseURL)
+	}
+	if r := a.do("POST", "/console/api/channels", map[string]any{"name": "new", "type": "demo", "models": []string{"x"}}); r.status != 400 {
+		t.Errorf("refused create: %d %s", r.status, r.body)
+	}
+	if all, _ := e.st.Channels(ctx); len(all) != 1 {
+		t.Errorf("refused create stayed in the store: %+v", all)
+	}
+	e.gw.refuse(nil)
+
+	// Config channels cannot be edited or deleted here.
+	if r := a.do("PATCH", "/console/api/channels/demo", map[string]any{"weight": 2}); r.status != 400 || r.errorField() != "name" {
+		t.Errorf("editing a config channel: %d %s", r.status, r.body)
+	}
+	if r := a.do("DELETE", "/console/api/channels/nope", nil); r.status != 404 {
+		t.Errorf("deleting a missing channel: %d", r.status)
+	}
+	a.must("DELETE", "/console/api/channels/up", nil)
+	if all, _ := e.st.Channels(ctx); len(all) != 0 {
+		t.Errorf("after delete: %+v", all)
+	}
+}
+
+func TestChannelTest(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	r := a.must("POST", "/console/api/channels/demo/test", nil)
+	if r["ok"] != true || r["latency_ms"] != 42.0 {
+		t.Errorf("test of demo: %v", r)
+	}
+	e.gw.addStatus(ChannelStatus{Name: "broken", Source: "config"})
+	r = a.must("POST", "/console/api/channels/broken/test", nil)
+	if r["ok"] != false || r["error"] != "upstream said 500" {
+		t.Errorf("test of a failing channel: %v", r)
+	}
+	if r := a.do("POST", "/console/api/channels/unknown/test", nil); r.status != 404 {
+		t.Errorf("test of an unknown channel: %d", r.status)
+	}
+}

@@ -1,0 +1,53 @@
+package console
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// Gateway is what the console needs from the running request path. The
+// proxy implements it and cmd wires the two together, so that neither
+// package imports the other.
+type Gateway interface {
+	// KeyChanged drops a key from the gateway's caches at once, so that a
+	// revoked or edited key takes effect on the next request.
+	KeyChanged(hash [sha256.Size]byte)
+	// ChannelsChanged reloads the store's channels into routing.
+	ChannelsChanged(ctx context.Context) error
+	// Models lists the public models a key may use, with the channels
+	// behind each.
+	Models(models []string) []Model
+	// Channels reports every channel, from the configuration file and the
+	// store, with its health.
+	Channels() []ChannelStatus
+	// TestChannel sends a tiny request through the named channel and
+	// reports how long the reply took.
+	TestChannel(ctx context.Context, name string) (time.Duration, error)
+	// ServeAs runs the gateway's own handler for ctx (a request in any of
+	// the three styles, its path and body as a client would send them) as
+	// if the key had authenticated it. The playground calls it, since the
+	// console never holds a key's secret.
+	ServeAs(ctx *fasthttp.RequestCtx, key *store.Key)
+}
+
+// Model is one public model name and the channels that serve it.
+type Model struct {
+	Name     string          `json:"name"`
+	Channels []ChannelStatus `json:"channels"`
+}
+
+// ChannelStatus is a channel's health as the request path sees it.
+type ChannelStatus struct {
+	Name      string  `json:"name"`
+	Type      string  `json:"type"`
+	Source    string  `json:"source"` // "config" or "console" (then ID is set)
+	ID        int64   `json:"id,omitempty"`
+	State     string  `json:"state"`      // "closed" (healthy), "open" (cooling down), "half-open" (probing), "disabled"
+	Requests  int64   `json:"requests"`   // since the gateway started
+	ErrorRate float64 `json:"error_rate"` // share of failed attempts over the last minutes, 0..1
+}

@@ -1,0 +1,85 @@
+package console
+
+import (
+	"sync"
+	"time"
+)
+
+// failures counts failed logins per key (a client IP or a user name) over
+// a sliding window. A key with max failures inside the window is refused
+// until the oldest of them leaves it. Only failures count, so someone who
+// knows the password is never locked out by their own logins.
+//
+// It lives in one process: on several nodes an attacker gets max tries
+// per node, which still bounds guessing to a handful a minute.
+type failures struct {
+	max    int
+	window time.Duration
+
+	mu        sync.Mutex
+	seen      map[string][]time.Time // oldest first, at most max entries
+	pruneSize int                    // prune when seen grows to this many keys
+}
+
+// minPruneSize is where pruning starts: below it, stale keys cost little.
+const minPruneSize = 4096
+
+func newFailures(max int, window time.Duration) *failures {
+	return &failures{max: max, window: window, seen: map[string][]time.Time{}, pruneSize: minPruneSize}
+}
+
+// retryAfter reports how long key must wait before its next try; 0 means
+// it may try now.
+func (f *failures) retryAfter(key string, now time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	recent := f.recent(key, now)
+	if len(recent) < f.max {
+		return 0
+	}
+	return recent[0].Add(f.window).Sub(now)
+}
+
+// add records a failed attempt of key at now.
+func (f *failures) add(key string, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.seen) >= f.pruneSize {
+		f.prune(now)
+	}
+	recent := append(f.recent(key, now), now)
+	if len(recent) > f.max {
+		recent = recent[len(recent)-f.max:]
+	}
+	f.seen[key] = recent
+}
+
+// forget clears key's failures (after it logged in).
+func (f *failures) forget(key string) {
+	f.mu.Lock()
+	delete(f.seen, key)
+	f.mu.Unlock()
+}
+
+// recent is key's failures still inside the window. Call with mu held.
+func (f *failures) recent(key string, now time.Time) []time.Time {
+	ts := f.seen[key]
+	i := 0
+	for i < len(ts) && !ts[i].After(now.Add(-f.window)) {
+		i++
+	}
+	return ts[i:]
+}
+
+// prune drops keys whose failures have all left the window, which bounds
+// memory under a spray of user names or IPs. The next prune waits until
+// the map has doubled, so a spray of fresh keys costs amortized O(1) per
+// failure, not a scan each. Call with mu held.
+func (f *failures) prune(now time.Time) {
+	for k := range f.seen {
+		if len(f.recent(k, now)) == 0 {
+			delete(f.seen, k)
+		}
+	}
+	f.pruneSize = max(minPruneSize, 2*len(f.seen))
+}

@@ -1,0 +1,131 @@
+// Keys: create (the secret is shown once), list with spend, edit, revoke,
+// delete.
+import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, list, badge, uid } from './dom.js';
+import { api } from './api.js';
+
+export async function keys(view, ctx) {
+  const listBox = h('div');
+  const secretBox = h('div');
+  const editBox = h('div');
+  const page = { ctx, listBox, editBox, refresh: null };
+  page.refresh = async () => {
+    const { keys: all } = await api('GET', 'keys');
+    replace(listBox, keyTable(all, page));
+  };
+  const create = form({
+    label: 'Create a key',
+    submit: 'Create key',
+    grid: true,
+    fields: keyFields({ models: ['*'] }),
+    onSubmit: async (v, f) => {
+      const k = await api('POST', 'keys', keyBody(v));
+      f.reset();
+      showSecret(secretBox, k);
+      await page.refresh();
+    },
+  });
+  view.append(
+    h('section', { class: 'card', 'aria-labelledby': 'new-key' }, h('h2', { id: 'new-key' }, 'Create a key'), create),
+    secretBox, editBox,
+    h('section', { 'aria-labelledby': 'key-list' }, h('h2', { id: 'key-list' }, ctx.admin ? 'All keys' : 'Your keys'), listBox));
+  await page.refresh();
+}
+
+function keyFields(k) {
+  return [
+    { name: 'name', label: 'Name', value: k.name, required: true, help: 'What the key is for, e.g. "billing service".' },
+    { name: 'models', label: 'Models', value: (k.models || []).join(', '), help: 'Allowed models, comma-separated: exact names, prefixes ending in *, or * for all.' },
+    { name: 'rpm', label: 'Requests per minute', type: 'number', min: 0, value: k.rpm || 0, help: '0 = unlimited.' },
+    { name: 'tpm', label: 'Tokens per minute', type: 'number', min: 0, value: k.tpm || 0, help: '0 = unlimited.' },
+    { name: 'expires', label: 'Expires', type: 'datetime-local', value: localInput(k.expires), help: 'Empty = never.' },
+  ];
+}
+
+// keyBody turns the form's strings into the API's types.
+function keyBody(v) {
+  return {
+    name: v.name,
+    models: list(v.models),
+    rpm: Number(v.rpm || 0),
+    tpm: Number(v.tpm || 0),
+    expires: v.expires ? new Date(v.expires).toISOString() : '',
+  };
+}
+
+// localInput is an RFC 3339 time as a datetime-local control's value.
+function localInput(t) {
+  if (!t) return '';
+  const d = new Date(t);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+function showSecret(box, k) {
+  const id = uid('secret');
+  replace(box, h('section', { class: 'card secret', role: 'alert', 'aria-labelledby': `${id}-h` },
+    h('h2', { id: `${id}-h` }, `Key “${k.name}” created`),
+    h('p', {}, 'Copy the key now: this is the only time it is shown. Rosetta keeps only a hash of it.'),
+    h('div', { class: 'url-row' },
+      h('label', { class: 'label', for: id }, 'Secret key'),
+      h('input', { id, readonly: true, value: k.secret, 'data-secret': '' }),
+      copyButton(() => k.secret, 'Copy the new key')),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', onclick: () => replace(box) }, 'Done, I have saved it'))));
+  box.querySelector('input').select();
+}
+
+function status(k) {
+  if (!k.enabled) return badge('revoked', 'bad');
+  if (!k.usable) return badge('expired', 'warn');
+  return badge('active', 'ok');
+}
+
+function keyTable(all, page) {
+  const head = ['Name', 'Prefix', ...(page.ctx.admin ? ['Owner'] : []), 'Models', 'Limits', 'Expires', 'Last used', 'Spend', 'Status', 'Actions'];
+  const rows = all.map((k) => [
+    k.name,
+    h('span', { class: 'mono' }, `${k.prefix}…`),
+    ...(page.ctx.admin ? [k.owner || `#${k.owner_id}`] : []),
+    h('span', { class: 'mono' }, k.models.join(', ')),
+    `${k.rpm ? `${fmtNum(k.rpm)} rpm` : 'no rpm limit'} · ${k.tpm ? `${fmtNum(k.tpm)} tpm` : 'no tpm limit'}`,
+    k.expires ? fmtTime(k.expires) : 'never',
+    fmtTime(k.last_used),
+    `${fmtNum(k.spend.requests)} req · ${fmtNum(k.spend.input_tokens)} in · ${fmtNum(k.spend.output_tokens)} out`,
+    status(k),
+    h('div', { class: 'actions' }, keyActions(k, page)),
+  ]);
+  return table(`${all.length} key${all.length === 1 ? '' : 's'}`, head, rows);
+}
+
+function keyActions(k, page) {
+  const act = (method, path, done) => async () => {
+    await api(method, path);
+    announce(done);
+    await page.refresh();
+  };
+  return [
+    k.enabled && h('button', { type: 'button', 'aria-label': `Edit key ${k.name}`, onclick: () => editKey(k, page) }, 'Edit'),
+    k.enabled && confirmButton('Revoke', 'Confirm revoke', act('POST', `keys/${k.id}/revoke`, `Key ${k.name} revoked`), `Revoke key ${k.name}`),
+    confirmButton('Delete', 'Confirm delete', act('DELETE', `keys/${k.id}`, `Key ${k.name} deleted`), `Delete key ${k.name}`),
+  ];
+}
+
+function editKey(k, page) {
+  const cancel = h('button', { type: 'button', onclick: () => replace(page.editBox) }, 'Cancel');
+  const f = form({
+    label: `Edit key ${k.name}`,
+    submit: 'Save',
+    grid: true,
+    fields: keyFields(k),
+    onSubmit: async (v) => {
+      await api('PATCH', `keys/${k.id}`, keyBody(v));
+      replace(page.editBox);
+      announce(`Key ${v.name} saved`);
+      await page.refresh();
+    },
+  });
+  f.querySelector('.actions').append(cancel);
+  replace(page.editBox, h('section', { class: 'card', 'aria-label': `Edit key ${k.name}` },
+    h('h2', {}, `Edit key “${k.name}”`), f));
+  f.elements.namedItem('name').focus();
+}

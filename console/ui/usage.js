@@ -1,0 +1,138 @@
+// Usage: requests, tokens and latency over time per key or per model, and
+// the raw request log with filters.
+import { h, replace, field, values, table, fmtTime, fmtNum, fmtMs, badge } from './dom.js';
+import { api, APIError } from './api.js';
+import { lineChart } from './chart.js';
+
+const RANGES = [['1h', 'Last hour', 3600e3], ['6h', 'Last 6 hours', 6 * 3600e3], ['24h', 'Last 24 hours', 86400e3],
+  ['7d', 'Last 7 days', 7 * 86400e3], ['30d', 'Last 30 days', 30 * 86400e3]];
+const TOP = 8; // lines per chart; more would not be readable
+
+export async function usage(view, ctx) {
+  const { keys } = await api('GET', 'keys');
+  const keyOptions = [['', 'All keys'], ...keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`])];
+  const filters = h('form', { class: 'card inline', 'aria-label': 'Chart filters' },
+    field({ name: 'range', label: 'Range', type: 'select', value: '24h', options: RANGES.map(([v, t]) => [v, t]) }),
+    field({ name: 'by', label: 'One line per', type: 'select', value: 'key', options: [['key', 'key'], ['model', 'model']] }),
+    field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
+    field({ name: 'model', label: 'Model', placeholder: 'any' }));
+  const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
+  const log = new UsageLog(keyOptions);
+  const redraw = () => drawCharts(charts, values(filters)).catch((e) => replace(charts, h('p', { class: 'err', role: 'alert' }, e.message)));
+  filters.addEventListener('change', redraw);
+  filters.addEventListener('submit', (ev) => { ev.preventDefault(); redraw(); });
+  view.append(filters, charts,
+    h('p', { class: 'muted' }, 'Where a line joins several keys or models, p50 is their request-weighted mean and p99 the highest of their p99s.'),
+    h('h2', { id: 'raw-log' }, 'Request log'), log.render());
+  await Promise.all([redraw(), log.load(false)]);
+}
+
+function rangeQuery(v) {
+  const span = RANGES.find((r) => r[0] === v.range)[2];
+  const to = new Date();
+  const q = new URLSearchParams({ from: new Date(to - span).toISOString(), to: to.toISOString() });
+  if (v.key_id) q.set('key_id', v.key_id);
+  if (v.model) q.set('model', v.model.trim());
+  return q;
+}
+
+async function drawCharts(box, v) {
+  const data = await api('GET', `usage/buckets?${rangeQuery(v)}`);
+  const from = Date.parse(data.from);
+  const to = Date.parse(data.to);
+  const width = data.width_ms;
+  const name = v.by === 'model' ? (b) => b.model
+    : (b) => data.keys[b.key_id] || (b.key_id === 0 ? 'keys of the config file' : `key #${b.key_id}`);
+  const groups = group(data.buckets, name);
+  const slots = [];
+  for (let t = Math.floor(from / width) * width; t < to; t += width) slots.push(t);
+  const metric = (title, fn, fill, format) => lineChart({
+    title, from, to, width, format,
+    series: groups.map(([n, byStart]) => ({ name: n, points: points(byStart, slots, fn, fill) })),
+  });
+  const count = (n) => fmtNum(Math.round(n));
+  const latency = (v) => (v ? fmtMs(v) : '0');
+  replace(box,
+    metric('Requests', (bs) => sum(bs, (b) => b.requests), true, count),
+    metric('Tokens (input + output)', (bs) => sum(bs, (b) => b.input_tokens + b.output_tokens), true, count),
+    metric('Latency p50', (bs) => sum(bs, (b) => b.p50_ms * b.requests) / Math.max(1, sum(bs, (b) => b.requests)), false, latency),
+    metric('Latency p99', (bs) => Math.max(...bs.map((b) => b.p99_ms)), false, latency));
+}
+
+// group sorts buckets into lines: [[name, Map(startMs → buckets)]], the
+// busiest TOP lines first.
+function group(buckets, name) {
+  const lines = new Map();
+  for (const b of buckets) {
+    const n = name(b);
+    if (!lines.has(n)) lines.set(n, { total: 0, byStart: new Map() });
+    const line = lines.get(n);
+    const t = Date.parse(b.start);
+    line.total += b.requests;
+    if (!line.byStart.has(t)) line.byStart.set(t, []);
+    line.byStart.get(t).push(b);
+  }
+  return [...lines.entries()].sort((a, b) => b[1].total - a[1].total).slice(0, TOP).map(([n, l]) => [n, l.byStart]);
+}
+
+// points evaluates fn on each time slot's buckets. Counts fill empty
+// slots with 0; latencies leave them out (no request, no latency).
+function points(byStart, slots, fn, fill) {
+  const out = [];
+  for (const t of slots) {
+    const bs = byStart.get(t);
+    if (bs) out.push([t, fn(bs)]);
+    else if (fill) out.push([t, 0]);
+  }
+  // Buckets not on a slot (another alignment) are still shown.
+  for (const [t, bs] of byStart) if (!slots.includes(t)) out.push([t, fn(bs)]);
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+function sum(bs, f) {
+  return bs.reduce((n, b) => n + f(b), 0);
+}
+
+// UsageLog is the raw log table, newest first, with filters and paging.
+class UsageLog {
+  constructor(keyOptions) {
+    this.rows = [];
+    this.filters = h('form', { class: 'card inline', 'aria-label': 'Request log filters' },
+      field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
+      field({ name: 'model', label: 'Model', placeholder: 'any' }),
+      field({ name: 'channel', label: 'Channel', placeholder: 'any' }),
+      field({ name: 'status', label: 'Status', type: 'number', placeholder: 'any', min: 100 }),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter')));
+    this.error = h('p', { class: 'err', role: 'alert', hidden: true });
+    this.box = h('div', { 'aria-live': 'polite' });
+    this.more = h('button', { type: 'button', hidden: true, onclick: () => this.load(true) }, 'Load older requests');
+    this.filters.addEventListener('submit', (ev) => { ev.preventDefault(); this.load(false); });
+  }
+
+  render() {
+    return h('section', { 'aria-labelledby': 'raw-log' }, this.filters, this.error, this.box, this.more);
+  }
+
+  async load(older) {
+    const v = values(this.filters);
+    const q = new URLSearchParams({ limit: '50' });
+    for (const k of ['key_id', 'model', 'channel', 'status']) if (v[k].trim()) q.set(k, v[k].trim());
+    if (older && this.rows.length) q.set('before_id', this.rows[this.rows.length - 1].id);
+    this.error.hidden = true;
+    let rows;
+    try {
+      ({ rows } = await api('GET', `usage?${q}`));
+    } catch (e) {
+      this.error.textContent = e instanceof APIError && e.field ? `${e.field}: ${e.message}` : e.message;
+      this.error.hidden = false;
+      return;
+    }
+    this.rows = older ? [...this.rows, ...rows] : rows;
+    this.more.hidden = rows.length < 50;
+    replace(this.box, table(`${this.rows.length} request${this.rows.length === 1 ? '' : 's'}, newest first`,
+      ['Time', 'Key', 'Model', 'Channel', 'Style', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request id'],
+      this.rows.map((r) => [fmtTime(r.time), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel, r.style,
+        badge(String(r.status), r.status < 400 ? 'ok' : 'bad'), fmtNum(r.input_tokens), fmtNum(r.output_tokens),
+        fmtMs(r.latency_ms), fmtMs(r.first_token_ms), h('span', { class: 'mono' }, r.request_id)])));
+  }
+}

@@ -1,0 +1,99 @@
+package console
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Input rules shared by the forms. Each check names the field it reports
+// on, so the app can put the message next to the right control.
+
+const maxName = 64
+
+var (
+	userNameRule    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]*$`)
+	channelNameRule = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// checkLabel accepts a human-readable name: 1 to 64 characters, no
+// control characters, no surrounding spaces.
+func checkLabel(field, v string) error {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return badField(field, "%s is required", field)
+	case utf8.RuneCountInString(v) > maxName:
+		return badField(field, "%s is longer than %d characters", field, maxName)
+	case strings.TrimSpace(v) != v:
+		return badField(field, "%s must not start or end with spaces", field)
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return badField(field, "%s must not hold control characters", field)
+	}
+	return nil
+}
+
+// checkIdent accepts a name used in URLs and logs: 1 to 64 of the
+// characters rule allows, starting with a letter or digit.
+func checkIdent(field, v string, rule *regexp.Regexp, allowed string) error {
+	if err := checkLabel(field, v); err != nil {
+		return err
+	}
+	if !rule.MatchString(v) {
+		return badField(field, "%s may hold only %s, and starts with a letter or digit", field, allowed)
+	}
+	return nil
+}
+
+func checkPasswordRule(field, v string) error {
+	switch n := utf8.RuneCountInString(v); {
+	case n < minPassword:
+		return badField(field, "the password needs at least %d characters", minPassword)
+	case len(v) > 1024:
+		return badField(field, "the password is longer than 1024 bytes")
+	}
+	return nil
+}
+
+// checkModels accepts a key's allow-list: exact names, "*", or prefixes
+// ending in "*".
+func checkModels(field string, models []string) error {
+	if len(models) == 0 {
+		return badField(field, "list at least one model, or * for all")
+	}
+	for _, m := range models {
+		switch {
+		case m == "" || strings.IndexFunc(m, unicode.IsSpace) >= 0:
+			return badField(field, "model names must be non-empty and hold no spaces, got %q", m)
+		case strings.Contains(strings.TrimSuffix(m, "*"), "*"):
+			return badField(field, "%q: * may only end a model name", m)
+		case len(m) > 200:
+			return badField(field, "model name %.20q… is too long", m)
+		}
+	}
+	return nil
+}
+
+func checkNonNegative(field string, v int64) error {
+	if v < 0 {
+		return badField(field, "%s must be 0 or more, got %d", field, v)
+	}
+	return nil
+}
+
+// parseFuture reads an RFC 3339 time that must lie after now; "" is the
+// zero time (never).
+func parseFuture(field, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, badField(field, "%s must be an RFC 3339 time such as 2030-01-02T15:04:05Z", field)
+	}
+	if !t.After(now) {
+		return time.Time{}, badField(field, "%s must be in the future", field)
+	}
+	return t, nil
+}

@@ -1,0 +1,199 @@
+package proxy
+
+// What the console needs from the running gateway (console.Gateway). The
+// proxy does not import the console: cmd adapts these methods, whose types
+// have the same fields as the console's.
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// ChannelStatus is a channel's health as the request path sees it.
+type ChannelStatus struct {
+	Name      string
+	Type      string
+	Source    string // sourceConfig or sourceConsole (then ID is set)
+	ID        int64
+	State     string // closed, open, half-open (the circuit), or disabled
+	Requests  int64  // attempts since the gateway started
+	ErrorRate float64
+}
+
+// ModelStatus is a public model name and the channels that serve it, in
+// the order they are tried.
+type ModelStatus struct {
+	Name     string
+	Channels []ChannelStatus
+}
+
+const (
+	sourceConfig  = "config"
+	sourceConsole = "console"
+	stateDisabled = "disabled"
+)
+
+// KeyChanged drops a key from the key cache, so that a revoked, edited or
+// deleted key takes effect on this node's next request. Other nodes see the
+// change within keyTTL.
+func (g *Gateway) KeyChanged(hash [sha256.Size]byte) { g.keys.invalidate(hash) }
+
+// ChannelsChanged reloads the store's channels into routing. Requests in
+// flight finish on the channels they started with. A store channel that
+// cannot be used (its name is taken by the configuration file, or its
+// definition is invalid) is left out and named in the error; the others
+// are in use even then.
+func (g *Gateway) ChannelsChanged(ctx context.Context) error {
+	if g.store == nil {
+		return nil
+	}
+	skipped, err := g.loadChannels(ctx)
+	return errors.Join(err, skipped)
+}
+
+// Models lists the public models the allow-list permits, with the
+// channels behind each.
+func (g *Gateway) Models(allow []string) []ModelStatus {
+	t, now := g.table.Load(), time.Now()
+	k := Key{Models: allow}
+	var out []ModelStatus
+	for _, name := range t.models {
+		if !k.Allows([]byte(name)) {
+			continue
+		}
+		r := t.routes[name]
+		m := ModelStatus{Name: name, Channels: make([]ChannelStatus, len(r.channels))}
+		for i, ch := range r.channels {
+			m.Channels[i] = ch.status(now)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Channels reports every channel, the configuration file's and the
+// store's, disabled ones included.
+func (g *Gateway) Channels() []ChannelStatus {
+	t, now := g.table.Load(), time.Now()
+	out := make([]ChannelStatus, 0, len(t.channels)+len(t.disabled))
+	for _, ch := range t.channels {
+		out = append(out, ch.status(now))
+	}
+	return append(out, t.disabled...)
+}
+
+func (ch *channel) status(now time.Time) ChannelStatus {
+	source := sourceConfig
+	if ch.id != 0 {
+		source = sourceConsole
+	}
+	return ChannelStatus{Name: ch.name, Type: ch.kind, Source: source, ID: ch.id, State: ch.breaker.String(),
+		Requests: ch.stats.requests.Load(), ErrorRate: ch.stats.errorRate(now)}
+}
+
+// probeTimeout bounds TestChannel when its context has no sooner deadline.
+const probeTimeout = 30 * time.Second
+
+// TestChannel sends a one-token request ("ping", max_tokens 1, in the
+// channel's own style) through the named channel and reports how long the
+// whole answer took. A disabled store channel is tested too, on a client
+// made for the test. The test leaves the channel's breaker and counters
+// alone: it is not traffic.
+func (g *Gateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
+	ch := g.table.Load().channel(name)
+	if ch == nil {
+		var err error
+		if ch, err = g.storeChannel(ctx, name); err != nil {
+			return 0, err
+		}
+		defer ch.close()
+	}
+	return ch.probe(ctx)
+}
+
+// storeChannel builds the store's channel called name, enabled or not, for
+// a test.
+func (g *Gateway) storeChannel(ctx context.Context, name string) (*channel, error) {
+	if g.store == nil {
+		return nil, fmt.Errorf("no channel %q", name)
+	}
+	list, err := g.store.Channels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load channels: %w", err)
+	}
+	for i := range list {
+		if list[i].Name == name {
+			c := channelConfig(&list[i])
+			if err := c.Complete(); err != nil {
+				return nil, err
+			}
+			return newChannel(c, list[i].ID, g.log)
+		}
+	}
+	return nil, fmt.Errorf("no channel %q", name)
+}
+
+// probe sends the test request of TestChannel.
+func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
+	public := ch.cfg.PublicModels()
+	if len(public) == 0 {
+		return 0, fmt.Errorf("channel %s serves no model", ch.name)
+	}
+	model, _ := ch.cfg.UpstreamModel(public[0])
+	ping := codec.Request{Model: model, MaxTokens: 1, Messages: []codec.Message{
+		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "ping"}}}}}
+	body, _, e := ch.style.dialect().appendRequest(nil, &ping, ch.cfg.APIVersion)
+	if e != nil {
+		return 0, fmt.Errorf("cannot build the test request: %s", e.Message)
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	ch.setRequest(req, model, false)
+	req.Header.SetContentTypeBytes(strJSON)
+	req.SetBodyRaw(body)
+	deadline := time.Now().Add(probeTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	start := time.Now()
+	err := ch.client.DoDeadline(req, resp, deadline)
+	took := time.Since(start)
+	switch {
+	case err != nil:
+		return took, fmt.Errorf("%s (%v)", transportError(err).Message, err)
+	case resp.StatusCode() >= 300:
+		return took, errors.New(upstreamError(ch, ch.style, resp.StatusCode(), resp.Body()).Message)
+	}
+	return took, nil
+}
+
+// presetKey is the ctx user value under which ServeAs passes the key a
+// request is made with. Only code in this process can set it.
+type presetKey struct{}
+
+// ServeAs runs the gateway's API for ctx as if key had authenticated it:
+// limits, routing, usage rows and errors in the request's style are those
+// of any request. A revoked key gets 401, as it would from a client. The
+// console's own routes are not reachable this way.
+func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
+	if !key.Enabled {
+		x := g.begin(ctx, "unknown")
+		x.style = styleOfPath(ctx.Path())
+		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
+			Message: "This API key has been revoked."})
+		return
+	}
+	ctx.SetUserValue(presetKey{}, keyFromStore(key))
+	g.api(ctx)
+	ctx.RemoveUserValue(presetKey{})
+}

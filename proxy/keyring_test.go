@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"crypto/sha256"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeKeys is a key source that counts lookups; a lookup can be held at
+// a gate to race it against an invalidation.
+type fakeKeys struct {
+	keys    map[[sha256.Size]byte]*Key
+	lookups atomic.Int64
+	err     error
+	gate    chan struct{} // when set, each lookup waits for a receive
+	entered chan struct{}
+}
+
+func (f *fakeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
+	f.lookups.Add(1)
+	k := f.keys[h]
+	if f.gate != nil {
+		f.entered <- struct{}{}
+		<-f.gate
+	}
+	return k, f.err
+}
+
+func newFakeKeyring(t *testing.T, secrets ...string) (*keyring, *fakeKeys) {
+	t.Helper()
+	f := &fakeKeys{keys: map[[sha256.Size]byte]*Key{}}
+	for _, s := range secrets {
+		h := HashKey([]byte(s))
+		f.keys[h] = &Key{Name: s, Hash: h}
+	}
+	kr, err := newKeyring(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kr.cache.Close)
+	return kr, f
+}
+
+func TestUnknownKeyIsCachedNegatively(t *testing.T) {
+	kr, f := newFakeKeyring(t)
+	for range 5 {
+		if k, err := kr.authenticate([]byte("sk-garbage-0123456789")); k != nil || err != nil {
+			t.Fatalf("garbage key: %v, %v", k, err)
+		}
+		kr.cache.Wait()
+	}
+	if n := f.lookups.Load(); n != 1 {
+		t.Fatalf("%d source lookups for one unknown key, want 1", n)
+	}
+	// A key created for that hash later is found once the console says so.
+	h := HashKey([]byte("sk-garbage-0123456789"))
+	f.keys[h] = &Key{Name: "late", Hash: h}
+	kr.invalidate(h)
+	if k, _ := kr.authenticate([]byte("sk-garbage-0123456789")); k == nil || k.Name != "late" {
+		t.Fatalf("after invalidate: %v", k)
+	}
+}
+
+func TestKeySourceErrorIsNotCached(t *testing.T) {
+	kr, f := newFakeKeyring(t, "sk-known-0123456789")
+	f.err = errors.New("database is down")
+	if k, err := kr.authenticate([]byte("sk-known-0123456789")); k != nil || err == nil {
+		t.Fatalf("with the source failing: %v, %v", k, err)
+	}
+	kr.cache.Wait()
+	f.err = nil
+	if k, err := kr.authenticate([]byte("sk-known-0123456789")); k == nil || err != nil {
+		t.Fatalf("after the source recovered: %v, %v", k, err)
+	}
+}
+
+// TestInvalidateDuringLookup: a lookup that read the key before it was
+// revoked must not cache it after the revocation dropped it.
+func TestInvalidateDuringLookup(t *testing.T) {
+	kr, f := newFakeKeyring(t, "sk-revoked-0123456789")
+	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	done := make(chan *Key)
+	go func() {
+		k, _ := kr.authenticate([]byte("sk-revoked-0123456789"))
+		done <- k
+	}()
+	<-f.entered // the lookup has read the key
+	h := HashKey([]byte("sk-revoked-0123456789"))
+	delete(f.keys, h)
+	kr.invalidate(h)
+	f.gate <- struct{}{}
+	if k := <-done; k == nil {
+		t.Fatal("the racing lookup itself still sees the key it read")
+	}
+	kr.cache.Wait()
+	f.gate = nil
+	if k, _ := kr.authenticate([]byte("sk-revoked-0123456789")); k != nil {
+		t.Fatal("revoked key came back from the cache")
+	}
+}
+
+func TestCachedKeyExpires(t *testing.T) {
+	kr, f := newFakeKeyring(t, "sk-expiring-0123456789")
+	k := f.keys[HashKey([]byte("sk-expiring-0123456789"))]
+	k.Expires = time.Now().Add(time.Hour)
+	got, _ := kr.authenticate([]byte("sk-expiring-0123456789"))
+	if got == nil || got.expired() {
+		t.Fatalf("fresh key: %v", got)
+	}
+	kr.cache.Wait()
+	k.Expires = time.Now().Add(-time.Second) // the cached pointer: as if time passed
+	if got, _ := kr.authenticate([]byte("sk-expiring-0123456789")); got == nil || !got.expired() {
+		t.Fatalf("expired key must be reported expired, got %v", got)
+	}
+	if n := f.lookups.Load(); n != 1 {
+		t.Fatalf("%d lookups: the second should come from the cache", n)
+	}
+}

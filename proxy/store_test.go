@@ -1,0 +1,325 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// watchedStore is a SQLite store in a temporary directory that counts key
+// lookups and pings, and fails them on demand.
+type watchedStore struct {
+	store.Store
+	lookups, pings atomic.Int64
+	fail           atomic.Bool
+}
+
+var errDown = errors.New("store is down")
+
+func (s *watchedStore) KeyByHash(ctx context.Context, h [32]byte) (*store.Key, error) {
+	s.lookups.Add(1)
+	if s.fail.Load() {
+		return nil, errDown
+	}
+	return s.Store.KeyByHash(ctx, h)
+}
+
+func (s *watchedStore) Ping(ctx context.Context) error {
+	s.pings.Add(1)
+	if s.fail.Load() {
+		return errDown
+	}
+	return s.Store.Ping(ctx)
+}
+
+func openStore(t testing.TB) *watchedStore {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "rosetta.db"),
+		store.Options{SecretKey: bytes.Repeat([]byte{7}, store.SecretKeySize)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &watchedStore{Store: st}
+}
+
+// createKey inserts a key for secret as the console does; edit, when not
+// nil, changes it first.
+func createKey(t testing.TB, st store.Store, secret string, edit func(*store.Key)) *store.Key {
+	t.Helper()
+	k := &store.Key{Name: "console-" + secret[:8], Hash: proxy.HashKey([]byte(secret)), Prefix: secret[:8],
+		Models: []string{"*"}, Enabled: true}
+	if edit != nil {
+		edit(k)
+	}
+	if err := st.CreateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+const (
+	consoleKey  = "sk-console-0123456789abcdef"
+	demoChannel = "  - {name: demo, type: demo, models: [demo], pace: 1ms}\n"
+	demoBody    = `{"model":"demo","messages":[{"role":"user","content":"Hi"}]}`
+)
+
+func TestConsoleKeyAuthenticatesAndIsRevokedAtOnce(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	k := createKey(t, st, consoleKey, nil)
+
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("console key: %d %s", resp.StatusCode, body)
+	}
+	k.Models = []string{"gpt-*"}
+	if err := st.UpdateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	tg.g.KeyChanged(k.Hash)
+	resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+	checkError(t, resp, body, 403, "model_not_allowed")
+
+	k.Enabled = false
+	if err := st.UpdateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	tg.g.KeyChanged(k.Hash)
+	resp, body = tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+	checkError(t, resp, body, 401, "invalid_api_key")
+}
+
+func TestExpiredConsoleKey(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	createKey(t, st, "sk-expired-0123456789abcdef", func(k *store.Key) { k.Expires = time.Now().Add(-time.Minute) })
+	resp, body := tg.do(t, "POST", "/v1/chat/completions", "sk-expired-0123456789abcdef", demoBody)
+	checkError(t, resp, body, 401, "expired_api_key")
+
+	// A key that expires while cached fails from the cache.
+	expires := time.Now().Add(800 * time.Millisecond)
+	createKey(t, st, consoleKey, func(k *store.Key) { k.Expires = expires })
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("before expiry: %d %s", resp.StatusCode, body)
+	}
+	lookups := st.lookups.Load()
+	time.Sleep(time.Until(expires))
+	resp, body = tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+	checkError(t, resp, body, 401, "expired_api_key")
+	if n := st.lookups.Load() - lookups; n != 0 {
+		t.Fatalf("%d store lookups: the expired key should have come from the cache", n)
+	}
+}
+
+func TestUnknownKeysDoNotHammerTheStore(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	for range 20 {
+		resp, body := tg.do(t, "POST", "/v1/chat/completions", "sk-garbage-0123456789abcdef", demoBody)
+		checkError(t, resp, body, 401, "invalid_api_key")
+	}
+	// The cache applies its writes asynchronously: a request or two may
+	// come before the negative entry is in place.
+	if n := st.lookups.Load(); n > 3 {
+		t.Fatalf("%d store lookups for 20 requests with one unknown key", n)
+	}
+}
+
+func TestStoreFailureIs500NotUnauthorized(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	createKey(t, st, consoleKey, nil)
+	st.fail.Store(true)
+	resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+	checkError(t, resp, body, 500, "")
+
+	req, _ := http.NewRequest("POST", tg.url+"/v1/messages",
+		strings.NewReader(`{"model":"demo","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}`))
+	req.Header.Set("x-api-key", consoleKey)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Type  string `json:"type"`
+		Error struct{ Type, Message string }
+	}
+	json.NewDecoder(resp.Body).Decode(&e)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || e.Type != "error" || e.Error.Type != "api_error" || !strings.Contains(e.Error.Message, "req_") {
+		t.Fatalf("anthropic client: %d %+v", resp.StatusCode, e)
+	}
+	if !strings.Contains(tg.logs.String(), "cannot look up key") {
+		t.Error("the store failure is not logged")
+	}
+
+	st.fail.Store(false) // a failure is not cached
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("after the store recovered: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestReadyzChecksTheStore(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	for range 10 {
+		resp, body := tg.do(t, "GET", "/readyz", "", "")
+		if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"store":"ok"`)) {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	}
+	if n := st.pings.Load(); n > 2 {
+		t.Fatalf("%d pings for 10 probes within a second", n)
+	}
+	st.fail.Store(true)
+	waitFor(t, "readyz to see the store down", func() bool {
+		resp, body := tg.do(t, "GET", "/readyz", "", "")
+		return resp.StatusCode == 503 && bytes.Contains(body, []byte(`"store":"unreachable"`))
+	})
+}
+
+// storeChannel is a console channel of the OpenAI style at url.
+func storeChannel(name, url string, edit func(*store.Channel)) *store.Channel {
+	c := &store.Channel{Name: name, Type: "openai", BaseURL: url, APIKeys: []string{upstreamKey},
+		Models: []string{"gpt-4o-mini"}, ModelMap: map[string]string{"store-fast": "gpt-4o-mini"}, Enabled: true}
+	if edit != nil {
+		edit(c)
+	}
+	return c
+}
+
+func TestStoreChannelBecomesRoutableAndGoes(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	up := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	body := `{"model":"store-fast","messages":[{"role":"user","content":"Hi"}]}`
+	resp, b := tg.do(t, "POST", "/v1/chat/completions", openKey, body)
+	checkError(t, resp, b, 503, "model_not_found")
+
+	c := storeChannel("console-oa", up.baseURL(), nil)
+	if err := st.CreateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.g.ChannelsChanged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	resp, b = tg.do(t, "POST", "/v1/chat/completions", openKey, body)
+	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"store-fast"`)) {
+		t.Fatalf("through the store channel: %d %s", resp.StatusCode, b)
+	}
+	if got := up.lastRequest().header.Get("Authorization"); got != "Bearer "+upstreamKey {
+		t.Fatalf("upstream got credentials %q, want the decrypted channel key", got)
+	}
+	want := proxy.ChannelStatus{Name: "console-oa", Type: "openai", Source: "console", ID: c.ID, State: "closed", Requests: 1}
+	if got := findChannel(tg.g.Channels(), "console-oa"); got != want {
+		t.Fatalf("status %+v, want %+v", got, want)
+	}
+
+	c.Enabled = false
+	if err := st.UpdateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.g.ChannelsChanged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	resp, b = tg.do(t, "POST", "/v1/chat/completions", openKey, body)
+	checkError(t, resp, b, 503, "model_not_found")
+	if got := findChannel(tg.g.Channels(), "console-oa"); got.State != "disabled" || got.ID != c.ID {
+		t.Fatalf("disabled channel reported as %+v", got)
+	}
+}
+
+func findChannel(list []proxy.ChannelStatus, name string) proxy.ChannelStatus {
+	for _, s := range list {
+		if s.Name == name {
+			return s
+		}
+	}
+	return proxy.ChannelStatus{}
+}
+
+func TestStoreChannelCannotTakeAConfigName(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	up := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	if err := st.CreateChannel(ctx, storeChannel("demo", up.baseURL(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateChannel(ctx, storeChannel("console-oa", up.baseURL(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	err := tg.g.ChannelsChanged(ctx)
+	if err == nil || !strings.Contains(err.Error(), `channel "demo": name taken`) {
+		t.Fatalf("clash not reported: %v", err)
+	}
+	for model, want := range map[string]int{"demo": 200, "store-fast": 200} {
+		if resp, b := tg.do(t, "POST", "/v1/chat/completions", openKey,
+			`{"model":"`+model+`","messages":[{"role":"user","content":"Hi"}]}`); resp.StatusCode != want {
+			t.Fatalf("%s: %d %s", model, resp.StatusCode, b)
+		}
+	}
+	if got := findChannel(tg.g.Channels(), "demo"); got.Source != "config" {
+		t.Fatalf("demo is %+v, want the configuration's", got)
+	}
+}
+
+// TestChannelsChangedKeepsState: a swap of the routing table keeps the
+// circuit state and counters of the channels that stay, and a stream in
+// flight on a channel that goes finishes.
+func TestChannelsChangedKeepsState(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	slow := newMock(t, streamReply(events(fixture(t, "chat_stream.sse")), 30*time.Millisecond))
+	tg := startGatewayWith(t, `  - {name: dead, type: openai, base_url: "`+closedPort(t)+`", api_keys: [k], models: [gpt-dead],
+      breaker: {failures: 1, cooldown: 1m}}
+`, proxy.Options{Store: st})
+	resp, b := tg.do(t, "POST", "/v1/chat/completions", openKey, `{"model":"gpt-dead","messages":[{"role":"user","content":"Hi"}]}`)
+	checkError(t, resp, b, 502, "upstream_unreachable")
+
+	c := storeChannel("console-slow", slow.baseURL(), nil)
+	if err := st.CreateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.g.ChannelsChanged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := findChannel(tg.g.Channels(), "dead"); got.State != "open" || got.Requests != 1 || got.ErrorRate != 1 {
+		t.Fatalf("dead channel after the swap: %+v", got)
+	}
+
+	req, _ := http.NewRequest("POST", tg.url+"/v1/chat/completions",
+		strings.NewReader(`{"model":"store-fast","stream":true,"messages":[{"role":"user","content":"Hi"}]}`))
+	req.Header.Set("Authorization", "Bearer "+openKey)
+	sresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sresp.Body.Close()
+	if sresp.StatusCode != 200 {
+		t.Fatalf("stream: %d", sresp.StatusCode)
+	}
+	c.Enabled = false
+	if err := st.UpdateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.g.ChannelsChanged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rest bytes.Buffer
+	if _, err := rest.ReadFrom(sresp.Body); err != nil || !bytes.HasSuffix(rest.Bytes(), []byte("data: [DONE]\n\n")) {
+		t.Fatalf("stream cut by the swap (%v):\n%s", err, rest.Bytes())
+	}
+}

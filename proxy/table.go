@@ -1,0 +1,184 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// table is the routing state: the usable channels and the index from public
+// model names to them. A table is never changed once published: a change of
+// channels builds a new one and swaps it in atomically, and a request keeps
+// the table it started with to its end.
+type table struct {
+	channels []*channel // the configuration's, then the store's enabled ones
+	routes   map[string]*route
+	models   []string        // public model names, sorted
+	disabled []ChannelStatus // the store's disabled channels, for the console
+}
+
+// channelSpec is a channel to build: its configuration and, for a channel
+// made in the console, its store id (0 for the configuration file's).
+type channelSpec struct {
+	cfg config.Channel
+	id  int64
+}
+
+// channel returns the usable channel called name, or nil.
+func (t *table) channel(name string) *channel {
+	if t == nil {
+		return nil
+	}
+	for _, ch := range t.channels {
+		if ch.name == name {
+			return ch
+		}
+	}
+	return nil
+}
+
+// buildTable builds the table of specs. A channel of prev whose definition
+// did not change is kept as it is, with its connections, circuit breaker
+// and counters; one whose definition changed gets a new client and a
+// closed breaker (the edit is usually the fix) but keeps its counters.
+func (g *Gateway) buildTable(specs []channelSpec, disabled []ChannelStatus, prev *table) (*table, error) {
+	t := &table{routes: map[string]*route{}, disabled: disabled}
+	for _, s := range specs {
+		old := prev.channel(s.cfg.Name)
+		if old != nil && old.id == s.id && reflect.DeepEqual(old.cfg, s.cfg) {
+			t.add(old, g.metrics)
+			continue
+		}
+		ch, err := newChannel(s.cfg, s.id, g.log)
+		if err != nil {
+			t.retire(prev)
+			return nil, err
+		}
+		if old != nil {
+			ch.stats = old.stats
+		}
+		g.metrics.resolveChannel(ch)
+		t.add(ch, g.metrics)
+	}
+	for _, r := range t.routes {
+		sortRoute(r)
+	}
+	slices.Sort(t.models)
+	return t, nil
+}
+
+// add makes ch usable in t under each of its public model names.
+func (t *table) add(ch *channel, m *metrics) {
+	t.channels = append(t.channels, ch)
+	for _, public := range ch.cfg.PublicModels() {
+		up, _ := ch.cfg.UpstreamModel(public)
+		r := t.routes[public]
+		if r == nil {
+			quoted := rawjson.AppendString(nil, public)
+			r = &route{public: public, escaped: string(quoted[1 : len(quoted)-1])}
+			m.resolveRoute(r)
+			t.routes[public] = r
+			t.models = append(t.models, public)
+		}
+		r.channels = append(r.channels, ch)
+		r.upstream = append(r.upstream, up)
+		r.weights = append(r.weights, ch.cfg.Weight)
+	}
+}
+
+// retireGrace is how long a channel left out of the routing table stays
+// open: a request that read the old table a moment ago may still connect.
+const retireGrace = 10 * time.Second
+
+// retire releases, after retireGrace, the channels of t that keep does not
+// use. Requests in flight on them finish undisturbed.
+func (t *table) retire(keep *table) {
+	if t == nil {
+		return
+	}
+	for _, ch := range t.channels {
+		if keep == nil || !slices.Contains(keep.channels, ch) {
+			time.AfterFunc(retireGrace, ch.close)
+		}
+	}
+}
+
+// storeSpecs turns the store's channels into specs: the enabled ones to
+// route to, the disabled ones to report. A channel whose name is taken by
+// the configuration file, or whose definition is invalid, is left out and
+// named in the error.
+func storeSpecs(list []store.Channel, cfg []config.Channel) ([]channelSpec, []ChannelStatus, error) {
+	var specs []channelSpec
+	var disabled []ChannelStatus
+	var errs []error
+	for i := range list {
+		sc := &list[i]
+		if slices.ContainsFunc(cfg, func(c config.Channel) bool { return c.Name == sc.Name }) {
+			errs = append(errs, fmt.Errorf("channel %q: name taken by a channel of the configuration file", sc.Name))
+			continue
+		}
+		if !sc.Enabled {
+			disabled = append(disabled, ChannelStatus{Name: sc.Name, Type: sc.Type, Source: sourceConsole,
+				ID: sc.ID, State: stateDisabled})
+			continue
+		}
+		c := channelConfig(sc)
+		if err := c.Complete(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		specs = append(specs, channelSpec{cfg: c, id: sc.ID})
+	}
+	return specs, disabled, errors.Join(errs...)
+}
+
+// channelConfig is a store channel in the configuration's terms, before
+// defaults.
+func channelConfig(c *store.Channel) config.Channel {
+	return config.Channel{
+		Name: c.Name, Type: c.Type, BaseURL: c.BaseURL, APIKeys: c.APIKeys,
+		Models: c.Models, ModelMap: c.ModelMap, Priority: c.Priority, Weight: c.Weight,
+		APIVersion: c.APIVersion,
+		Timeouts: config.Timeouts{Connect: c.Timeouts.Connect, FirstByte: c.Timeouts.FirstByte,
+			Idle: c.Timeouts.Idle, Total: c.Timeouts.Total},
+	}
+}
+
+// loadChannels reads the store's channels and swaps in a table of the
+// configuration's channels and the store's. Concurrent calls are
+// serialized. skipped names the store channels left out (the table with
+// the others is in use even so); err is a failure to read the store, which
+// leaves the table as it was.
+func (g *Gateway) loadChannels(ctx context.Context) (skipped, err error) {
+	list, err := g.store.Channels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load channels: %w", err)
+	}
+	g.rebuild.Lock()
+	defer g.rebuild.Unlock()
+	specs, disabled, skipped := storeSpecs(list, g.cfg.Channels)
+	prev := g.table.Load()
+	t, err := g.buildTable(append(g.configSpecs(), specs...), disabled, prev)
+	if err != nil {
+		return skipped, err
+	}
+	g.table.Store(t)
+	prev.retire(t)
+	return skipped, nil
+}
+
+// configSpecs are the specs of the configuration file's channels.
+func (g *Gateway) configSpecs() []channelSpec {
+	specs := make([]channelSpec, len(g.cfg.Channels))
+	for i, c := range g.cfg.Channels {
+		specs[i].cfg = c
+	}
+	return specs
+}

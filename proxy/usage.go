@@ -1,0 +1,43 @@
+package proxy
+
+import (
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// UsageSink takes the usage rows of finished requests to the store:
+// store.UsageWriter, which writes them in batches.
+type UsageSink interface {
+	// Record queues a row. It is called on the request path, so it must
+	// not block: with its buffer full it drops the row and returns false.
+	Record(u store.Usage) bool
+}
+
+// recordUsage hands the usage row of a finished exchange to the sink.
+// Requests without a key (refused before authentication), model listings
+// and token counts make no row: they use no model. id is the request id
+// as a string, shared with the access log so that it is made once.
+func (g *Gateway) recordUsage(x *exchange, id string) {
+	if g.usage == nil || x.key == nil || x.utility {
+		return
+	}
+	u := x.usage
+	ok := g.usage.Record(store.Usage{
+		Time:        x.start,
+		KeyID:       x.key.ID,
+		KeyName:     x.key.Name,
+		Model:       x.model,
+		Channel:     x.channel,
+		Status:      x.status,
+		Input:       int64(u.Input),
+		Output:      int64(u.Output),
+		Cached:      int64(u.CachedInput),
+		Reasoning:   int64(u.Reasoning),
+		Latency:     x.elapsed,
+		FirstToken:  x.ttfb,
+		RequestID:   id,
+		ClientStyle: x.style.String(),
+	})
+	if !ok {
+		g.metrics.usageDropped.Inc()
+	}
+}
