@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,9 +267,9 @@ func TestErrors(t *testing.T) {
 			t.Errorf("DecodeError(%d, %s) = %+v, %v; want %+v, %v", status, body, got, ok, want, wantOK)
 		}
 	}
-	g(400, string(read(t, "../testdata/wire/gemini/error_400.json")), codec.Error{Status: 400, Kind: codec.KindInvalidRequest,
+	g(400, string(goldentest.Read(t, "../testdata/wire/gemini/error_400.json")), codec.Error{Status: 400, Kind: codec.KindInvalidRequest,
 		Type: "INVALID_ARGUMENT", Message: "Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field."}, true)
-	g(429, string(read(t, "../testdata/wire/gemini/error_429.json")), codec.Error{Status: 429, Kind: codec.KindRateLimitRequests,
+	g(429, string(goldentest.Read(t, "../testdata/wire/gemini/error_429.json")), codec.Error{Status: 429, Kind: codec.KindRateLimitRequests,
 		Type: "RESOURCE_EXHAUSTED", Message: "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.5-flash\nPlease retry in 41.27318812s."}, true)
 	g(400, `{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`,
 		codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Type: "INVALID_ARGUMENT", Code: "API_KEY_INVALID", Message: "API key not valid."}, true)
@@ -343,7 +344,7 @@ func TestModelsAndCounts(t *testing.T) {
 }
 
 func TestArraySplitter(t *testing.T) {
-	stream := read(t, "../testdata/wire/gemini/stream_array.json")
+	stream := goldentest.Read(t, "../testdata/wire/gemini/stream_array.json")
 	var raw []json.RawMessage
 	if err := json.Unmarshal(stream, &raw); err != nil {
 		t.Fatal(err)
@@ -461,14 +462,14 @@ func splitAt(s *gemini.ArraySplitter, b []byte, k int) ([]string, error) {
 // and byte by byte.
 func TestStreamBoundaries(t *testing.T) {
 	for base, p := range inputs(t, "stream", ".sse", "stream_sse_*.sse") {
-		b := read(t, p)
-		want := dumpEvents(t, decodeSSE(t, b))
+		b := goldentest.Read(t, p)
+		want := goldentest.DumpEvents(t, decodeSSE(t, b))
 		for k := 0; k <= len(b); k++ {
-			if got := dumpEvents(t, decodeSSEReads(t, b, k)); !bytes.Equal(got, want) {
+			if got := goldentest.DumpEvents(t, decodeSSEReads(t, b, k)); !bytes.Equal(got, want) {
 				t.Fatalf("%s split at %d:\n%s\nwant\n%s", base, k, got, want)
 			}
 		}
-		if got := dumpEvents(t, decodeSSEReads(t, b, 1, 1)); !bytes.Equal(got, want) {
+		if got := goldentest.DumpEvents(t, decodeSSEReads(t, b, 1, 1)); !bytes.Equal(got, want) {
 			t.Fatalf("%s byte by byte:\n%s", base, got)
 		}
 	}

@@ -3,10 +3,8 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -28,8 +26,6 @@ import (
 // provider fixtures of ../testdata/wire/gemini are inputs too, with their
 // goldens here under the name wire_<file>. JSON outputs are stored indented
 // (key order kept) so that they can be read; go test -update rewrites them.
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const wireDir = "../testdata/wire/gemini"
 
@@ -57,96 +53,11 @@ func inputs(t *testing.T, dir, suffix, wirePattern string) map[string]string {
 	return m
 }
 
-func read(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
-// goldenOptional is golden for a file that exists only when got is not
-// empty.
-func goldenOptional(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if len(got) > 0 {
-		golden(t, path, got)
-		return
-	}
-	if *update {
-		os.Remove(path)
-	} else if _, err := os.Stat(path); err == nil {
-		t.Errorf("%s exists, but nothing was produced", path)
-	}
-}
-
-// dump is the indented encoding/json form of v.
-func dump(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
-// indentJSON checks that b is one valid JSON value and indents it.
-func indentJSON(t *testing.T, b []byte) []byte {
-	t.Helper()
-	if !json.Valid(b) {
-		t.Fatalf("invalid JSON output: %s", b)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes()
-}
-
 func dumpDropped(t *testing.T, dropped []string) []byte {
 	if len(dropped) == 0 {
 		return nil
 	}
-	return dump(t, dropped)
-}
-
-// diffLines shows the lines of got that differ from want, by position.
-func diffLines(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
-		}
-	}
-	return b.String()
+	return goldentest.Dump(t, dropped)
 }
 
 // lossy names the golden inputs whose second decode differs from the first
@@ -164,25 +75,25 @@ func TestRequestGolden(t *testing.T) {
 		name := filepath.Base(base)
 		t.Run(name, func(t *testing.T) {
 			var r codec.Request
-			if err := gemini.DecodeRequest(read(t, in), &r); err != nil {
+			if err := gemini.DecodeRequest(goldentest.Read(t, in), &r); err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			canon := dump(t, &r)
-			golden(t, base+".canonical.json", canon)
+			canon := goldentest.Dump(t, &r)
+			goldentest.Check(t, base+".canonical.json", canon)
 
 			out, dropped, err := gemini.AppendRequest(nil, &r)
 			if err != nil {
 				t.Fatalf("AppendRequest: %v", err)
 			}
-			golden(t, base+".out.json", indentJSON(t, out))
-			goldenOptional(t, base+".dropped.json", dumpDropped(t, dropped))
+			goldentest.Check(t, base+".out.json", goldentest.IndentJSON(t, out))
+			goldentest.CheckOptional(t, base+".dropped.json", dumpDropped(t, dropped))
 
 			var r2 codec.Request
 			if err := gemini.DecodeRequest(out, &r2); err != nil {
 				t.Fatalf("DecodeRequest of the output: %v\n%s", err, out)
 			}
-			if _, ok := lossy[name]; !ok && !bytes.Equal(dump(t, &r2), canon) {
-				t.Errorf("decode → encode → decode changed the request:\n%s", diffLines(canon, dump(t, &r2)))
+			if _, ok := lossy[name]; !ok && !bytes.Equal(goldentest.Dump(t, &r2), canon) {
+				t.Errorf("decode → encode → decode changed the request:\n%s", goldentest.DiffLines(canon, goldentest.Dump(t, &r2)))
 			}
 			requireFixedPoint(t, out)
 		})
@@ -210,15 +121,15 @@ func TestRequestEncodeGolden(t *testing.T) {
 	for base, in := range inputs(t, "request_encode", ".canonical.json", "") {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			var r codec.Request
-			if err := json.Unmarshal(read(t, in), &r); err != nil {
+			if err := json.Unmarshal(goldentest.Read(t, in), &r); err != nil {
 				t.Fatal(err)
 			}
 			out, dropped, err := gemini.AppendRequest(nil, &r)
 			if err != nil {
 				t.Fatalf("AppendRequest: %v", err)
 			}
-			golden(t, base+".out.json", indentJSON(t, out))
-			goldenOptional(t, base+".dropped.json", dumpDropped(t, dropped))
+			goldentest.Check(t, base+".out.json", goldentest.IndentJSON(t, out))
+			goldentest.CheckOptional(t, base+".dropped.json", dumpDropped(t, dropped))
 			requireFixedPoint(t, out)
 		})
 	}
@@ -228,21 +139,21 @@ func TestResponseGolden(t *testing.T) {
 	for base, in := range inputs(t, "response", ".in.json", "*response_*.json") {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			var resp codec.Response
-			if err := gemini.DecodeResponse(read(t, in), &resp); err != nil {
+			if err := gemini.DecodeResponse(goldentest.Read(t, in), &resp); err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
-			canon := dump(t, &resp)
-			golden(t, base+".canonical.json", canon)
+			canon := goldentest.Dump(t, &resp)
+			goldentest.Check(t, base+".canonical.json", canon)
 
 			out := gemini.AppendResponse(nil, &resp, codec.StreamInfo{})
-			golden(t, base+".out.json", indentJSON(t, out))
+			goldentest.Check(t, base+".out.json", goldentest.IndentJSON(t, out))
 
 			var resp2 codec.Response
 			if err := gemini.DecodeResponse(out, &resp2); err != nil {
 				t.Fatalf("DecodeResponse of the output: %v", err)
 			}
-			if !bytes.Equal(dump(t, &resp2), canon) {
-				t.Errorf("decode → encode → decode changed the response:\n%s", dump(t, &resp2))
+			if !bytes.Equal(goldentest.Dump(t, &resp2), canon) {
+				t.Errorf("decode → encode → decode changed the response:\n%s", goldentest.Dump(t, &resp2))
 			}
 		})
 	}
@@ -252,12 +163,12 @@ func TestResponseEncodeGolden(t *testing.T) {
 	for base, in := range inputs(t, "response_encode", ".canonical.json", "") {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			var resp codec.Response
-			if err := json.Unmarshal(read(t, in), &resp); err != nil {
+			if err := json.Unmarshal(goldentest.Read(t, in), &resp); err != nil {
 				t.Fatal(err)
 			}
 			info := codec.StreamInfo{ID: "resp-fallback", Model: "public-model"}
 			out := gemini.AppendResponse(nil, &resp, info)
-			golden(t, base+".out.json", indentJSON(t, out))
+			goldentest.Check(t, base+".out.json", goldentest.IndentJSON(t, out))
 
 			var resp2 codec.Response
 			if err := gemini.DecodeResponse(out, &resp2); err != nil {
@@ -337,25 +248,10 @@ func decodeArray(t *testing.T, b []byte) []codec.Event {
 	return d.End(events)
 }
 
-// dumpEvents is one JSON object per event, per line.
-func dumpEvents(t *testing.T, events []codec.Event) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	for i := range events {
-		line, err := json.Marshal(&events[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
 func readEvents(t *testing.T, path string) []codec.Event {
 	t.Helper()
 	var events []codec.Event
-	dec := json.NewDecoder(bytes.NewReader(read(t, path)))
+	dec := json.NewDecoder(bytes.NewReader(goldentest.Read(t, path)))
 	for dec.More() {
 		var e codec.Event
 		if err := dec.Decode(&e); err != nil {
@@ -393,25 +289,25 @@ func TestStreamGolden(t *testing.T) {
 	}
 	for base, p := range in {
 		t.Run(filepath.Base(base), func(t *testing.T) {
-			b := read(t, p)
+			b := goldentest.Read(t, p)
 			var events []codec.Event
 			if strings.HasSuffix(p, ".sse") {
 				events = decodeSSE(t, b)
 			} else {
 				events = decodeArray(t, b)
 			}
-			canon := dumpEvents(t, events)
-			golden(t, base+".events.json", canon)
+			canon := goldentest.DumpEvents(t, events)
+			goldentest.Check(t, base+".events.json", canon)
 
 			out := encodeStream(events, false)
-			golden(t, base+".out.sse", out)
-			if got := dumpEvents(t, decodeSSE(t, out)); !bytes.Equal(got, canon) {
+			goldentest.Check(t, base+".out.sse", out)
+			if got := goldentest.DumpEvents(t, decodeSSE(t, out)); !bytes.Equal(got, canon) {
 				t.Errorf("decode → encode → decode changed the events:\n%s", got)
 			}
 			arr := encodeStream(events, true)
 			checkArrayJSON(t, arr)
-			golden(t, base+".out.array.json", arr)
-			if got := dumpEvents(t, decodeArray(t, arr)); !bytes.Equal(got, canon) {
+			goldentest.Check(t, base+".out.array.json", arr)
+			if got := goldentest.DumpEvents(t, decodeArray(t, arr)); !bytes.Equal(got, canon) {
 				t.Errorf("the array form decodes to other events:\n%s", got)
 			}
 		})
@@ -423,13 +319,13 @@ func TestStreamEncodeGolden(t *testing.T) {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			events := readEvents(t, p)
 			out := encodeStream(events, false)
-			golden(t, base+".out.sse", out)
+			goldentest.Check(t, base+".out.sse", out)
 			if again := encodeStream(decodeSSE(t, out), false); !bytes.Equal(again, out) {
 				t.Errorf("encode(decode(out)) != out:\n%s", again)
 			}
 			arr := encodeStream(events, true)
 			checkArrayJSON(t, arr)
-			golden(t, base+".out.array.json", arr)
+			goldentest.Check(t, base+".out.array.json", arr)
 		})
 	}
 }
