@@ -131,10 +131,13 @@ const usageFlushTimeout = 15 * time.Second
 // run serves until SIGTERM or SIGINT, then stops accepting connections and
 // waits up to timeout for requests and streams in flight.
 func run(g *proxy.Gateway, ln net.Listener, timeout time.Duration, log *slog.Logger) error {
-	served := make(chan error, 1)
-	go func() { served <- g.Serve(ln) }()
+	// Catch signals before serving: a SIGTERM that lands once the first
+	// request is answered must drain, not kill, the process.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(stop)
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(ln) }()
 	select {
 	case err := <-served:
 		return err
