@@ -200,8 +200,18 @@ func TestUsersLifecycle(t *testing.T) {
 	carolID := int64(users[1].(map[string]any)["id"].(float64))
 	path := "/console/api/users/" + strconv.FormatInt(carolID, 10)
 
-	// Disabling logs carol out at once.
+	// Disabling logs carol out at once and stops her keys.
 	a.must("PATCH", path, map[string]any{"disabled": true})
+	if !e.gw.keyChanged(k.Hash) {
+		t.Error("KeyChanged not called for the disabled user's key")
+	}
+	if k, _ := e.st.KeyByHash(context.Background(), k.Hash); k.Usable(time.Now()) {
+		t.Error("the disabled user's key is usable")
+	}
+	if keys := a.must("GET", "/console/api/keys", nil)["keys"].([]any); keys[0].(map[string]any)["usable"] != false {
+		t.Errorf("the disabled user's key is listed as usable: %v", keys[0])
+	}
+	e.gw.forgetChanges()
 	if r := carol.do("GET", "/console/api/me", nil); r.status != 401 {
 		t.Errorf("disabled user's session: %d", r.status)
 	}
@@ -211,6 +221,12 @@ func TestUsersLifecycle(t *testing.T) {
 	// Re-enabled with a new password, the new one works.
 	a.must("PATCH", path, map[string]any{"disabled": false, "password": "carol-new-password", "role": "admin"})
 	c2 := e.browser("127.0.0.1").login("carol", "carol-new-password")
+	if !e.gw.keyChanged(k.Hash) {
+		t.Error("KeyChanged not called for the re-enabled user's key")
+	}
+	if k, _ := e.st.KeyByHash(context.Background(), k.Hash); !k.Usable(time.Now()) {
+		t.Error("the re-enabled user's key is not usable")
+	}
 	if c2.must("GET", "/console/api/me", nil)["user"].(map[string]any)["role"] != "admin" {
 		t.Error("role not changed")
 	}

@@ -139,6 +139,7 @@ func (c *Console) updateUser(cl *call) error {
 	if err != nil {
 		return err
 	}
+	wasDisabled := u.Disabled
 	if err := in.apply(u); err != nil {
 		return err
 	}
@@ -151,7 +152,27 @@ func (c *Console) updateUser(cl *call) error {
 			return err
 		}
 	}
+	// A disabled user's keys stop working (and an enabled one's work
+	// again) from the next request on.
+	if u.Disabled != wasDisabled {
+		if err := c.forgetUserKeys(cl.ctx, u.ID); err != nil {
+			return err
+		}
+	}
 	return cl.reply(viewUser(u))
+}
+
+// forgetUserKeys drops the user's keys from the gateway's caches, so that a
+// change to the user holds for them at once, not when the entries age out.
+func (c *Console) forgetUserKeys(ctx context.Context, userID int64) error {
+	keys, err := c.st.Keys(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for i := range keys {
+		c.gw.KeyChanged(keys[i].Hash)
+	}
+	return nil
 }
 
 func (c *Console) deleteUser(cl *call) error {
@@ -162,6 +183,7 @@ func (c *Console) deleteUser(cl *call) error {
 	if id == cl.user.ID {
 		return badField("id", "you cannot delete yourself")
 	}
+	// Listed before the delete, which takes the keys with it.
 	keys, err := c.st.Keys(cl.ctx, id)
 	if err != nil {
 		return err
@@ -169,8 +191,6 @@ func (c *Console) deleteUser(cl *call) error {
 	if err := c.st.DeleteUser(cl.ctx, id); err != nil {
 		return err
 	}
-	// The store deleted the user's keys; the gateway must stop honouring
-	// them now, not when its cache entries age out.
 	for i := range keys {
 		c.gw.KeyChanged(keys[i].Hash)
 	}

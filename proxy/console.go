@@ -183,10 +183,11 @@ type presetKey struct{}
 
 // ServeAs runs the gateway's API for ctx as if key had authenticated it:
 // limits, routing, usage rows and errors in the request's style are those
-// of any request. A revoked key gets 401, as it would from a client. The
+// of any request. A revoked key, or one whose owner is disabled, gets 401,
+// as it would from a client. The
 // console's own routes are not reachable this way.
 func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
-	if !key.Enabled {
+	if !key.Enabled || key.OwnerDisabled {
 		x := g.begin(ctx, "unknown")
 		x.style = styleOfPath(ctx.Path())
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",

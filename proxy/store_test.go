@@ -99,6 +99,33 @@ func TestConsoleKeyAuthenticatesAndIsRevokedAtOnce(t *testing.T) {
 	checkError(t, resp, body, 401, "invalid_api_key")
 }
 
+func TestKeyOfDisabledUserIsRefused(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})
+	u := &store.User{Name: "carol", PasswordHash: "x", Role: store.RoleUser}
+	if err := st.CreateUser(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	k := createKey(t, st, consoleKey, func(k *store.Key) { k.OwnerID = u.ID })
+	setDisabled := func(disabled bool) {
+		u.Disabled = disabled
+		if err := st.UpdateUser(context.Background(), u); err != nil {
+			t.Fatal(err)
+		}
+		tg.g.KeyChanged(k.Hash) // as the console does
+	}
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("before disabling: %d %s", resp.StatusCode, body)
+	}
+	setDisabled(true)
+	resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+	checkError(t, resp, body, 401, "invalid_api_key")
+	setDisabled(false)
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("after enabling again: %d %s", resp.StatusCode, body)
+	}
+}
+
 func TestExpiredConsoleKey(t *testing.T) {
 	st := openStore(t)
 	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})

@@ -20,7 +20,7 @@ const storeLookupTimeout = 2 * time.Second
 type storeKeys struct{ st store.Store }
 
 // KeyByHash returns the store's key with the hash, or nil when there is
-// none or it was revoked. An expired key is returned: its expiry is checked
+// none, it was revoked or its owner is disabled. An expired key is returned: its expiry is checked
 // on every use.
 func (s storeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
@@ -31,7 +31,7 @@ func (s storeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case !k.Enabled:
+	case !k.Enabled || k.OwnerDisabled:
 		return nil, nil
 	}
 	return keyFromStore(k), nil

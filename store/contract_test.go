@@ -58,6 +58,7 @@ var contractTests = []struct {
 	{"UsagePaging", testUsagePaging},
 	{"UsageBuckets", testUsageBuckets},
 	{"Spend", testSpend},
+	{"DisabledOwner", testDisabledOwner},
 	{"ConcurrentWriters", testConcurrentWriters},
 	{"Migrations", testMigrations},
 	{"ConcurrentOpen", testConcurrentOpen},

@@ -83,6 +83,36 @@ func testDeleteUserCascades(t *testing.T, f *fixture) {
 	wantEqual(t, "Spend of a deleted key", spend, map[int64]Spend{goneKeys[0].ID: {Requests: 1, Input: 7}})
 }
 
+func testDisabledOwner(t *testing.T, f *fixture) {
+	u := f.user(t, "ann")
+	k := f.key(t, u.ID, "a")
+	none := f.key(t, 0, "cli") // no owner: nobody to disable
+	u.Disabled = true
+	must(t, f.s.UpdateUser(f.ctx, u))
+	got, err := f.s.KeyByHash(f.ctx, k.Hash)
+	must(t, err)
+	if !got.OwnerDisabled || got.Usable(time.Now()) {
+		t.Fatalf("key of a disabled user: OwnerDisabled %v, usable %v", got.OwnerDisabled, got.Usable(time.Now()))
+	}
+	if !got.Enabled {
+		t.Fatal("disabling the owner changed the key's own Enabled")
+	}
+	keys, err := f.s.Keys(f.ctx, 0)
+	must(t, err)
+	if len(keys) != 2 || !keys[0].OwnerDisabled || keys[1].OwnerDisabled {
+		t.Fatalf("Keys: %+v", keys)
+	}
+	u.Disabled = false
+	must(t, f.s.UpdateUser(f.ctx, u))
+	for _, k := range []*Key{k, none} {
+		got, err = f.s.Key(f.ctx, k.ID)
+		must(t, err)
+		if !got.Usable(time.Now()) {
+			t.Fatalf("key %q after its owner was enabled: %+v", k.Name, got)
+		}
+	}
+}
+
 func testSessions(t *testing.T, f *fixture) {
 	u, other := f.user(t, "ann"), f.user(t, "bob")
 	live := &Session{Hash: sha256.Sum256([]byte("live")), UserID: u.ID, CSRF: "tok", Expires: at(1000 * time.Hour)}

@@ -10,7 +10,12 @@ import (
 	"time"
 )
 
-const keyCols = `id, name, owner_id, hash, prefix, models, rpm, tpm, expires_ns, enabled, created_ns, last_used_ns`
+// keySelect reads keys with their owner's disabled flag: a disabled
+// user's keys stop working without being changed themselves, and work
+// again when the user is enabled.
+const keySelect = `SELECT k.id, k.name, k.owner_id, k.hash, k.prefix, k.models, k.rpm, k.tpm,
+	k.expires_ns, k.enabled, k.created_ns, k.last_used_ns, COALESCE(u.disabled, false)
+	FROM api_keys k LEFT JOIN users u ON u.id = k.owner_id`
 
 func scanKey(row rowScanner) (Key, error) {
 	var k Key
@@ -19,7 +24,7 @@ func scanKey(row rowScanner) (Key, error) {
 	var models string
 	var expires, created, lastUsed int64
 	err := row.Scan(&k.ID, &k.Name, &owner, &hash, &k.Prefix, &models, &k.RPM, &k.TPM,
-		&expires, &k.Enabled, &created, &lastUsed)
+		&expires, &k.Enabled, &created, &lastUsed, &k.OwnerDisabled)
 	if err != nil {
 		return k, err
 	}
@@ -51,7 +56,7 @@ func (s *sqlStore) CreateKey(ctx context.Context, k *Key) error {
 }
 
 func (s *sqlStore) Key(ctx context.Context, id int64) (*Key, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = $1`, id))
+	k, err := scanKey(s.r.QueryRowContext(ctx, keySelect+` WHERE k.id = $1`, id))
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("key %d", id), err)
 	}
@@ -59,7 +64,7 @@ func (s *sqlStore) Key(ctx context.Context, id int64) (*Key, error) {
 }
 
 func (s *sqlStore) KeyByHash(ctx context.Context, hash [sha256.Size]byte) (*Key, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE hash = $1`, hash[:]))
+	k, err := scanKey(s.r.QueryRowContext(ctx, keySelect+` WHERE k.hash = $1`, hash[:]))
 	if err != nil {
 		return nil, s.wrap("key by hash", err)
 	}
@@ -68,9 +73,9 @@ func (s *sqlStore) KeyByHash(ctx context.Context, hash [sha256.Size]byte) (*Key,
 
 // Keys lists the keys of ownerID by id, or every key when ownerID is 0.
 func (s *sqlStore) Keys(ctx context.Context, ownerID int64) ([]Key, error) {
-	q, args := `SELECT `+keyCols+` FROM api_keys ORDER BY id`, []any(nil)
+	q, args := keySelect+` ORDER BY k.id`, []any(nil)
 	if ownerID != 0 {
-		q, args = `SELECT `+keyCols+` FROM api_keys WHERE owner_id = $1 ORDER BY id`, []any{ownerID}
+		q, args = keySelect+` WHERE k.owner_id = $1 ORDER BY k.id`, []any{ownerID}
 	}
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -91,11 +91,14 @@ type Key struct {
 	Enabled  bool      // false once revoked
 	Created  time.Time
 	LastUsed time.Time // zero = never; updated in batches, so it lags by seconds
+	// OwnerDisabled is read from the owner's account, never written with
+	// the key: a disabled user's keys are not usable.
+	OwnerDisabled bool
 }
 
 // Usable reports whether the key may authenticate at now.
 func (k *Key) Usable(now time.Time) bool {
-	return k.Enabled && (k.Expires.IsZero() || now.Before(k.Expires))
+	return k.Enabled && !k.OwnerDisabled && (k.Expires.IsZero() || now.Before(k.Expires))
 }
 
 // Channel is an upstream made in the console. Its fields mean what the
