@@ -75,6 +75,10 @@ type Store struct {
 	// written (rows are written in batches; all are written at shutdown).
 	// Larger values make fewer, bigger writes. Default: 1s.
 	UsageFlush time.Duration `yaml:"usage_flush"`
+
+	// UsageRetention is how long usage rows are kept; older ones are
+	// deleted at start and every hour. Default: 2160h (90 days).
+	UsageRetention time.Duration `yaml:"usage_retention"`
 }
 
 // Channel is one upstream provider account.

@@ -50,6 +50,8 @@ func TestParseErrors(t *testing.T) {
 	f("server: {public_url: llm.example.com}", `rosetta.yaml: server.public_url: "llm.example.com" is not an absolute http(s) URL`)
 	f("server: {public_url: 'ftp://llm.example.com'}", `rosetta.yaml: server.public_url: "ftp://llm.example.com" is not an absolute http(s) URL`)
 	f("server: {shutdown_timeout: -1s}", "rosetta.yaml: server.shutdown_timeout: must be positive, got -1s")
+	f("store: {usage_flush: -1s}", "rosetta.yaml: store.usage_flush: must be positive, got -1s")
+	f("store: {usage_retention: 10m}", "rosetta.yaml: store.usage_retention: must be at least 1h, got 10m0s")
 
 	// store
 	f("store: {driver: mysql}", `rosetta.yaml: store.driver: unknown driver "mysql" (want sqlite or postgres)`)
@@ -209,7 +211,7 @@ cluster:
 			MaxBody:         1 << 30,
 			ShutdownTimeout: time.Minute,
 		},
-		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second},
+		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{{
 			Name:     "oa",
 			Type:     "openai",
@@ -280,7 +282,7 @@ keys:
 	breaker := Breaker{Failures: 5, Cooldown: 30 * time.Second}
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{
 			{Name: "oa", Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
 				Models: []string{"gpt-4o"}, Weight: 1, Timeouts: timeouts, Breaker: breaker},
@@ -410,7 +412,7 @@ func TestDefault(t *testing.T) {
 	host, _ := os.Hostname()
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{{
 			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond,
 			Timeouts: Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute},

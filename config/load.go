@@ -159,6 +159,11 @@ func splitList(s string) []string {
 	return list
 }
 
+// defaultUsageRetention keeps 90 days of usage rows: enough for a
+// quarter's review, bounded so an edge node's SQLite file does not grow
+// without end.
+const defaultUsageRetention = 90 * 24 * time.Hour
+
 // setDefaults fills every field left unset (zero). It runs after applyEnv,
 // so derived defaults such as PublicURL follow ROSETTA_LISTEN.
 func (c *Config) setDefaults() {
@@ -171,6 +176,7 @@ func (c *Config) setDefaults() {
 
 	setDefault(&c.Store.Driver, "sqlite")
 	setDefault(&c.Store.UsageFlush, time.Second)
+	setDefault(&c.Store.UsageRetention, defaultUsageRetention)
 	if c.Store.Driver == "sqlite" {
 		setDefault(&c.Store.DSN, defaultDSN)
 	}

@@ -69,6 +69,9 @@ func (c *Config) validate(p *problems) {
 	if c.Store.UsageFlush <= 0 {
 		p.add("store.usage_flush", "must be positive, got %s", c.Store.UsageFlush)
 	}
+	if c.Store.UsageRetention < time.Hour {
+		p.add("store.usage_retention", "must be at least 1h, got %s", c.Store.UsageRetention)
+	}
 
 	names := map[string]int{}
 	for i := range c.Channels {

@@ -58,6 +58,7 @@ var contractTests = []struct {
 	{"UsagePaging", testUsagePaging},
 	{"UsageBuckets", testUsageBuckets},
 	{"Spend", testSpend},
+	{"DeleteUsageBefore", testDeleteUsageBefore},
 	{"DisabledOwner", testDisabledOwner},
 	{"ConcurrentWriters", testConcurrentWriters},
 	{"Migrations", testMigrations},

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -208,5 +209,67 @@ func TestUsageLimit(t *testing.T) {
 		if got := usageLimit(in); got != want {
 			t.Errorf("usageLimit(%d) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+func testDeleteUsageBefore(t *testing.T, f *fixture) {
+	// More old rows than one DELETE takes, so the batching is exercised,
+	// then the 30 rows of usageRows from at(0) on.
+	old := make([]Usage, pruneBatch+7)
+	for i := range old {
+		old[i] = Usage{Time: at(-time.Hour + time.Duration(i)*time.Millisecond), KeyID: 1, KeyName: "k1", RequestID: "old"}
+	}
+	must(t, f.s.AddUsage(f.ctx, old))
+	must(t, f.s.AddUsage(f.ctx, usageRows()))
+
+	n, err := f.s.DeleteUsageBefore(f.ctx, at(10*time.Minute))
+	must(t, err)
+	if want := int64(len(old) + 10); n != want {
+		t.Fatalf("DeleteUsageBefore deleted %d rows, want %d", n, want)
+	}
+	rows, err := f.s.Usage(f.ctx, UsageFilter{Limit: 1000})
+	must(t, err)
+	if len(rows) != 20 || rows[len(rows)-1].Time != at(10*time.Minute) {
+		t.Fatalf("%d rows left, oldest %v; want 20 from %v on", len(rows), rows[len(rows)-1].Time, at(10*time.Minute))
+	}
+	n, err = f.s.DeleteUsageBefore(f.ctx, at(10*time.Minute))
+	must(t, err)
+	if n != 0 {
+		t.Fatalf("a second DeleteUsageBefore deleted %d rows", n)
+	}
+}
+
+func TestPruneUsage(t *testing.T) {
+	f := newFixture(t, backends[0])
+	now := time.Now()
+	must(t, f.s.AddUsage(f.ctx, []Usage{
+		{Time: now.Add(-48 * time.Hour), RequestID: "old"},
+		{Time: now.Add(-time.Hour), RequestID: "recent"},
+	}))
+	ctx, cancel := context.WithCancel(f.ctx)
+	reports := make(chan int64, 10)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		PruneUsage(ctx, f.s, 24*time.Hour, 10*time.Millisecond, func(n int64, err error) {
+			if err != nil {
+				t.Errorf("PruneUsage: %v", err)
+			}
+			reports <- n
+		})
+	}()
+	if n := <-reports; n != 1 {
+		t.Fatalf("the first pass deleted %d rows, want 1", n)
+	}
+	must(t, f.s.AddUsage(f.ctx, []Usage{{Time: now.Add(-25 * time.Hour), RequestID: "late"}}))
+	if n := <-reports; n != 1 {
+		t.Fatalf("a later pass deleted %d rows, want 1", n)
+	}
+	cancel()
+	<-done
+	rows, err := f.s.Usage(f.ctx, UsageFilter{})
+	must(t, err)
+	if got := requestIDs(rows); !slices.Equal(got, []string{"recent"}) {
+		t.Fatalf("rows left: %v", got)
 	}
 }

@@ -213,6 +213,9 @@ type Store interface {
 	// the Unix epoch), key and model; Limit and BeforeID do not apply.
 	UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error)
 	Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) // empty keyIDs: every key with usage
+	// DeleteUsageBefore deletes the rows older than t, in small
+	// transactions so writers are not held up, and returns how many.
+	DeleteUsageBefore(ctx context.Context, t time.Time) (int64, error)
 
 	Ping(ctx context.Context) error // for /readyz
 	Close() error

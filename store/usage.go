@@ -199,3 +199,27 @@ func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, 
 	}
 	return out, s.wrap("spend", rows.Err())
 }
+
+// pruneBatch is the most usage rows one DELETE takes: SQLite has a single
+// writer, and a delete of months of rows in one transaction would make
+// every usage batch behind it wait.
+const pruneBatch = 5000
+
+func (s *sqlStore) DeleteUsageBefore(ctx context.Context, t time.Time) (int64, error) {
+	var total int64
+	for {
+		res, err := s.w.ExecContext(ctx, `DELETE FROM usage_log WHERE id IN
+			(SELECT id FROM usage_log WHERE time_ns < $1 ORDER BY id LIMIT `+strconv.Itoa(pruneBatch)+`)`, toNS(t))
+		if err != nil {
+			return total, s.wrap("delete usage", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, s.wrap("delete usage", err)
+		}
+		total += n
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}

@@ -90,6 +90,20 @@ func serve(args []string) error {
 		Interval: cfg.Store.UsageFlush,
 		OnError:  func(err error) { log.Error("usage log", "err", err) },
 	})
+	pruning, stopPruning := context.WithCancel(context.Background())
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		store.PruneUsage(pruning, st, cfg.Store.UsageRetention, time.Hour, func(n int64, err error) {
+			if err != nil {
+				log.Error("usage retention", "err", err)
+			} else {
+				log.Info("usage retention: old rows deleted", "rows", n, "older_than", cfg.Store.UsageRetention)
+			}
+		})
+	}()
+	// Before the store closes (deferred above).
+	defer func() { stopPruning(); <-pruned }()
 
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
