@@ -62,6 +62,27 @@ func TestBadConfigFailsAtStart(t *testing.T) {
 	}
 }
 
+// A store that cannot be reached stops the start with a message that says
+// so, instead of a gateway that serves without keys or usage.
+func TestUnreachableStoreFailsAtStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rosetta.yaml")
+	dsn := "postgres://rosetta:pg-secret-pw@" + freeAddr(t) + "/rosetta?connect_timeout=5"
+	os.WriteFile(path, []byte("server: {listen: "+freeAddr(t)+"}\nstore: {driver: postgres, dsn: '"+dsn+"'}\n"), 0o600)
+	cmd := exec.Command(bin, "serve", "-config", path)
+	cmd.Env = append(os.Environ(), "ROSETTA_SECRET_KEY=")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err == nil || !errorsAs(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("unreachable store: err %v, want exit status 1\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "rosetta: cannot open the store:") || !strings.Contains(string(out), "refused") {
+		t.Fatalf("the message does not say the store is unreachable:\n%s", out)
+	}
+	if strings.Contains(string(out), "pg-secret-pw") {
+		t.Fatalf("the message shows the database password:\n%s", out)
+	}
+}
+
 func errorsAs(err error, target **exec.ExitError) bool {
 	e, ok := err.(*exec.ExitError)
 	*target = e
