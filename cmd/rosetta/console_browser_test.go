@@ -210,6 +210,8 @@ channels:
 	b.shot("account")
 	phone(b)
 	revoke(b, base, secret)
+	userSecret := plainUser(b)
+	disableUser(b, base, userSecret)
 	if e := errs(); len(e) > 0 {
 		t.Errorf("the page logged errors:\n%s", strings.Join(e, "\n"))
 	}
@@ -222,11 +224,90 @@ func login(b *tab) {
 		b.t.Errorf("/ led to %s, want /console/", u)
 	}
 	b.shot("login")
-	b.typeInto(`input[name=name]`, "admin")
-	b.typeInto(`input[name=password]`, browserAdminPassword)
-	b.click(`form[aria-label="Log in"] button[type=submit]`)
-	b.waitJS("home page", `document.querySelector('#whoami')?.textContent.includes('admin') && !!document.querySelector('input[data-style=openai]')`)
+	logInAs(b, "admin", browserAdminPassword)
+	b.waitJS("home page", `!!document.querySelector('input[data-style=openai]')`)
 	b.shot("home")
+}
+
+// logInAs fills the login form, which must be showing, and waits for the
+// app to show the user (on the page the address names).
+func logInAs(b *tab, name, password string) {
+	b.t.Helper()
+	b.typeInto(`input[name=name]`, name)
+	b.typeInto(`input[name=password]`, password)
+	b.click(`form[aria-label="Log in"] button[type=submit]`)
+	b.waitJS("logged in as "+name, fmt.Sprintf(`document.querySelector('#whoami')?.textContent.startsWith(%q) && !document.querySelector('form[aria-label="Log in"]')`, name+" ("))
+}
+
+func logOut(b *tab) {
+	b.t.Helper()
+	b.click(`#logout`)
+	b.waitJS("login form", `!!document.querySelector('form[aria-label="Log in"]')`)
+}
+
+const (
+	plainUserName     = "dana"
+	plainUserPassword = "dana-browser-password"
+)
+
+// plainUser adds a user who is not an admin and walks the console as her:
+// no admin pages, none of the admin's keys or usage, a key of her own.
+// It returns that key's secret, and ends logged in as the admin again.
+func plainUser(b *tab) string {
+	b.page("users", "Users")
+	b.typeInto(`form[aria-label="Add a user"] input[name=name]`, plainUserName)
+	b.typeInto(`form[aria-label="Add a user"] input[name=password]`, plainUserPassword)
+	b.click(`form[aria-label="Add a user"] button[type=submit]`)
+	b.waitJS("user listed", `document.querySelector('#main table')?.textContent.includes('`+plainUserName+`')`)
+	logOut(b)
+	logInAs(b, plainUserName, plainUserPassword)
+
+	for _, admin := range []string{"channels", "users"} {
+		if evalJS[bool](b, fmt.Sprintf(`!document.querySelector('#nav a[href="#/%s"]').hidden`, admin)) {
+			b.t.Errorf("a plain user sees the %s link", admin)
+		}
+		// Typed into the address bar, an admin page shows the home page.
+		b.do("open #/"+admin, chromedp.Evaluate[chromedp.Void](`location.hash = '#/`+admin+`'`))
+		b.waitJS("home instead of "+admin, `document.querySelector('#main h1')?.textContent === 'Home'`)
+	}
+	b.page("keys", "Keys")
+	b.waitJS("keys table", `!!document.querySelector('#main table')`)
+	if evalJS[bool](b, `document.querySelector('#main').textContent.includes('browser-key')`) {
+		b.t.Error("a plain user sees the admin's key")
+	}
+	b.typeInto(`form[aria-label="Create a key"] input[name=name]`, "dana-key")
+	b.click(`form[aria-label="Create a key"] button[type=submit]`)
+	b.waitJS("secret shown", `!!document.querySelector('input[data-secret]')?.value`)
+	secret := evalJS[string](b, `document.querySelector('input[data-secret]').value`)
+	b.click(`.secret .actions button`)
+	b.waitJS("own key listed", `document.querySelector('#main tbody')?.textContent.includes('dana-key')`)
+	if n := evalJS[int](b, `document.querySelectorAll('#main tbody tr').length`); n != 1 {
+		b.t.Errorf("a plain user's key list has %d rows, want her one key", n)
+	}
+	b.shot("user-keys")
+	useKey(b.t, b.base, secret, http.StatusOK)
+
+	b.page("usage", "Usage")
+	b.waitJS("request log", `!!document.querySelector('section[aria-labelledby=raw-log]')`)
+	if evalJS[bool](b, `document.querySelector('#main').textContent.includes('browser-key')`) {
+		b.t.Error("a plain user sees the admin's usage")
+	}
+	b.shot("user-usage")
+	logOut(b)
+	logInAs(b, "admin", browserAdminPassword)
+	return secret
+}
+
+// disableUser disables the plain user in the Users page and checks that
+// her key is refused within a second.
+func disableUser(b *tab, base, secret string) {
+	b.page("users", "Users")
+	b.click(`button[aria-label="Edit user ` + plainUserName + `"]`)
+	b.click(`form[aria-label="Edit user ` + plainUserName + `"] input[name=disabled]`)
+	b.click(`form[aria-label="Edit user ` + plainUserName + `"] button[type=submit]`)
+	b.waitJS("user disabled", `document.querySelector('#main tbody')?.textContent.includes('disabled')`)
+	b.shot("users-disabled")
+	waitRefused(b, base, secret, "the disabled user's key")
 }
 
 // copyBaseURL clicks the copy button of the OpenAI base URL and reads the
@@ -401,8 +482,15 @@ func revoke(b *tab, base, secret string) {
 	b.click(`button[aria-label="Revoke key browser-key"]`)
 	b.click(`button[aria-label="Confirm revoke: Revoke key browser-key"]`)
 	b.waitJS("revoked", `document.querySelector('#main tbody')?.textContent.includes('revoked')`)
-	revoked := time.Now()
 	b.shot("keys-revoked")
+	waitRefused(b, base, secret, "the revoked key")
+}
+
+// waitRefused checks that the gateway answers the key with 401 within a
+// second.
+func waitRefused(b *tab, base, secret, what string) {
+	b.t.Helper()
+	revoked := time.Now()
 	for {
 		req, _ := http.NewRequest("GET", base+"/v1/models", nil)
 		req.Header.Set("Authorization", "Bearer "+secret)
@@ -415,7 +503,7 @@ func revoke(b *tab, base, secret string) {
 			return
 		}
 		if time.Since(revoked) > time.Second {
-			b.t.Fatalf("the revoked key still gets %d after a second", resp.StatusCode)
+			b.t.Fatalf("%s still gets %d after a second", what, resp.StatusCode)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -30,6 +30,7 @@ function showLogin(notice) {
   me = null;
   top.hidden = true;
   window.onhashchange = null;
+  document.getElementById('toast').textContent = ''; // the last user's news is not the next one's
   document.title = 'Log in · Rosetta console';
   const f = form({
     label: 'Log in',
