@@ -12,6 +12,7 @@
 package config
 
 import (
+	"net/netip"
 	"slices"
 	"time"
 )
@@ -59,6 +60,34 @@ type Server struct {
 	// ShutdownTimeout is how long in-flight requests and streams may run
 	// after SIGTERM. Default: 30s.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+
+	// TrustedProxies are the addresses (IPs or CIDR prefixes) of reverse
+	// proxies in front of the gateway whose X-Forwarded-For is believed,
+	// so that per-client limits such as the console's login limit see the
+	// client, not the proxy. Default: none (the peer address is the client).
+	TrustedProxies []string `yaml:"trusted_proxies"`
+}
+
+// TrustedPrefixes returns TrustedProxies parsed (validation has refused
+// entries that do not parse).
+func (s *Server) TrustedPrefixes() []netip.Prefix {
+	var list []netip.Prefix
+	for _, v := range s.TrustedProxies {
+		if p, ok := parsePrefix(v); ok {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// parsePrefix reads a CIDR prefix, or an IP address as a prefix of one
+// address.
+func parsePrefix(v string) (netip.Prefix, bool) {
+	if p, err := netip.ParsePrefix(v); err == nil {
+		return p.Masked(), true
+	}
+	a, err := netip.ParseAddr(v)
+	return netip.PrefixFrom(a, a.BitLen()), err == nil
 }
 
 // Store selects the persistence backend.

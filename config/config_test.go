@@ -50,6 +50,7 @@ func TestParseErrors(t *testing.T) {
 	f("server: {public_url: llm.example.com}", `rosetta.yaml: server.public_url: "llm.example.com" is not an absolute http(s) URL`)
 	f("server: {public_url: 'ftp://llm.example.com'}", `rosetta.yaml: server.public_url: "ftp://llm.example.com" is not an absolute http(s) URL`)
 	f("server: {shutdown_timeout: -1s}", "rosetta.yaml: server.shutdown_timeout: must be positive, got -1s")
+	f("server: {trusted_proxies: [10.0.0.0/8, 'fd00::1', nope]}", `rosetta.yaml: server.trusted_proxies[2]: "nope" is not an IP address or CIDR prefix`)
 	f("store: {usage_flush: -1s}", "rosetta.yaml: store.usage_flush: must be positive, got -1s")
 	f("store: {usage_retention: 10m}", "rosetta.yaml: store.usage_retention: must be at least 1h, got 10m0s")
 
@@ -547,4 +548,19 @@ func TestChannelComplete(t *testing.T) {
 	f(Channel{Name: "x", Type: "anthropic", Models: []string{"m"}}, `channel "x": api_keys: missing`)
 	f(Channel{Name: "x", Type: "openai", BaseURL: "ftp://h", APIKeys: []string{"k"}, Models: []string{"m"}}, `channel "x": base_url:`)
 	f(Channel{Name: "x", Type: "demo"}, `channel "x": models: missing`)
+}
+
+func TestTrustedPrefixes(t *testing.T) {
+	c, err := Parse([]byte("server: {trusted_proxies: [10.1.2.3/8, 192.168.1.7, 'fd00::/8', '::1']}"), "t.yaml", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.Server.TrustedPrefixes() {
+		got = append(got, p.String())
+	}
+	want := []string{"10.0.0.0/8", "192.168.1.7/32", "fd00::/8", "::1/128"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("TrustedPrefixes = %q, want %q", got, want)
+	}
 }

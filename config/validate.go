@@ -57,6 +57,11 @@ func (c *Config) validate(p *problems) {
 	if s.ShutdownTimeout <= 0 {
 		p.add("server.shutdown_timeout", "must be positive, got %s", s.ShutdownTimeout)
 	}
+	for i, v := range s.TrustedProxies {
+		if _, ok := parsePrefix(v); !ok {
+			p.add(fmt.Sprintf("server.trusted_proxies[%d]", i), "%q is not an IP address or CIDR prefix", v)
+		}
+	}
 
 	switch c.Store.Driver {
 	case "sqlite", "postgres":

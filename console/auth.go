@@ -179,11 +179,9 @@ func (c *Console) tryLogin(ctx context.Context, rc *fasthttp.RequestCtx) error {
 }
 
 // checkLogin verifies a name and password under the failure limits of the
-// client IP and the name. The IP is the peer's address: a proxy in front
-// makes all clients one IP, and X-Forwarded-For is not trusted, since
-// anyone can send it.
+// client IP (clientIP) and the name.
 func (c *Console) checkLogin(ctx context.Context, rc *fasthttp.RequestCtx, name, password string) (*store.User, error) {
-	ip, nameKey, now := rc.RemoteIP().String(), strings.ToLower(name), c.now()
+	ip, nameKey, now := c.clientIP(rc).String(), strings.ToLower(name), c.now()
 	if wait := max(c.byIP.retryAfter(ip, now), c.byName.retryAfter(nameKey, now)); wait > 0 {
 		rc.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		return nil, &apiError{Status: fasthttp.StatusTooManyRequests, Message: "too many failed logins; wait a minute and try again"}

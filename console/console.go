@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"net/netip"
 	"path"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Config struct {
 	// LoginFailures is how many failed logins a client IP, and separately
 	// a user name, may make per minute before getting 429s. Default: 5.
 	LoginFailures int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client IP (see clientIP). Default: none.
+	TrustedProxies []netip.Prefix
 }
 
 // Console serves the web console. Build it with New and mount it with
@@ -57,6 +61,7 @@ type Console struct {
 	ttl       time.Duration
 	byIP      *failures
 	byName    *failures
+	proxies   []netip.Prefix // trusted to name the client in X-Forwarded-For
 	ui        fs.FS
 	now       func() time.Time // tests move the clock
 }
@@ -76,6 +81,7 @@ func New(cfg Config) (*Console, error) {
 		publicURL: strings.TrimSuffix(cfg.PublicURL, "/"),
 		ttl:       cfg.SessionTTL,
 		now:       time.Now,
+		proxies:   cfg.TrustedProxies,
 	}
 	if c.log == nil {
 		c.log = slog.Default()

@@ -112,7 +112,8 @@ func serve(args []string) error {
 	base := "http://" + ln.Addr().String()
 	public := publicURL(cfg, base)
 	gw := &consoleGateway{}
-	con, err := console.New(console.Config{Store: st, Gateway: gw, PublicURL: public, Log: log})
+	con, err := console.New(console.Config{Store: st, Gateway: gw, PublicURL: public, Log: log,
+		TrustedProxies: cfg.Server.TrustedPrefixes()})
 	if err != nil {
 		return err
 	}
