@@ -160,11 +160,15 @@ func (c *Console) tryLogin(ctx context.Context, rc *fasthttp.RequestCtx) error {
 	if err := decode(rc, &in); err != nil {
 		return err
 	}
-	if in.Name == "" {
+	switch {
+	case in.Name == "":
 		return badField("name", "enter your user name")
-	}
-	if in.Password == "" {
+	case len(in.Name) > maxName:
+		return badField("name", "no user name is longer than %d characters", maxName)
+	case in.Password == "":
 		return badField("password", "enter your password")
+	case len(in.Password) > maxPassword:
+		return badField("password", "no password is longer than %d bytes", maxPassword)
 	}
 	u, err := c.checkLogin(ctx, rc, in.Name, in.Password)
 	if err != nil {
@@ -181,8 +185,14 @@ func (c *Console) tryLogin(ctx context.Context, rc *fasthttp.RequestCtx) error {
 // checkLogin verifies a name and password under the failure limits of the
 // client IP (clientIP) and the name.
 func (c *Console) checkLogin(ctx context.Context, rc *fasthttp.RequestCtx, name, password string) (*store.User, error) {
-	ip, nameKey, now := c.clientIP(rc).String(), strings.ToLower(name), c.now()
-	if wait := max(c.byIP.retryAfter(ip, now), c.byName.retryAfter(nameKey, now)); wait > 0 {
+	ip, nameKey, now := c.clientIP(rc).String(), loginNameKey(name), c.now()
+	wait := c.byIP.take(ip, now)
+	if wait == 0 {
+		if wait = c.byName.take(nameKey, now); wait > 0 {
+			c.byIP.undo(ip, now)
+		}
+	}
+	if wait > 0 {
 		rc.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		return nil, &apiError{Status: fasthttp.StatusTooManyRequests, Message: "too many failed logins; wait a minute and try again"}
 	}
@@ -199,12 +209,20 @@ func (c *Console) checkLogin(ctx context.Context, rc *fasthttp.RequestCtx, name,
 		}
 	}
 	if !ok || u.Disabled {
-		c.byIP.add(ip, now)
-		c.byName.add(nameKey, now)
 		return nil, &apiError{Status: fasthttp.StatusUnauthorized, Message: "wrong user name or password"}
 	}
+	// A success is no failure; the name's earlier failures are forgiven,
+	// the IP's are not (an attacker with one account must not reset it).
+	c.byIP.undo(ip, now)
 	c.byName.forget(nameKey)
 	return u, nil
+}
+
+// loginNameKey is what the per-name limit counts under: a digest, so that
+// a spray of long made-up names costs the limiter 32 bytes each.
+func loginNameKey(name string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(name)))
+	return string(sum[:])
 }
 
 // startSession stores a new session for u and sets its cookie. The cookie
@@ -281,7 +299,7 @@ func (c *Console) changePassword(cl *call) error {
 		return err
 	}
 	cl.user.PasswordHash = hashPassword(in.Password)
-	if err := c.st.UpdateUser(cl.ctx, cl.user); err != nil {
+	if err := c.st.SetPassword(cl.ctx, cl.user.ID, cl.user.PasswordHash); err != nil {
 		return err
 	}
 	if err := c.st.DeleteUserSessions(cl.ctx, cl.user.ID); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -302,5 +303,48 @@ func TestBootstrap(t *testing.T) {
 	u, _ := empty.UserByName(ctx, AdminName)
 	if ok, _ := checkPassword(u.PasswordHash, gen); !ok {
 		t.Error("the generated password does not log in")
+	}
+}
+
+// Logins sent all at once are counted before their passwords are checked,
+// so no more of them are checked than the limit allows.
+func TestParallelLoginsKeepTheLimit(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser("127.0.0.4")
+	const n = 30
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- b.do("POST", "/console/api/login", map[string]string{"name": "user" + strconv.Itoa(i), "password": "guess-guess"}).status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count[401] != 5 || count[429] != n-5 {
+		t.Fatalf("statuses of %d parallel failed logins: %v; want 5 × 401, the rest 429", n, count)
+	}
+}
+
+func TestOverlongLoginIsRefusedUnhashed(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser("127.0.0.5")
+	for _, tc := range []struct{ field, name, password string }{
+		{"name", strings.Repeat("a", 65), "guess-guess"},
+		{"password", "admin", strings.Repeat("p", 1025)},
+	} {
+		r := b.do("POST", "/console/api/login", map[string]string{"name": tc.name, "password": tc.password})
+		if r.status != 400 || r.errorField() != tc.field {
+			t.Errorf("overlong %s: %d %s", tc.field, r.status, r.body)
+		}
+	}
+	if len(e.c.byName.seen) != 0 || len(e.c.byIP.seen) != 0 {
+		t.Error("an overlong login was counted by the limiter")
 	}
 }

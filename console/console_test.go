@@ -114,34 +114,43 @@ func TestFailures(t *testing.T) {
 	f := newFailures(3, time.Minute)
 	t0 := time.Unix(1000, 0)
 	for i := range 3 {
-		if w := f.retryAfter("k", t0); w != 0 {
-			t.Fatalf("before failure %d: wait %s", i, w)
+		if w := f.take("k", t0.Add(time.Duration(i)*10*time.Second)); w != 0 {
+			t.Fatalf("attempt %d: wait %s", i, w)
 		}
-		f.add("k", t0.Add(time.Duration(i)*10*time.Second))
 	}
-	if w := f.retryAfter("k", t0.Add(30*time.Second)); w != 30*time.Second {
-		t.Errorf("after 3 failures: wait %s, want 30s (the oldest leaves the window at 60s)", w)
+	if w := f.take("k", t0.Add(30*time.Second)); w != 30*time.Second {
+		t.Errorf("after 3 attempts: wait %s, want 30s (the oldest leaves the window at 60s)", w)
 	}
-	if w := f.retryAfter("other", t0); w != 0 {
+	if w := f.take("k", t0.Add(31*time.Second)); w != 29*time.Second {
+		t.Errorf("a refused attempt was counted: wait %s, want 29s", w)
+	}
+	if w := f.take("other", t0); w != 0 {
 		t.Errorf("another key waits %s", w)
 	}
-	if w := f.retryAfter("k", t0.Add(61*time.Second)); w != 0 {
+	f.undo("k", t0.Add(10*time.Second)) // that attempt succeeded
+	if w := f.take("k", t0.Add(40*time.Second)); w != 0 {
+		t.Errorf("after undo: wait %s", w)
+	}
+	if w := f.take("k", t0.Add(41*time.Second)); w != 19*time.Second {
+		t.Errorf("after undo and another attempt: wait %s, want 19s", w)
+	}
+	if w := f.take("k", t0.Add(61*time.Second)); w != 0 {
 		t.Errorf("after the oldest left: wait %s", w)
 	}
 	f.forget("k")
-	if w := f.retryAfter("k", t0.Add(30*time.Second)); w != 0 {
+	if w := f.take("k", t0.Add(62*time.Second)); w != 0 {
 		t.Errorf("after forget: wait %s", w)
 	}
 	// A spray of keys is pruned once stale, and not scanned on every add
 	// while fresh.
 	for i := range 20000 {
-		f.add(strconv.Itoa(i), t0)
+		f.take(strconv.Itoa(i), t0)
 	}
 	if f.pruneSize < 20000 {
 		t.Errorf("prune threshold %d after 20000 fresh keys: pruning would scan on every add", f.pruneSize)
 	}
 	for i := range f.pruneSize - len(f.seen) + 1 { // the last one prunes
-		f.add("late"+strconv.Itoa(i), t0.Add(2*time.Minute))
+		f.take("late"+strconv.Itoa(i), t0.Add(2*time.Minute))
 	}
 	if n := len(f.seen); n > f.pruneSize/2+1 {
 		t.Errorf("%d keys kept after the stale ones should have gone", n)

@@ -28,30 +28,36 @@ func newFailures(max int, window time.Duration) *failures {
 	return &failures{max: max, window: window, seen: map[string][]time.Time{}, pruneSize: minPruneSize}
 }
 
-// retryAfter reports how long key must wait before its next try; 0 means
-// it may try now.
-func (f *failures) retryAfter(key string, now time.Time) time.Duration {
+// take records an attempt of key at now, counted as a failure until undo
+// takes it back, unless key must wait: then it records nothing and reports
+// the wait. Counting before the password is checked, not after, keeps
+// logins sent in parallel from all passing the check before any of them
+// failed.
+func (f *failures) take(key string, now time.Time) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	recent := f.recent(key, now)
-	if len(recent) < f.max {
-		return 0
+	if len(recent) >= f.max {
+		return recent[0].Add(f.window).Sub(now)
 	}
-	return recent[0].Add(f.window).Sub(now)
-}
-
-// add records a failed attempt of key at now.
-func (f *failures) add(key string, now time.Time) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if len(f.seen) >= f.pruneSize {
 		f.prune(now)
 	}
-	recent := append(f.recent(key, now), now)
-	if len(recent) > f.max {
-		recent = recent[len(recent)-f.max:]
+	f.seen[key] = append(recent, now)
+	return 0
+}
+
+// undo takes back the attempt take recorded for key at at.
+func (f *failures) undo(key string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts := f.seen[key]
+	for i := len(ts) - 1; i >= 0; i-- {
+		if ts[i].Equal(at) {
+			f.seen[key] = append(ts[:i], ts[i+1:]...)
+			return
+		}
 	}
-	f.seen[key] = recent
 }
 
 // forget clears key's failures (after it logged in).

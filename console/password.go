@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -33,13 +34,25 @@ const (
 
 var errBadHash = errors.New("console: malformed password hash")
 
+// argonSlots bounds the argon2id computations running at once to the
+// CPUs: each holds its memory cost (19 MiB) while it runs, so a burst of
+// logins queues here instead of growing the heap by 19 MiB a request.
+var argonSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// argonKey is argon2.IDKey in one of the argonSlots.
+func argonKey(password, salt []byte, p argonParams, keyLen uint32) []byte {
+	argonSlots <- struct{}{}
+	defer func() { <-argonSlots }()
+	return argon2.IDKey(password, salt, p.Time, p.Memory, p.Threads, keyLen)
+}
+
 // hashPassword returns the password's argon2id hash in the PHC string
 // form: $argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>.
 func hashPassword(password string) string {
 	salt := make([]byte, saltLen)
 	rand.Read(salt) //nolint:errcheck // crypto/rand never fails on Linux
 	p := hashParams
-	sum := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, argonKeyLen)
+	sum := argonKey([]byte(password), salt, p, argonKeyLen)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
 		argon2.Version, p.Memory, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(sum))
@@ -62,7 +75,7 @@ func checkPassword(encoded, password string) (bool, error) {
 	if err1 != nil || err2 != nil || len(want) == 0 || p.Time == 0 || p.Threads == 0 {
 		return false, errBadHash
 	}
-	got := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, uint32(len(want)))
+	got := argonKey([]byte(password), salt, p, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 

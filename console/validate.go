@@ -11,7 +11,10 @@ import (
 // Input rules shared by the forms. Each check names the field it reports
 // on, so the app can put the message next to the right control.
 
-const maxName = 64
+const (
+	maxName     = 64
+	maxPassword = 1024 // bytes: argon2 hashes the whole of it
+)
 
 var (
 	userNameRule    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]*$`)
@@ -50,8 +53,8 @@ func checkPasswordRule(field, v string) error {
 	switch n := utf8.RuneCountInString(v); {
 	case n < minPassword:
 		return badField(field, "the password needs at least %d characters", minPassword)
-	case len(v) > 1024:
-		return badField(field, "the password is longer than 1024 bytes")
+	case len(v) > maxPassword:
+		return badField(field, "the password is longer than %d bytes", maxPassword)
 	}
 	return nil
 }

@@ -30,6 +30,12 @@ func testUsers(t *testing.T, f *fixture) {
 	got, err = f.s.User(f.ctx, a.ID)
 	must(t, err)
 	wantEqual(t, "User after UpdateUser", got, a)
+	must(t, f.s.SetPassword(f.ctx, a.ID, "$argon2id$z"))
+	a.PasswordHash = "$argon2id$z"
+	got, err = f.s.User(f.ctx, a.ID)
+	must(t, err)
+	wantEqual(t, "User after SetPassword", got, a)
+	wantErr(t, "SetPassword of a missing id", f.s.SetPassword(f.ctx, b.ID+100, "x"), ErrNotFound)
 	b.Name = "anne"
 	wantErr(t, "UpdateUser to a taken name", f.s.UpdateUser(f.ctx, b), ErrConflict)
 	wantErr(t, "UpdateUser of a missing id", f.s.UpdateUser(f.ctx, &User{ID: b.ID + 100, Name: "x"}), ErrNotFound)
@@ -192,6 +198,18 @@ func testKeys(t *testing.T, f *fixture) {
 	wantEqual(t, "Key after UpdateKey", got, &want)
 	if got.Usable(time.Now()) {
 		t.Fatal("a disabled key is usable")
+	}
+	// An edit from a copy read before the revoke keeps the key revoked.
+	stale := *got
+	stale.Name, stale.Enabled = "app3", true
+	must(t, f.s.UpdateKey(f.ctx, &stale))
+	if stale.Enabled {
+		t.Fatal("UpdateKey left k.Enabled true on a revoked key")
+	}
+	got, err = f.s.Key(f.ctx, k.ID)
+	must(t, err)
+	if got.Name != "app3" || got.Enabled {
+		t.Fatalf("a stale edit of a revoked key: name %q, enabled %v; want app3, still revoked", got.Name, got.Enabled)
 	}
 	wantErr(t, "UpdateKey of a missing id", f.s.UpdateKey(f.ctx, &Key{ID: k.ID + 100}), ErrNotFound)
 

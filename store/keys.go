@@ -85,10 +85,14 @@ func (s *sqlStore) Keys(ctx context.Context, ownerID int64) ([]Key, error) {
 	return list, s.wrap("keys", err)
 }
 
+// UpdateKey can revoke a key but never enable it again: an edit made from
+// a copy read before a revoke must not bring a leaked key back.
 func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
-	return s.execOne(ctx, fmt.Sprintf("update key %d", k.ID),
-		`UPDATE api_keys SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = $6 WHERE id = $7`,
-		k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID)
+	err := s.w.QueryRowContext(ctx, `UPDATE api_keys
+		SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = enabled AND $6
+		WHERE id = $7 RETURNING enabled`,
+		k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID).Scan(&k.Enabled)
+	return s.wrap(fmt.Sprintf("update key %d", k.ID), err)
 }
 
 func (s *sqlStore) DeleteKey(ctx context.Context, id int64) error {

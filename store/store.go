@@ -186,6 +186,9 @@ type Store interface {
 	UserByName(ctx context.Context, name string) (*User, error)
 	Users(ctx context.Context) ([]User, error)
 	UpdateUser(ctx context.Context, u *User) error  // name, password hash, role, disabled
+	// SetPassword changes only the password hash, so that a user changing
+	// their password cannot undo an admin's change made meanwhile.
+	SetPassword(ctx context.Context, id int64, hash string) error
 	DeleteUser(ctx context.Context, id int64) error // its keys and sessions go with it
 
 	CreateSession(ctx context.Context, s *Session) error
@@ -197,7 +200,10 @@ type Store interface {
 	Key(ctx context.Context, id int64) (*Key, error)
 	KeyByHash(ctx context.Context, hash [sha256.Size]byte) (*Key, error)
 	Keys(ctx context.Context, ownerID int64) ([]Key, error) // ownerID 0: every key
-	UpdateKey(ctx context.Context, k *Key) error            // name, models, limits, expiry, enabled
+	// UpdateKey saves name, models, limits and expiry, and revokes the key
+	// when k.Enabled is false; a revoked key stays revoked (k.Enabled is
+	// set to the stored value).
+	UpdateKey(ctx context.Context, k *Key) error
 	DeleteKey(ctx context.Context, id int64) error
 	TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error // only moves LastUsed forward
 

@@ -61,6 +61,11 @@ func (s *sqlStore) UpdateUser(ctx context.Context, u *User) error {
 		u.Name, u.PasswordHash, string(u.Role), u.Disabled, u.ID)
 }
 
+func (s *sqlStore) SetPassword(ctx context.Context, id int64, hash string) error {
+	return s.execOne(ctx, fmt.Sprintf("set password of user %d", id),
+		`UPDATE users SET password_hash = $1 WHERE id = $2`, hash, id)
+}
+
 // DeleteUser deletes the user; the foreign keys' ON DELETE CASCADE takes
 // its keys and sessions in the same statement.
 func (s *sqlStore) DeleteUser(ctx context.Context, id int64) error {
