@@ -185,7 +185,7 @@ type Store interface {
 	User(ctx context.Context, id int64) (*User, error)
 	UserByName(ctx context.Context, name string) (*User, error)
 	Users(ctx context.Context) ([]User, error)
-	UpdateUser(ctx context.Context, u *User) error  // name, password hash, role, disabled
+	UpdateUser(ctx context.Context, u *User) error // name, password hash, role, disabled
 	// SetPassword changes only the password hash, so that a user changing
 	// their password cannot undo an admin's change made meanwhile.
 	SetPassword(ctx context.Context, id int64, hash string) error
