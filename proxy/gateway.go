@@ -5,6 +5,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -48,7 +49,15 @@ type Options struct {
 	// LogDropped, when set, reports log lines lost to a full log buffer
 	// (asynclog.Writer.Dropped), exported as a metric.
 	LogDropped func() int64
+	// ChannelPoll is how often the store's channels are read to pick up
+	// changes made on other nodes (this node's console reloads at once).
+	// Default: 5s; negative: never.
+	ChannelPoll time.Duration
 }
+
+// defaultChannelPoll is how long a channel changed on another node takes,
+// at most, to be routed to here.
+const defaultChannelPoll = 5 * time.Second
 
 // Gateway serves the gateway's HTTP API.
 type Gateway struct {
@@ -63,9 +72,12 @@ type Gateway struct {
 	metrics *metrics
 	started time.Time
 
-	table   atomic.Pointer[table] // swapped whole when channels change
-	rebuild sync.Mutex            // serializes table changes
-	ready   storeCheck
+	table        atomic.Pointer[table] // swapped whole when channels change
+	rebuild      sync.Mutex            // serializes table changes
+	channelsSeen string                // channelsVersion of the store's list in table; under rebuild
+	stopWatch    chan struct{}         // closed by Shutdown; nil without a watch
+	stopOnce     sync.Once
+	ready        storeCheck
 
 	exchanges sync.Pool
 }
@@ -95,6 +107,10 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.metrics = newMetrics(g, opts.LogDropped)
 	if err = g.loadTable(); err != nil {
 		return nil, err
+	}
+	if g.store != nil && opts.ChannelPoll >= 0 {
+		g.stopWatch = make(chan struct{})
+		go g.watchChannels(cmp.Or(opts.ChannelPoll, defaultChannelPoll), g.stopWatch)
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
@@ -178,6 +194,9 @@ func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
 // when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	err := g.server.ShutdownWithContext(ctx)
+	if g.stopWatch != nil {
+		g.stopOnce.Do(func() { close(g.stopWatch) })
+	}
 	g.rebuild.Lock()
 	defer g.rebuild.Unlock()
 	for _, ch := range g.table.Load().channels {

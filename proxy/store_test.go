@@ -268,6 +268,47 @@ func TestStoreChannelBecomesRoutableAndGoes(t *testing.T) {
 	}
 }
 
+// A channel made or disabled through another node's console (here: written
+// to the store directly, with no ChannelsChanged call) is picked up by
+// polling.
+func TestStoreChannelChangedElsewhereIsPolled(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	up := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st, ChannelPoll: 20 * time.Millisecond})
+	body := `{"model":"store-fast","messages":[{"role":"user","content":"Hi"}]}`
+	status := func() int {
+		resp, _ := tg.do(t, "POST", "/v1/chat/completions", openKey, body)
+		return resp.StatusCode
+	}
+	waitFor := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for status() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("still not %d after 5s of polling", want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if got := status(); got != 503 {
+		t.Fatalf("before the channel exists: %d", got)
+	}
+	c := storeChannel("console-oa", up.baseURL(), nil)
+	if err := st.CreateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(200)
+	c.Enabled = false
+	if err := st.UpdateChannel(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(503)
+	if !strings.Contains(tg.logs.String(), "routing reloaded") {
+		t.Error("the reload is not logged")
+	}
+}
+
 func findChannel(list []proxy.ChannelStatus, name string) proxy.ChannelStatus {
 	for _, s := range list {
 		if s.Name == name {

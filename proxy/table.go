@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -157,12 +158,15 @@ func channelConfig(c *store.Channel) config.Channel {
 // the others is in use even so); err is a failure to read the store, which
 // leaves the table as it was.
 func (g *Gateway) loadChannels(ctx context.Context) (skipped, err error) {
+	// Read under the lock: a reload that read the store earlier must not
+	// install its older list after this one.
+	g.rebuild.Lock()
+	defer g.rebuild.Unlock()
 	list, err := g.store.Channels(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot load channels: %w", err)
 	}
-	g.rebuild.Lock()
-	defer g.rebuild.Unlock()
+	g.channelsSeen = channelsVersion(list)
 	specs, disabled, skipped := storeSpecs(list, g.cfg.Channels)
 	prev := g.table.Load()
 	t, err := g.buildTable(append(g.configSpecs(), specs...), disabled, prev)
@@ -181,4 +185,53 @@ func (g *Gateway) configSpecs() []channelSpec {
 		specs[i].cfg = c
 	}
 	return specs
+}
+
+// channelsVersion sums up what of the store's channels routing depends
+// on: which exist and when each last changed.
+func channelsVersion(list []store.Channel) string {
+	var b []byte
+	for i := range list {
+		b = strconv.AppendInt(b, list[i].ID, 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, list[i].Updated.UnixNano(), 10)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
+// watchChannels reloads the store's channels when another node changed
+// them: every interval it reads the list and rebuilds routing when the list
+// differs from the one last loaded. It returns when stop is closed.
+func (g *Gateway) watchChannels(interval time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		list, err := g.store.Channels(ctx)
+		cancel()
+		g.rebuild.Lock()
+		changed := err == nil && channelsVersion(list) != g.channelsSeen
+		g.rebuild.Unlock()
+		if err != nil {
+			g.log.Warn("cannot poll the store's channels", "err", err)
+			continue
+		}
+		if !changed {
+			continue
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), interval)
+		skipped, err := g.loadChannels(ctx)
+		cancel()
+		if err = errors.Join(err, skipped); err != nil {
+			g.log.Warn("store channels changed elsewhere; some left out", "err", err)
+		} else {
+			g.log.Info("store channels changed elsewhere; routing reloaded")
+		}
+	}
 }
