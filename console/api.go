@@ -102,9 +102,17 @@ func (c *Console) fail(ctx *fasthttp.RequestCtx, err error) {
 	}{ae})
 }
 
+// maxFormBody bounds the body of a console form: the largest real one (a
+// channel with many models and keys) is a few KiB.
+const maxFormBody = 64 << 10
+
 // decode reads the request body, a JSON object, into v. Unknown fields
 // and wrong types are reported as 400s naming the field.
 func decode(ctx *fasthttp.RequestCtx, v any) error {
+	if len(ctx.PostBody()) > maxFormBody {
+		return &apiError{Status: fasthttp.StatusRequestEntityTooLarge,
+			Message: fmt.Sprintf("the body is larger than %d KiB", maxFormBody>>10)}
+	}
 	d := json.NewDecoder(bytes.NewReader(ctx.PostBody()))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
@@ -120,8 +128,14 @@ func decodeError(err error) error {
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
 	switch {
+	case errors.As(err, &typ) && typ.Field == "":
+		return badField("", "the body must be a JSON object")
 	case errors.As(err, &typ):
-		return badField(typ.Field, "%s must be a JSON %s", typ.Field, jsonKind(typ.Type.Kind().String()))
+		kind := jsonKind(typ.Type.Kind().String())
+		if kind == "number" && strings.HasPrefix(typ.Value, "number") { // a fraction, or out of range
+			return badField(typ.Field, "%s must be a whole number within range", typ.Field)
+		}
+		return badField(typ.Field, "%s must be a JSON %s", typ.Field, kind)
 	case errors.As(err, &syn):
 		return badField("", "malformed JSON at byte %d", syn.Offset)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

@@ -2,6 +2,7 @@ package console
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -127,4 +128,27 @@ func TestBadInputNamesTheField(t *testing.T) {
 	f(a, "GET", "/console/api/usage/buckets?width=1s", nil, "width")
 	f(a, "GET", "/console/api/usage/buckets?width=wide", nil, "width")
 	f(a, "GET", "/console/api/usage/buckets?width=10s&from=2020-01-01T00:00:00Z&to=2030-01-01T00:00:00Z", nil, "width")
+}
+
+// The message says what is wrong in the terms of the form.
+func TestBadInputMessages(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	for _, tc := range []struct {
+		body        any
+		status      int
+		field, want string
+	}{
+		{map[string]any{"name": "k", "rpm": 1.5}, 400, "rpm", "rpm must be a whole number within range"},
+		{`{"name":"k","tpm":1e30}`, 400, "tpm", "tpm must be a whole number within range"},
+		{map[string]any{"name": "k", "rpm": "10"}, 400, "rpm", "rpm must be a JSON number"},
+		{`[]`, 400, "", "the body must be a JSON object"},
+		{`{"name":"k","models":["` + strings.Repeat("m", maxFormBody) + `"]}`, 413, "", "the body is larger than 64 KiB"},
+	} {
+		r := a.do("POST", "/console/api/keys", tc.body)
+		msg, _ := r.json()["error"].(map[string]any)["message"].(string)
+		if r.status != tc.status || r.errorField() != tc.field || msg != tc.want {
+			t.Errorf("%.60v: %d field %q %q; want %d field %q %q", tc.body, r.status, r.errorField(), msg, tc.status, tc.field, tc.want)
+		}
+	}
 }

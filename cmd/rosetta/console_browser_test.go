@@ -348,6 +348,14 @@ func createKey(b *tab) string {
 	if evalJS[bool](b, `document.body.textContent.includes(`+strconv.Quote(secret)+`) || !!document.querySelector('input[data-secret]')`) {
 		b.t.Error("the secret is still on the page after Done")
 	}
+	// An edit of one field saves it and leaves the others.
+	b.click(`button[aria-label="Edit key browser-key"]`)
+	b.do("set rpm", chromedp.SetValue(chromedp.CSS(`form[aria-label="Edit key browser-key"] input[name=rpm]`), "600"))
+	b.click(`form[aria-label="Edit key browser-key"] button[type=submit]`)
+	b.waitJS("edited", `document.querySelector('#main tbody')?.textContent.includes('600 rpm')`)
+	if row := evalJS[string](b, `document.querySelector('#main tbody tr').textContent`); !strings.Contains(row, "browser-key") || !strings.Contains(row, "never") {
+		b.t.Errorf("after editing rpm the key row reads %q", row)
+	}
 	return secret
 }
 

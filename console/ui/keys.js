@@ -110,7 +110,15 @@ function keyActions(k, page) {
   ];
 }
 
+// changed keeps the fields of body that differ from before: an edit sends
+// only what the user changed, so saving a name does not resend (and round
+// to the minute) an expiry the form shows.
+function changed(body, before) {
+  return Object.fromEntries(Object.entries(body).filter(([name, v]) => JSON.stringify(v) !== JSON.stringify(before[name])));
+}
+
 function editKey(k, page) {
+  const initial = Object.fromEntries(keyFields(k).map((f) => [f.name, String(f.value)]));
   const cancel = h('button', { type: 'button', onclick: () => replace(page.editBox) }, 'Cancel');
   const f = form({
     label: `Edit key ${k.name}`,
@@ -118,7 +126,7 @@ function editKey(k, page) {
     grid: true,
     fields: keyFields(k),
     onSubmit: async (v) => {
-      await api('PATCH', `keys/${k.id}`, keyBody(v));
+      await api('PATCH', `keys/${k.id}`, changed(keyBody(v), keyBody(initial)));
       replace(page.editBox);
       announce(`Key ${v.name} saved`);
       await page.refresh();
