@@ -147,9 +147,11 @@ func (c *Console) listKeys(cl *call) error {
 	for i := range keys {
 		ids[i] = keys[i].ID
 	}
-	spend, err := c.st.Spend(cl.ctx, ids)
-	if err != nil {
-		return err
+	var spend map[int64]store.Spend
+	if len(ids) > 0 { // an empty list would sum every key's usage
+		if spend, err = c.st.Spend(cl.ctx, ids); err != nil {
+			return err
+		}
 	}
 	owners, err := c.ownerNames(cl)
 	if err != nil {
