@@ -273,7 +273,7 @@ func (c *Console) createChannel(cl *call) error {
 		return err
 	}
 	undo := func(ctx context.Context) error { return c.st.DeleteChannel(ctx, ch.ID) }
-	if err := c.reloadChannels(cl, undo); err != nil {
+	if err := c.reloadChannels(cl, ch.Name, undo); err != nil {
 		return err
 	}
 	return cl.reply(viewChannel(ChannelStatus{Name: ch.Name}, ch))
@@ -320,7 +320,7 @@ func (c *Console) updateChannel(cl *call) error {
 		return err
 	}
 	undo := func(ctx context.Context) error { return c.st.UpdateChannel(ctx, &old) }
-	if err := c.reloadChannels(cl, undo); err != nil {
+	if err := c.reloadChannels(cl, ch.Name, undo); err != nil {
 		return err
 	}
 	return cl.reply(viewChannel(ChannelStatus{Name: ch.Name}, ch))
@@ -334,28 +334,45 @@ func (c *Console) deleteChannel(cl *call) error {
 	if err := c.st.DeleteChannel(cl.ctx, ch.ID); err != nil {
 		return err
 	}
-	if err := c.gw.ChannelsChanged(cl.ctx); err != nil {
+	skipped, err := c.gw.ChannelsChanged(cl.ctx)
+	if err != nil {
 		return fmt.Errorf("channel deleted, but the gateway could not reload its channels: %w", err)
 	}
+	c.logSkipped(skipped, "")
 	return cl.reply(struct{}{})
 }
 
 // reloadChannels makes the gateway route by the store's channels. When it
-// refuses them (a channel it cannot build), the change is undone, so that
-// the store never holds a channel set the gateway cannot run, and the
-// gateway's reason goes back to the form.
-func (c *Console) reloadChannels(cl *call, undo func(context.Context) error) error {
-	err := c.gw.ChannelsChanged(cl.ctx)
+// cannot use the channel named (or cannot reload at all), the change is
+// undone, so that the store never holds a channel the gateway cannot run,
+// and the gateway's reason goes back to the form. Other channels it
+// cannot use are logged: an old broken one must not block every edit.
+func (c *Console) reloadChannels(cl *call, name string, undo func(context.Context) error) error {
+	skipped, err := c.gw.ChannelsChanged(cl.ctx)
+	c.logSkipped(skipped, name)
+	if err == nil {
+		err = skipped[name]
+	}
 	if err == nil {
 		return nil
 	}
 	if uerr := undo(cl.ctx); uerr != nil {
 		return errors.Join(err, uerr)
 	}
-	if rerr := c.gw.ChannelsChanged(cl.ctx); rerr != nil {
+	if _, rerr := c.gw.ChannelsChanged(cl.ctx); rerr != nil {
 		c.log.Error("console: cannot reload channels after undoing a change", "err", rerr)
 	}
 	return badField("", "the gateway cannot use this channel: %v", err)
+}
+
+// logSkipped logs the store channels the gateway left out, but for the
+// one named (whose error goes to the form).
+func (c *Console) logSkipped(skipped map[string]error, except string) {
+	for name, err := range skipped {
+		if name != except {
+			c.log.Warn("console: a stored channel is left out of routing", "channel", name, "err", err)
+		}
+	}
 }
 
 type channelTestView struct {

@@ -44,7 +44,7 @@ func TestChannelLifecycle(t *testing.T) {
 	}
 
 	// When the gateway refuses the change, the store is put back.
-	e.gw.refuse(errors.New("cannot build channel up"))
+	e.gw.refuse(map[string]error{"up": errors.New("cannot build channel up"), "new": errors.New("cannot build channel new")})
 	r := a.do("PATCH", "/console/api/channels/up", map[string]any{"base_url": "https://other.example.com"})
 	if r.status != 400 || !bytes.Contains(r.body, []byte("cannot build channel up")) {
 		t.Errorf("refused edit: %d %s", r.status, r.body)
@@ -57,6 +57,12 @@ func TestChannelLifecycle(t *testing.T) {
 	}
 	if all, _ := e.st.Channels(ctx); len(all) != 1 {
 		t.Errorf("refused create stayed in the store: %+v", all)
+	}
+	// Another channel the gateway cannot use does not block this one.
+	e.gw.refuse(map[string]error{"old-broken": errors.New("cannot build channel old-broken")})
+	a.must("PATCH", "/console/api/channels/up", map[string]any{"weight": 6})
+	if ch, _ := e.st.Channel(ctx, chans[0].ID); ch.Weight != 6 {
+		t.Errorf("an edit refused for another channel's fault: weight %d", ch.Weight)
 	}
 	e.gw.refuse(nil)
 

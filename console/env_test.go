@@ -45,7 +45,7 @@ type fakeGateway struct {
 	mu              sync.Mutex
 	changed         [][sha256.Size]byte
 	channelsChanged int
-	refuseChannels  error // ChannelsChanged fails with it when set
+	refuseChannels  map[string]error // ChannelsChanged skips these channels
 	statuses        []ChannelStatus
 	served          []servedCall
 }
@@ -62,11 +62,11 @@ func (g *fakeGateway) KeyChanged(hash [sha256.Size]byte) {
 	g.changed = append(g.changed, hash)
 }
 
-func (g *fakeGateway) ChannelsChanged(ctx context.Context) error {
+func (g *fakeGateway) ChannelsChanged(ctx context.Context) (map[string]error, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.channelsChanged++
-	return g.refuseChannels
+	return g.refuseChannels, nil
 }
 
 func (g *fakeGateway) Models(models []string) []Model {
@@ -110,10 +110,12 @@ func (g *fakeGateway) reloads() int {
 	return g.channelsChanged
 }
 
-func (g *fakeGateway) refuse(err error) {
+// refuse makes ChannelsChanged skip the named channels with their errors;
+// nil refuses none.
+func (g *fakeGateway) refuse(skipped map[string]error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.refuseChannels = err
+	g.refuseChannels = skipped
 }
 
 func (g *fakeGateway) addStatus(st ChannelStatus) {

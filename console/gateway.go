@@ -17,8 +17,10 @@ type Gateway interface {
 	// KeyChanged drops a key from the gateway's caches at once, so that a
 	// revoked or edited key takes effect on the next request.
 	KeyChanged(hash [sha256.Size]byte)
-	// ChannelsChanged reloads the store's channels into routing.
-	ChannelsChanged(ctx context.Context) error
+	// ChannelsChanged reloads the store's channels into routing. skipped
+	// holds, by name, the channels it could not use (the others are in
+	// use); err is a failure to reload at all.
+	ChannelsChanged(ctx context.Context) (skipped map[string]error, err error)
 	// Models lists the public models a key may use, with the channels
 	// behind each.
 	Models(models []string) []Model

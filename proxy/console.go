@@ -49,14 +49,14 @@ func (g *Gateway) KeyChanged(hash [sha256.Size]byte) { g.keys.invalidate(hash) }
 // ChannelsChanged reloads the store's channels into routing. Requests in
 // flight finish on the channels they started with. A store channel that
 // cannot be used (its name is taken by the configuration file, or its
-// definition is invalid) is left out and named in the error; the others
-// are in use even then.
-func (g *Gateway) ChannelsChanged(ctx context.Context) error {
+// definition is invalid) is left out and reported in skipped under its
+// name; the others are in use even then. err is a failure to read the
+// store, which leaves routing as it was.
+func (g *Gateway) ChannelsChanged(ctx context.Context) (skipped map[string]error, err error) {
 	if g.store == nil {
-		return nil
+		return nil, nil
 	}
-	skipped, err := g.loadChannels(ctx)
-	return errors.Join(err, skipped)
+	return g.loadChannels(ctx)
 }
 
 // Models lists the public models the allow-list permits, with the

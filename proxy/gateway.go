@@ -151,7 +151,7 @@ func (g *Gateway) loadTable() error {
 		return err
 	}
 	if skipped != nil {
-		g.log.Warn("store channels left out", "err", skipped)
+		g.log.Warn("store channels left out", "err", joinSkipped(skipped))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -114,15 +115,21 @@ func (t *table) retire(keep *table) {
 // storeSpecs turns the store's channels into specs: the enabled ones to
 // route to, the disabled ones to report. A channel whose name is taken by
 // the configuration file, or whose definition is invalid, is left out and
-// named in the error.
-func storeSpecs(list []store.Channel, cfg []config.Channel) ([]channelSpec, []ChannelStatus, error) {
+// reported in skipped under its name.
+func storeSpecs(list []store.Channel, cfg []config.Channel) ([]channelSpec, []ChannelStatus, map[string]error) {
 	var specs []channelSpec
 	var disabled []ChannelStatus
-	var errs []error
+	var skipped map[string]error
+	skip := func(name string, err error) {
+		if skipped == nil {
+			skipped = map[string]error{}
+		}
+		skipped[name] = err
+	}
 	for i := range list {
 		sc := &list[i]
 		if slices.ContainsFunc(cfg, func(c config.Channel) bool { return c.Name == sc.Name }) {
-			errs = append(errs, fmt.Errorf("channel %q: name taken by a channel of the configuration file", sc.Name))
+			skip(sc.Name, fmt.Errorf("channel %q: name taken by a channel of the configuration file", sc.Name))
 			continue
 		}
 		if !sc.Enabled {
@@ -132,12 +139,22 @@ func storeSpecs(list []store.Channel, cfg []config.Channel) ([]channelSpec, []Ch
 		}
 		c := channelConfig(sc)
 		if err := c.Complete(); err != nil {
-			errs = append(errs, err)
+			skip(sc.Name, err)
 			continue
 		}
 		specs = append(specs, channelSpec{cfg: c, id: sc.ID})
 	}
-	return specs, disabled, errors.Join(errs...)
+	return specs, disabled, skipped
+}
+
+// joinSkipped is storeSpecs' skipped channels as one error, by name.
+func joinSkipped(skipped map[string]error) error {
+	names := slices.Sorted(maps.Keys(skipped))
+	errs := make([]error, len(names))
+	for i, n := range names {
+		errs[i] = skipped[n]
+	}
+	return errors.Join(errs...)
 }
 
 // channelConfig is a store channel in the configuration's terms, before
@@ -154,10 +171,10 @@ func channelConfig(c *store.Channel) config.Channel {
 
 // loadChannels reads the store's channels and swaps in a table of the
 // configuration's channels and the store's. Concurrent calls are
-// serialized. skipped names the store channels left out (the table with
-// the others is in use even so); err is a failure to read the store, which
-// leaves the table as it was.
-func (g *Gateway) loadChannels(ctx context.Context) (skipped, err error) {
+// serialized. skipped holds the store channels left out, by name (the
+// table with the others is in use even so); err is a failure to read the
+// store, which leaves the table as it was.
+func (g *Gateway) loadChannels(ctx context.Context) (skipped map[string]error, err error) {
 	// Read under the lock: a reload that read the store earlier must not
 	// install its older list after this one.
 	g.rebuild.Lock()
@@ -228,7 +245,7 @@ func (g *Gateway) watchChannels(interval time.Duration, stop <-chan struct{}) {
 		ctx, cancel = context.WithTimeout(context.Background(), interval)
 		skipped, err := g.loadChannels(ctx)
 		cancel()
-		if err = errors.Join(err, skipped); err != nil {
+		if err = errors.Join(err, joinSkipped(skipped)); err != nil {
 			g.log.Warn("store channels changed elsewhere; some left out", "err", err)
 		} else {
 			g.log.Info("store channels changed elsewhere; routing reloaded")

@@ -22,7 +22,9 @@ var _ console.Gateway = (*consoleGateway)(nil)
 
 func (c *consoleGateway) KeyChanged(hash [sha256.Size]byte) { c.g.KeyChanged(hash) }
 
-func (c *consoleGateway) ChannelsChanged(ctx context.Context) error { return c.g.ChannelsChanged(ctx) }
+func (c *consoleGateway) ChannelsChanged(ctx context.Context) (map[string]error, error) {
+	return c.g.ChannelsChanged(ctx)
+}
 
 func (c *consoleGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
 	return c.g.TestChannel(ctx, name)
