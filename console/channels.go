@@ -36,6 +36,7 @@ type channelView struct {
 	Timeouts   *timeoutsView     `json:"timeouts,omitempty"`
 	Enabled    bool              `json:"enabled"`
 	Editable   bool              `json:"editable"` // made in the console, so it can be edited here
+	KeysError  string            `json:"keys_error,omitempty"` // the stored API keys cannot be read; give them again
 	Updated    *time.Time        `json:"updated,omitempty"`
 }
 
@@ -63,6 +64,9 @@ func viewChannel(st ChannelStatus, ch *store.Channel) channelView {
 	v.Priority, v.Weight, v.APIVersion, v.Enabled, v.Editable = ch.Priority, ch.Weight, ch.APIVersion, ch.Enabled, true
 	for _, k := range ch.APIKeys {
 		v.APIKeys = append(v.APIKeys, maskSecret(k))
+	}
+	if ch.KeysErr != nil {
+		v.KeysError = ch.KeysErr.Error()
 	}
 	t := ch.Timeouts
 	v.Timeouts = &timeoutsView{durationText(t.Connect), durationText(t.FirstByte), durationText(t.Idle), durationText(t.Total)}
@@ -140,7 +144,9 @@ func (in *channelInput) apply(ch *store.Channel) error {
 	setIf(in.Name, &ch.Name)
 	setIf(in.Type, &ch.Type)
 	setIf(in.BaseURL, &ch.BaseURL)
-	setIf(in.APIKeys, &ch.APIKeys)
+	if in.APIKeys != nil {
+		ch.APIKeys, ch.KeysErr = *in.APIKeys, nil // new keys replace unreadable ones
+	}
 	setIf(in.Models, &ch.Models)
 	setIf(in.ModelMap, &ch.ModelMap)
 	setIf(in.Priority, &ch.Priority)
@@ -309,6 +315,9 @@ func (c *Console) updateChannel(cl *call) error {
 	}
 	if err := in.apply(ch); err != nil {
 		return err
+	}
+	if ch.KeysErr != nil {
+		return badField("api_keys", "the stored API keys cannot be read (%v); enter them again", ch.KeysErr)
 	}
 	if err := checkChannel(ch); err != nil {
 		return err

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 func TestChannelLifecycle(t *testing.T) {
@@ -93,5 +96,36 @@ func TestChannelTest(t *testing.T) {
 	}
 	if r := a.do("POST", "/console/api/channels/unknown/test", nil); r.status != 404 {
 		t.Errorf("test of an unknown channel: %d", r.status)
+	}
+}
+
+// A channel whose stored keys do not open (sealed under another secret
+// key) is listed with the reason, and an edit must give its keys again.
+func TestChannelWithUnreadableKeys(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	ctx := context.Background()
+	other, err := store.Open(ctx, "sqlite", filepath.Join(e.dbDir, "rosetta.db"), store.Options{SecretKey: bytes.Repeat([]byte{9}, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ch := &store.Channel{Name: "old", Type: "openai", BaseURL: "https://api.example.com/v1", APIKeys: []string{"sk-sealed-elsewhere"},
+		Models: []string{"gpt-4o-mini"}, Weight: 1, Enabled: true}
+	if err := other.CreateChannel(ctx, ch); err != nil {
+		t.Fatal(err)
+	}
+	list := a.do("GET", "/console/api/channels", nil)
+	if list.status != 200 || !bytes.Contains(list.body, []byte(`"keys_error":"channel \"old\": store: channel api keys cannot be sealed or opened`)) {
+		t.Fatalf("channel list: %d %s", list.status, list.body)
+	}
+	r := a.do("PATCH", "/console/api/channels/old", map[string]any{"weight": 2})
+	if r.status != 400 || r.errorField() != "api_keys" || !bytes.Contains(r.body, []byte("enter them again")) {
+		t.Fatalf("edit without keys: %d %s", r.status, r.body)
+	}
+	a.must("PATCH", "/console/api/channels/old", map[string]any{"api_keys": []string{"sk-given-again"}})
+	got, err := e.st.Channel(ctx, ch.ID)
+	if err != nil || got.KeysErr != nil || got.APIKeys[0] != "sk-given-again" {
+		t.Fatalf("after the keys were given again: %+v, %v", got, err)
 	}
 }

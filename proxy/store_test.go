@@ -45,8 +45,15 @@ func (s *watchedStore) Ping(ctx context.Context) error {
 
 func openStore(t testing.TB) *watchedStore {
 	t.Helper()
-	st, err := store.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "rosetta.db"),
-		store.Options{SecretKey: bytes.Repeat([]byte{7}, store.SecretKeySize)})
+	return openStoreAt(t, filepath.Join(t.TempDir(), "rosetta.db"), 7)
+}
+
+// openStoreAt opens the SQLite store at path with a secret key of secret's
+// bytes.
+func openStoreAt(t testing.TB, path string, secret byte) *watchedStore {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite", path,
+		store.Options{SecretKey: bytes.Repeat([]byte{secret}, store.SecretKeySize)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +314,34 @@ func TestStoreChannelChangedElsewhereIsPolled(t *testing.T) {
 	waitFor(503)
 	if !strings.Contains(tg.logs.String(), "routing reloaded") {
 		t.Error("the reload is not logged")
+	}
+}
+
+// A store channel whose API keys were sealed with another secret key is
+// left out with the reason logged; the gateway starts and routes the rest.
+func TestStoreChannelWithUnreadableKeysIsLeftOut(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rosetta.db")
+	up := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
+	old := openStoreAt(t, path, 7)
+	for _, name := range []string{"sealed-before", "fine"} {
+		c := storeChannel(name, up.baseURL(), func(c *store.Channel) {
+			if name == "fine" {
+				c.Type, c.BaseURL, c.APIKeys, c.ModelMap = "demo", "", nil, nil
+			}
+		})
+		if err := old.CreateChannel(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tg := startGatewayWith(t, "", proxy.Options{Store: openStoreAt(t, path, 9)})
+	if got := findChannel(tg.g.Channels(), "fine"); got.State != "closed" {
+		t.Fatalf("the readable channel: %+v\n%s", got, tg.logs.String())
+	}
+	resp, b := tg.do(t, "POST", "/v1/chat/completions", openKey, `{"model":"store-fast","messages":[{"role":"user","content":"Hi"}]}`)
+	checkError(t, resp, b, 503, "model_not_found")
+	if logs := tg.logs.String(); !strings.Contains(logs, `channel \"sealed-before\"`) || !strings.Contains(logs, store.SecretKeyEnv) {
+		t.Fatalf("the left-out channel is not logged with its reason:\n%s", logs)
 	}
 }
 

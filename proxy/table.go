@@ -132,6 +132,10 @@ func storeSpecs(list []store.Channel, cfg []config.Channel) ([]channelSpec, []Ch
 			skip(sc.Name, fmt.Errorf("channel %q: name taken by a channel of the configuration file", sc.Name))
 			continue
 		}
+		if sc.KeysErr != nil {
+			skip(sc.Name, sc.KeysErr)
+			continue
+		}
 		if !sc.Enabled {
 			disabled = append(disabled, ChannelStatus{Name: sc.Name, Type: sc.Type, Source: sourceConsole,
 				ID: sc.ID, State: stateDisabled})

@@ -10,7 +10,8 @@ import (
 const channelCols = `id, name, type, base_url, api_keys, models, model_map, priority, weight, api_version,
 	connect_ns, first_byte_ns, idle_ns, total_ns, enabled, created_ns, updated_ns`
 
-// scanChannel reads a row and opens its sealed API keys.
+// scanChannel reads a row and opens its sealed API keys; keys that do not
+// open are reported in KeysErr, not as an error.
 func (s *sqlStore) scanChannel(row rowScanner) (Channel, error) {
 	var c Channel
 	var sealed []byte
@@ -31,9 +32,8 @@ func (s *sqlStore) scanChannel(row rowScanner) (Channel, error) {
 	if err := json.Unmarshal([]byte(modelMap), &c.ModelMap); err != nil {
 		return c, err
 	}
-	c.APIKeys, err = s.openAPIKeys(sealed)
-	if err != nil {
-		return c, fmt.Errorf("channel %q: %w", c.Name, err)
+	if c.APIKeys, err = s.openAPIKeys(sealed); err != nil {
+		c.APIKeys, c.KeysErr = nil, fmt.Errorf("channel %q: %w", c.Name, err)
 	}
 	return c, nil
 }
@@ -104,9 +104,9 @@ func (s *sqlStore) Channel(ctx context.Context, id int64) (*Channel, error) {
 	return &c, nil
 }
 
-// Channels lists every channel by id. One that cannot be opened (another
-// secret key) fails the whole list: serving the others with a silently
-// missing channel would be worse than a clear error.
+// Channels lists every channel by id. One whose keys cannot be opened is
+// listed with KeysErr set: it must not take the others (and the gateway's
+// start) down with it.
 func (s *sqlStore) Channels(ctx context.Context) ([]Channel, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT `+channelCols+` FROM channels ORDER BY id`)
 	if err != nil {
@@ -120,6 +120,9 @@ func (s *sqlStore) Channels(ctx context.Context) ([]Channel, error) {
 // and sets Updated.
 func (s *sqlStore) UpdateChannel(ctx context.Context, c *Channel) error {
 	what := fmt.Sprintf("update channel %d", c.ID)
+	if c.KeysErr != nil { // saving would replace the unreadable keys with none
+		return fmt.Errorf("store: %s: %w", what, c.KeysErr)
+	}
 	args, err := s.channelArgs(c)
 	if err != nil {
 		return fmt.Errorf("store: %s: %w", what, err)

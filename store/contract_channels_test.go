@@ -73,20 +73,36 @@ func testChannelKeysSealed(t *testing.T, f *fixture) {
 		t.Fatal("the same keys sealed twice gave the same bytes: the nonce is not fresh")
 	}
 
-	// Another secret key: the channel does not open, and the error says why.
+	// Another secret key: the keys do not open, the error says why, and
+	// the rest of the channel reads, so it can be repaired or deleted.
 	other := f.open(t, Options{SecretKey: randomKey(t)})
-	_, err := other.Channel(f.ctx, a.ID)
-	wantErr(t, "Channel with another secret key", err, ErrSecretKey)
-	if !strings.Contains(err.Error(), SecretKeyEnv) || !strings.Contains(err.Error(), `"a"`) {
-		t.Fatalf("the error does not name the variable and the channel: %v", err)
+	got, err := other.Channel(f.ctx, a.ID)
+	must(t, err)
+	wantErr(t, "KeysErr with another secret key", got.KeysErr, ErrSecretKey)
+	if !strings.Contains(got.KeysErr.Error(), SecretKeyEnv) || !strings.Contains(got.KeysErr.Error(), `"a"`) {
+		t.Fatalf("the error does not name the variable and the channel: %v", got.KeysErr)
 	}
-	_, err = other.Channels(f.ctx)
-	wantErr(t, "Channels with another secret key", err, ErrSecretKey)
+	if got.APIKeys != nil || got.Name != "a" || got.BaseURL != a.BaseURL {
+		t.Fatalf("channel with unreadable keys: %+v", got)
+	}
+	list, err := other.Channels(f.ctx)
+	must(t, err)
+	if len(list) != 2 || list[0].KeysErr == nil || list[1].KeysErr == nil {
+		t.Fatalf("Channels with another secret key: %+v", list)
+	}
+	wantErr(t, "UpdateChannel keeping unreadable keys", other.UpdateChannel(f.ctx, got), ErrSecretKey)
+	got.APIKeys, got.KeysErr = []string{"sk-new"}, nil // given anew: saved under the other key
+	must(t, other.UpdateChannel(f.ctx, got))
+	if again, _ := other.Channel(f.ctx, a.ID); again.KeysErr != nil || again.APIKeys[0] != "sk-new" {
+		t.Fatalf("after the keys were given anew: %+v", again)
+	}
+	must(t, other.DeleteChannel(f.ctx, b.ID))
 
 	// No secret key: channels without API keys still work.
 	none := f.open(t, Options{})
-	_, err = none.Channel(f.ctx, a.ID)
-	wantErr(t, "Channel with no secret key", err, ErrSecretKey)
+	got, err = none.Channel(f.ctx, a.ID)
+	must(t, err)
+	wantErr(t, "KeysErr with no secret key", got.KeysErr, ErrSecretKey)
 	err = none.CreateChannel(f.ctx, newChannel("c", "sk-1"))
 	wantErr(t, "CreateChannel with API keys and no secret key", err, ErrSecretKey)
 	if !strings.Contains(err.Error(), SecretKeyEnv) {
@@ -94,7 +110,7 @@ func testChannelKeysSealed(t *testing.T, f *fixture) {
 	}
 	bare := newChannel("d")
 	must(t, none.CreateChannel(f.ctx, bare))
-	got, err := none.Channel(f.ctx, bare.ID)
+	got, err = none.Channel(f.ctx, bare.ID)
 	must(t, err)
 	wantEqual(t, "Channel without API keys, no secret key", got, bare)
 
@@ -102,6 +118,7 @@ func testChannelKeysSealed(t *testing.T, f *fixture) {
 	sa[len(sa)-1] ^= 1
 	_, err = f.s.(*sqlStore).w.ExecContext(f.ctx, `UPDATE channels SET api_keys = $1 WHERE id = $2`, sa, a.ID)
 	must(t, err)
-	_, err = f.s.Channel(f.ctx, a.ID)
-	wantErr(t, "Channel with a tampered value", err, ErrSecretKey)
+	got, err = f.s.Channel(f.ctx, a.ID)
+	must(t, err)
+	wantErr(t, "KeysErr with a tampered value", got.KeysErr, ErrSecretKey)
 }

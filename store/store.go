@@ -119,6 +119,12 @@ type Channel struct {
 	Enabled    bool
 	Created    time.Time
 	Updated    time.Time
+	// KeysErr is set, wrapping ErrSecretKey, when the stored API keys
+	// cannot be opened (another secret key, none, or a tampered value);
+	// APIKeys is then nil. The rest of the channel reads fine, so it can
+	// be listed, given its keys again, or deleted. UpdateChannel refuses
+	// a channel with KeysErr set: clear it when setting APIKeys anew.
+	KeysErr error
 }
 
 // Timeouts of a channel; zero means the gateway default.

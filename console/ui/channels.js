@@ -76,7 +76,9 @@ function parseMap(text) {
 
 function channelTable(all, page) {
   const rows = all.map((c) => [
-    c.name, c.type, c.source, stateBadge(c.state), fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)} %`,
+    c.name, c.type, c.source,
+    c.keys_error ? h('span', { title: c.keys_error }, badge('keys unreadable: edit and enter them again', 'bad')) : stateBadge(c.state),
+    fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)} %`,
     c.editable ? `${c.priority} / ${c.weight}` : '—',
     h('span', { class: 'mono' }, (c.models || []).join(', ') || '—'),
     h('div', { class: 'actions' }, channelActions(c, page)),
