@@ -35,7 +35,7 @@ type channelView struct {
 	APIVersion string            `json:"api_version,omitempty"`
 	Timeouts   *timeoutsView     `json:"timeouts,omitempty"`
 	Enabled    bool              `json:"enabled"`
-	Editable   bool              `json:"editable"` // made in the console, so it can be edited here
+	Editable   bool              `json:"editable"`             // made in the console, so it can be edited here
 	KeysError  string            `json:"keys_error,omitempty"` // the stored API keys cannot be read; give them again
 	Updated    *time.Time        `json:"updated,omitempty"`
 }
