@@ -64,6 +64,11 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 			Name: "rosetta_log_lines_dropped_total", Help: "Log lines lost because the log buffer was full.",
 		}, func() float64 { return float64(logDropped()) }))
 	}
+	if f, ok := g.usage.(interface{ Failed() int64 }); ok {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "rosetta_usage_rows_failed_total", Help: "Usage rows the store refused, or not written when shutdown gave up.",
+		}, func() float64 { return float64(f.Failed()) }))
+	}
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
 }

@@ -5,7 +5,9 @@ import (
 )
 
 // UsageSink takes the usage rows of finished requests to the store:
-// store.UsageWriter, which writes them in batches.
+// store.UsageWriter, which writes them in batches. A sink with a
+// Failed() int64 method (the writer has one) has it exported as
+// rosetta_usage_rows_failed_total.
 type UsageSink interface {
 	// Record queues a row. It is called on the request path, so it must
 	// not block: with its buffer full it drops the row and returns false.

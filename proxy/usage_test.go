@@ -121,6 +121,12 @@ func TestUsageRows(t *testing.T) {
 		got, err := st.Key(context.Background(), k.ID)
 		return err == nil && !got.LastUsed.IsZero()
 	})
+	_, metrics := tg.do(t, "GET", "/metrics", "", "")
+	for _, want := range []string{"rosetta_usage_rows_dropped_total 0", "rosetta_usage_rows_failed_total 0"} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 }
 
 // playgroundGateway serves a demo channel and, like the console's

@@ -9,6 +9,13 @@ package store
 // the keys' last-used times ride along as one TouchKeys per batch instead
 // of an UPDATE per request. Close writes whatever is left, so a SIGTERM
 // that closes the writer before exiting loses nothing.
+//
+// A failed write is told apart by a Ping. When the database does not
+// answer, the rows are kept (up to Buffer of them; then Record drops) and
+// written when it is back, trying again after a pause that doubles up to
+// maxRetryDelay. When it answers, the batch is tried once more (a lock, a
+// failover) and then cut in halves until the rows it refuses are found:
+// those alone are lost, counted in Failed and reported.
 
 import (
 	"context"
@@ -20,15 +27,16 @@ import (
 
 // UsageWriterOptions tune a UsageWriter; zero fields take the defaults.
 type UsageWriterOptions struct {
-	Buffer   int           // rows waiting to be written before Record drops; default 16384
+	// Buffer is the most rows waiting to be written, in the channel and
+	// again in the batch kept while the database is away; default 16384.
+	Buffer   int
 	Batch    int           // rows per transaction; default 1000
 	Interval time.Duration // longest a row waits for its batch; default 1s
 	// Timeout bounds one write of a batch; default 10s.
 	Timeout time.Duration
-	// OnError hears of every failed write: called once for the first
-	// failure (which is retried once) and again when the retry fails too
-	// and the rows are lost. Called from the writer's goroutine; nil
-	// ignores errors (Failed still counts the lost rows).
+	// OnError hears of failed writes and lost rows. Called from the
+	// writer's goroutine; nil ignores errors (Failed still counts the
+	// lost rows).
 	OnError func(error)
 }
 
@@ -50,9 +58,13 @@ func (o *UsageWriterOptions) defaults() {
 	}
 }
 
-// retryDelay is the pause before the one retry of a failed batch: long
-// enough for a lock held by another process or a failover to pass.
-const retryDelay = 200 * time.Millisecond
+// retryDelay is the first pause before a failed write is tried again:
+// long enough for a lock held by another process or a failover to pass.
+// While the database stays away the pause doubles up to maxRetryDelay.
+const (
+	retryDelay    = 200 * time.Millisecond
+	maxRetryDelay = 30 * time.Second
+)
 
 // UsageWriter batches usage rows into a Store. Record is safe for
 // concurrent use; Close must be called once.
@@ -66,7 +78,12 @@ type UsageWriter struct {
 
 	ctx    context.Context // cancelled when Close gives up waiting
 	cancel context.CancelFunc
+	stop   chan struct{} // closed by Close, after rows
 	done   chan struct{}
+
+	// Only the writer's goroutine uses these.
+	delay   time.Duration // pause before the next try; 0 when the last write worked
+	retryAt time.Time     // no write before this while the database is away
 
 	dropped atomic.Int64
 	failed  atomic.Int64
@@ -75,7 +92,7 @@ type UsageWriter struct {
 // NewUsageWriter starts a writer into s.
 func NewUsageWriter(s Store, o UsageWriterOptions) *UsageWriter {
 	o.defaults()
-	w := &UsageWriter{s: s, o: o, rows: make(chan Usage, o.Buffer), done: make(chan struct{})}
+	w := &UsageWriter{s: s, o: o, rows: make(chan Usage, o.Buffer), stop: make(chan struct{}), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	go w.run()
 	return w
@@ -100,8 +117,8 @@ func (w *UsageWriter) Record(u Usage) bool {
 // Dropped is the number of rows Record turned away.
 func (w *UsageWriter) Dropped() int64 { return w.dropped.Load() }
 
-// Failed is the number of rows lost because their batch failed twice, or
-// because Close gave up before they were written.
+// Failed is the number of rows lost: refused by the database, or not
+// written when Close gave up.
 func (w *UsageWriter) Failed() int64 { return w.failed.Load() }
 
 // Close stops taking rows, writes every row already taken and returns
@@ -116,6 +133,7 @@ func (w *UsageWriter) Close(ctx context.Context) error {
 	}
 	w.closed = true
 	close(w.rows)
+	close(w.stop)
 	w.mu.Unlock()
 	select {
 	case <-w.done:
@@ -127,8 +145,10 @@ func (w *UsageWriter) Close(ctx context.Context) error {
 	}
 }
 
-// run is the writer's goroutine: it gathers rows and flushes a batch when
-// it is full, when the interval ticks, and when the channel is closed.
+// run is the writer's goroutine: it gathers rows and writes a batch when
+// it is full or when the interval ticks, unless the database is away and
+// it is not yet time to try again; then it stops taking rows once Buffer
+// of them wait, so Record drops instead.
 func (w *UsageWriter) run() {
 	defer close(w.done)
 	defer w.cancel()
@@ -136,17 +156,44 @@ func (w *UsageWriter) run() {
 	defer tick.Stop()
 	b := newUsageBatch(w.o.Batch)
 	for {
+		in := w.rows
+		if len(b.rows) >= w.o.Buffer {
+			in = nil
+		}
 		select {
-		case u, ok := <-w.rows:
-			if !ok {
-				w.flush(b)
+		case u, ok := <-in:
+			if !ok { // closed and drained
+				w.finish(b)
 				return
 			}
-			if b.add(u) >= w.o.Batch {
+			if b.add(u) >= w.o.Batch && w.due() {
 				w.flush(b)
 			}
 		case <-tick.C:
-			w.flush(b)
+			if w.due() {
+				w.flush(b)
+			}
+		case <-w.stop:
+			for u := range w.rows {
+				b.add(u)
+			}
+			w.finish(b)
+			return
+		}
+	}
+}
+
+func (w *UsageWriter) due() bool { return !time.Now().Before(w.retryAt) }
+
+// finish writes the last rows at Close, waiting out the database's
+// absence until Close gives up.
+func (w *UsageWriter) finish(b *usageBatch) {
+	for !w.flush(b) {
+		select {
+		case <-time.After(w.delay):
+		case <-w.ctx.Done():
+			w.lose(b.rows, w.ctx.Err())
+			return
 		}
 	}
 }
@@ -176,34 +223,53 @@ func (b *usageBatch) reset() {
 	clear(b.touched)
 }
 
-// flush writes the batch, retrying once, and empties it either way.
-func (w *UsageWriter) flush(b *usageBatch) {
-	defer b.reset()
+// flush writes the batch and empties it, or, when the database does not
+// answer, keeps the rows for a later try and returns false.
+func (w *UsageWriter) flush(b *usageBatch) bool {
 	if len(b.rows) == 0 {
-		return
+		return true
 	}
-	if err := w.retry("write usage", func(ctx context.Context) error { return w.s.AddUsage(ctx, b.rows) }); err != nil {
-		w.failed.Add(int64(len(b.rows)))
-		w.o.OnError(fmt.Errorf("store: %d usage rows lost: %w", len(b.rows), err))
+	err := w.attempt(func(ctx context.Context) error { return w.s.AddUsage(ctx, b.rows) })
+	if err != nil && w.attempt(w.s.Ping) != nil {
+		w.delay = min(max(2*w.delay, retryDelay), maxRetryDelay)
+		w.retryAt = time.Now().Add(w.delay)
+		w.o.OnError(fmt.Errorf("store: the database is not answering; %d usage rows kept, next try in %s: %w",
+			len(b.rows), w.delay, err))
+		return false
 	}
-	if err := w.retry("touch keys", func(ctx context.Context) error { return w.s.TouchKeys(ctx, b.touched) }); err != nil {
-		w.o.OnError(fmt.Errorf("store: last-used times of %d keys lost: %w", len(b.touched), err))
+	w.delay, w.retryAt = 0, time.Time{}
+	if err != nil {
+		w.o.OnError(fmt.Errorf("store: writing %d usage rows failed, retrying: %w", len(b.rows), err))
+		w.isolate(b.rows)
+	}
+	if err := w.attempt(func(ctx context.Context) error { return w.s.TouchKeys(ctx, b.touched) }); err != nil {
+		w.o.OnError(fmt.Errorf("store: last-used times of %d keys not saved: %w", len(b.touched), err))
+	}
+	b.reset()
+	return true
+}
+
+// isolate writes rows the database refused as a batch: whole once more,
+// then in halves, down to the single rows it refuses, which are lost.
+func (w *UsageWriter) isolate(rows []Usage) {
+	err := w.attempt(func(ctx context.Context) error { return w.s.AddUsage(ctx, rows) })
+	switch {
+	case err == nil:
+	case len(rows) == 1:
+		w.lose(rows, err)
+	default:
+		w.isolate(rows[:len(rows)/2])
+		w.isolate(rows[len(rows)/2:])
 	}
 }
 
-// retry runs write, and once more after a pause if it fails.
-func (w *UsageWriter) retry(what string, write func(context.Context) error) error {
-	err := w.attempt(write)
-	if err == nil {
-		return nil
+func (w *UsageWriter) lose(rows []Usage, err error) {
+	w.failed.Add(int64(len(rows)))
+	if len(rows) == 1 {
+		w.o.OnError(fmt.Errorf("store: usage row of request %q lost: %w", rows[0].RequestID, err))
+	} else {
+		w.o.OnError(fmt.Errorf("store: %d usage rows lost: %w", len(rows), err))
 	}
-	w.o.OnError(fmt.Errorf("store: %s failed, retrying once: %w", what, err))
-	select {
-	case <-time.After(retryDelay):
-	case <-w.ctx.Done():
-		return err
-	}
-	return w.attempt(write)
 }
 
 func (w *UsageWriter) attempt(write func(context.Context) error) error {

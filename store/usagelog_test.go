@@ -16,10 +16,18 @@ import (
 )
 
 // hookStore runs before ahead of every AddUsage; an error from it fails
-// the call.
+// the call. ping, when set, answers Ping instead of the store.
 type hookStore struct {
 	Store
 	before func(ctx context.Context, rows []Usage) error
+	ping   func() error
+}
+
+func (h *hookStore) Ping(ctx context.Context) error {
+	if h.ping != nil {
+		return h.ping()
+	}
+	return h.Store.Ping(ctx)
 }
 
 func (h *hookStore) AddUsage(ctx context.Context, rows []Usage) error {
@@ -117,7 +125,7 @@ func TestUsageWriterRetriesOnce(t *testing.T) {
 	}
 	must(t, w.Close(t.Context()))
 	errs := log.get()
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "retrying once: database is locked") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "writing 3 usage rows failed, retrying: database is locked") {
 		t.Fatalf("reported %v, want the one failure", errs)
 	}
 	if n := rowCount(t, s); n != 3 || calls != 2 || w.Failed() != 0 {
@@ -125,21 +133,76 @@ func TestUsageWriterRetriesOnce(t *testing.T) {
 	}
 }
 
-func TestUsageWriterReportsLostRows(t *testing.T) {
+// One row the database refuses loses that row alone, not its batch.
+func TestUsageWriterIsolatesARefusedRow(t *testing.T) {
 	s := sqliteStore(t)
-	hook := &hookStore{Store: s, before: func(context.Context, []Usage) error { return errors.New("disk full") }}
+	hook := &hookStore{Store: s, before: func(_ context.Context, rows []Usage) error {
+		for _, r := range rows {
+			if r.RequestID == "bad" {
+				return errors.New("invalid byte sequence for encoding UTF8: 0x00")
+			}
+		}
+		return nil
+	}}
 	var log errorLog
-	w := NewUsageWriter(hook, UsageWriterOptions{OnError: log.add})
-	for i := range 3 {
-		w.Record(Usage{RequestID: fmt.Sprint(i)})
+	w := NewUsageWriter(hook, UsageWriterOptions{Batch: 100, OnError: log.add})
+	for i := range 9 {
+		id := fmt.Sprint(i)
+		if i == 6 {
+			id = "bad"
+		}
+		w.Record(Usage{RequestID: id})
 	}
 	must(t, w.Close(t.Context()))
-	errs := log.get()
-	if len(errs) != 2 || !strings.Contains(errs[1].Error(), "3 usage rows lost: disk full") {
-		t.Fatalf("reported %v, want a retry and then the loss of 3 rows", errs)
+	if n := rowCount(t, s); n != 8 || w.Failed() != 1 {
+		t.Fatalf("%d rows written, %d failed; want 8 and 1", n, w.Failed())
 	}
-	if w.Failed() != 3 || rowCount(t, s) != 0 {
-		t.Fatalf("failed %d, want 3", w.Failed())
+	errs := log.get()
+	if len(errs) != 2 || !strings.Contains(errs[1].Error(), `usage row of request "bad" lost: invalid byte sequence`) {
+		t.Fatalf("reported %v, want the failure and the one lost row", errs)
+	}
+}
+
+// While the database is away the rows wait, and are written when it is
+// back; nothing is lost.
+func TestUsageWriterWaitsOutAnOutage(t *testing.T) {
+	s := sqliteStore(t)
+	var mu sync.Mutex
+	down := true
+	isDown := func() bool { mu.Lock(); defer mu.Unlock(); return down }
+	refused := errors.New("connection refused")
+	hook := &hookStore{Store: s,
+		before: func(context.Context, []Usage) error {
+			if isDown() {
+				return refused
+			}
+			return nil
+		},
+		ping: func() error {
+			if isDown() {
+				return refused
+			}
+			return nil
+		}}
+	var log errorLog
+	w := NewUsageWriter(hook, UsageWriterOptions{Batch: 2, Interval: 10 * time.Millisecond, OnError: log.add})
+	for i := range 5 {
+		w.Record(Usage{RequestID: fmt.Sprint(i)})
+	}
+	waitFor(t, "two failed tries", func() bool { return len(log.get()) >= 2 })
+	if n := rowCount(t, s); n != 0 {
+		t.Fatalf("%d rows written while the database was down", n)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	waitFor(t, "the kept rows written", func() bool { return rowCount(t, s) == 5 })
+	must(t, w.Close(t.Context()))
+	if w.Failed() != 0 {
+		t.Fatalf("%d rows failed", w.Failed())
+	}
+	if msg := log.get()[0].Error(); !strings.Contains(msg, "the database is not answering") || !strings.Contains(msg, "rows kept, next try in 200ms") {
+		t.Fatalf("first report %q", msg)
 	}
 }
 
