@@ -186,8 +186,9 @@ func (c *Console) tryLogin(ctx context.Context, rc *fasthttp.RequestCtx) error {
 // client IP (clientIP) and the name.
 func (c *Console) checkLogin(ctx context.Context, rc *fasthttp.RequestCtx, name, password string) (*store.User, error) {
 	ip, nameKey, now := c.clientIP(rc).String(), loginNameKey(name), c.now()
+	known := c.known.has(nameKey, ip, now)
 	wait := c.byIP.take(ip, now)
-	if wait == 0 {
+	if wait == 0 && !known {
 		if wait = c.byName.take(nameKey, now); wait > 0 {
 			c.byIP.undo(ip, now)
 		}
@@ -215,6 +216,7 @@ func (c *Console) checkLogin(ctx context.Context, rc *fasthttp.RequestCtx, name,
 	// the IP's are not (an attacker with one account must not reset it).
 	c.byIP.undo(ip, now)
 	c.byName.forget(nameKey)
+	c.known.add(nameKey, ip, now)
 	return u, nil
 }
 

@@ -130,6 +130,9 @@ func TestLoginRateLimitedPerName(t *testing.T) {
 	}
 	// The limit is on the name, not on the fresh IP.
 	fresh.login(AdminName, adminPassword)
+	// Nor does it lock bob out where he logged in before (e.user logged
+	// him in from 127.0.0.1): guesses at his name from elsewhere cannot.
+	e.browser("127.0.0.1").login("bob", "bob-password")
 }
 
 func TestCSRFAndOrigin(t *testing.T) {

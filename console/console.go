@@ -61,6 +61,7 @@ type Console struct {
 	ttl       time.Duration
 	byIP      *failures
 	byName    *failures
+	known     *knownClients // exempt from byName
 	proxies   []netip.Prefix // trusted to name the client in X-Forwarded-For
 	ui        fs.FS
 	now       func() time.Time // tests move the clock
@@ -94,6 +95,7 @@ func New(cfg Config) (*Console, error) {
 	}
 	c.byIP = newFailures(cfg.LoginFailures, time.Minute)
 	c.byName = newFailures(cfg.LoginFailures, time.Minute)
+	c.known = newKnownClients(30*24*time.Hour, 100000)
 	c.ui, _ = fs.Sub(uiFiles, "ui") // cannot fail: "ui" is embedded
 	return c, nil
 }

@@ -156,3 +156,26 @@ func TestFailures(t *testing.T) {
 		t.Errorf("%d keys kept after the stale ones should have gone", n)
 	}
 }
+
+func TestKnownClients(t *testing.T) {
+	k := newKnownClients(time.Hour, 3)
+	t0 := time.Unix(1000, 0)
+	k.add("ann", "1.1.1.1", t0)
+	if !k.has("ann", "1.1.1.1", t0.Add(time.Hour)) || k.has("ann", "2.2.2.2", t0) || k.has("bob", "1.1.1.1", t0) {
+		t.Fatal("has does not match the name and IP added")
+	}
+	if k.has("ann", "1.1.1.1", t0.Add(time.Hour+time.Second)) {
+		t.Fatal("an entry outlives its ttl")
+	}
+	k.add("bob", "1", t0)
+	k.add("cid", "1", t0.Add(2*time.Hour)) // full at 3: the two expired ones go
+	k.add("dan", "1", t0.Add(2*time.Hour))
+	if len(k.seen) != 2 || !k.has("cid", "1", t0.Add(2*time.Hour)) {
+		t.Fatalf("after pruning expired entries: %v", k.seen)
+	}
+	k.add("eve", "1", t0.Add(2*time.Hour))
+	k.add("fay", "1", t0.Add(2*time.Hour)) // full of live entries: all go
+	if len(k.seen) != 1 || !k.has("fay", "1", t0.Add(2*time.Hour)) {
+		t.Fatalf("under a spray: %v", k.seen)
+	}
+}

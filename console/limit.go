@@ -89,3 +89,42 @@ func (f *failures) prune(now time.Time) {
 	}
 	f.pruneSize = max(minPruneSize, 2*len(f.seen))
 }
+
+// knownClients remembers the client IPs each user name logged in from
+// lately. The per-name failure limit does not apply to them: anyone can
+// make five bad guesses a minute at "admin" from anywhere, and without
+// this the admin could not log in at all while they do.
+type knownClients struct {
+	ttl time.Duration
+	max int // entries; past it, expired ones go, then (under a spray) all
+
+	mu   sync.Mutex
+	seen map[string]time.Time // name key + "\x00" + IP → last login
+}
+
+func newKnownClients(ttl time.Duration, max int) *knownClients {
+	return &knownClients{ttl: ttl, max: max, seen: map[string]time.Time{}}
+}
+
+func (k *knownClients) add(name, ip string, now time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.seen) >= k.max {
+		for key, t := range k.seen {
+			if now.Sub(t) > k.ttl {
+				delete(k.seen, key)
+			}
+		}
+		if len(k.seen) >= k.max {
+			clear(k.seen)
+		}
+	}
+	k.seen[name+"\x00"+ip] = now
+}
+
+func (k *knownClients) has(name, ip string, now time.Time) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t, ok := k.seen[name+"\x00"+ip]
+	return ok && now.Sub(t) <= k.ttl
+}
