@@ -61,7 +61,7 @@ type Console struct {
 	ttl       time.Duration
 	byIP      *failures
 	byName    *failures
-	known     *knownClients // exempt from byName
+	known     *knownClients  // exempt from byName
 	proxies   []netip.Prefix // trusted to name the client in X-Forwarded-For
 	ui        fs.FS
 	now       func() time.Time // tests move the clock
