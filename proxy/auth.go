@@ -78,9 +78,10 @@ func newStaticKeys(keys []config.Key) staticKeys {
 
 func (s staticKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) { return s[h], nil }
 
-// Cache lifetimes. A key found stays cached for keyTTL, so that a change
-// made on another node (which cannot call KeyChanged here) is seen within
-// that time; a change on this node drops the entry at once. A hash found
+// Cache lifetimes. A key found stays cached for keyTTL; a change on this
+// node drops the entry at once, one on another node at the next poll of
+// the store's key changes (watchStore), and keyTTL bounds it when polling
+// is off or failing. A hash found
 // nowhere is remembered for unknownTTL, so that a client retrying a wrong
 // key does not cost a store query per request.
 const (

@@ -49,15 +49,19 @@ type Options struct {
 	// LogDropped, when set, reports log lines lost to a full log buffer
 	// (asynclog.Writer.Dropped), exported as a metric.
 	LogDropped func() int64
-	// ChannelPoll is how often the store's channels are read to pick up
-	// changes made on other nodes (this node's console reloads at once).
-	// Default: 5s; negative: never.
-	ChannelPoll time.Duration
+	// KeyPoll and ChannelPoll are how often the store is read for keys
+	// and channels changed on other nodes (this node's console applies its
+	// changes at once). Defaults: 1s and 5s; a negative value turns
+	// polling off.
+	KeyPoll, ChannelPoll time.Duration
 }
 
-// defaultChannelPoll is how long a channel changed on another node takes,
-// at most, to be routed to here.
-const defaultChannelPoll = 5 * time.Second
+// defaultKeyPoll and defaultChannelPoll bound how long a key or channel
+// changed on another node takes to hold here.
+const (
+	defaultKeyPoll     = time.Second
+	defaultChannelPoll = 5 * time.Second
+)
 
 // Gateway serves the gateway's HTTP API.
 type Gateway struct {
@@ -108,9 +112,12 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	if err = g.loadTable(); err != nil {
 		return nil, err
 	}
-	if g.store != nil && opts.ChannelPoll >= 0 {
+	keyEvery, channelEvery := cmp.Or(opts.KeyPoll, defaultKeyPoll), cmp.Or(opts.ChannelPoll, defaultChannelPoll)
+	if g.store != nil && keyEvery > 0 && channelEvery > 0 {
+		// Where the key journal stands before any key is cached: every
+		// change after this point is seen.
 		g.stopWatch = make(chan struct{})
-		go g.watchChannels(cmp.Or(opts.ChannelPoll, defaultChannelPoll), g.stopWatch)
+		go g.watchStore(g.pollKeys(-1, storeStartTimeout), keyEvery, channelEvery, g.stopWatch)
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{

@@ -134,6 +134,34 @@ func TestKeyOfDisabledUserIsRefused(t *testing.T) {
 	}
 }
 
+// A key revoked through another node (here: in the store directly, with
+// no KeyChanged call) is refused once this node polls the key changes,
+// long before its cache entry would age out.
+func TestKeyRevokedElsewhereIsPolled(t *testing.T) {
+	st := openStore(t)
+	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st, KeyPoll: 20 * time.Millisecond})
+	k := createKey(t, st, consoleKey, nil)
+	if resp, body := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody); resp.StatusCode != 200 {
+		t.Fatalf("console key: %d %s", resp.StatusCode, body)
+	}
+	k.Enabled = false
+	if err := st.UpdateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	revoked := time.Now()
+	for {
+		resp, _ := tg.do(t, "POST", "/v1/chat/completions", consoleKey, demoBody)
+		if resp.StatusCode == 401 {
+			break
+		}
+		if time.Since(revoked) > 5*time.Second {
+			t.Fatalf("the key revoked elsewhere still gets %d after 5s\n%s", resp.StatusCode, tg.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("refused %s after the revoke", time.Since(revoked).Round(time.Millisecond))
+}
+
 func TestExpiredConsoleKey(t *testing.T) {
 	st := openStore(t)
 	tg := startGatewayWith(t, demoChannel, proxy.Options{Store: st})

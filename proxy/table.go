@@ -220,39 +220,3 @@ func channelsVersion(list []store.Channel) string {
 	}
 	return string(b)
 }
-
-// watchChannels reloads the store's channels when another node changed
-// them: every interval it reads the list and rebuilds routing when the list
-// differs from the one last loaded. It returns when stop is closed.
-func (g *Gateway) watchChannels(interval time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), interval)
-		list, err := g.store.Channels(ctx)
-		cancel()
-		g.rebuild.Lock()
-		changed := err == nil && channelsVersion(list) != g.channelsSeen
-		g.rebuild.Unlock()
-		if err != nil {
-			g.log.Warn("cannot poll the store's channels", "err", err)
-			continue
-		}
-		if !changed {
-			continue
-		}
-		ctx, cancel = context.WithTimeout(context.Background(), interval)
-		skipped, err := g.loadChannels(ctx)
-		cancel()
-		if err = errors.Join(err, joinSkipped(skipped)); err != nil {
-			g.log.Warn("store channels changed elsewhere; some left out", "err", err)
-		} else {
-			g.log.Info("store channels changed elsewhere; routing reloaded")
-		}
-	}
-}

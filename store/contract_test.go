@@ -60,6 +60,7 @@ var contractTests = []struct {
 	{"Spend", testSpend},
 	{"DeleteUsageBefore", testDeleteUsageBefore},
 	{"DisabledOwner", testDisabledOwner},
+	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},
 	{"Migrations", testMigrations},
 	{"ConcurrentOpen", testConcurrentOpen},

@@ -236,3 +236,47 @@ func testTouchKeys(t *testing.T, f *fixture) {
 	wantEqual(t, "LastUsed after an older touch", lastUsed(a), at(time.Minute))
 	wantEqual(t, "LastUsed after a newer touch", lastUsed(b), at(3*time.Minute))
 }
+
+func testKeyChanges(t *testing.T, f *fixture) {
+	_, start, err := f.s.KeyChanges(f.ctx, -1, 0)
+	must(t, err)
+	ann, bob := f.user(t, "ann"), f.user(t, "bob")
+	a, b := f.key(t, ann.ID, "a"), f.key(t, ann.ID, "b")
+	c := f.key(t, bob.ID, "c")
+	_, last, err := f.s.KeyChanges(f.ctx, -1, 0)
+	must(t, err)
+	if last != start {
+		t.Fatalf("creating users and keys journaled changes: %d → %d", start, last)
+	}
+
+	a.Name = "a2"
+	must(t, f.s.UpdateKey(f.ctx, a))
+	must(t, f.s.DeleteKey(f.ctx, b.ID))
+	bob.Disabled = true
+	must(t, f.s.UpdateUser(f.ctx, bob))
+	must(t, f.s.DeleteUser(f.ctx, ann.ID)) // a goes with ann
+	wantErr(t, "UpdateKey of a deleted key", f.s.UpdateKey(f.ctx, b), ErrNotFound)
+
+	hashes, last, err := f.s.KeyChanges(f.ctx, start, 100)
+	must(t, err)
+	wantEqual(t, "changed keys", hashes, [][sha256.Size]byte{a.Hash, b.Hash, c.Hash, a.Hash})
+	first, mid, err := f.s.KeyChanges(f.ctx, start, 2)
+	must(t, err)
+	wantEqual(t, "the first two changes", first, [][sha256.Size]byte{a.Hash, b.Hash})
+	rest, end, err := f.s.KeyChanges(f.ctx, mid, 100)
+	must(t, err)
+	wantEqual(t, "the changes after the first two", rest, [][sha256.Size]byte{c.Hash, a.Hash})
+	if end != last {
+		t.Fatalf("paging ended at %d, the whole read at %d", end, last)
+	}
+	none, again, err := f.s.KeyChanges(f.ctx, last, 100)
+	must(t, err)
+	if len(none) != 0 || again != last {
+		t.Fatalf("after the last change: %d hashes, position %d (want %d)", len(none), again, last)
+	}
+	_, latest, err := f.s.KeyChanges(f.ctx, -1, 0)
+	must(t, err)
+	if latest != last {
+		t.Fatalf("the latest change is %d, the last read %d", latest, last)
+	}
+}

@@ -88,15 +88,20 @@ func (s *sqlStore) Keys(ctx context.Context, ownerID int64) ([]Key, error) {
 // UpdateKey can revoke a key but never enable it again: an edit made from
 // a copy read before a revoke must not bring a leaked key back.
 func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
-	err := s.w.QueryRowContext(ctx, `UPDATE api_keys
-		SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = enabled AND $6
-		WHERE id = $7 RETURNING enabled`,
-		k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID).Scan(&k.Enabled)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := journalKeys(ctx, tx, `id = $1`, k.ID); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `UPDATE api_keys
+			SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = enabled AND $6
+			WHERE id = $7 RETURNING enabled`,
+			k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID).Scan(&k.Enabled)
+	})
 	return s.wrap(fmt.Sprintf("update key %d", k.ID), err)
 }
 
 func (s *sqlStore) DeleteKey(ctx context.Context, id int64) error {
-	return s.execOne(ctx, fmt.Sprintf("delete key %d", id), `DELETE FROM api_keys WHERE id = $1`, id)
+	return s.changeKeys(ctx, fmt.Sprintf("delete key %d", id), `id = $1`, id, `DELETE FROM api_keys WHERE id = $1`, id)
 }
 
 // TouchKeys moves each key's LastUsed forward in one transaction, in id

@@ -61,18 +61,23 @@ func (s *sqlStore) wrap(what string, err error) error {
 // execOne runs a statement that must change exactly one row: zero rows
 // changed is ErrNotFound.
 func (s *sqlStore) execOne(ctx context.Context, what, query string, args ...any) error {
-	res, err := s.w.ExecContext(ctx, query, args...)
+	return s.wrap(what, execOne(ctx, s.w, query, args...))
+}
+
+// execOne runs a statement on db (a pool or a transaction) that must change
+// exactly one row; zero rows changed is sql.ErrNoRows.
+func execOne(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, query string, args ...any) error {
+	res, err := db.ExecContext(ctx, query, args...)
 	if err != nil {
-		return s.wrap(what, err)
+		return err
 	}
 	n, err := res.RowsAffected()
-	if err != nil {
-		return s.wrap(what, err)
+	if err == nil && n == 0 {
+		err = sql.ErrNoRows
 	}
-	if n == 0 {
-		return s.wrap(what, sql.ErrNoRows)
-	}
-	return nil
+	return err
 }
 
 // inTx runs fn in a write transaction and commits when it returns nil.

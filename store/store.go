@@ -212,6 +212,13 @@ type Store interface {
 	UpdateKey(ctx context.Context, k *Key) error
 	DeleteKey(ctx context.Context, id int64) error
 	TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error // only moves LastUsed forward
+	// KeyChanges lists, oldest first and at most limit of them, the hashes
+	// of keys changed after the change numbered after (an edit, a revoke,
+	// a delete, their owner updated or deleted), with the number of the
+	// last one listed: the next call's after. With after < 0 it lists
+	// none and returns the latest number, where a new reader starts.
+	// Every node polls it to drop changed keys from its cache.
+	KeyChanges(ctx context.Context, after int64, limit int) (hashes [][sha256.Size]byte, last int64, err error)
 
 	CreateChannel(ctx context.Context, c *Channel) error // sets ID, Created and Updated
 	Channel(ctx context.Context, id int64) (*Channel, error)

@@ -55,8 +55,10 @@ func (s *sqlStore) Users(ctx context.Context) ([]User, error) {
 	return list, s.wrap("users", err)
 }
 
+// UpdateUser journals the user's keys as changed: disabling a user stops
+// them on every node.
 func (s *sqlStore) UpdateUser(ctx context.Context, u *User) error {
-	return s.execOne(ctx, fmt.Sprintf("update user %d", u.ID),
+	return s.changeKeys(ctx, fmt.Sprintf("update user %d", u.ID), `owner_id = $1`, u.ID,
 		`UPDATE users SET name = $1, password_hash = $2, role = $3, disabled = $4 WHERE id = $5`,
 		u.Name, u.PasswordHash, string(u.Role), u.Disabled, u.ID)
 }
@@ -69,7 +71,8 @@ func (s *sqlStore) SetPassword(ctx context.Context, id int64, hash string) error
 // DeleteUser deletes the user; the foreign keys' ON DELETE CASCADE takes
 // its keys and sessions in the same statement.
 func (s *sqlStore) DeleteUser(ctx context.Context, id int64) error {
-	return s.execOne(ctx, fmt.Sprintf("delete user %d", id), `DELETE FROM users WHERE id = $1`, id)
+	return s.changeKeys(ctx, fmt.Sprintf("delete user %d", id), `owner_id = $1`, id,
+		`DELETE FROM users WHERE id = $1`, id)
 }
 
 // CreateSession stores s, setting Created when zero, and deletes the
