@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/internal/pgtest"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
