@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,9 +82,9 @@ func (s staticKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) { return s[h], 
 // Cache lifetimes. A key found stays cached for keyTTL; a change on this
 // node drops the entry at once, one on another node at the next poll of
 // the store's key changes (watchStore), and keyTTL bounds it when polling
-// is off or failing. A hash found
-// nowhere is remembered for unknownTTL, so that a client retrying a wrong
-// key does not cost a store query per request.
+// is off or failing. A hash found nowhere is remembered for unknownTTL, so
+// that a client retrying a wrong key does not cost a store query per
+// request.
 const (
 	keyTTL     = 30 * time.Second
 	unknownTTL = 5 * time.Second
@@ -99,6 +100,11 @@ type keyring struct {
 	// source before the change and caches after the drop) drops its own
 	// entry again, so a revoked key cannot come back for keyTTL.
 	gen atomic.Uint64
+	// known holds, by hash, every key the source has returned and not
+	// since dropped: the answer when the source fails (the store is down),
+	// so a key that worked keeps working instead of getting a 500. It
+	// holds only real keys, each until it is invalidated or found gone.
+	known sync.Map // [sha256.Size]byte → *Key
 }
 
 func newKeyring(src KeySource) (*keyring, error) {
@@ -135,16 +141,23 @@ func (kr *keyring) authenticate(secret []byte) (*Key, error) {
 func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 	gen := kr.gen.Load()
 	k, err := kr.src.KeyByHash(h)
-	if err != nil {
-		return nil, err // not cached: the next request asks again
+	if err != nil { // not cached: the next request asks again
+		if last, ok := kr.known.Load(h); ok {
+			return last.(*Key), nil
+		}
+		return nil, err
 	}
 	entry, ttl := k, keyTTL
 	if k == nil || subtle.ConstantTimeCompare(k.Hash[:], h[:]) != 1 {
 		k, entry, ttl = nil, &Key{Hash: h, unknown: true}, unknownTTL
+		kr.known.Delete(h)
+	} else {
+		kr.known.Store(h, k)
 	}
 	kr.cache.SetWithTTL(id, entry, 1, ttl)
 	if kr.gen.Load() != gen {
 		kr.cache.Del(id)
+		kr.known.Delete(h)
 	}
 	return k, nil
 }
@@ -153,6 +166,7 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 func (kr *keyring) invalidate(h [sha256.Size]byte) {
 	kr.gen.Add(1)
 	kr.cache.Del(binary.LittleEndian.Uint64(h[:8]))
+	kr.known.Delete(h)
 }
 
 var strBearer = []byte("bearer ")

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -116,5 +117,36 @@ func TestCachedKeyExpires(t *testing.T) {
 	}
 	if n := f.lookups.Load(); n != 1 {
 		t.Fatalf("%d lookups: the second should come from the cache", n)
+	}
+}
+
+// When the source fails, a key that worked keeps working; once the source
+// answers again, its answer holds.
+func TestKnownKeyServesWhileTheSourceFails(t *testing.T) {
+	const secret = "sk-known-0123456789"
+	kr, f := newFakeKeyring(t, secret)
+	if k, err := kr.authenticate([]byte(secret)); k == nil || err != nil {
+		t.Fatalf("first use: %v, %v", k, err)
+	}
+	kr.cache.Wait()
+	h := HashKey([]byte(secret))
+	kr.cache.Del(binary.LittleEndian.Uint64(h[:8])) // as if keyTTL passed
+	f.err = errors.New("database is down")
+	if k, err := kr.authenticate([]byte(secret)); k == nil || err != nil {
+		t.Fatalf("known key with the source down: %v, %v", k, err)
+	}
+	if n := f.lookups.Load(); n != 2 {
+		t.Fatalf("%d lookups, want 2: the source is asked first", n)
+	}
+	f.err = nil
+	delete(f.keys, h) // revoked meanwhile
+	kr.cache.Wait()
+	if k, err := kr.authenticate([]byte(secret)); k != nil || err != nil {
+		t.Fatalf("a key the source no longer has: %v, %v", k, err)
+	}
+	f.err = errors.New("database is down again")
+	kr.invalidate(h)
+	if k, err := kr.authenticate([]byte(secret)); k != nil || err == nil {
+		t.Fatalf("a key found gone is not served from memory: %v, %v", k, err)
 	}
 }
