@@ -27,7 +27,7 @@ test: deps vet ## everything CI runs: vet, all tests with -race, the allocation 
 	$(MAKE) --no-print-directory allocs
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
-deps: ## install the Debian packages the tests need (PostgreSQL, Chromium) when missing
+deps: ## install the Debian packages the tests need (PostgreSQL, Chromium, Firefox) when missing
 	./scripts/test-deps.sh
 
 allocs: ## the zero-allocation tests (built with !race: the race detector allocates)

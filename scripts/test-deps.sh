@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need when they are missing:
-# PostgreSQL (the store's contract tests start a throwaway server) and
-# Chromium (the console's browser tests). Safe to run again: it only acts
-# on what is missing.
+# PostgreSQL (the store's contract tests start a throwaway server),
+# Chromium and Firefox (the console's browser tests). Safe to run again: it
+# only acts on what is missing.
 set -euo pipefail
 
 need=()
@@ -12,6 +12,7 @@ have_pg() {
 }
 have_pg || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || need+=(firefox-esr)
 
 [ ${#need[@]} -eq 0 ] && exit 0
 
