@@ -126,12 +126,24 @@ func evalJS[T any](b *tab, expr string, opts ...chromedp.EvaluateOption) T {
 	return v
 }
 
-// page follows a navigation link and waits for the page's heading.
+// page follows a navigation link, waits for the page's heading and checks
+// that every control on it has an accessible name.
 func (b *tab) page(name, title string) {
 	b.t.Helper()
 	b.click(fmt.Sprintf(`#nav a[href="#/%s"]`, name))
 	b.waitJS("open "+name, fmt.Sprintf(`document.querySelector('#main h1')?.textContent === %q`, title))
+	if bad := evalJS[[]string](b, unlabeled); len(bad) > 0 {
+		b.t.Errorf("%s page: controls without an accessible name: %q", name, bad)
+	}
 }
+
+// unlabeled lists the visible controls that have no accessible name: no
+// <label for>, no wrapping label, no aria-label(ledby), no text, no title.
+const unlabeled = `[...document.querySelectorAll('input, select, textarea, button, a[href]')]
+  .filter(el => el.offsetParent !== null && el.type !== 'hidden')
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute('aria-label') &&
+    !el.getAttribute('aria-labelledby') && !el.textContent.trim() && !el.title)
+  .map(el => el.outerHTML.slice(0, 80))`
 
 // shot saves a PNG of the whole page.
 func (b *tab) shot(name string) {
