@@ -26,18 +26,22 @@ import (
 
 const browserAdminPassword = "browser-test-password"
 
-// chromium finds the browser. Without one the test fails under CI (make
-// test installs it) and is skipped elsewhere.
 func chromium(t *testing.T) string {
-	for _, p := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if path, err := exec.LookPath(p); err == nil {
+	return findBrowser(t, "chromium", "chromium", "chromium-browser", "/usr/bin/chromium")
+}
+
+// findBrowser finds a browser by its commands. Without one the test fails
+// under CI (make test installs it) and is skipped elsewhere.
+func findBrowser(t *testing.T, name string, commands ...string) string {
+	for _, c := range commands {
+		if path, err := exec.LookPath(c); err == nil {
 			return path
 		}
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed; make test installs it (scripts/test-deps.sh)")
+		t.Fatal(name + " is not installed; make test installs it (scripts/test-deps.sh)")
 	}
-	t.Skip("chromium is not installed; run scripts/test-deps.sh")
+	t.Skip(name + " is not installed; run scripts/test-deps.sh")
 	return ""
 }
 

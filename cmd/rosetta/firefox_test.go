@@ -23,20 +23,7 @@ import (
 // Firefox serves itself, so no driver binary is needed): the new user's
 // path of the Chromium test, in the other engine the console must work in.
 
-// firefox finds the browser. Without one the test fails under CI (make
-// test installs it) and is skipped elsewhere.
-func firefox(t *testing.T) string {
-	for _, p := range []string{"firefox-esr", "firefox"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("firefox is not installed; make test installs it (scripts/test-deps.sh)")
-	}
-	t.Skip("firefox is not installed; run scripts/test-deps.sh")
-	return ""
-}
+func firefox(t *testing.T) string { return findBrowser(t, "firefox", "firefox-esr", "firefox") }
 
 // bidi is a WebDriver BiDi session with one browsing context (the tab).
 type bidi struct {
