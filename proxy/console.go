@@ -184,8 +184,8 @@ type presetKey struct{}
 // ServeAs runs the gateway's API for ctx as if key had authenticated it:
 // limits, routing, usage rows and errors in the request's style are those
 // of any request. A revoked key, or one whose owner is disabled, gets 401,
-// as it would from a client. The
-// console's own routes are not reachable this way.
+// as it would from a client. The console's own routes are not reachable
+// this way.
 func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
 	if !key.Enabled || key.OwnerDisabled {
 		x := g.begin(ctx, "unknown")

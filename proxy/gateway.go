@@ -80,6 +80,7 @@ type Gateway struct {
 	rebuild      sync.Mutex            // serializes table changes
 	channelsSeen string                // channelsVersion of the store's list in table; under rebuild
 	stopWatch    chan struct{}         // closed by Shutdown; nil without a watch
+	watchDone    chan struct{}         // closed when watchStore returns
 	stopOnce     sync.Once
 	ready        storeCheck
 
@@ -116,8 +117,12 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	if g.store != nil && keyEvery > 0 && channelEvery > 0 {
 		// Where the key journal stands before any key is cached: every
 		// change after this point is seen.
-		g.stopWatch = make(chan struct{})
-		go g.watchStore(g.pollKeys(-1, storeStartTimeout), keyEvery, channelEvery, g.stopWatch)
+		g.stopWatch, g.watchDone = make(chan struct{}), make(chan struct{})
+		seen := g.pollKeys(-1, storeStartTimeout)
+		go func() {
+			defer close(g.watchDone)
+			g.watchStore(seen, keyEvery, channelEvery, g.stopWatch)
+		}()
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
@@ -201,8 +206,9 @@ func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
 // when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	err := g.server.ShutdownWithContext(ctx)
-	if g.stopWatch != nil {
+	if g.stopWatch != nil { // and wait, so no reload builds channels after the close below
 		g.stopOnce.Do(func() { close(g.stopWatch) })
+		<-g.watchDone
 	}
 	g.rebuild.Lock()
 	defer g.rebuild.Unlock()

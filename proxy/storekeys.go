@@ -20,8 +20,8 @@ const storeLookupTimeout = 2 * time.Second
 type storeKeys struct{ st store.Store }
 
 // KeyByHash returns the store's key with the hash, or nil when there is
-// none, it was revoked or its owner is disabled. An expired key is returned: its expiry is checked
-// on every use.
+// none, it was revoked or its owner is disabled. An expired key is
+// returned: its expiry is checked on every use.
 func (s storeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
 	defer cancel()
