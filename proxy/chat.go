@@ -37,6 +37,12 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 	g.generate(ctx, x, body, x.req.Model)
 }
 
+// errModelNotFound is the 503 for a model no channel serves.
+func errModelNotFound[T string | []byte](model T) *codec.Error {
+	return errorf(503, codec.KindNotFound, "model_not_found",
+		"The model '%s' does not exist or is not served by this gateway.", model)
+}
+
 // generate routes a generation request, whatever its style, once the
 // style's handler has authenticated and read it: model allow-list, route,
 // rate limits, then the candidates in order.
@@ -48,8 +54,7 @@ func (g *Gateway) generate(ctx *fasthttp.RequestCtx, x *exchange, body, model []
 	}
 	rt := g.table.Load().routes[string(model)]
 	if rt == nil {
-		g.fail(ctx, x, errorf(503, codec.KindNotFound, "model_not_found",
-			"The model '%s' does not exist or is not served by this gateway.", model))
+		g.fail(ctx, x, errModelNotFound(model))
 		return
 	}
 	x.model, x.route, x.bodyLen = rt.public, rt, len(body)

@@ -118,6 +118,10 @@ func (g *Gateway) answerCount(ctx *fasthttp.RequestCtx, x *exchange, appendCount
 		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed", "This key may not use the model '%s'.", x.canon.Model))
 		return
 	}
+	if g.table.Load().routes[x.canon.Model] == nil {
+		g.fail(ctx, x, errModelNotFound(x.canon.Model))
+		return
+	}
 	x.status = 200
 	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
 	ctx.SetContentType("application/json")
