@@ -1,5 +1,7 @@
 package gemini
 
+import "bytes"
+
 // The fast path of StreamDecoder. Nearly every chunk of a Gemini stream is
 // a text (or thought) delta of one shape:
 //
@@ -66,11 +68,14 @@ const (
 )
 
 // hole is a value of a template: its span, and for a part's value the
-// part's ordinal.
+// part's ordinal. A fixed hole is a string that stays the same across a
+// stream (the ids, the role, a modality): the replay compares it with the
+// bytes around it instead of reading it.
 type hole struct {
 	at, end int
 	kind    holeKind
 	part    uint8
+	fixed   bool
 }
 
 // template is the last chunk fastChunk read in full.
@@ -127,6 +132,13 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 	} else {
 		t.b = append(t.b[:0], data...)
 		t.holes = s.holes
+		for k := range t.holes {
+			h := &t.holes[k]
+			switch h.kind {
+			case holeOther, holeModel, holeResponseID:
+				h.fixed = bytes.IndexByte(data[h.at:h.end], '\\') < 0
+			}
+		}
 		t.candidate, t.hasUsage, t.parts = d.c.Candidate, d.c.HasUsage, len(s.parts)
 		for i, p := range s.parts {
 			t.thought[i] = p.thought
@@ -150,6 +162,22 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	from := 0 // in t.b
 	for k := range t.holes {
 		h := &t.holes[k]
+		if h.fixed {
+			seg := t.b[from:h.end]
+			if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
+				return 0, false
+			}
+			v := str(data[p.i+h.at-from+1 : p.i+h.end-from-1]) // unescaped, without its quotes
+			p.i += len(seg)
+			from = h.end
+			switch h.kind {
+			case holeModel:
+				c.ModelVersion = v
+			case holeResponseID:
+				c.ResponseID = v
+			}
+			continue
+		}
 		seg := t.b[from:h.at]
 		if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
 			return 0, false
