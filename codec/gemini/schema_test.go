@@ -1,6 +1,9 @@
 package gemini
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 func TestSchema(t *testing.T) {
 	// f checks the schema in rewritten for mode ("" for refused).
@@ -77,4 +80,87 @@ func TestEmptySchema(t *testing.T) {
 	f(`{"anyOf":[]}`, false)
 	f(`[]`, false)
 	f(`{"type":`, false)
+}
+
+// isEmptySchema answers from the start of a non-empty "properties" or
+// "required" without framing it; it must answer what framing every member
+// answers.
+func TestIsEmptySchemaShortcut(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{}`, true},
+		{` { "type" : "object" , "properties" : { } , "required" : [ ] } `, true},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, false},
+		{`{"properties":{"a":{"type":"string"}},"type":"object"}`, false},
+		{`{ "properties" : {"a":1}`, false},
+		{`{"type":"object","required":["a"]}`, false},
+		{`{"required":[ "a" ]}`, false},
+		{`{"properties":{ },"required":[],"description":"d","title":"t","$schema":"s","additionalProperties":false}`, true},
+		{`{"propert\u0069es":{}}`, false},
+		{`{"properties":{}}}`, true}, // trailing bytes: appendSchema's validation refuses them
+		{`{"properties":{}`, false},
+		{`{"properties" {}}`, false},
+		{`{"type":"string"}`, false},
+		{`null`, true},
+		{``, true},
+		{`[]`, false},
+	} {
+		if got := isEmptySchema([]byte(c.schema)); got != c.want {
+			t.Errorf("isEmptySchema(%s) = %v, want %v", c.schema, got, c.want)
+		}
+		if got := isEmptySchemaFramed([]byte(c.schema)); got != c.want {
+			t.Errorf("isEmptySchemaFramed(%s) = %v, want %v", c.schema, got, c.want)
+		}
+	}
+}
+
+// isEmptySchemaFramed is isEmptySchema without the shortcut: every member
+// framed.
+func isEmptySchemaFramed(v []byte) bool {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return true
+	}
+	if v[0] != '{' {
+		return false
+	}
+	it := members{b: v}
+	for {
+		key, val, more, ok := it.next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		switch str(key) {
+		case "type":
+			if !bytes.EqualFold(val, []byte(`"object"`)) {
+				return false
+			}
+		case "properties":
+			if !isEmptyContainer(val, '{', '}') {
+				return false
+			}
+		case "required":
+			if !isEmptyContainer(val, '[', ']') {
+				return false
+			}
+		case "$schema", "additionalProperties", "title", "description":
+		default:
+			return false
+		}
+	}
+}
+
+func FuzzIsEmptySchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`))
+	f.Add([]byte(`{"properties":{ },"required":[],"description":"d"}`))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if got, want := isEmptySchema(v), isEmptySchemaFramed(v); got != want {
+			t.Fatalf("isEmptySchema(%q) = %v, framing every member %v", v, got, want)
+		}
+	})
 }
