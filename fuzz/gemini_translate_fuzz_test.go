@@ -433,3 +433,30 @@ func geminiSameEvents(a, b []codec.Event) bool {
 	}
 	return true
 }
+
+// FuzzGeminiToolSchema gives AppendRequest arbitrary tool parameters (the
+// canonical model takes any text there): what it accepts must come out as
+// valid JSON, and a valid JSON object schema must not be refused unless it
+// nests deeper than the rewriter goes.
+func FuzzGeminiToolSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"city":{"type":"string","description":"e.g. Paris"}},"required":["city"]}`))
+	f.Add([]byte(`{"$schema":"x","type":"object","properties":{"a":{"$ref":"#/$defs/a","type":"string"}},"$defs":{"a":{"type":"string"}}}`))
+	f.Add([]byte("{\"type\":\"object\",\"properties\":{\"a\":{\"description\":\"tab\there\"}}}"))
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		if len(schema) > geminiMaxInput {
+			return
+		}
+		r := codec.Request{Model: "m", Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "hi"}}}},
+			Tools: []codec.Tool{{Name: "f", Parameters: string(schema)}}}
+		out, _, err := gemini.AppendRequest(nil, &r)
+		if err != nil {
+			if json.Valid(schema) && bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) && bytes.Count(schema, []byte("{"))+bytes.Count(schema, []byte("[")) < 100 {
+				t.Fatalf("AppendRequest refused the valid schema %q: %v", schema, err)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("AppendRequest with the schema %q wrote invalid JSON %q", schema, out)
+		}
+	})
+}

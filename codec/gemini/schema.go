@@ -39,7 +39,7 @@ const maxSchemaDepth = 200
 // is not valid JSON or nests too deeply.
 func appendSchema(dst, v []byte, mode schemaMode) (out []byte, ok bool) {
 	v = bytes.TrimSpace(v)
-	if !validJSON(v) {
+	if !validObject(v) {
 		return dst, false // canonical schemas come from other decoders: check
 	}
 	if mode == toGemini && !bytes.Contains(v, []byte(`"$`)) {

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -163,4 +164,31 @@ func FuzzIsEmptySchema(f *testing.F) {
 			t.Fatalf("isEmptySchema(%q) = %v, framing every member %v", v, got, want)
 		}
 	})
+}
+
+// validObject's fast acceptance must accept nothing validJSON refuses.
+func FuzzValidObject(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string","description":"é \" \\ \u00e9"}},"required":["a"]}`))
+	f.Add([]byte(`{"a":[1,-2.5e+3,true,false,null,{},[]]}`))
+	f.Add([]byte("{\"a\":\"tab\there\"}"))
+	f.Add([]byte("{\f}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validObject(b), validJSON(b); got != want {
+			t.Fatalf("validObject(%q) = %v, validJSON %v", b, got, want)
+		}
+	})
+}
+
+// Around sonic's depth limit (4095) and the parser's (10000).
+func TestValidObjectDepth(t *testing.T) {
+	for _, n := range []int{4095, 4096, 9999, 10000, 10001} {
+		for _, b := range [][]byte{
+			[]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)),
+			[]byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}"),
+		} {
+			if got, want := validObject(b), validJSON(b); got != want {
+				t.Errorf("depth %d: validObject = %v, validJSON %v", n, got, want)
+			}
+		}
+	}
 }
