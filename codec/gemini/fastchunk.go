@@ -72,7 +72,7 @@ const (
 // stream (the ids, the role, a modality): the replay compares it with the
 // bytes around it instead of reading it.
 type hole struct {
-	at, end int
+	at, end int32
 	kind    holeKind
 	part    uint8
 	fixed   bool
@@ -127,7 +127,7 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 		t.b = t.b[:0]
 		return 0, false
 	}
-	if s.tooMany || len(data) > maxTemplate {
+	if s.tooMany || len(data) > maxTemplate { // (which also keeps offsets in an int32)
 		t.b = t.b[:0]
 	} else {
 		t.b = append(t.b[:0], data...)
@@ -162,14 +162,15 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	from := 0 // in t.b
 	for k := range t.holes {
 		h := &t.holes[k]
+		at, end := int(h.at), int(h.end)
 		if h.fixed {
-			seg := t.b[from:h.end]
+			seg := t.b[from:end]
 			if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
 				return 0, false
 			}
-			v := str(data[p.i+h.at-from+1 : p.i+h.end-from-1]) // unescaped, without its quotes
+			v := str(data[p.i+at-from+1 : p.i+end-from-1]) // unescaped, without its quotes
 			p.i += len(seg)
-			from = h.end
+			from = end
 			switch h.kind {
 			case holeModel:
 				c.ModelVersion = v
@@ -178,12 +179,12 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			}
 			continue
 		}
-		seg := t.b[from:h.at]
+		seg := t.b[from:at]
 		if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
 			return 0, false
 		}
 		p.i += len(seg)
-		from = h.end
+		from = end
 		if h.kind == holeCount || h.kind >= holePrompt {
 			n, ok := fastCount(&p)
 			if !ok {
@@ -346,7 +347,7 @@ func (s *fastScan) hole(at int, kind holeKind) {
 		s.tooMany = true
 		return
 	}
-	s.holes = append(s.holes, hole{at: at, end: s.i, kind: kind, part: uint8(len(s.parts))})
+	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
 }
 
 // fastString reads the string value at the cursor (not null).
