@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -332,6 +333,130 @@ func FuzzGeminiError(f *testing.F) {
 		}
 		if !ok || e2 != e {
 			t.Fatalf("DecodeError(AppendError(%+v)) = %+v, %v", e, e2, ok)
+		}
+	})
+}
+
+// FuzzGeminiStreamFastPath checks the stream decoder's fast path (a scanner
+// for the common text chunk, and the replay of the last chunk's shape)
+// against its general path, black-box: each line of the input is a chunk,
+// decoded by one decoder as it is and by another with an unknown member
+// added in front, which the general path skips and the fast path declines
+// (codec/gemini's TestFastChunkDeclinesUnknownKeys holds it to that). The
+// two must give the same events and errors, chunk by chunk. Synthesised
+// call ids are left out of the comparison: without a responseId they hash
+// the chunk's bytes, which differ.
+func FuzzGeminiStreamFastPath(f *testing.F) {
+	for _, pattern := range []string{"../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
+		"../codec/testdata/in/gemini/*.sse"} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if strings.Contains(filepath.Base(p), ".out.") {
+				continue
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			var lines []byte
+			for len(b) > 0 {
+				n := sse.Next(b)
+				if n == 0 {
+					break
+				}
+				lines = append(sse.AppendData(lines, b[:n]), '\n')
+				b = b[n:]
+			}
+			f.Add(lines)
+		}
+	}
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"responseId":"r"}` + "\n" +
+		`{"candidates":[{"content":{"parts":[{"text":"b\u00e9"}]}}],"responseId":"r"}` + "\n" +
+		`{"candidates":[{"content":{"parts":[{"text":"c","thought":true}]}}],"responseId":"r"}` + "\n" +
+		`{"candidates":[{"content":{"parts":[{"text":"d","thought":true}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3}}`))
+	// Cut short after chunks of one shape: End reports the last one's usage.
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1}}` + "\n" +
+		`{"candidates":[{"content":{"parts":[{"text":"b"}]}}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2}}` + "\n" +
+		`{"candidates":[{"content":{"parts":[{"text":"c"}]}}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > geminiMaxInput {
+			return
+		}
+		var fast, slow gemini.StreamDecoder
+		var a, b []codec.Event
+		for _, chunk := range bytes.Split(in, []byte("\n")) {
+			var errA, errB error
+			a, errA = fast.Decode(a[:0], nil, chunk)
+			b, errB = slow.Decode(b[:0], nil, geminiSlowChunk(chunk))
+			if (errA == nil) != (errB == nil) || !geminiSameEvents(a, b) {
+				t.Fatalf("chunk %q of %q:\nfast %+v (%v)\nslow %+v (%v)", chunk, in, a, errA, b, errB)
+			}
+		}
+		if a, b = fast.End(a[:0]), slow.End(b[:0]); !geminiSameEvents(a, b) {
+			t.Fatalf("the end of %q:\nfast %+v\nslow %+v", in, a, b)
+		}
+	})
+}
+
+// geminiSlowChunk returns chunk with a member the decoder does not know
+// added in front, if it is an object.
+func geminiSlowChunk(chunk []byte) []byte {
+	i := bytes.IndexFunc(chunk, func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' && r != '\n' })
+	if i < 0 || chunk[i] != '{' {
+		return chunk
+	}
+	member := `"rosettaSlow":0,`
+	if j := bytes.IndexFunc(chunk[i+1:], func(r rune) bool { return r != ' ' && r != '\t' && r != '\r' && r != '\n' }); j < 0 || chunk[i+1+j] == '}' {
+		member = `"rosettaSlow":0`
+		if j < 0 {
+			member += `,` // keep a bare "{" malformed
+		}
+	}
+	out := append([]byte(nil), chunk[:i+1]...)
+	out = append(out, member...)
+	return append(out, chunk[i+1:]...)
+}
+
+// geminiSameEvents compares events, leaving out the ids of tool calls.
+func geminiSameEvents(a, b []codec.Event) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Block == codec.PartToolCall {
+			x.ID, y.ID = "", ""
+		}
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzGeminiToolSchema gives AppendRequest arbitrary tool parameters (the
+// canonical model takes any text there): what it accepts must come out as
+// valid JSON, and a valid JSON object schema must not be refused unless it
+// nests deeper than the rewriter goes.
+func FuzzGeminiToolSchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"city":{"type":"string","description":"e.g. Paris"}},"required":["city"]}`))
+	f.Add([]byte(`{"$schema":"x","type":"object","properties":{"a":{"$ref":"#/$defs/a","type":"string"}},"$defs":{"a":{"type":"string"}}}`))
+	f.Add([]byte("{\"type\":\"object\",\"properties\":{\"a\":{\"description\":\"tab\there\"}}}"))
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		if len(schema) > geminiMaxInput {
+			return
+		}
+		r := codec.Request{Model: "m", Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "hi"}}}},
+			Tools: []codec.Tool{{Name: "f", Parameters: string(schema)}}}
+		out, _, err := gemini.AppendRequest(nil, &r)
+		if err != nil {
+			if json.Valid(schema) && bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) && bytes.Count(schema, []byte("{"))+bytes.Count(schema, []byte("[")) < 100 {
+				t.Fatalf("AppendRequest refused the valid schema %q: %v", schema, err)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("AppendRequest with the schema %q wrote invalid JSON %q", schema, out)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -198,6 +199,42 @@ func FuzzOpenAITranslateStream(f *testing.F) {
 		}
 		if out2 := encodeOpenAIStream(again); !bytes.Equal(out2, out) {
 			t.Fatalf("decode → encode is not stable:\n%s\n%s\nfrom %q", out, out2, in)
+		}
+	})
+}
+
+// FuzzOpenAIParsedRequest checks ChatRequest.DecodeRequest, which trusts
+// the string check of the Parse before it, against DecodeRequest, which
+// makes its own: on every body Parse accepts they decode the same request
+// or the same error; a body Parse did not check (another slice, a failed
+// Parse) is checked in full.
+func FuzzOpenAIParsedRequest(f *testing.F) {
+	seedGlob(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
+		"../codec/openai/testdata/*.json")
+	f.Add([]byte("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"tab\there\"}]}"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 64<<10 {
+			return
+		}
+		var want codec.Request
+		wantErr := openai.DecodeRequest(body, &want)
+		var cr openai.ChatRequest
+		parsed := cr.Parse(body) == nil
+		var got codec.Request
+		gotErr := cr.DecodeRequest(body, &got)
+		if !parsed && gotErr == nil && !rawjson.ValidStrings(body) {
+			t.Fatalf("DecodeRequest after a failed Parse skipped the string check: %q", body)
+		}
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && *gotErr != *wantErr {
+			t.Fatalf("ChatRequest.DecodeRequest(%q) = %v, DecodeRequest %v (parsed %v)", body, gotErr, wantErr, parsed)
+		}
+		if gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("ChatRequest.DecodeRequest(%q) decodes\n%+v\nDecodeRequest\n%+v", body, got, want)
+		}
+		// Another slice with the same bytes is not the one Parse checked.
+		other := append([]byte(nil), body...)
+		if err := cr.DecodeRequest(other, &got); (err == nil) != (wantErr == nil) {
+			t.Fatalf("ChatRequest.DecodeRequest of a copy of %q = %v, DecodeRequest %v", body, err, wantErr)
 		}
 	})
 }

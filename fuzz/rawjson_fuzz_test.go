@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bytedance/sonic"
+
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -122,4 +124,68 @@ func topLevelKeys(t *testing.T, b []byte) (counts map[string]int, isObject bool)
 		}
 	}
 	return counts, true
+}
+
+// FuzzValidStrings checks rawjson.ValidStrings, which looks only at
+// backslashes and control characters until it meets a control character,
+// against a plain reading that follows the quotes, on every document
+// sonic.Valid accepts (its precondition).
+func FuzzValidStrings(f *testing.F) {
+	paths, _ := filepath.Glob("../codec/rawjson/testdata/corpus/*.json")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"a":"escapes \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00","b":["\\","\""]}`))
+	f.Add([]byte("{\n  \"a\": \"line\\nbreak\",\n  \"b\": \"tab\there\"\n}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := rawjson.ValidStrings(b) // never panics, whatever b is
+		if !sonic.Valid(b) {
+			return
+		}
+		if want := quotedValidStrings(b); got != want {
+			t.Fatalf("ValidStrings(%q) = %v, following the quotes %v", b, got, want)
+		}
+	})
+}
+
+// quotedValidStrings reads the strings of a structurally valid document
+// one byte at a time, following the quotes.
+func quotedValidStrings(b []byte) bool {
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case !in:
+			in = c == '"'
+		case c == '"':
+			in = false
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+5 >= len(b) {
+					return false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				i += 5
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		}
+	}
+	return !in
 }

@@ -32,7 +32,14 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 		}
 	}
 	if !x.canonReady {
-		if e := x.style.dialect().decodeRequest(body, &x.canon, x.version); e != nil {
+		var e *codec.Error
+		if x.style == styleOpenAI {
+			// chatCompletions parsed body: the strings need no second check.
+			e = x.req.DecodeRequest(body, &x.canon)
+		} else {
+			e = x.style.dialect().decodeRequest(body, &x.canon, x.version)
+		}
+		if e != nil {
 			return dst, e
 		}
 		x.canonReady = true

@@ -2,6 +2,7 @@ package gemini_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -86,6 +87,38 @@ func BenchmarkStreamDecode(b *testing.B) {
 				if events, err = d.Decode(events[:0], nil, data); err != nil || len(events) != 1 {
 					b.Fatal(err, events)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkStreamDecodeShapes decodes text chunks whose shape changes from
+// one to the next, so that the fast path reads each in full ("scan"), and a
+// text chunk the fast path declines (it has safetyRatings), read by the
+// general parser ("general").
+func BenchmarkStreamDecodeShapes(b *testing.B) {
+	thought := strings.Replace(chunkPlain, `"}],"role"`, `","thought": true}],"role"`, 1)
+	rated := strings.Replace(chunkPlain, `"index": 0}]`, `"index": 0,"safetyRatings": []}]`, 1)
+	for _, c := range []struct {
+		name   string
+		chunks []string
+	}{{"scan", []string{chunkPlain, thought}}, {"general", []string{rated}}} {
+		b.Run(c.name, func(b *testing.B) {
+			var d gemini.StreamDecoder
+			events := make([]codec.Event, 0, 8)
+			events, _ = d.Decode(events, nil, []byte(chunkFirst))
+			data := make([][]byte, len(c.chunks))
+			for i, s := range c.chunks {
+				data[i] = []byte(s)
+			}
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				var err error
+				if events, err = d.Decode(events[:0], nil, data[n%len(data)]); err != nil || len(events) == 0 {
+					b.Fatal(err, events)
+				}
+				n++
 			}
 		})
 	}

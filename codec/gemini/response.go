@@ -349,7 +349,7 @@ func isJSONObject(s string) bool {
 	if len(b) < 2 || b[0] != '{' {
 		return false
 	}
-	return validJSON(b)
+	return validObject(b)
 }
 
 // appendMediaPart appends an image or document as inlineData (base64) or

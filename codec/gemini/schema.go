@@ -39,7 +39,7 @@ const maxSchemaDepth = 200
 // is not valid JSON or nests too deeply.
 func appendSchema(dst, v []byte, mode schemaMode) (out []byte, ok bool) {
 	v = bytes.TrimSpace(v)
-	if !validJSON(v) {
+	if !validObject(v) {
 		return dst, false // canonical schemas come from other decoders: check
 	}
 	if mode == toGemini && !bytes.Contains(v, []byte(`"$`)) {
@@ -258,6 +258,9 @@ func isEmptySchema(v []byte) bool {
 	}
 	it := members{b: v}
 	for {
+		if nonEmptyMember(&it) {
+			return false // the common case, told before the value is framed
+		}
 		key, val, more, ok := it.next()
 		if !ok {
 			return false
@@ -283,6 +286,43 @@ func isEmptySchema(v []byte) bool {
 			return false
 		}
 	}
+}
+
+// nonEmptyMember reports whether the next member of it is "properties" or
+// "required" with a value that opens a non-empty object or array, for which
+// isEmptySchema answers false whatever follows. It does not move it.
+func nonEmptyMember(it *members) bool {
+	b := it.b
+	i := skipSpace(b, it.i)
+	sep := byte(',') // before a member, but the first
+	if !it.begun {
+		sep = '{'
+	}
+	if i >= len(b) || b[i] != sep {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	var open, close byte
+	switch {
+	case bytes.HasPrefix(b[i:], []byte(`"properties"`)):
+		i += len(`"properties"`)
+		open, close = '{', '}'
+	case bytes.HasPrefix(b[i:], []byte(`"required"`)):
+		i += len(`"required"`)
+		open, close = '[', ']'
+	default:
+		return false
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i >= len(b) || b[i] != open {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	return i < len(b) && b[i] != close
 }
 
 func isEmptyContainer(v []byte, open, close byte) bool {

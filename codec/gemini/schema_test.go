@@ -1,6 +1,10 @@
 package gemini
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
 func TestSchema(t *testing.T) {
 	// f checks the schema in rewritten for mode ("" for refused).
@@ -77,4 +81,114 @@ func TestEmptySchema(t *testing.T) {
 	f(`{"anyOf":[]}`, false)
 	f(`[]`, false)
 	f(`{"type":`, false)
+}
+
+// isEmptySchema answers from the start of a non-empty "properties" or
+// "required" without framing it; it must answer what framing every member
+// answers.
+func TestIsEmptySchemaShortcut(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{}`, true},
+		{` { "type" : "object" , "properties" : { } , "required" : [ ] } `, true},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, false},
+		{`{"properties":{"a":{"type":"string"}},"type":"object"}`, false},
+		{`{ "properties" : {"a":1}`, false},
+		{`{"type":"object","required":["a"]}`, false},
+		{`{"required":[ "a" ]}`, false},
+		{`{"properties":{ },"required":[],"description":"d","title":"t","$schema":"s","additionalProperties":false}`, true},
+		{`{"propert\u0069es":{}}`, false},
+		{`{"properties":{}}}`, true}, // trailing bytes: appendSchema's validation refuses them
+		{`{"properties":{}`, false},
+		{`{"properties" {}}`, false},
+		{`{"type":"string"}`, false},
+		{`null`, true},
+		{``, true},
+		{`[]`, false},
+	} {
+		if got := isEmptySchema([]byte(c.schema)); got != c.want {
+			t.Errorf("isEmptySchema(%s) = %v, want %v", c.schema, got, c.want)
+		}
+		if got := isEmptySchemaFramed([]byte(c.schema)); got != c.want {
+			t.Errorf("isEmptySchemaFramed(%s) = %v, want %v", c.schema, got, c.want)
+		}
+	}
+}
+
+// isEmptySchemaFramed is isEmptySchema without the shortcut: every member
+// framed.
+func isEmptySchemaFramed(v []byte) bool {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return true
+	}
+	if v[0] != '{' {
+		return false
+	}
+	it := members{b: v}
+	for {
+		key, val, more, ok := it.next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		switch str(key) {
+		case "type":
+			if !bytes.EqualFold(val, []byte(`"object"`)) {
+				return false
+			}
+		case "properties":
+			if !isEmptyContainer(val, '{', '}') {
+				return false
+			}
+		case "required":
+			if !isEmptyContainer(val, '[', ']') {
+				return false
+			}
+		case "$schema", "additionalProperties", "title", "description":
+		default:
+			return false
+		}
+	}
+}
+
+func FuzzIsEmptySchema(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`))
+	f.Add([]byte(`{"properties":{ },"required":[],"description":"d"}`))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if got, want := isEmptySchema(v), isEmptySchemaFramed(v); got != want {
+			t.Fatalf("isEmptySchema(%q) = %v, framing every member %v", v, got, want)
+		}
+	})
+}
+
+// validObject's fast acceptance must accept nothing validJSON refuses.
+func FuzzValidObject(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"string","description":"é \" \\ \u00e9"}},"required":["a"]}`))
+	f.Add([]byte(`{"a":[1,-2.5e+3,true,false,null,{},[]]}`))
+	f.Add([]byte("{\"a\":\"tab\there\"}"))
+	f.Add([]byte("{\f}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validObject(b), validJSON(b); got != want {
+			t.Fatalf("validObject(%q) = %v, validJSON %v", b, got, want)
+		}
+	})
+}
+
+// Around sonic's depth limit (4095) and the parser's (10000).
+func TestValidObjectDepth(t *testing.T) {
+	for _, n := range []int{4095, 4096, 9999, 10000, 10001} {
+		for _, b := range [][]byte{
+			[]byte(strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n)),
+			[]byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}"),
+		} {
+			if got, want := validObject(b), validJSON(b); got != want {
+				t.Errorf("depth %d: validObject = %v, validJSON %v", n, got, want)
+			}
+		}
+	}
 }

@@ -38,6 +38,8 @@ type StreamDecoder struct {
 	sd         strDecoder // unescaped strings of the current chunk
 	callEvents []int      // the BlockStart events of the current chunk's calls
 	callBuf    [4]int
+	fastParts  [maxFastParts]fastPart // the parts fastChunk read
+	tmpl       template               // fastChunk's last chunk read in full
 }
 
 // decoderState is what a chunk changes; a malformed chunk restores it.
@@ -55,7 +57,7 @@ var _ codec.StreamDecoder = (*StreamDecoder)(nil)
 
 // Reset readies d for a new stream.
 func (d *StreamDecoder) Reset() {
-	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}}
+	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}, tmpl: template{b: d.tmpl.b[:0]}}
 }
 
 // Decode appends the events of one chunk: the data of one SSE event, or
@@ -70,7 +72,17 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	d.callEvents = d.callBuf[:0]
 	saved, from := d.state, len(dst)
 	c := &d.c
-	ok := readChunk(&p, c, &d.wp, &d.sd, func(w *wirePart) { dst = d.part(dst, w) })
+	ok := true
+	if n, fast := d.fastChunk(data); fast {
+		for i := range d.fastParts[:n] {
+			fp := &d.fastParts[i]
+			d.wp = wirePart{Text: fp.text, Thought: fp.thought, ThoughtSignature: fp.sig}
+			dst = d.part(dst, &d.wp)
+		}
+	} else {
+		d.sd.buf = d.sd.buf[:0]
+		ok = readChunk(&p, c, &d.wp, &d.sd, func(w *wirePart) { dst = d.part(dst, w) })
+	}
 	if !ok {
 		d.state = saved
 		return dst[:from], errSyntax

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/bytedance/sonic"
+
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -22,6 +24,19 @@ func validJSON(b []byte) bool {
 	p := parser{b: b}
 	p.skip()
 	return p.end()
+}
+
+// validObject reports what validJSON reports of b, an object as far as its
+// first byte goes, in a fraction of the time for most objects: sonic.Valid
+// (structure, in SIMD) with rawjson.ValidStrings (the strings, which sonic
+// does not check) accept them. What those two refuse, validJSON reads and
+// has the last word on. FuzzValidObject checks that they accept nothing
+// validJSON refuses.
+func validObject(b []byte) bool {
+	if len(b) > 0 && b[0] == '{' && sonic.Valid(b) && rawjson.ValidStrings(b) {
+		return true
+	}
+	return validJSON(b)
 }
 
 func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }

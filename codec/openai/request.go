@@ -27,7 +27,8 @@ type ChatRequest struct {
 	// (stream_options.include_usage).
 	IncludeUsage bool
 
-	objStart      int // offset of the body's opening brace
+	objStart      int    // offset of the body's opening brace
+	checked       []byte // the body whose strings Parse checked
 	model         rawjson.Field
 	streamOptions rawjson.Field
 	includeUsage  rawjson.Field
@@ -48,6 +49,7 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error {
 	if !sonic.Valid(body) || !rawjson.ValidStrings(body) {
 		return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
 	}
+	r.checked = body
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
 	// A full scan: a duplicate "model" after the first must be caught, or
 	// the allow-list would check one name while the upstream reads another.
@@ -95,6 +97,20 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error {
 		}
 	}
 	return r.parseStreamOptions(body, fields[fStreamOptions])
+}
+
+// DecodeRequest decodes body into c for a translation, as the package's
+// DecodeRequest does, but without checking the strings of body again when
+// it is the body (the same slice) that Parse last checked; body must not
+// have changed since. Any other body is checked in full.
+func (r *ChatRequest) DecodeRequest(body []byte, c *codec.Request) *codec.Error {
+	_, err := decodeRequest(body, c, nil, r.checkedBody(body))
+	return err
+}
+
+// checkedBody reports whether body is the slice whose strings Parse checked.
+func (r *ChatRequest) checkedBody(body []byte) bool {
+	return len(body) > 0 && len(body) == len(r.checked) && &body[0] == &r.checked[0]
 }
 
 func (r *ChatRequest) parseStreamOptions(body []byte, so rawjson.Field) *codec.Error {

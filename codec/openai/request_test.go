@@ -298,3 +298,55 @@ func decode(t *testing.T, b []byte, v any) {
 		t.Fatalf("decoding %s: %v", b, err)
 	}
 }
+
+// ChatRequest.DecodeRequest skips the string check only for the body that
+// Parse checked.
+func TestChatRequestDecodeRequest(t *testing.T) {
+	good := []byte(`{"model":"m","messages":[{"role":"user","content":"hi \u00e9"}]}`)
+	bad := []byte("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"tab\there\"}]}")
+	var cr openai.ChatRequest
+	var r codec.Request
+	if err := cr.Parse(good); err != nil {
+		t.Fatal(err)
+	}
+	if !cr.CheckedBody(good) {
+		t.Fatal("Parse did not note the body it checked")
+	}
+	if err := cr.DecodeRequest(good, &r); err != nil || r.Messages[0].Parts[0].Text != "hi é" {
+		t.Fatalf("DecodeRequest = %v, %+v", err, r.Messages)
+	}
+	// Not the body Parse checked: checked in full.
+	if err := cr.DecodeRequest(bad, &r); err == nil || err.Status != 400 {
+		t.Fatalf("DecodeRequest of another body = %v, want a 400", err)
+	}
+	if cr.CheckedBody(append([]byte(nil), good...)) || cr.CheckedBody(good[:len(good)-1]) {
+		t.Fatal("a copy or a part of the checked body counts as checked")
+	}
+	// A body Parse refused is not checked.
+	if err := cr.Parse(bad); err == nil {
+		t.Fatal("Parse took a control character in a string")
+	}
+	if err := cr.DecodeRequest(bad, &r); err == nil || err.Status != 400 {
+		t.Fatalf("DecodeRequest after a failed Parse = %v, want a 400", err)
+	}
+	// The golden requests decode alike both ways.
+	paths, _ := filepath.Glob("testdata/translate/request/*.in.json")
+	if len(paths) == 0 {
+		t.Fatal("no golden requests")
+	}
+	for _, p := range paths {
+		body, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got codec.Request
+		wantErr := openai.DecodeRequest(body, &want)
+		if err := cr.Parse(body); err != nil {
+			continue
+		}
+		gotErr := cr.DecodeRequest(body, &got)
+		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ChatRequest.DecodeRequest = %v %+v, DecodeRequest %v %+v", p, gotErr, got, wantErr, want)
+		}
+	}
+}

@@ -48,10 +48,17 @@ func DecodeRequest(body []byte, r *codec.Request) *codec.Error {
 // has no place for them (such as "logprobs" or "image_url.detail"), each
 // name once, and returns the extended list.
 func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]string, *codec.Error) {
+	return decodeRequest(body, r, dropped, false)
+}
+
+// decodeRequest is DecodeRequestDropped; checked says that ChatRequest.Parse
+// has checked the strings of body (rawjson.ValidStrings), which sonic does
+// not.
+func decodeRequest(body []byte, r *codec.Request, dropped []string, checked bool) ([]string, *codec.Error) {
 	r.Reset()
 	w := requestPool.Get().(*wireRequest)
 	defer putRequest(w)
-	if err := unmarshal(body, w); err != nil {
+	if err := unmarshal(body, w, checked); err != nil {
 		return dropped, bodyError(body)
 	}
 	d := requestDecoder{w: w, r: r, dropped: dropped}

@@ -24,7 +24,7 @@ var errNoChoices = errors.New("openai: the response has no choices")
 func DecodeResponse(body []byte, r *codec.Response) error {
 	r.Reset()
 	var w wireResponse
-	if err := unmarshal(body, &w); err != nil {
+	if err := unmarshal(body, &w, false); err != nil {
 		return errors.New("openai: cannot decode the response: " + err.Error())
 	}
 	if len(w.Choices) == 0 {

@@ -538,7 +538,7 @@ func rawScalar(v rawValue) string {
 func (d *StreamDecoder) slowChunk(data []byte, v *chunkView) error {
 	w := &d.wire
 	w.reset()
-	if err := unmarshal(data, w); err != nil {
+	if err := unmarshal(data, w, false); err != nil {
 		return errors.New("openai: cannot decode a stream chunk: " + err.Error())
 	}
 	v.id, v.model, v.err = w.ID, w.Model, w.Error

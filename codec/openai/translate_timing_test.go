@@ -39,6 +39,34 @@ func BenchmarkTranslateRequest(b *testing.B) {
 				dst, _, _ = openai.AppendRequest(dst[:0], &r)
 			}
 		})
+		// The proxy's path: Parse (the pass-through's check, which an
+		// OpenAI client's request always gets), then the decode, with the
+		// string check again or trusting Parse's.
+		var cr openai.ChatRequest
+		b.Run(c.name+"/Parse+Decode", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if err := cr.Parse(body); err != nil {
+					b.Fatal(err)
+				}
+				if err := openai.DecodeRequest(body, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/Parse+DecodeParsed", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if err := cr.Parse(body); err != nil {
+					b.Fatal(err)
+				}
+				if err := cr.DecodeRequest(body, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run(c.name+"/Decode+Append", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))

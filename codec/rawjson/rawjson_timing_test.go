@@ -1,7 +1,9 @@
 package rawjson_test
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,6 +87,29 @@ func BenchmarkLookup(b *testing.B) {
 			for b.Loop() {
 				if _, err := sonic.Get(c.body, "model"); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidStrings checks the strings of a 2 KB chat request, compact
+// (what SDKs send) and indented (which takes the quote-following path).
+func BenchmarkValidStrings(b *testing.B) {
+	compact := chatRequest(true)
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, compact, "", "  "); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{{"compact", compact}, {"indented", indented.Bytes()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if !rawjson.ValidStrings(c.body) {
+					b.Fatal("invalid")
 				}
 			}
 		})

@@ -7,9 +7,56 @@ import (
 
 // ValidStrings reports whether the strings of the JSON document b hold no
 // control characters and only valid escapes, which sonic.Valid does not
-// check. b must be structurally valid (sonic.Valid): every quote outside a
-// string then opens one. String contents are read eight bytes at a time.
+// check. b must be structurally valid (sonic.Valid).
+//
+// In such a document a backslash is always inside a string, and read left
+// to right each one starts an escape; only control characters need to know
+// whether they are inside a string (whitespace between tokens is not). So
+// the document is read eight bytes at a time for backslashes and control
+// characters alone, checking each escape where it is; the first control
+// character hands the document to validStringsQuoted, which follows the
+// quotes. Compact JSON, what SDKs send, never gets there. So does a
+// document that is not an object or an array: sonic.Valid takes a lone
+// string of 32 bytes or more without its closing quote, which only
+// following the quotes catches.
 func ValidStrings(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i == len(b) || b[i] != '{' && b[i] != '[' {
+		return validStringsQuoted(b)
+	}
+	for i < len(b) {
+		if i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			e := w ^ '\\'*ones // zero bytes where w has '\\'
+			if ((w-0x20*ones)&^w|(e-ones)&^e)&highs == 0 {
+				i += 8
+				continue
+			}
+		}
+		switch c := b[i]; {
+		case c == '\\':
+			n := escapeLen(b[i:])
+			if n == 0 {
+				return false
+			}
+			i += n
+		case c < 0x20:
+			return validStringsQuoted(b)
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+// validStringsQuoted is ValidStrings following the quotes: every quote
+// outside a string opens one. String contents are read eight bytes at a
+// time.
+func validStringsQuoted(b []byte) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for {

@@ -26,3 +26,24 @@ func TestValidStrings(t *testing.T) {
 	f(`{"a\n":1}`)
 	f("{\"k\":\"ok\"}\n")
 }
+
+// ValidStrings reads backslashes and control characters without following
+// the quotes until the first control character; it must agree with the
+// quote-following reading on every structurally valid document.
+func TestValidStringsMatchesQuoted(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, `""`, `"\\"`, `"\""`, `["\\\\","\\\""]`, `{"\"":"\\"}`,
+		`{"a":"\u12"}`, `{"a":"\u123g"}`, `{"a":"\uABCD\uabcd"}`, `{"a":"\q"}`, `{"a":"12345678\q"}`,
+		`{"a":"1234567\\","b":"x"}`, `{"a":"12345678\\\\\\\\\"\"","b":"\/"}`,
+		"{\n  \"a\": \"b\",\n\t\"c\": [1,\r\n2]\n}",
+		"{\n  \"a\": \"b\\n\"\n}", "{\"a\":\"b\\n\"}\n", "{\n\"a\":\"tab\there\"}", "{\"a\":\"tab\there\"}",
+		"{\"a\":\"\x7f\x80\xff\"}", "{\"a\":\"é世界\x01\"}", "{\"a\":1}\r\n",
+		// sonic.Valid takes this unterminated string.
+		`"00000000000000000000000000000000`, ` "00000000000000000000000000000000`,
+	}
+	for _, d := range docs {
+		if got, want := ValidStrings([]byte(d)), validStringsQuoted([]byte(d)); got != want {
+			t.Errorf("ValidStrings(%q) = %v, following the quotes %v", d, got, want)
+		}
+	}
+}

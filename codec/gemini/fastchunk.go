@@ -1,0 +1,515 @@
+package gemini
+
+import "bytes"
+
+// The fast path of StreamDecoder. Nearly every chunk of a Gemini stream is
+// a text (or thought) delta of one shape:
+//
+//	{"candidates": [{"content": {"parts": [{"text": "…"}],"role": "model"},"index": 0}],
+//	 "usageMetadata": {"promptTokenCount": 12,…,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 12}]},
+//	 "modelVersion": "gemini-2.5-flash","responseId": "…"}
+//
+// readChunk reads it with a parser that folds every key (proto JSON takes
+// camelCase and snake_case names) and validates every value as it goes;
+// the keys and the usage Gemini repeats on every chunk were most of the
+// cost. fastChunk reads that one shape instead: keys are compared whole
+// against the camelCase spellings Gemini writes (no folding, no escapes),
+// and values are read with the parser's own string scanner. It declines
+// everything else — another spelling of a key, a key it does not know, a
+// duplicate key, null, a number that is not a plain integer, several
+// candidates, a part with other than text, thought and thoughtSignature,
+// promptFeedback, an error, anything malformed — and Decode then reads
+// the chunk with readChunk. When fastChunk accepts a chunk, what it reads
+// equals what readChunk reads (an internal test and fuzz/ check this).
+
+// The chunks of one stream repeat the same bytes but for the values: the
+// text, the counts of usageMetadata, the ids. After fastChunk reads a chunk
+// in full, the chunk is kept as a template: its bytes, with the values it
+// read marked as holes. A next chunk that is the template with each hole
+// filled by a value of the same kind (a string, a count) is read by
+// replaying the template: the bytes between the holes are compared, the
+// values read. The scanner's path through a chunk depends only on the
+// bytes between the values and on where each value ends, so the replay
+// reads what fastChunk would.
+
+// maxFastParts bounds the parts of a chunk the fast path takes.
+const maxFastParts = 4
+
+// maxHoles bounds the values of a template, maxTemplate its size (a
+// decoder keeps it for the whole stream; in a long chunk the text costs
+// more than the rest anyway).
+const (
+	maxHoles    = 24
+	maxTemplate = 2 << 10
+)
+
+// fastPart is a part of the kinds the fast path takes.
+type fastPart struct {
+	text, sig string
+	thought   bool
+}
+
+// holeKind says what a value of a template is read into.
+type holeKind uint8
+
+const (
+	holeOther holeKind = iota // a string that is read and dropped
+	holeCount                 // a count that is read and dropped
+	holeText
+	holeSig
+	holeModel
+	holeResponseID
+	holeFinish
+	holePrompt
+	holeCandidates
+	holeThoughts
+	holeCached
+	holeToolUse
+)
+
+// hole is a value of a template: its span, and for a part's value the
+// part's ordinal. A fixed hole is a string that stays the same across a
+// stream (the ids, the role, a modality): the replay compares it with the
+// bytes around it instead of reading it.
+type hole struct {
+	at, end int32
+	kind    holeKind
+	part    uint8
+	fixed   bool
+}
+
+// template is the last chunk fastChunk read in full.
+type template struct {
+	b         []byte // its bytes; empty when there is none
+	holes     []hole
+	holeBuf   [maxHoles]hole
+	candidate bool
+	hasUsage  bool
+	thought   [maxFastParts]bool
+	parts     int
+}
+
+// fastScan is a cursor over one chunk. It uses the parser's scanner for
+// whitespace and strings; err is set when it declines.
+type fastScan struct {
+	parser
+	sd      *strDecoder
+	c       *wireChunk
+	parts   []fastPart
+	holes   []hole
+	tooMany bool // more values than a template holds
+}
+
+// The keys of each object the fast path knows, with their quotes.
+var (
+	fastTopKeys       = [...]string{`"candidates"`, `"usageMetadata"`, `"modelVersion"`, `"responseId"`}
+	fastCandidateKeys = [...]string{`"content"`, `"finishReason"`, `"index"`}
+	fastContentKeys   = [...]string{`"parts"`, `"role"`}
+	fastPartKeys      = [...]string{`"text"`, `"thoughtSignature"`, `"thought"`}
+	fastUsageKeys     = [...]string{`"promptTokenCount"`, `"candidatesTokenCount"`, `"totalTokenCount"`,
+		`"thoughtsTokenCount"`, `"cachedContentTokenCount"`, `"toolUsePromptTokenCount"`,
+		`"promptTokensDetails"`, `"candidatesTokensDetails"`, `"cacheTokensDetails"`, `"toolUsePromptTokensDetails"`}
+	fastDetailKeys = [...]string{`"modality"`, `"tokenCount"`}
+)
+
+// fastChunk reads data into d.c and d.fastParts if it has the common shape;
+// it returns the number of parts and false when it declines (d.c and
+// d.sd.buf may then hold anything; readChunk resets them).
+func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
+	if n, ok := d.replay(data); ok {
+		return n, true
+	}
+	d.sd.buf = d.sd.buf[:0]
+	t := &d.tmpl
+	d.c = wireChunk{}
+	s := fastScan{parser: parser{b: data}, sd: &d.sd, c: &d.c, parts: d.fastParts[:0], holes: t.holeBuf[:0]}
+	if !s.chunk() {
+		t.b = t.b[:0]
+		return 0, false
+	}
+	if s.tooMany || len(data) > maxTemplate { // (which also keeps offsets in an int32)
+		t.b = t.b[:0]
+	} else {
+		t.b = append(t.b[:0], data...)
+		t.holes = s.holes
+		for k := range t.holes {
+			h := &t.holes[k]
+			switch h.kind {
+			case holeOther, holeModel, holeResponseID:
+				h.fixed = bytes.IndexByte(data[h.at:h.end], '\\') < 0
+			}
+		}
+		t.candidate, t.hasUsage, t.parts = d.c.Candidate, d.c.HasUsage, len(s.parts)
+		for i, p := range s.parts {
+			t.thought[i] = p.thought
+		}
+	}
+	return len(s.parts), true
+}
+
+// replay reads data as the template filled with other values.
+func (d *StreamDecoder) replay(data []byte) (int, bool) {
+	t := &d.tmpl
+	if len(t.b) == 0 {
+		return 0, false
+	}
+	c := &d.c
+	*c = wireChunk{Candidate: t.candidate, HasUsage: t.hasUsage}
+	for i := range t.parts {
+		d.fastParts[i] = fastPart{thought: t.thought[i]}
+	}
+	p := parser{b: data}
+	from := 0 // in t.b
+	for k := range t.holes {
+		h := &t.holes[k]
+		at, end := int(h.at), int(h.end)
+		if h.fixed {
+			seg := t.b[from:end]
+			if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
+				return 0, false
+			}
+			v := str(data[p.i+at-from+1 : p.i+end-from-1]) // unescaped, without its quotes
+			p.i += len(seg)
+			from = end
+			switch h.kind {
+			case holeModel:
+				c.ModelVersion = v
+			case holeResponseID:
+				c.ResponseID = v
+			}
+			continue
+		}
+		seg := t.b[from:at]
+		if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
+			return 0, false
+		}
+		p.i += len(seg)
+		from = end
+		if h.kind == holeCount || h.kind >= holePrompt {
+			n, ok := fastCount(&p)
+			if !ok {
+				return 0, false
+			}
+			switch h.kind {
+			case holePrompt:
+				c.Usage.PromptTokenCount = n
+			case holeCandidates:
+				c.Usage.CandidatesTokenCount = n
+			case holeThoughts:
+				c.Usage.ThoughtsTokenCount = n
+			case holeCached:
+				c.Usage.CachedContentTokenCount = n
+			case holeToolUse:
+				c.Usage.ToolUsePromptTokenCount = n
+			}
+			continue
+		}
+		v, ok := fastString(&p, &d.sd)
+		if !ok {
+			return 0, false
+		}
+		switch h.kind {
+		case holeText:
+			d.fastParts[h.part].text = v
+		case holeSig:
+			d.fastParts[h.part].sig = unwrapSignature(v)
+		case holeModel:
+			c.ModelVersion = v
+		case holeResponseID:
+			c.ResponseID = v
+		case holeFinish:
+			c.FinishReason = v
+		}
+	}
+	if string(data[p.i:]) != string(t.b[from:]) {
+		return 0, false
+	}
+	return t.parts, true
+}
+
+func (s *fastScan) decline() bool {
+	s.fail()
+	return false
+}
+
+// eat moves past c after optional whitespace.
+func (s *fastScan) eat(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// key reads the key at the cursor (after whitespace) and the colon after
+// it, and returns its index in keys; -1 when it is none of them.
+func (s *fastScan) key(keys []string) int {
+	s.ws()
+	b := s.b[s.i:]
+	if len(b) < 3 || b[0] != '"' {
+		return -1
+	}
+	for k, name := range keys {
+		if name[1] == b[1] && len(b) >= len(name) && string(b[:len(name)]) == name {
+			s.i += len(name)
+			if !s.eat(':') {
+				return -1
+			}
+			s.ws()
+			return k
+		}
+	}
+	return -1
+}
+
+// object reads the members of an object (the cursor at its brace), calling
+// member with the index in keys of each key; it declines unknown and
+// duplicate keys.
+func (s *fastScan) object(keys []string, member func(k int) bool) bool {
+	if !s.eat('{') {
+		return s.decline()
+	}
+	if s.eat('}') {
+		return true
+	}
+	seen := 0
+	for {
+		k := s.key(keys)
+		if k < 0 || seen&(1<<k) != 0 {
+			return s.decline()
+		}
+		seen |= 1 << k
+		if !member(k) || s.err {
+			return s.decline()
+		}
+		if s.eat(',') {
+			continue
+		}
+		if s.eat('}') {
+			return true
+		}
+		return s.decline()
+	}
+}
+
+// array reads the elements of an array (the cursor at its bracket).
+func (s *fastScan) array(elem func() bool) bool {
+	if !s.eat('[') {
+		return s.decline()
+	}
+	if s.eat(']') {
+		return true
+	}
+	for {
+		if !elem() || s.err {
+			return s.decline()
+		}
+		if s.eat(',') {
+			continue
+		}
+		if s.eat(']') {
+			return true
+		}
+		return s.decline()
+	}
+}
+
+// string reads a string value (not null) into dst, and notes it as a hole
+// of the template.
+func (s *fastScan) string(dst *string, kind holeKind) bool {
+	at := s.i
+	v, ok := fastString(&s.parser, s.sd)
+	if !ok {
+		return s.decline()
+	}
+	*dst = v
+	s.hole(at, kind)
+	return true
+}
+
+// count reads a count (fastCount) into dst, and notes it as a hole of the
+// template.
+func (s *fastScan) count(dst *int, kind holeKind) bool {
+	at := s.i
+	n, ok := fastCount(&s.parser)
+	if !ok {
+		return s.decline()
+	}
+	*dst = n
+	s.hole(at, kind)
+	return true
+}
+
+// hole notes the value just read, from at to the cursor.
+func (s *fastScan) hole(at int, kind holeKind) {
+	if len(s.holes) == cap(s.holes) {
+		s.tooMany = true
+		return
+	}
+	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
+}
+
+// fastString reads the string value at the cursor (not null).
+func fastString(p *parser, sd *strDecoder) (string, bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return "", false
+	}
+	start, escaped := p.scanString()
+	if p.err {
+		return "", false
+	}
+	v := p.b[start:p.i]
+	if escaped {
+		return sd.unescape(v), true
+	}
+	return str(v[1 : len(v)-1]), true
+}
+
+// fastCount reads a non-negative integer of at most 15 digits, with no
+// fraction or exponent, followed by a byte that cannot continue a number:
+// a value parser.int reads the same.
+func fastCount(p *parser) (int, bool) {
+	b, i := p.b, p.i
+	n := 0
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			if i-p.i == 15 {
+				return 0, false
+			}
+			n = n*10 + int(b[i]-'0')
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(b) {
+		if c := b[i]; c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
+			return 0, false
+		}
+	}
+	p.i = i
+	return n, true
+}
+
+func (s *fastScan) chunk() bool {
+	c := s.c
+	ok := s.object(fastTopKeys[:], func(k int) bool {
+		switch k {
+		case 0:
+			return s.array(func() bool {
+				if c.Candidate {
+					return false // a second candidate
+				}
+				c.Candidate = true
+				return s.candidate()
+			})
+		case 1:
+			c.HasUsage = true
+			return s.usage()
+		case 2:
+			return s.string(&c.ModelVersion, holeModel)
+		default:
+			return s.string(&c.ResponseID, holeResponseID)
+		}
+	})
+	s.ws()
+	return ok && !s.err && s.i == len(s.b)
+}
+
+func (s *fastScan) candidate() bool {
+	c := s.c
+	return s.object(fastCandidateKeys[:], func(k int) bool {
+		switch k {
+		case 0:
+			return s.object(fastContentKeys[:], func(k int) bool {
+				if k == 1 {
+					var role string
+					return s.string(&role, holeOther)
+				}
+				return s.array(s.part)
+			})
+		case 1:
+			return s.string(&c.FinishReason, holeFinish)
+		default:
+			var index int
+			return s.count(&index, holeCount)
+		}
+	})
+}
+
+func (s *fastScan) part() bool {
+	if len(s.parts) == maxFastParts {
+		return false
+	}
+	var fp fastPart
+	ok := s.object(fastPartKeys[:], func(k int) bool {
+		switch k {
+		case 0:
+			return s.string(&fp.text, holeText)
+		case 1:
+			if !s.string(&fp.sig, holeSig) {
+				return false
+			}
+			fp.sig = unwrapSignature(fp.sig)
+			return true
+		default:
+			switch {
+			case s.lit("true"):
+				fp.thought = true
+			case s.lit("false"):
+			default:
+				return false
+			}
+			return true
+		}
+	})
+	s.parts = append(s.parts, fp)
+	return ok
+}
+
+// lit moves past w if the input continues with it.
+func (s *fastScan) lit(w string) bool {
+	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
+		s.i += len(w)
+		return true
+	}
+	return false
+}
+
+func (s *fastScan) usage() bool {
+	u := &s.c.Usage
+	return s.object(fastUsageKeys[:], func(k int) bool {
+		var total int
+		switch k {
+		case 0:
+			return s.count(&u.PromptTokenCount, holePrompt)
+		case 1:
+			return s.count(&u.CandidatesTokenCount, holeCandidates)
+		case 2:
+			return s.count(&total, holeCount)
+		case 3:
+			return s.count(&u.ThoughtsTokenCount, holeThoughts)
+		case 4:
+			return s.count(&u.CachedContentTokenCount, holeCached)
+		case 5:
+			return s.count(&u.ToolUsePromptTokenCount, holeToolUse)
+		default: // token details by modality
+			return s.array(s.detail)
+		}
+	})
+}
+
+func (s *fastScan) detail() bool {
+	return s.object(fastDetailKeys[:], func(k int) bool {
+		if k == 0 {
+			var modality string
+			return s.string(&modality, holeOther)
+		}
+		var n int
+		return s.count(&n, holeCount)
+	})
+}

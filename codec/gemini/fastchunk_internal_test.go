@@ -1,0 +1,275 @@
+package gemini
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
+
+// The fast chunk scanner (and its template replay) must read what readChunk
+// reads whenever it accepts a chunk; it may decline anything.
+
+// geminiChunks returns the data of every event of the golden and wire
+// streams, and of the edge cases below.
+func geminiChunks(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	var paths []string
+	for _, pattern := range []string{"testdata/stream/*.sse", "../testdata/wire/gemini/*.sse", "../testdata/in/gemini/*.sse"} {
+		p, _ := filepath.Glob(pattern)
+		paths = append(paths, p...)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no streams")
+	}
+	for _, p := range paths {
+		if strings.Contains(p, ".out.") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(b) > 0 {
+			n := sse.Next(b)
+			if n == 0 {
+				n = len(b)
+			}
+			if data := sse.AppendData(nil, b[:n]); len(data) > 0 {
+				out = append(out, data)
+			}
+			b = b[n:]
+		}
+	}
+	for _, s := range fastEdgeCases {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+const fastText = `{"candidates": [{"content": {"parts": [{"text": "hi"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 12,"candidatesTokenCount": 35,"totalTokenCount": 358,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 12}],"thoughtsTokenCount": 311},"modelVersion": "gemini-2.5-flash","responseId": "r1"}`
+
+var fastEdgeCases = []string{
+	fastText,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}],"role":"model"},"index":0}],"modelVersion":"m","responseId":"r"}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"usageMetadata":{"promptTokenCount":1}}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","thought":true}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","thought":false}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","thought":null}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"c2ln"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"rosetta.rawsig:YWJj"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b","thought":true},{"text":"c"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b"},{"text":"c"},{"text":"d"},{"text":"e"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"STOP","index":0}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}},{"content":{"parts":[{"text":"y"}]}}]}`,
+	`{"candidates":[]}`,
+	`{"candidates":null}`,
+	`{"candidates":{"content":{"parts":{"text":"single values"}}}}`,
+	`{"candidates":[{"content":{"parts":[]}}]}`,
+	`{"candidates":[{"content":{}}]}`,
+	`{"candidates":[{}]}`,
+	`{}`,
+	`{"Candidates":[{"content":{"parts":[{"text":"x"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"Text":"x"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x","text":"y"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}],"candidates":[]}`,
+	`{"cand\u0069dates":[{"content":{"parts":[{"text":"x"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"\ud83d\ude00 \u00e9 \n\t\"\\\/"}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"bad \x escape"}]}}]}`,
+	"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"raw \x01 control\"}]}}]}",
+	"{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"invalid \xff utf8\"}]}}]}",
+	`{"candidates":[{"content":{"parts":[{"text":null}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":1}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}}}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}],"role":null}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}],"role":1}}]}`,
+	`{"candidates":[{"index":1.5}]}`,
+	`{"candidates":[{"index":-1}]}`,
+	`{"candidates":[{"index":01}]}`,
+	`{"candidates":[{"finishReason":null}]}`,
+	`{"usageMetadata":null}`,
+	`{"usageMetadata":{}}`,
+	`{"usageMetadata":{"promptTokenCount":"12"}}`,
+	`{"usageMetadata":{"promptTokenCount":12.0}}`,
+	`{"usageMetadata":{"promptTokenCount":1e2}}`,
+	`{"usageMetadata":{"promptTokenCount":-1}}`,
+	`{"usageMetadata":{"promptTokenCount":0}}`,
+	`{"usageMetadata":{"promptTokenCount":00}}`,
+	`{"usageMetadata":{"promptTokenCount":123456789012345}}`,
+	`{"usageMetadata":{"promptTokenCount":1234567890123456}}`,
+	`{"usageMetadata":{"promptTokenCount":99999999999999999999}}`,
+	`{"usageMetadata":{"prompt_token_count":5}}`,
+	`{"usageMetadata":{"promptTokenCount":1,"promptTokenCount":2}}`,
+	`{"usageMetadata":{"candidatesTokenCount":1,"totalTokenCount":2,"thoughtsTokenCount":3,"cachedContentTokenCount":4,"toolUsePromptTokenCount":5}}`,
+	`{"usageMetadata":{"promptTokensDetails":[],"cacheTokensDetails":[{"modality":"TEXT","tokenCount":4}],"candidatesTokensDetails":[{"modality":"TEXT"}],"toolUsePromptTokensDetails":[{"tokenCount":1}]}}`,
+	`{"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","tokenCount":1.5}]}}`,
+	`{"usageMetadata":{"promptTokensDetails":[{"modality":"TEXT","extra":1}]}}`,
+	`{"usageMetadata":{"trafficType":"ON_DEMAND"}}`,
+	`{"promptFeedback":{"blockReason":"SAFETY"}}`,
+	`{"error":{"code":500,"message":"m","status":"INTERNAL"}}`,
+	`{"modelVersion":"m","responseId":"r","modelVersion":"n"}`,
+	`{"modelVersion":null}`,
+	`{"responseId":"\u0072"}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}]} x`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}]}   `,
+	` { "candidates" : [ { "content" : { "parts" : [ { "text" : "sp" } ] } } ] } `,
+	"{\r\n\t\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"crlf\"}]}}]}",
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}]`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}],}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"},]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"x"}]}}]`,
+	`{"candidates":[{"content":{"parts":[{"text":"x}]}}]}`,
+	`{"":""}`,
+	`[]`,
+	`"x"`,
+	`{`,
+}
+
+// read is what a chunk reads as: the chunk fields and its parts.
+type read struct {
+	c     wireChunk
+	parts []wirePart
+}
+
+func slowRead(data []byte) (read, bool) {
+	var r read
+	var w wirePart
+	var sd strDecoder
+	p := parser{b: data}
+	ok := readChunk(&p, &r.c, &w, &sd, func(w *wirePart) { r.parts = append(r.parts, clonePart(*w)) })
+	r.c = cloneChunk(r.c)
+	return r, ok
+}
+
+// fastRead reads data with d's fast path; replay forces the template
+// replay, which must then accept.
+func fastRead(d *StreamDecoder, data []byte) (read, bool) {
+	d.sd.buf = d.sd.buf[:0]
+	n, ok := d.fastChunk(data)
+	if !ok {
+		return read{}, false
+	}
+	r := read{c: cloneChunk(d.c)}
+	for _, fp := range d.fastParts[:n] {
+		r.parts = append(r.parts, clonePart(wirePart{Text: fp.text, Thought: fp.thought, ThoughtSignature: fp.sig}))
+	}
+	return r, true
+}
+
+// The strings point into buffers that the next read reuses.
+func cloneChunk(c wireChunk) wireChunk {
+	c.FinishReason, c.BlockReason = strings.Clone(c.FinishReason), strings.Clone(c.BlockReason)
+	c.ModelVersion, c.ResponseID = strings.Clone(c.ModelVersion), strings.Clone(c.ResponseID)
+	c.Error = append([]byte(nil), c.Error...)
+	return c
+}
+
+func clonePart(w wirePart) wirePart {
+	w.Text, w.ThoughtSignature = strings.Clone(w.Text), strings.Clone(w.ThoughtSignature)
+	return w // the fast path takes no other members
+}
+
+func checkFastAgrees(t *testing.T, prime, data []byte) {
+	t.Helper()
+	var d StreamDecoder
+	if prime != nil {
+		fastRead(&d, prime)
+	}
+	fast, ok := fastRead(&d, data)
+	if !ok {
+		return
+	}
+	slow, slowOK := slowRead(data)
+	if !slowOK {
+		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", prime, data)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", prime, data, fast, slow)
+	}
+}
+
+func TestFastChunkMatchesReadChunk(t *testing.T) {
+	chunks := geminiChunks(t)
+	for _, data := range chunks {
+		checkFastAgrees(t, nil, data)
+	}
+	// Every chunk after every other: replays where the shapes agree.
+	for _, prime := range chunks {
+		for _, data := range chunks {
+			checkFastAgrees(t, prime, data)
+		}
+	}
+}
+
+// The fast path must take the common chunks, and the replay those that
+// follow one of the same shape, or it quietly stops paying.
+func TestFastChunkCoverage(t *testing.T) {
+	var d StreamDecoder
+	if _, ok := d.fastChunk([]byte(fastText)); !ok {
+		t.Fatal("the fast path declines a text chunk")
+	}
+	next := strings.NewReplacer(`"hi"`, `"more \u003c text"`, `35`, `36`, `358`, `359`).Replace(fastText)
+	if n, ok := d.replay([]byte(next)); !ok || n != 1 || d.fastParts[0].text != "more < text" || d.c.Usage.CandidatesTokenCount != 36 {
+		t.Fatalf("the replay declines the next text chunk: %v %+v", ok, d.c)
+	}
+	total, fast := 0, 0
+	for _, p := range []string{"../testdata/wire/gemini/stream_sse_text.sse", "testdata/stream/max_tokens.sse", "../testdata/in/gemini/stream_thinking_text.sse"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d StreamDecoder
+		for len(b) > 0 {
+			n := sse.Next(b)
+			if n == 0 {
+				break
+			}
+			data := sse.AppendData(nil, b[:n])
+			b = b[n:]
+			if !strings.Contains(string(data), `"text"`) || strings.Contains(string(data), `"functionCall"`) {
+				continue
+			}
+			total++
+			if _, ok := d.fastChunk(data); ok {
+				fast++
+			}
+		}
+	}
+	if total == 0 || fast != total {
+		t.Errorf("fast path took %d of %d text chunks", fast, total)
+	}
+}
+
+// The black-box fuzz target in fuzz/ compares the decoder against itself
+// on each chunk with an unknown key added, counting on the fast path to
+// decline unknown keys (and readChunk to skip them).
+func TestFastChunkDeclinesUnknownKeys(t *testing.T) {
+	for _, s := range []string{
+		`{"rosettaSlow":0,` + fastText[1:],
+		fastText[:len(fastText)-1] + `,"rosettaSlow":0}`,
+	} {
+		var d StreamDecoder
+		d.fastChunk([]byte(fastText))
+		if _, ok := d.fastChunk([]byte(s)); ok {
+			t.Errorf("the fast path takes %q", s)
+		}
+		if _, ok := slowRead([]byte(s)); !ok {
+			t.Errorf("readChunk rejects %q", s)
+		}
+	}
+}
+
+func FuzzFastChunk(f *testing.F) {
+	for _, c := range geminiChunks(f) {
+		f.Add(c, []byte(fastText))
+	}
+	f.Fuzz(func(t *testing.T, data, prime []byte) {
+		checkFastAgrees(t, nil, data)
+		checkFastAgrees(t, prime, data)
+		checkFastAgrees(t, data, data)
+	})
+}
