@@ -510,7 +510,7 @@ func (e *requestEncoder) appendGenerationConfig(dst []byte, r *codec.Request) ([
 			e.note(bitFormatStrict, NoteFormatStrict)
 		}
 	}
-	if budget, set := thinkingBudget(&r.Thinking); set || r.Thinking.Show {
+	if budget, set := thinkingBudget(&r.Thinking, r.MaxTokens); set || r.Thinking.Show {
 		member("thinkingConfig")
 		dst = append(dst, '{')
 		if r.Thinking.Show && budget != 0 {
@@ -534,9 +534,11 @@ func (e *requestEncoder) appendGenerationConfig(dst []byte, r *codec.Request) ([
 // thinkingBudget returns the thinkingBudget for the canonical thinking
 // settings: the budget itself; for an effort, the budgets Google's own
 // OpenAI-compatible endpoint uses (low 1K, medium 8K, high 24K; none turns
-// thinking off); -1 (the model decides) when thinking is on with neither.
-// set is false when the request says nothing about thinking.
-func thinkingBudget(t *codec.Thinking) (budget int, set bool) {
+// thinking off), but at most half of maxTokens when that is set: Gemini
+// counts thoughts against maxOutputTokens, and an effort's budget must
+// not leave the answer no room; -1 (the model decides) when thinking is on
+// with neither. set is false when the request says nothing about thinking.
+func thinkingBudget(t *codec.Thinking, maxTokens int) (budget int, set bool) {
 	switch {
 	case t.Effort == "none":
 		return 0, true
@@ -547,11 +549,16 @@ func thinkingBudget(t *codec.Thinking) (budget int, set bool) {
 	}
 	switch t.Effort {
 	case "minimal", "low":
-		return 1024, true
+		budget = 1024
 	case "medium":
-		return 8192, true
+		budget = 8192
 	case "high", "xhigh", "max":
-		return 24576, true
+		budget = 24576
+	default:
+		return -1, true
 	}
-	return -1, true
+	if maxTokens > 0 {
+		budget = min(budget, maxTokens/2)
+	}
+	return budget, true
 }
