@@ -72,6 +72,9 @@ type Part struct {
 	// every dialect, hidden in a field the client returns untouched where the
 	// dialect has no place for it.
 	Signature string
+	// SigOrigin is the style whose provider minted Signature, when known
+	// (request decoders set it; see SplitSignature).
+	SigOrigin string
 
 	// CacheControl marks an Anthropic prompt-cache breakpoint ("ephemeral"),
 	// with an optional TTL such as "1h".

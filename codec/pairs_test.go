@@ -124,6 +124,14 @@ type pair struct {
 	dir      string
 }
 
+// info is what the proxy gives the client style's encoders for a
+// response from the upstream style (proxy/translate.go streamInfo).
+func (p pair) info() codec.StreamInfo {
+	info := p.from.info
+	info.Origin = p.to.name
+	return info
+}
+
 func pairs() []pair {
 	var ps []pair
 	for _, from := range styles {
@@ -236,7 +244,7 @@ func (p pair) response(t *testing.T, in input, check checkFunc) {
 	if err := p.to.decodeResponse(goldentest.Read(t, in.path), &r); err != nil {
 		t.Fatalf("%s.DecodeResponse: %v", p.to.name, err)
 	}
-	out := p.from.appendResponse(nil, &r, p.from.info)
+	out := p.from.appendResponse(nil, &r, p.info())
 	check(t, in.name+".json", goldentest.IndentJSON(t, out))
 	var again codec.Response
 	if err := p.from.decodeResponse(out, &again); err != nil {
@@ -308,7 +316,7 @@ func (p pair) errorBody(t *testing.T, in input, check checkFunc) {
 // newTranscoder returns the pair's transcoder: the upstream's decoder, the
 // client's encoder (in the JSON-array form when array is set).
 func newTranscoder(p pair, array bool) *goldentest.Transcoder {
-	return goldentest.NewTranscoder(p.to.decoder(), p.from.encoder(array), p.from.info)
+	return goldentest.NewTranscoder(p.to.decoder(), p.from.encoder(array), p.info())
 }
 
 // Read boundaries. The transcoder's decoder and encoder see only the events

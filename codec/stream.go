@@ -76,6 +76,10 @@ type StreamInfo struct {
 	// them at the start of a stream when the upstream reports them only at
 	// its end (Anthropic's message_start must not say 0).
 	InputTokens int
+	// Origin is the style of the upstream the response came from, whose
+	// signatures the encoder tags for a client of another style
+	// (TagSignature).
+	Origin string
 }
 
 // StreamDecoder turns an upstream dialect's SSE events into canonical events.

@@ -58,6 +58,7 @@ func (g *Gateway) generate(ctx *fasthttp.RequestCtx, x *exchange, body, model []
 		return
 	}
 	x.model, x.route, x.bodyLen = rt.public, rt, len(body)
+	x.tagged = x.style.dialect().tagged(body)
 	if !g.admit(ctx, x, int64(len(body)/4)) {
 		return
 	}
@@ -260,7 +261,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		x.usage = x.resp.Usage
 		ctx.SetStatusCode(x.status)
 		ctx.SetContentType("application/json")
-		x.buf = x.style.dialect().appendResponse(x.buf[:0], &x.resp, x.streamInfo())
+		x.buf = x.style.dialect().appendResponse(x.buf[:0], &x.resp, x.streamInfo(c.ch.style))
 		ctx.SetBody(x.buf)
 		return nil
 	}

@@ -13,6 +13,10 @@ import (
 // version is Anthropic's API version (the client's header when decoding,
 // the channel's api_version when encoding); other styles ignore it.
 type dialect struct {
+	// tagged reports whether a client's request holds what the gateway
+	// tagged for this style's clients (another provider's signatures): it
+	// is then translated even to a channel of the same style.
+	tagged            func(body []byte) bool
 	decodeRequest     func(body []byte, r *codec.Request, version string) *codec.Error
 	appendRequest     func(dst []byte, r *codec.Request, version string) ([]byte, []string, *codec.Error)
 	decodeResponse    func(body []byte, r *codec.Response) error
@@ -26,6 +30,7 @@ type dialect struct {
 
 var dialects = [...]*dialect{
 	styleOpenAI: {
+		tagged:        codec.HasSignatureTags,
 		decodeRequest: func(b []byte, r *codec.Request, _ string) *codec.Error { return openai.DecodeRequest(b, r) },
 		appendRequest: func(dst []byte, r *codec.Request, _ string) ([]byte, []string, *codec.Error) {
 			return openai.AppendRequest(dst, r)
@@ -39,6 +44,7 @@ var dialects = [...]*dialect{
 		encoders:          sync.Pool{New: func() any { return new(openai.StreamEncoder) }},
 	},
 	styleAnthropic: {
+		tagged: codec.HasSignatureTags,
 		decodeRequest: func(b []byte, r *codec.Request, v string) *codec.Error {
 			return anthropic.DecodeRequestOptions(b, r, anthropic.Options{Version: v})
 		},
@@ -54,6 +60,7 @@ var dialects = [...]*dialect{
 		encoders:          sync.Pool{New: func() any { return new(anthropic.StreamEncoder) }},
 	},
 	styleGemini: {
+		tagged:        gemini.HasGatewayMarks,
 		decodeRequest: func(b []byte, r *codec.Request, _ string) *codec.Error { return gemini.DecodeRequest(b, r) },
 		appendRequest: func(dst []byte, r *codec.Request, _ string) ([]byte, []string, *codec.Error) {
 			return gemini.AppendRequest(dst, r)

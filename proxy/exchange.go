@@ -52,6 +52,7 @@ type exchange struct {
 	version      string // the Anthropic client's API version
 	includeUsage bool   // the client asked for usage in the stream
 	geminiArray  bool   // a Gemini client streaming without alt=sse: a JSON array
+	tagged       bool   // the request holds signatures the gateway tagged: never relayed as it is
 	bodyLen      int
 	cands        [maxCandidates]candidate
 	buf          []byte // scratch for error bodies and headers

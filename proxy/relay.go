@@ -71,7 +71,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		rl.dec = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
 		rl.dec.Reset()
 		rl.enc = x.style.dialect().encoders.Get().(codec.StreamEncoder)
-		rl.enc.Reset(x.streamInfo())
+		rl.enc.Reset(x.streamInfo(c.ch.style))
 	case x.style != styleOpenAI:
 		rl.sniff = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
 		rl.sniff.Reset()

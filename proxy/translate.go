@@ -10,10 +10,11 @@ import (
 )
 
 // passThrough reports whether the client's bytes can go to the channel as
-// they are (but for the model name): same style, and for Anthropic the same
-// API version, since versions differ in which fields they accept.
+// they are (but for the model name): same style, for Anthropic the same API
+// version, since versions differ in which fields they accept, and no
+// signature tagged by the gateway, which must come off (codec.TagSignature).
 func passThrough(x *exchange, ch *channel) bool {
-	return x.style == ch.style && (x.style != styleAnthropic || x.version == ch.cfg.APIVersion)
+	return x.style == ch.style && (x.style != styleAnthropic || x.version == ch.cfg.APIVersion) && !x.tagged
 }
 
 // upstreamBody appends the body to send to candidate c: the client's bytes
@@ -63,8 +64,9 @@ func spliceModel(dst, body []byte, model string) []byte {
 	return append(dst, body[f[0].End:]...)
 }
 
-// streamInfo is what the client style's encoder needs to know.
-func (x *exchange) streamInfo() codec.StreamInfo {
+// streamInfo is what the client style's encoder needs to know about an
+// answer from a channel of style upstream.
+func (x *exchange) streamInfo(upstream style) codec.StreamInfo {
 	id := string(x.id)
 	switch x.style {
 	case styleAnthropic:
@@ -78,5 +80,6 @@ func (x *exchange) streamInfo() codec.StreamInfo {
 		Created:      x.start.Unix(),
 		IncludeUsage: x.includeUsage,
 		InputTokens:  max(x.bodyLen/4, 1), // an estimate, until the upstream reports
+		Origin:       upstream.String(),
 	}
 }

@@ -348,7 +348,8 @@ func (d *requestDecoder) block(msg *codec.Message, b *wireBlock, i, j int) *code
 		return d.toolResult(msg, b, i, j)
 	case "thinking":
 		p := addPart(msg)
-		p.Kind, p.Text, p.Signature = codec.PartThinking, b.Thinking, b.Signature
+		p.Kind, p.Text = codec.PartThinking, b.Thinking
+		p.Signature, p.SigOrigin = codec.SplitSignature(b.Signature, codec.DialectAnthropic)
 	case "redacted_thinking":
 		p := addPart(msg)
 		p.Kind, p.Data = codec.PartRedactedThinking, b.Data

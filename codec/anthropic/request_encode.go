@@ -215,7 +215,7 @@ func (e *requestEncoder) kept(p *codec.Part, role codec.Role) bool {
 	case codec.PartText:
 		return p.Text != ""
 	case codec.PartThinking:
-		return p.Signature != ""
+		return p.SignedFor(codec.DialectAnthropic) != ""
 	case codec.PartRedactedThinking:
 		return p.Data != ""
 	case codec.PartDocument:
@@ -247,7 +247,8 @@ func (e *requestEncoder) keep(p *codec.Part, role codec.Role) bool {
 	switch p.Kind {
 	case codec.PartThinking:
 		// The API verifies the signature of every thinking block it is
-		// sent; one without (from another provider) cannot go back.
+		// sent; one without, or signed by another provider, cannot go
+		// back.
 		e.drop(DroppedUnsignedThinking)
 	case codec.PartDocument:
 		e.drop(DroppedAssistantDocument)

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -157,14 +158,12 @@ func appendUsage(dst []byte, u codec.Usage, output int) []byte {
 }
 
 // AppendResponse appends r as a client's whole Messages response. The id is
-// r.ID (info.ID when empty) and the model info.Model (r.Model when empty).
-// Tool-call ids carry their signature (EncodeToolID); thinking keeps its
-// signature; a signature on any other part is dropped.
+// messageID's and the model info.Model (r.Model when empty). Tool-call ids
+// carry their signature (EncodeToolID); thinking keeps its signature,
+// tagged when another style's provider minted it; a signature on any
+// other part is dropped.
 func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
-	id, model := r.ID, info.Model
-	if id == "" {
-		id = info.ID
-	}
+	id, model := messageID(r.ID, info), info.Model
 	if model == "" {
 		model = r.Model
 	}
@@ -183,7 +182,7 @@ func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = appendResponseBlock(dst, p)
+		dst = appendResponseBlock(dst, p, info.Origin)
 	}
 	dst = append(dst, `],"stop_reason":"`...)
 	dst = append(dst, StopReasonString(r.Stop)...)
@@ -209,8 +208,22 @@ func responseBlock(p *codec.Part) bool {
 	return false // images, documents and tool results are not answers here
 }
 
-func appendResponseBlock(dst []byte, p *codec.Part) []byte {
+// messageID is the id a client sees: the upstream's when it is an
+// Anthropic message id, else info.ID (the gateway's msg_ id), since
+// clients take ids for msg_… ones.
+func messageID(upstream string, info codec.StreamInfo) string {
+	if strings.HasPrefix(upstream, "msg_") || info.ID == "" {
+		return upstream
+	}
+	return info.ID
+}
+
+func appendResponseBlock(dst []byte, p *codec.Part, origin string) []byte {
 	switch p.Kind {
+	case codec.PartThinking:
+		q := *p
+		q.Signature = codec.TagSignature(p.Signature, origin, codec.DialectAnthropic)
+		return appendContentBlock(dst, &q)
 	case codec.PartText:
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = rawjson.AppendString(dst, p.Text)

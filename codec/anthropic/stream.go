@@ -509,10 +509,7 @@ func (s *StreamEncoder) start(dst []byte, e *codec.Event) []byte {
 		return dst
 	}
 	s.started = true
-	id, model := e.ID, s.info.Model
-	if id == "" {
-		id = s.info.ID
-	}
+	id, model := messageID(e.ID, s.info), s.info.Model
 	if model == "" {
 		model = e.Model
 	}
@@ -694,7 +691,7 @@ func (s *StreamEncoder) stopBlock(dst []byte, i int) []byte {
 			dst = append(dst, evDelta...)
 			dst = strconv.AppendInt(dst, int64(b.out), 10)
 			dst = append(dst, `,"delta":{"type":"signature_delta","signature":`...)
-			dst = rawjson.AppendString(dst, str(b.sig))
+			dst = rawjson.AppendString(dst, codec.TagSignature(str(b.sig), s.info.Origin, codec.DialectAnthropic))
 			dst = append(dst, evDelEnd...)
 		}
 	}

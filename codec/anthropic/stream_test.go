@@ -205,8 +205,12 @@ func TestStreamMessageStartInputTokens(t *testing.T) {
 		`"usage":{"input_tokens":40,"cache_creation_input_tokens":0,"cache_read_input_tokens":60,"output_tokens":1}`)
 	f(codec.Event{Kind: codec.EventStart}, codec.StreamInfo{InputTokens: 7},
 		`"usage":{"input_tokens":7,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}`)
-	f(codec.Event{Kind: codec.EventStart, ID: "up", Model: "upstream-model"}, codec.StreamInfo{ID: "gw", Model: "public"},
-		`{"id":"up","type":"message","role":"assistant","model":"public",`)
+	f(codec.Event{Kind: codec.EventStart, ID: "msg_up", Model: "upstream-model"}, codec.StreamInfo{ID: "msg_gw", Model: "public"},
+		`{"id":"msg_up","type":"message","role":"assistant","model":"public",`)
+	// An id that is not an Anthropic message id (another provider's) gives
+	// way to the gateway's.
+	f(codec.Event{Kind: codec.EventStart, ID: "chatcmpl-9", Model: "upstream-model"}, codec.StreamInfo{ID: "msg_gw", Model: "public"},
+		`{"id":"msg_gw","type":"message","role":"assistant","model":"public",`)
 	f(codec.Event{Kind: codec.EventStart, Model: "upstream-model"}, codec.StreamInfo{ID: "gw"},
 		`{"id":"gw","type":"message","role":"assistant","model":"upstream-model",`)
 }

@@ -170,8 +170,8 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 			switch p.Kind {
 			case codec.PartToolCall:
 				id, sig := DecodeCallID(p.ID)
-				if p.Signature != "" {
-					sig = p.Signature
+				if s := p.SignedFor(codec.DialectGemini); s != "" {
+					sig = s
 				}
 				if firstCall && !signed {
 					sig = skipSignature
@@ -184,10 +184,11 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 				dst = appendComma(dst, n)
 				dst = appendCallPart(dst, sendableID(id), p.Name, p.Arguments, sig)
 			case codec.PartThinking:
-				if p.Signature == "" {
-					continue // Gemini needs only signed thoughts back
+				sig := p.SignedFor(codec.DialectGemini)
+				if sig == "" {
+					continue // Gemini needs only its own signed thoughts back
 				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, true, p.Signature)
+				dst = appendTextPart(appendComma(dst, n), p.Text, true, sig)
 			case codec.PartRedactedThinking:
 				e.note(bitRedacted, NoteRedacted)
 				continue
@@ -195,10 +196,11 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 				e.note(bitMisplaced, NoteMisplacedPart)
 				continue
 			case codec.PartText:
-				if p.Text == "" && p.Signature == "" {
+				sig := p.SignedFor(codec.DialectGemini)
+				if p.Text == "" && sig == "" {
 					continue
 				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, false, p.Signature)
+				dst = appendTextPart(appendComma(dst, n), p.Text, false, sig)
 			default:
 				dst = appendMediaPart(appendComma(dst, n), p)
 			}
@@ -209,11 +211,11 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 	return dst, n
 }
 
-// callSignature returns the thought signature of a tool call part: its own,
-// or the one its id carries.
+// callSignature returns the thought signature of a tool call part that
+// Gemini can verify: its own, or the one its id carries.
 func callSignature(p *codec.Part) string {
-	if p.Signature != "" {
-		return p.Signature
+	if s := p.SignedFor(codec.DialectGemini); s != "" {
+		return s
 	}
 	_, sig := DecodeCallID(p.ID)
 	return sig
@@ -287,10 +289,11 @@ func (e *requestEncoder) appendUserParts(dst []byte, group []codec.Message) ([]b
 				e.note(bitMisplaced, NoteMisplacedPart)
 				continue
 			case codec.PartText:
-				if p.Text == "" && p.Signature == "" {
+				sig := p.SignedFor(codec.DialectGemini)
+				if p.Text == "" && sig == "" {
 					continue
 				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, false, p.Signature)
+				dst = appendTextPart(appendComma(dst, n), p.Text, false, sig)
 			default:
 				dst = appendMediaPart(appendComma(dst, n), p)
 			}

@@ -259,6 +259,10 @@ func (d *requestDecoder) addPart(m *codec.Message, w *wirePart) *codec.Error {
 	if w.ThoughtSignature == skipSignature {
 		w.ThoughtSignature = "" // the encoder's stand-in, not a signature
 	}
+	var origin string // of the signature, when there is one
+	if w.ThoughtSignature != "" {
+		w.ThoughtSignature, origin = codec.SplitSignature(w.ThoughtSignature, codec.DialectGemini)
+	}
 	switch {
 	case w.FunctionCall.Name != "":
 		fc := &w.FunctionCall
@@ -269,7 +273,7 @@ func (d *requestDecoder) addPart(m *codec.Message, w *wirePart) *codec.Error {
 		}
 		d.pending.add(pendingCall{id: id, name: fc.Name})
 		m.Parts = append(m.Parts, codec.Part{Kind: codec.PartToolCall, ID: id, Name: fc.Name,
-			Arguments: arguments(fc.Args), Signature: w.ThoughtSignature})
+			Arguments: arguments(fc.Args), Signature: w.ThoughtSignature, SigOrigin: origin})
 	case w.FunctionResponse.Name != "":
 		fr := &w.FunctionResponse
 		id := fr.ID
@@ -292,12 +296,15 @@ func (d *requestDecoder) addPart(m *codec.Message, w *wirePart) *codec.Error {
 		if !ok {
 			break
 		}
+		if part.Signature != "" {
+			part.SigOrigin = origin
+		}
 		if n := len(m.Parts); n > 0 && part.Kind == codec.PartThinking && m.Parts[n-1].Kind == codec.PartThinking && m.Parts[n-1].Signature == "" {
 			// One thinking block streamed as several thought parts (the
 			// signature, as Anthropic sends it, comes last): one part again.
 			prev := &m.Parts[n-1]
 			prev.Text += part.Text
-			prev.Signature = part.Signature
+			prev.Signature, prev.SigOrigin = part.Signature, part.SigOrigin
 			break
 		}
 		m.Parts = append(m.Parts, part)

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/base64"
 	"hash/fnv"
 	"strconv"
@@ -26,7 +27,8 @@ const redactedPrefix = "cm9zZXR0YS5yZWRhY3Q6"
 // response otherwise). Parsing a part turns it back (unwrapSignature).
 const rawSigPrefix = "cm9zZXR0YS5yYXdzaWc6"
 
-// clientSignature returns sig as a Gemini client can read it: unchanged
+// clientSignature returns sig (tagged with its origin when it has one, see
+// codec.TagSignature) as a Gemini client can read it: unchanged
 // when it is standard base64 (and not itself marked), else wrapped
 // (rawSigPrefix). Only the wrapping allocates.
 func clientSignature(sig string) string {
@@ -35,6 +37,16 @@ func clientSignature(sig string) string {
 	}
 	return rawSigPrefix + base64.StdEncoding.EncodeToString(bytesOf(sig))
 }
+
+// gatewayMark is how every value the gateway wraps for a Gemini client
+// (redactedPrefix, rawSigPrefix) starts in JSON: base64 of "rosetta.".
+var gatewayMark = []byte(`"cm9zZXR0YS5`)
+
+// HasGatewayMarks reports whether a request body may hold a value the
+// gateway wrapped for a Gemini client: another provider's signature or
+// redacted thinking, which Gemini itself would refuse, so the request must
+// be translated, not relayed (codec.HasSignatureTags).
+func HasGatewayMarks(body []byte) bool { return bytes.Contains(body, gatewayMark) }
 
 // unwrapSignature reverses clientSignature.
 func unwrapSignature(sig string) string {
@@ -230,7 +242,7 @@ func AppendResponse(dst []byte, resp *codec.Response, info codec.StreamInfo) []b
 			n := 0
 			for i := range resp.Parts {
 				var ok bool
-				if dst, ok = appendResponsePart(dst, &resp.Parts[i], n > 0); ok {
+				if dst, ok = appendResponsePart(dst, &resp.Parts[i], n > 0, info.Origin); ok {
 					n++
 				}
 			}
@@ -263,24 +275,26 @@ func pick(a, b string) string {
 }
 
 // appendResponsePart appends one part of an answer, preceded by a comma when
-// comma is set. ok is false when the part has no Gemini form (tool results
-// and empty text), and nothing is appended.
-func appendResponsePart(dst []byte, p *codec.Part, comma bool) ([]byte, bool) {
+// comma is set, its signature tagged when a provider of style origin minted
+// it (clientSignature). ok is false when the part has no Gemini form (tool
+// results and empty text), and nothing is appended.
+func appendResponsePart(dst []byte, p *codec.Part, comma bool, origin string) ([]byte, bool) {
 	if p.Kind == codec.PartToolResult || (p.Kind == codec.PartText || p.Kind == codec.PartThinking) && p.Text == "" && p.Signature == "" {
 		return dst, false
 	}
 	if comma {
 		dst = append(dst, ',')
 	}
+	sig := clientSignature(codec.TagSignature(p.Signature, origin, codec.DialectGemini))
 	switch p.Kind {
 	case codec.PartText:
-		dst = appendTextPart(dst, p.Text, false, clientSignature(p.Signature))
+		dst = appendTextPart(dst, p.Text, false, sig)
 	case codec.PartThinking:
-		dst = appendTextPart(dst, p.Text, true, clientSignature(p.Signature))
+		dst = appendTextPart(dst, p.Text, true, sig)
 	case codec.PartRedactedThinking:
 		dst = appendRedacted(dst, p.Data)
 	case codec.PartToolCall:
-		dst = appendCallPart(dst, p.ID, p.Name, p.Arguments, clientSignature(p.Signature))
+		dst = appendCallPart(dst, p.ID, p.Name, p.Arguments, sig)
 	default:
 		dst = appendMediaPart(dst, p)
 	}

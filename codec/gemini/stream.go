@@ -323,7 +323,7 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 			return dst
 		}
 		dst = s.begin(dst)
-		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, clientSignature(e.Signature))
+		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, s.clientSignature(e.Signature))
 		return s.end(dst)
 	}
 	return dst
@@ -336,7 +336,7 @@ func (s *StreamEncoder) flushCall(dst []byte) []byte {
 	}
 	s.call = false
 	dst = s.begin(dst)
-	dst = appendCallPart(dst, str(s.callID), str(s.callName), str(s.callArgs), clientSignature(str(s.callSig)))
+	dst = appendCallPart(dst, str(s.callID), str(s.callName), str(s.callArgs), s.clientSignature(str(s.callSig)))
 	return s.end(dst)
 }
 
@@ -423,4 +423,10 @@ func (s *StreamEncoder) close(dst []byte) []byte {
 		return dst
 	}
 	return append(dst, "\r\n\r\n"...)
+}
+
+// clientSignature is sig as the client reads it, tagged when the upstream
+// is of another style (codec.TagSignature).
+func (s *StreamEncoder) clientSignature(sig string) string {
+	return clientSignature(codec.TagSignature(sig, s.info.Origin, codec.DialectGemini))
 }

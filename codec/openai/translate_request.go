@@ -424,7 +424,11 @@ func (d *requestDecoder) thinking(m *wireMessage, msg *codec.Message) {
 				first = len(msg.Parts)
 			}
 			hasText = hasText || b.Thinking != ""
-			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartThinking, Text: b.Thinking, Signature: b.Signature})
+			p := codec.Part{Kind: codec.PartThinking, Text: b.Thinking}
+			if b.Signature != "" {
+				p.Signature, p.SigOrigin = codec.SplitSignature(b.Signature, codec.DialectOpenAI)
+			}
+			msg.Parts = append(msg.Parts, p)
 		case "redacted_thinking":
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartRedactedThinking, Data: b.Data})
 		default:

@@ -219,7 +219,7 @@ func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
 		dst = appendJoined(dst, r.Parts, codec.PartThinking)
 	}
 	if signed {
-		dst = appendThinkingBlocks(dst, r.Parts)
+		dst = appendThinkingBlocks(dst, r.Parts, info.Origin)
 	}
 	if calls > 0 {
 		dst = appendToolCalls(dst, r.Parts)
@@ -266,7 +266,9 @@ func appendJoined(dst []byte, parts []codec.Part, kind codec.PartKind) []byte {
 	return append(dst, '"')
 }
 
-func appendThinkingBlocks(dst []byte, parts []codec.Part) []byte {
+// appendThinkingBlocks appends the thinking blocks, their signatures tagged
+// when a provider of style origin minted them (codec.TagSignature).
+func appendThinkingBlocks(dst []byte, parts []codec.Part, origin string) []byte {
 	dst = append(dst, `,"thinking_blocks":[`...)
 	first := true
 	for i := range parts {
@@ -278,7 +280,7 @@ func appendThinkingBlocks(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = appendThinkingBlock(dst, p.Kind, p.Text, p.Signature, p.Data)
+		dst = appendThinkingBlock(dst, p.Kind, p.Text, codec.TagSignature(p.Signature, origin, codec.DialectOpenAI), p.Data)
 	}
 	return append(dst, ']')
 }

@@ -1244,7 +1244,7 @@ func (e *StreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if ev.Block == codec.PartThinking && len(e.sig) > 0 {
 			dst = e.open(dst)
 			dst = append(dst, `"thinking_blocks":[`...)
-			dst = appendThinkingBlock(dst, codec.PartThinking, "", str(e.sig), "")
+			dst = appendThinkingBlock(dst, codec.PartThinking, "", codec.TagSignature(str(e.sig), e.info.Origin, codec.DialectOpenAI), "")
 			dst = append(dst, ']')
 			dst = e.close(dst)
 			e.sig = e.sig[:0]
