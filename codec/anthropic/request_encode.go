@@ -70,6 +70,9 @@ func (e *requestEncoder) append(dst []byte, countTokens bool) ([]byte, []string,
 	if !e.hasContent() {
 		return dst, nil, invalid("messages", "messages: at least one message with content is required")
 	}
+	if where, url := r.ForeignFile(codec.DialectAnthropic); where != "" {
+		return dst, nil, invalid(where, codec.ForeignFileMessage(where, url))
+	}
 	for i := range r.Tools {
 		if !validSchema(r.Tools[i].Parameters) {
 			p := "tools." + strconv.Itoa(i) + ".input_schema"

@@ -850,6 +850,9 @@ func rawBoolOr(v rawValue, param string, def bool) (bool, *codec.Error) {
 // expressed (a tool schema that is not valid JSON, or no message left once
 // thinking is dropped).
 func AppendRequest(dst []byte, r *codec.Request) (_ []byte, dropped []string, _ *codec.Error) {
+	if where, url := r.ForeignFile(codec.DialectOpenAI); where != "" {
+		return dst, nil, invalid(where, codec.ForeignFileMessage(where, url))
+	}
 	e := requestEncoder{b: dst, r: r, reasoning: reasoningModel(r.Model)}
 	if err := e.request(); err != nil {
 		return dst, e.dropped, err
