@@ -12,6 +12,7 @@ type Usage struct {
 	Input       int // prompt tokens, cached ones included
 	Output      int // completion tokens, reasoning ones included
 	CachedInput int // prompt tokens served from the provider's cache
+	CacheWrite  int // prompt tokens written to the provider's cache (Anthropic), among Input
 	Reasoning   int // completion tokens spent on reasoning
 	Estimated   bool
 }

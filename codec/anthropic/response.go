@@ -132,20 +132,22 @@ func (t *usageTotals) canonical() codec.Usage {
 	return codec.Usage{
 		Input:       t.input + t.cacheRead + t.cacheWrite,
 		CachedInput: t.cacheRead,
+		CacheWrite:  t.cacheWrite,
 		Output:      t.output,
 		Reasoning:   t.thinking,
 	}
 }
 
-// appendUsage writes a usage object from canonical usage. input_tokens is
-// Input − CachedInput: the canonical model does not keep the tokens written
-// to the cache apart, so they are counted in input_tokens and
-// cache_creation_input_tokens is 0 (the total is right; the split between
-// base and cache-write pricing is not).
+// appendUsage writes a usage object from canonical usage: input_tokens is
+// Input less the tokens read from and written to the cache, which have
+// their own counts.
 func appendUsage(dst []byte, u codec.Usage, output int) []byte {
+	write := max(min(u.CacheWrite, u.Input-u.CachedInput), 0)
 	dst = append(dst, `{"input_tokens":`...)
-	dst = strconv.AppendInt(dst, int64(max(u.Input-u.CachedInput, 0)), 10)
-	dst = append(dst, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(max(u.Input-u.CachedInput-write, 0)), 10)
+	dst = append(dst, `,"cache_creation_input_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(write), 10)
+	dst = append(dst, `,"cache_read_input_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(max(u.CachedInput, 0)), 10)
 	dst = append(dst, `,"output_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(max(output, 0)), 10)

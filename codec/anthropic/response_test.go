@@ -92,8 +92,9 @@ func TestStopReasons(t *testing.T) {
 	}
 }
 
-// TestUsageMapping: canonical Input includes cached tokens; Anthropic's
-// input_tokens does not.
+// TestUsageMapping: canonical Input includes cached tokens, read and
+// written; Anthropic's input_tokens does not, and the three counts survive
+// a round trip.
 func TestUsageMapping(t *testing.T) {
 	body := []byte(`{"id":"m","type":"message","model":"x","content":[],"stop_reason":"end_turn",` +
 		`"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":7,"output_tokens_details":{"thinking_tokens":3}}}`)
@@ -101,12 +102,12 @@ func TestUsageMapping(t *testing.T) {
 	if err := anthropic.DecodeResponse(body, &r); err != nil {
 		t.Fatal(err)
 	}
-	want := codec.Usage{Input: 1110, CachedInput: 1000, Output: 7, Reasoning: 3}
+	want := codec.Usage{Input: 1110, CachedInput: 1000, CacheWrite: 100, Output: 7, Reasoning: 3}
 	if r.Usage != want {
 		t.Fatalf("usage = %+v, want %+v", r.Usage, want)
 	}
 	out := anthropic.AppendResponse(nil, &r, codec.StreamInfo{})
-	if !bytes.Contains(out, []byte(`"usage":{"input_tokens":110,"cache_creation_input_tokens":0,"cache_read_input_tokens":1000,"output_tokens":7,"output_tokens_details":{"thinking_tokens":3}}`)) {
+	if !bytes.Contains(out, []byte(`"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":7,"output_tokens_details":{"thinking_tokens":3}}`)) {
 		t.Errorf("usage encoded as %s", out)
 	}
 }
