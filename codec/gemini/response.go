@@ -32,7 +32,7 @@ const rawSigPrefix = "cm9zZXR0YS5yYXdzaWc6"
 // when it is standard base64 (and not itself marked), else wrapped
 // (rawSigPrefix). Only the wrapping allocates.
 func clientSignature(sig string) string {
-	if sig == "" || isStdBase64(sig) && !strings.HasPrefix(sig, rawSigPrefix) {
+	if sig == "" || codec.IsStdBase64(sig) && !strings.HasPrefix(sig, rawSigPrefix) {
 		return sig
 	}
 	return rawSigPrefix + base64.StdEncoding.EncodeToString(bytesOf(sig))
