@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -1044,7 +1043,7 @@ func specialAt(b []byte) int {
 // backslash); b[start:i] is its plain beginning.
 func (s *fastScan) escaped(dst *string, start, i int) bool {
 	off := len(s.buf)
-	s.buf = appendUTF8(s.buf, s.b[start:i])
+	s.buf = rawjson.AppendUTF8(s.buf, s.b[start:i])
 	for i < len(s.b) {
 		switch c := s.b[i]; {
 		case c == '"':
@@ -1063,82 +1062,21 @@ func (s *fastScan) escaped(dst *string, start, i int) bool {
 			return false
 		default:
 			j := i + specialAt(s.b[i:])
-			s.buf = appendUTF8(s.buf, s.b[i:j])
+			s.buf = rawjson.AppendUTF8(s.buf, s.b[i:j])
 			i = j
 		}
 	}
 	return false
 }
 
-// appendUTF8 appends b, each byte of invalid UTF-8 replaced by U+FFFD, as
-// sonic (like encoding/json) does.
-func appendUTF8(dst, b []byte) []byte {
-	if utf8.Valid(b) {
-		return append(dst, b...)
-	}
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		dst = utf8.AppendRune(dst, r)
-		b = b[n:]
-	}
-	return dst
-}
-
 // unescape decodes the escape at the start of b. Lone surrogates are left
 // to sonic (n == 0), as are invalid escapes.
 func unescape(b []byte) (r rune, n int) {
-	if len(b) < 2 {
+	r, n, lone := rawjson.DecodeEscape(b)
+	if lone {
 		return 0, 0
 	}
-	switch c := b[1]; c {
-	case '"', '\\', '/':
-		return rune(c), 2
-	case 'b':
-		return '\b', 2
-	case 'f':
-		return '\f', 2
-	case 'n':
-		return '\n', 2
-	case 'r':
-		return '\r', 2
-	case 't':
-		return '\t', 2
-	case 'u':
-		r := hex4(b[2:])
-		if r < 0 {
-			return 0, 0
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, 6
-		}
-		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-			if pair := utf16.DecodeRune(r, hex4(b[8:])); pair != utf8.RuneError {
-				return pair, 12
-			}
-		}
-	}
-	return 0, 0
-}
-
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return r, n
 }
 
 // skipScalar skips a string, number, true, false or null; containers are

@@ -70,9 +70,9 @@ func AppendUnquote(dst, v []byte) ([]byte, error) {
 	for len(s) > 0 {
 		i := bytes.IndexByte(s, '\\')
 		if i < 0 {
-			return appendUTF8(dst, s), nil
+			return AppendUTF8(dst, s), nil
 		}
-		dst = appendUTF8(dst, s[:i])
+		dst = AppendUTF8(dst, s[:i])
 		r, n := decodeEscape(s[i:])
 		if n == 0 {
 			return dst, &SyntaxError{Offset: len(v) - 1 - len(s) + i, Msg: "invalid escape"}
@@ -83,8 +83,9 @@ func AppendUnquote(dst, v []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// appendUTF8 appends s to dst, replacing each byte of invalid UTF-8 with U+FFFD.
-func appendUTF8(dst, s []byte) []byte {
+// AppendUTF8 appends s to dst, replacing each byte of invalid UTF-8 with
+// U+FFFD, as encoding/json and sonic do.
+func AppendUTF8(dst, s []byte) []byte {
 	if utf8.Valid(s) {
 		return append(dst, s...)
 	}
@@ -100,38 +101,46 @@ func appendUTF8(dst, s []byte) []byte {
 // A valid surrogate pair is one rune and any other surrogate is U+FFFD, as in encoding/json.
 // n is the length of the sequence, or 0 if it is invalid.
 func decodeEscape(s []byte) (r rune, n int) {
+	r, n, _ = DecodeEscape(s)
+	return r, n
+}
+
+// DecodeEscape is decodeEscape that also reports whether the sequence was
+// a lone surrogate, which it turns into U+FFFD (lone is then true): a
+// reader that must match another decoder's handling of those can decline.
+func DecodeEscape(s []byte) (r rune, n int, lone bool) {
 	if len(s) < 2 {
-		return 0, 0
+		return 0, 0, false
 	}
 	switch c := s[1]; c {
 	case '"', '\\', '/':
-		return rune(c), 2
+		return rune(c), 2, false
 	case 'b':
-		return '\b', 2
+		return '\b', 2, false
 	case 'f':
-		return '\f', 2
+		return '\f', 2, false
 	case 'n':
-		return '\n', 2
+		return '\n', 2, false
 	case 'r':
-		return '\r', 2
+		return '\r', 2, false
 	case 't':
-		return '\t', 2
+		return '\t', 2, false
 	case 'u':
 		r := hex4(s[2:])
 		if r < 0 {
-			return 0, 0
+			return 0, 0, false
 		}
 		if !utf16.IsSurrogate(r) {
-			return r, 6
+			return r, 6, false
 		}
 		if len(s) >= 8 && s[6] == '\\' && s[7] == 'u' {
 			if pair := utf16.DecodeRune(r, hex4(s[8:])); pair != utf8.RuneError {
-				return pair, 12
+				return pair, 12, false
 			}
 		}
-		return utf8.RuneError, 6
+		return utf8.RuneError, 6, true
 	}
-	return 0, 0
+	return 0, 0, false
 }
 
 // hex4 returns the value of the four hex digits at the start of s, or -1.
