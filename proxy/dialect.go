@@ -24,8 +24,12 @@ type dialect struct {
 	appendError       func(dst []byte, e *codec.Error) []byte
 	appendStreamError func(dst []byte, e *codec.Error) []byte
 	decodeError       func(status int, body []byte) (codec.Error, bool)
-	decoders          sync.Pool // codec.StreamDecoder
-	encoders          sync.Pool // codec.StreamEncoder
+	// appendCount and decodeCount ask the style's API for a token count;
+	// nil for a style that has no such endpoint (OpenAI).
+	appendCount func(dst []byte, r *codec.Request, version string) ([]byte, []string, *codec.Error)
+	decodeCount func(body []byte) (int, error)
+	decoders    sync.Pool // codec.StreamDecoder
+	encoders    sync.Pool // codec.StreamEncoder
 }
 
 var dialects = [...]*dialect{
@@ -56,8 +60,12 @@ var dialects = [...]*dialect{
 		appendError:       anthropic.AppendError,
 		appendStreamError: anthropic.AppendStreamError,
 		decodeError:       anthropic.DecodeError,
-		decoders:          sync.Pool{New: func() any { return new(anthropic.StreamDecoder) }},
-		encoders:          sync.Pool{New: func() any { return new(anthropic.StreamEncoder) }},
+		appendCount: func(dst []byte, r *codec.Request, v string) ([]byte, []string, *codec.Error) {
+			return anthropic.AppendCountTokensRequest(dst, r, anthropic.Options{Version: v})
+		},
+		decodeCount: anthropic.DecodeCountTokensResponse,
+		decoders:    sync.Pool{New: func() any { return new(anthropic.StreamDecoder) }},
+		encoders:    sync.Pool{New: func() any { return new(anthropic.StreamEncoder) }},
 	},
 	styleGemini: {
 		tagged:        gemini.HasGatewayMarks,
@@ -70,8 +78,12 @@ var dialects = [...]*dialect{
 		appendError:       gemini.AppendError,
 		appendStreamError: gemini.AppendStreamError,
 		decodeError:       gemini.DecodeError,
-		decoders:          sync.Pool{New: func() any { return new(gemini.StreamDecoder) }},
-		encoders:          sync.Pool{New: func() any { return new(gemini.StreamEncoder) }},
+		appendCount: func(dst []byte, r *codec.Request, _ string) ([]byte, []string, *codec.Error) {
+			return gemini.AppendCountTokensRequest(dst, r)
+		},
+		decodeCount: gemini.DecodeCountTokensResponse,
+		decoders:    sync.Pool{New: func() any { return new(gemini.StreamDecoder) }},
+		encoders:    sync.Pool{New: func() any { return new(gemini.StreamEncoder) }},
 	},
 }
 

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -95,8 +96,7 @@ func (g *Gateway) messages(ctx *fasthttp.RequestCtx) {
 	g.generate(ctx, x, body, []byte(x.canon.Model))
 }
 
-// countTokens serves POST /v1/messages/count_tokens with an estimate (the
-// X-Rosetta-Token-Count header says so): about four bytes of text a token.
+// countTokens serves POST /v1/messages/count_tokens (see answerCount).
 func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
 	x := g.begin(ctx, "messages.count_tokens")
 	x.style, x.utility = styleAnthropic, true
@@ -112,22 +112,70 @@ func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
 	g.answerCount(ctx, x, anthropic.AppendCountTokensResponse)
 }
 
-// answerCount answers a token count with an estimate over the request.
+// answerCount answers a token count: the model's own count when the first
+// channel to try has a count endpoint (Anthropic, Gemini) and answers it,
+// else an estimate. The X-Rosetta-Token-Count header says which.
 func (g *Gateway) answerCount(ctx *fasthttp.RequestCtx, x *exchange, appendCount func([]byte, int) []byte) {
 	if !x.key.Allows([]byte(x.canon.Model)) {
 		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed", "This key may not use the model '%s'.", x.canon.Model))
 		return
 	}
-	if g.table.Load().routes[x.canon.Model] == nil {
+	rt := g.table.Load().routes[x.canon.Model]
+	if rt == nil {
 		g.fail(ctx, x, errModelNotFound(x.canon.Model))
 		return
 	}
+	x.model = rt.public
+	n, how := g.upstreamCount(x, rt), "upstream"
+	if n < 0 {
+		n, how = estimateTokens(&x.canon), "estimate"
+	}
 	x.status = 200
-	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
+	ctx.Response.Header.Set(strRosettaTokenCount, how)
 	ctx.SetContentType("application/json")
-	x.buf = appendCount(x.buf[:0], estimateTokens(&x.canon))
+	x.buf = appendCount(x.buf[:0], n)
 	ctx.SetBody(x.buf)
 	g.finish(x)
+}
+
+// upstreamCount asks the first channel of rt to try for its count of the
+// request's input tokens; -1 when that channel has no count endpoint or
+// does not answer one (the caller estimates instead).
+func (g *Gateway) upstreamCount(x *exchange, rt *route) int {
+	cands, _ := rt.order(x.cands[:0], time.Now())
+	if len(cands) == 0 {
+		return -1
+	}
+	c := cands[0]
+	d := c.ch.style.dialect()
+	if d.appendCount == nil {
+		return -1
+	}
+	x.canon.Model, x.channel = c.model, c.ch.name
+	buf := bodyBufs.Get().(*[]byte)
+	defer bodyBufs.Put(buf)
+	var e *codec.Error
+	if *buf, _, e = d.appendCount((*buf)[:0], &x.canon, c.ch.cfg.APIVersion); e != nil {
+		return -1
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetBodyRaw(*buf)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentTypeBytes(strJSON)
+	req.Header.SetBytesKV(strRequestID, x.id)
+	c.ch.setCountRequest(req, c.model)
+	if err := c.ch.client.DoTimeout(req, resp, c.ch.cfg.Timeouts.FirstByte); err != nil || resp.StatusCode() != 200 {
+		g.log.Warn("upstream token count failed; estimating", "id", string(x.id), "channel", c.ch.name,
+			"status", resp.StatusCode(), "err", err)
+		return -1
+	}
+	n, err := d.decodeCount(resp.Body())
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // estimateTokens estimates a request's prompt tokens at four bytes of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -46,6 +47,10 @@ func anthropicUpstream(t *testing.T) *mockUpstream {
 	whole := wire(t, "anthropic/messages_response_thinking_tool.json")
 	stream := splitSSE(wire(t, "anthropic/messages_stream_text.sse"))
 	return newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if r.URL.Path == "/v1/messages/count_tokens" && r.Header.Get("x-api-key") == upstreamKey {
+			jsonReply(200, fmt.Appendf(nil, `{"input_tokens":%d}`, mockCount(body)))(w, r, body)
+			return
+		}
 		if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != upstreamKey || r.Header.Get("anthropic-version") == "" {
 			jsonReply(404, []byte(`{"type":"error","error":{"type":"not_found_error","message":"bad path or auth"}}`))(w, r, body)
 			return
@@ -71,9 +76,17 @@ func geminiUpstream(t *testing.T) *mockUpstream {
 			streamReply(stream, 0)(w, r, body)
 			return
 		}
+		if strings.HasSuffix(r.URL.Path, ":countTokens") {
+			jsonReply(200, fmt.Appendf(nil, "{\n  \"totalTokens\": %d\n}\n", mockCount(body)))(w, r, body)
+			return
+		}
 		jsonReply(200, whole)(w, r, body)
 	})
 }
+
+// mockCount is the token count the mock providers give for a request
+// body: not the gateway's estimate, so a test tells the two apart.
+func mockCount(body []byte) int { return 1000 + len(body) }
 
 // styledGateway serves an OpenAI channel (model gpt-4o-mini), an Anthropic
 // one (claude-x) and a Gemini one (gemini-x).

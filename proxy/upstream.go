@@ -139,6 +139,24 @@ func (ch *channel) setRequest(req *fasthttp.Request, model string, stream bool) 
 	default:
 		uri.Update(ch.base + "/chat/completions")
 	}
+	ch.setAuth(req)
+}
+
+// setCountRequest points req at the channel's token-count endpoint for
+// model (Anthropic's count_tokens, Gemini's countTokens), with the
+// channel's next credential.
+func (ch *channel) setCountRequest(req *fasthttp.Request, model string) {
+	if ch.style == styleGemini {
+		req.URI().Update(ch.base + "/v1beta/models/" + url.PathEscape(model) + ":countTokens")
+	} else {
+		req.URI().Update(ch.base + "/v1/messages/count_tokens")
+		req.Header.Set("anthropic-version", ch.cfg.APIVersion)
+	}
+	ch.setAuth(req)
+}
+
+// setAuth sets the channel's next credential (rotated round-robin).
+func (ch *channel) setAuth(req *fasthttp.Request) {
 	if len(ch.auth) > 0 {
 		req.Header.SetBytesKV(ch.authHeader, ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)])
 	}

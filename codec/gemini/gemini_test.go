@@ -557,3 +557,29 @@ func TestStreamEncoderDetails(t *testing.T) {
 		t.Errorf("AppendError(nil) = %s", got)
 	}
 }
+
+func TestCountTokensRequestAndResponse(t *testing.T) {
+	var r codec.Request
+	if err := gemini.DecodeRequest([]byte(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]}}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Model = "gemini-2.5-flash"
+	out, _, err := gemini.AppendCountTokensRequest(nil, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"generateContentRequest":{"model":"models/gemini-2.5-flash","contents":[{"role":"user","parts":[{"text":"Hi"}]}],"systemInstruction":{"parts":[{"text":"Be brief."}]}}}`
+	if string(out) != want {
+		t.Errorf("count request\n got %s\nwant %s", out, want)
+	}
+	for body, want := range map[string]int{`{"totalTokens": 31, "promptTokensDetails": []}`: 31, `{"totalTokens":0}`: 0} {
+		if n, err := gemini.DecodeCountTokensResponse([]byte(body)); n != want || err != nil {
+			t.Errorf("%s: %d, %v", body, n, err)
+		}
+	}
+	for _, body := range []string{`{}`, `{"totalTokens":"x"}`, `[1]`, `{"totalTokens":-1}`} {
+		if _, err := gemini.DecodeCountTokensResponse([]byte(body)); err == nil {
+			t.Errorf("%s: no error", body)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -102,6 +104,38 @@ func AppendCountTokensResponse(dst []byte, n int) []byte {
 	dst = append(dst, `{"totalTokens":`...)
 	dst = strconv.AppendInt(dst, int64(n), 10)
 	return append(dst, '}')
+}
+
+// AppendCountTokensRequest appends the body of a countTokens request for
+// r: the generateContent body of r, with its model, as
+// "generateContentRequest", so that system instruction and tools count too.
+func AppendCountTokensRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
+	dst = append(dst, `{"generateContentRequest":{"model":"`+modelsSegment...)
+	dst = appendEscaped(dst, strings.TrimPrefix(r.Model, modelsSegment))
+	dst = append(dst, `",`...)
+	start := len(dst)
+	dst, dropped, err := AppendRequest(dst, r)
+	if err != nil {
+		return dst, dropped, err
+	}
+	// AppendRequest wrote a whole object: its members go on after the
+	// model's.
+	copy(dst[start:], dst[start+1:])
+	dst = dst[:len(dst)-1]
+	return append(dst, '}'), dropped, nil
+}
+
+// DecodeCountTokensResponse reads Gemini's countTokens answer.
+func DecodeCountTokensResponse(body []byte) (int, error) {
+	f := [...]rawjson.Field{{Key: "totalTokens"}}
+	if err := rawjson.Lookup(body, f[:], true); err != nil {
+		return 0, fmt.Errorf("gemini: cannot read countTokens response: %w", err)
+	}
+	n, err := strconv.Atoi(string(body[max(f[0].Start, 0):max(f[0].End, 0)]))
+	if err != nil || n < 0 {
+		return 0, errors.New("gemini: countTokens response has no totalTokens")
+	}
+	return n, nil
 }
 
 // DecodeCountTokensRequest reads a countTokens body, which holds either
