@@ -10,8 +10,6 @@ FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-# Fuzz targets in fuzz/, each run on its own (go test -fuzz takes one at a time).
-FUZZ_TARGETS = $(shell grep -ho '^func Fuzz[A-Za-z0-9_]*' fuzz/*_test.go 2>/dev/null | sed 's/^func //')
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -39,10 +37,7 @@ vet: ## gofmt check and go vet
 	$(GO) vet $(PKGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 5s; `make fuzz FUZZTIME=10m` for a long run)
-	@for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz $$t ($(FUZZTIME))"; \
-	  $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) ./fuzz/ || exit 1; \
-	done
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
 bench: ## Go micro-benchmarks with allocations, the split-placement self-test, then the load harness
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./codec/... ./proxy/...
