@@ -55,11 +55,25 @@ func SplitSignature(s, client string) (sig, origin string) {
 // sigTagQuoted is how a tagged signature starts in JSON.
 var sigTagQuoted = []byte(`"` + sigTag)
 
-// HasSignatureTags reports whether a request body may hold a tagged
-// signature. Such a request cannot be relayed as it is even to a provider
-// of the client's style: the tags must come off, and another provider's
-// signatures out (a translation through the canonical model does both).
-func HasSignatureTags(body []byte) bool { return bytes.Contains(body, sigTagQuoted) }
+// HasSignatureTags reports whether a request body holds a string that
+// starts as a tagged signature does. Such a request cannot be relayed as it
+// is even to a provider of the client's style: the tags must come off, and
+// another provider's signatures out (a translation through the canonical
+// model does both).
+func HasSignatureTags(body []byte) bool {
+	for {
+		i := bytes.Index(body, sigTagQuoted)
+		if i < 0 {
+			return false
+		}
+		body = body[i+len(sigTagQuoted):]
+		for _, d := range [...]string{DialectAnthropic, DialectGemini, DialectOpenAI} {
+			if len(body) > len(d) && string(body[:len(d)]) == d && body[len(d)] == ':' {
+				return true
+			}
+		}
+	}
+}
 
 // SignedFor returns p's signature when a provider of style upstream can
 // verify it (it minted it, or where it came from is not known), else "".
