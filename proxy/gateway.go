@@ -7,6 +7,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -23,10 +24,17 @@ import (
 
 // Options are the parts of a gateway that are not in its configuration.
 type Options struct {
-	// Log receives operational events and one access line per request.
-	// Give it a handler over an asynclog.Writer: a request never waits on it.
-	// Default: slog.Default().
+	// Log receives operational events, and one access line per request
+	// when AccessLog is nil. Give it a handler over an asynclog.Writer: a
+	// request never waits on it. Default: slog.Default().
 	Log *slog.Logger
+	// AccessLog, when set, receives the access lines instead of Log: one
+	// Write per request of a line in the shape of slog's JSON handler (or
+	// its text handler when LogFormat is "text"), made without allocating.
+	// Give it an asynclog.Writer, the same one as Log's handler.
+	AccessLog io.Writer
+	// LogFormat is "json" (the default) or "text", as for the handler of Log.
+	LogFormat string
 	// Keys, when set, is consulted for keys the configuration does not list
 	// (before Store).
 	Keys KeySource
@@ -54,6 +62,7 @@ type Options struct {
 type Gateway struct {
 	cfg     *config.Config
 	log     *slog.Logger
+	access  *accessLog // nil: access lines go to log
 	keys    *keyring
 	store   store.Store // nil without one
 	usage   UsageSink   // nil without one
@@ -81,6 +90,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
+	g.access = newAccessLog(opts.AccessLog, opts.LogFormat)
 	src := chainKeys{newStaticKeys(cfg.Keys)}
 	if opts.Keys != nil {
 		src = append(src, opts.Keys)
