@@ -152,15 +152,23 @@ func (e *dialError) Error() string { return "cannot connect: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
 // timedConn enforces the time-to-first-byte and idle timeouts of a channel:
-// every read gets a deadline, the first-byte one while a written request
+// every read has a deadline, the first-byte one while a written request
 // awaits its first response byte, the idle one between later reads. A
 // deadline the HTTP client sets (the request's total deadline) still wins
 // when it is sooner.
+//
+// Setting a deadline costs a lock and a timer update in the runtime's
+// poller, on every read of a stream. So a read keeps the deadline already
+// armed while it lies in [want, want+timeout/16], want being the deadline
+// the read needs: the timeout may fire up to a sixteenth late, and the
+// deadline is re-armed about once per sixteenth of the timeout instead of
+// on every read. The client's own deadline is kept exactly.
 type timedConn struct {
 	net.Conn
 	firstByte, idle time.Duration
 	awaiting        atomic.Bool
 	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
@@ -173,12 +181,16 @@ func (c *timedConn) Read(p []byte) (int, error) {
 	if c.awaiting.Load() {
 		d = c.firstByte
 	}
-	deadline := time.Now().Add(d)
-	if o := c.outer.Load(); o != 0 && o < deadline.UnixNano() {
-		deadline = time.Unix(0, o)
+	now := time.Now().UnixNano()
+	lo, hi := now+int64(d), now+int64(d+d/16)
+	if o := c.outer.Load(); o != 0 {
+		lo, hi = min(lo, o), min(hi, o)
 	}
-	if err := c.Conn.SetReadDeadline(deadline); err != nil {
-		return 0, err
+	if c.armed < lo || c.armed > hi {
+		if err := c.Conn.SetReadDeadline(time.Unix(0, hi)); err != nil {
+			return 0, err
+		}
+		c.armed = hi
 	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {
