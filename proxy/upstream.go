@@ -41,6 +41,11 @@ type channel struct {
 	stats    *channelStats
 }
 
+// maxUpstreamConns caps the connections of one channel: one per request in
+// flight, each open stream holding one. 8192 capped the open streams a node
+// could serve per channel below DESIGN's 10,000.
+const maxUpstreamConns = 65536
+
 // newChannel builds the upstream client of a configured channel; id is its
 // store id, 0 for a channel of the configuration file. A demo channel gets
 // its own in-process upstream.
@@ -89,7 +94,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		Name:                     "rosetta",
 		IsTLS:                    secure,
 		TLSConfig:                &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
-		MaxConns:                 8192,
+		MaxConns:                 maxUpstreamConns,
 		MaxIdleConnDuration:      30 * time.Second,
 		MaxResponseBodySize:      256 << 20,
 		DisablePathNormalizing:   true,
