@@ -107,11 +107,16 @@ func serve(args []string) error {
 		return err
 	}
 	gw.g = g
+	// Catch signals before the banner: a caller that sends SIGTERM as soon
+	// as it has read the banner must get a drain, not a killed process.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(stop)
 	log.Info("rosetta is serving", "version", version, "listen", ln.Addr().String(),
 		"config", cfg.Source, "store", cfg.Store.Driver, "channels", len(cfg.Channels), "console", public+"/console/")
 	printBanner(os.Stdout, base, public, demoKey)
 
-	err = run(g, ln, cfg.Server.ShutdownTimeout, log)
+	err = run(g, ln, cfg.Server.ShutdownTimeout, log, stop)
 	// The gateway has handed over the usage rows of every request it
 	// finished: write them before the store closes.
 	ctx, cancel := context.WithTimeout(context.Background(), usageFlushTimeout)
@@ -128,14 +133,11 @@ func serve(args []string) error {
 // usageFlushTimeout bounds writing the last usage rows at shutdown.
 const usageFlushTimeout = 15 * time.Second
 
-// run serves until SIGTERM or SIGINT, then stops accepting connections and
-// waits up to timeout for requests and streams in flight.
-func run(g *proxy.Gateway, ln net.Listener, timeout time.Duration, log *slog.Logger) error {
-	// Catch signals before serving: a SIGTERM that lands once the first
-	// request is answered must drain, not kill, the process.
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(stop)
+// run serves until a signal arrives on stop (SIGTERM or SIGINT, registered
+// by the caller before anything tells the world it is serving), then stops
+// accepting connections and waits up to timeout for requests and streams
+// in flight.
+func run(g *proxy.Gateway, ln net.Listener, timeout time.Duration, log *slog.Logger, stop <-chan os.Signal) error {
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(ln) }()
 	select {
