@@ -21,6 +21,7 @@
 //	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
+//	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 package main
 
 import (
@@ -59,6 +60,7 @@ type options struct {
 	only       string // "direct", "nginx" or "gateway" to run one side only (for profiling); "" for all
 	placement  string // "shared" (one process) or "split" (servers and load generator on CPUs of their own)
 	nginx      bool   // split placement: nginx as a third contender
+	hold       holdOptions
 }
 
 func main() {
@@ -69,6 +71,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
+	}
+	run := run
+	if o.hold.streams > 0 {
+		run = func(o options, out, progress io.Writer) (bool, error) { return runHold(o, o.hold, out, progress) }
 	}
 	ok, err := run(o, os.Stdout, os.Stderr)
 	if err != nil {
@@ -98,12 +104,19 @@ func parseFlags(args []string) (options, error) {
 		"split: mock and gateway in a child process pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
 	nginx := fs.Bool("nginx", false, "with -placement split: nginx as a plain reverse proxy in front of the same mock, pinned with the servers, "+
 		"as a third contender (Debian: apt-get install -y nginx-light)")
+	hold := fs.Int("hold", 0, "hold mode: open this many slow streams through a gateway child process and report its RSS "+
+		"per stream and open fds over -hold-for, instead of the load runs (Linux)")
+	holdFor := fs.Duration("hold-for", time.Minute, "hold mode: how long the streams are held")
+	holdEvery := fs.Duration("hold-every", 2*time.Second, "hold mode: time between the upstream's events")
+	holdSample := fs.Duration("hold-sample", 5*time.Second, "hold mode: time between RSS samples")
+	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
-		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx}
+		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
+		hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -139,6 +152,12 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-nginx needs -placement split (nginx is only compared in the placement of DESIGN.md §5)")
 	case o.only == "nginx" && !o.nginx:
 		return o, errors.New("-only nginx needs -nginx")
+	case o.hold.streams < 0:
+		return o, errors.New("-hold must not be negative")
+	case o.hold.streams > 0 && (o.hold.holdFor <= 0 || o.hold.every <= 0 || o.hold.sample <= 0):
+		return o, errors.New("-hold-for, -hold-every and -hold-sample must be positive")
+	case o.hold.streams > 0 && o.placement != "shared":
+		return o, errors.New("-hold runs the gateway in a process of its own: it takes no -placement")
 	}
 	return o, nil
 }
@@ -211,7 +230,21 @@ func startEnv(o options) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the mock upstream: %w", err)
 	}
-	e := &env{mock: m, mockAddr: m.addr}
+	e, err := startGateway(o, m.addr)
+	if err != nil {
+		m.close()
+		return nil, err
+	}
+	e.mock = m
+	return e, nil
+}
+
+// startGateway starts a gateway in front of the mock upstream at mockAddr,
+// configured as the binary configures it: the access log written by hand
+// through an asynclog.Writer (to io.Discard), or discarded with -log
+// discard.
+func startGateway(o options, mockAddr string) (*env, error) {
+	e := &env{mockAddr: mockAddr}
 	yaml := fmt.Sprintf(`
 server:
   listen: 127.0.0.1:0
@@ -226,18 +259,17 @@ keys:
   - name: bench
     key: %q
     models: ["*"]
-`, m.addr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
+`, mockAddr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
 	cfg, err := config.Parse([]byte(yaml), "bench", nil)
 	if err != nil {
-		m.close()
 		return nil, err
 	}
-	log := slog.New(slog.DiscardHandler)
+	opts := proxy.Options{Log: slog.New(slog.DiscardHandler), AccessLog: io.Discard}
 	if o.log == "async" {
 		e.sink = asynclog.New(io.Discard, 100*time.Millisecond, 4<<20)
-		log = slog.New(slog.NewJSONHandler(e.sink, nil))
+		opts.Log, opts.AccessLog = slog.New(slog.NewJSONHandler(e.sink, nil)), e.sink
 	}
-	if e.gw, err = proxy.New(cfg, proxy.Options{Log: log}); err != nil {
+	if e.gw, err = proxy.New(cfg, opts); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -264,7 +296,9 @@ func (e *env) close() {
 	if e.sink != nil {
 		e.sink.Close() //nolint:errcheck
 	}
-	e.mock.close()
+	if e.mock != nil {
+		e.mock.close()
+	}
 }
 
 // targets returns the direct and the gateway target of a mode. The direct

@@ -53,12 +53,16 @@ const serveRoleFlag = "-serve-role="
 // output, and serves until its standard input ends or a signal arrives.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("bench servers", flag.ContinueOnError)
-	role := fs.String("serve-role", "", "servers")
+	role := fs.String("serve-role", "", "servers, or gateway (hold mode)")
 	events := fs.Int("events", 20, "content chunks per streamed response")
 	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
 	logMode := fs.String("log", "async", "gateway access log: async or discard")
+	mockAddr := fs.String("mock", "", "role gateway: the mock upstream's address")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *role == "gateway" {
+		return gatewayMain(*mockAddr, *logMode)
 	}
 	if *role != "servers" {
 		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)

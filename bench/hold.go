@@ -1,0 +1,348 @@
+package main
+
+// Hold mode (-hold N -hold-for D): what open streams cost the gateway in
+// memory and file descriptors, as the operating system sees it.
+//
+// The harness re-executes itself as a gateway process (-serve-role=gateway,
+// the gateway alone, configured as the bench's in-process gateway is, with
+// its access log through asynclog) in front of a mock upstream that runs in
+// this process and streams slowly: one event every -hold-every, for longer
+// than the hold. This process opens N streams through the gateway (each up
+// to its first event), holds them for D while it reads the gateway
+// process's VmRSS from /proc/<pid>/status and counts /proc/<pid>/fd, then
+// closes them and checks that the descriptors go back.
+//
+// RSS per stream is (RSS with N streams open − RSS before the first one) / N,
+// after one warm-up request, so it holds the per-stream share of heap,
+// goroutine stacks, buffers and whatever GC headroom the runtime keeps for
+// them. "Flat" means the RSS samples over the hold stay within 10% of the
+// first one.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// holdOptions are the flags of hold mode.
+type holdOptions struct {
+	streams int
+	holdFor time.Duration
+	every   time.Duration // between upstream events
+	sample  time.Duration // between RSS samples
+	gogc    string        // GOGC of the gateway process; "" inherits this one's
+}
+
+// gatewayMain is the gateway process of hold mode: the gateway alone, in
+// front of the mock at -mock, until its standard input ends.
+func gatewayMain(mockAddr, logMode string) int {
+	e, err := startGateway(options{log: logMode}, mockAddr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench gateway:", err)
+		return 1
+	}
+	defer e.close()
+	fmt.Printf("ready gateway=%s\n", e.gwAddr)
+	io.Copy(io.Discard, os.Stdin) //nolint:errcheck // any end will do
+	return 0
+}
+
+// holdSample is one reading of the gateway process.
+type holdSample struct {
+	at   time.Duration // since the streams were all open
+	rss  int64         // bytes
+	fds  int
+	open int64 // streams still open on the client side
+}
+
+// runHold runs hold mode and prints its report to out. It reports false
+// when streams failed or were lost during the hold.
+func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
+	if runtime.GOOS != "linux" {
+		return false, errors.New("-hold reads /proc: Linux only")
+	}
+	events := int(h.holdFor/h.every) + 10 // the stream outlasts the hold
+	m, err := startMock(events, h.every, upstreamKey)
+	if err != nil {
+		return false, fmt.Errorf("cannot start the mock upstream: %w", err)
+	}
+	defer m.close()
+
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.Command(exe, serveRoleFlag+"gateway", "-mock="+m.addr, "-log="+o.log)
+	cmd.Stderr = os.Stderr
+	if h.gogc != "" {
+		cmd.Env = append(os.Environ(), "GOGC="+h.gogc)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return false, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, err
+	}
+	prepareCmd(cmd)
+	if err := cmd.Start(); err != nil {
+		return false, fmt.Errorf("cannot start the gateway process: %w", err)
+	}
+	p := &proc{name: "gateway process", cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	defer p.stop()
+	line, err := readyLine(p, stdout)
+	if err != nil {
+		return false, err
+	}
+	gwAddr, ok := strings.CutPrefix(strings.TrimSpace(line), "ready gateway=")
+	if !ok {
+		return false, fmt.Errorf("the gateway process reported %q, want \"ready gateway=ADDR\"", line)
+	}
+	pid := p.pid()
+
+	// One stream from start to end first, so that what is measured next is
+	// the streams, not the first request's one-time set-up.
+	warm, err := openHoldStream(gwAddr)
+	if err != nil {
+		return false, fmt.Errorf("warm-up stream: %w", err)
+	}
+	warm.Close()
+	time.Sleep(time.Second)
+	base, err := readProc(pid)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(progress, "hold: gateway pid %d, baseline RSS %.1f MiB, %d fds; opening %d streams (one event every %v)\n",
+		pid, mib(base.rss), base.fds, h.streams, h.every)
+
+	var open atomic.Int64
+	conns := make([]net.Conn, h.streams)
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 256)
+	t0 := time.Now()
+	for i := range conns {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c, err := openHoldStream(gwAddr)
+			if err != nil {
+				failed.Add(1)
+				firstErr.CompareAndSwap(nil, err.Error())
+				return
+			}
+			conns[i] = c
+			open.Add(1)
+			go drainHold(c, &open)
+		}()
+	}
+	wg.Wait()
+	opened := open.Load()
+	fmt.Fprintf(progress, "hold: %d streams open in %v, %d failed%s\n", opened, time.Since(t0).Round(time.Millisecond),
+		failed.Load(), errNote(firstErr.Load()))
+	if opened == 0 {
+		return false, errors.New("no stream could be opened")
+	}
+
+	var samples []holdSample
+	start := time.Now()
+	for {
+		s, err := readProc(pid)
+		if err != nil {
+			return false, err
+		}
+		s.at, s.open = time.Since(start), open.Load()
+		samples = append(samples, s)
+		fmt.Fprintf(progress, "hold: %6s  RSS %7.1f MiB  %6.1f KiB/stream  fds %5d  streams open %d\n",
+			s.at.Round(time.Second), mib(s.rss), kib(s.rss-base.rss)/float64(opened), s.fds, s.open)
+		if s.at >= h.holdFor {
+			break
+		}
+		time.Sleep(min(h.sample, h.holdFor-s.at))
+	}
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	var after holdSample
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		time.Sleep(500 * time.Millisecond)
+		if after, err = readProc(pid); err != nil {
+			return false, err
+		}
+		if after.fds <= base.fds || time.Now().After(deadline) {
+			break
+		}
+	}
+	lost := opened - samples[len(samples)-1].open
+	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, after)
+	return ok, nil
+}
+
+// readyLine waits for the first line of a child's standard output.
+func readyLine(p *proc, stdout io.Reader) (string, error) {
+	lines := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
+		lines <- line
+		io.Copy(io.Discard, r) //nolint:errcheck // until it exits
+	}()
+	select {
+	case line := <-lines:
+		return line, nil
+	case <-p.done:
+		return "", fmt.Errorf("the %s exited before it was ready: %v", p.name, p.err)
+	case <-time.After(20 * time.Second):
+		return "", fmt.Errorf("the %s did not report ready within 20s", p.name)
+	}
+}
+
+var holdRequest = func() []byte {
+	body := chatBody(directModel, true, false)
+	return fmt.Appendf(nil, "POST /v1/chat/completions HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", gatewayKey, len(body), body)
+}()
+
+// openHoldStream sends a streamed request and reads up to its first event.
+func openHoldStream(addr string) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second)) //nolint:errcheck
+	if _, err := c.Write(holdRequest); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var got []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(got, []byte("data:")) {
+		n, err := c.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("before the first event: %w (got %.200q)", err, got)
+		}
+	}
+	if !bytes.HasPrefix(got, []byte("HTTP/1.1 200")) {
+		c.Close()
+		return nil, fmt.Errorf("got %.200q", got)
+	}
+	c.SetDeadline(time.Time{}) //nolint:errcheck
+	return c, nil
+}
+
+// drainHold reads a held stream until it ends, and counts it closed then.
+func drainHold(c net.Conn, open *atomic.Int64) {
+	defer open.Add(-1)
+	var buf [512]byte
+	for {
+		if _, err := c.Read(buf[:]); err != nil {
+			return
+		}
+	}
+}
+
+// readProc reads a process's resident set size and open descriptors.
+func readProc(pid int) (holdSample, error) {
+	var s holdSample
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return s, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v) // "12345 kB"
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					s.rss = kb << 10
+				}
+			}
+		}
+	}
+	if s.rss == 0 {
+		return s, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	}
+	fds, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	if err != nil {
+		return s, err
+	}
+	s.fds = len(fds)
+	return s, nil
+}
+
+// printHold prints hold mode's report and tells whether it passed: every
+// stream opened and stayed open, RSS flat, descriptors back at the end.
+func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost int64, samples []holdSample, after holdSample) bool {
+	first := samples[0]
+	lo, hi := first.rss, first.rss
+	for _, s := range samples {
+		lo, hi = min(lo, s.rss), max(hi, s.rss)
+	}
+	last := samples[len(samples)-1]
+	drift := float64(last.rss-first.rss) / float64(first.rss)
+	flat := float64(hi-first.rss) <= 0.1*float64(first.rss) && float64(first.rss-lo) <= 0.1*float64(first.rss)
+	perStream := func(s holdSample) float64 { return kib(s.rss-base.rss) / float64(opened) }
+	fmt.Fprintf(w, "\n## Open streams: %d held for %v (gateway process, GOGC=%s)\n\n", opened, h.holdFor, orDefault(h.gogc, os.Getenv("GOGC"), "100"))
+	fmt.Fprintln(w, "| | RSS | RSS per stream | open fds |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	fmt.Fprintf(w, "| before (1 warm-up stream done) | %.1f MiB | | %d |\n", mib(base.rss), base.fds)
+	fmt.Fprintf(w, "| all open | %.1f MiB | %.1f KiB | %d |\n", mib(first.rss), perStream(first), first.fds)
+	fmt.Fprintf(w, "| end of hold | %.1f MiB | %.1f KiB | %d |\n", mib(last.rss), perStream(last), last.fds)
+	fmt.Fprintf(w, "| min / max over the hold | %.1f / %.1f MiB | %.1f / %.1f KiB | |\n", mib(lo), mib(hi),
+		kib(lo-base.rss)/float64(opened), kib(hi-base.rss)/float64(opened))
+	fmt.Fprintf(w, "| streams closed | %.1f MiB | | %d |\n\n", mib(after.rss), after.fds)
+	verdict := "flat (within 10% of the first sample)"
+	if !flat {
+		verdict = "NOT flat (outside 10% of the first sample)"
+	}
+	fmt.Fprintf(w, "RSS over the hold: %+.1f%% first to last, %s; %d samples.\n", 100*drift, verdict, len(samples))
+	fmt.Fprintf(w, "Streams: %d opened, %d failed to open, %d ended during the hold.\n", opened, failed, lost)
+	fdsBack := after.fds <= base.fds
+	if !fdsBack {
+		fmt.Fprintf(w, "Open fds did NOT go back to %d after the streams closed (%d).\n", base.fds, after.fds)
+	}
+	return failed == 0 && lost == 0 && flat && fdsBack
+}
+
+func orDefault(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func errNote(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (first: %s)", v)
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+func kib(b int64) float64 { return float64(b) / (1 << 10) }
