@@ -79,6 +79,10 @@ type Gateway struct {
 	exchanges sync.Pool
 }
 
+// maxHeaderSize is the server's read buffer, which bounds a request's
+// headers; larger ones get 431.
+const maxHeaderSize = 16 << 10
+
 // storeStartTimeout bounds loading the store's channels at start.
 const storeStartTimeout = 10 * time.Second
 
@@ -108,13 +112,21 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
-		Handler:               g.handler(opts.Mount),
-		ErrorHandler:          g.serverError,
-		Name:                  "rosetta",
-		MaxRequestBodySize:    int(cfg.Server.MaxBody),
-		ReadTimeout:           2 * time.Minute, // a whole request, headers and body
-		IdleTimeout:           2 * time.Minute,
-		ReadBufferSize:        4 << 10,
+		Handler:            g.handler(opts.Mount),
+		ErrorHandler:       g.serverError,
+		Name:               "rosetta",
+		MaxRequestBodySize: int(cfg.Server.MaxBody),
+		ReadTimeout:        2 * time.Minute, // a whole request, headers and body
+		IdleTimeout:        2 * time.Minute,
+		// ReduceMemoryUsage hands the connection's read buffer back as
+		// soon as a request is read, and its write buffer as soon as a
+		// response is written: an open stream holds no read buffer, and
+		// an idle keep-alive connection holds neither (fasthttp waits for
+		// its next request with a one-byte read, one system call more per
+		// request). So the read buffer, which bounds the request headers,
+		// can be large: 16 KiB of headers are accepted.
+		ReduceMemoryUsage:     true,
+		ReadBufferSize:        16 << 10,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,
