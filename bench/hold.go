@@ -45,7 +45,8 @@ type holdOptions struct {
 }
 
 // gatewayMain is the gateway process of hold mode: the gateway alone, in
-// front of the mock at -mock, until its standard input ends.
+// front of the mock at -mock, until its standard input ends. For each line
+// it reads it writes its runtime's memory statistics (memLine).
 func gatewayMain(mockAddr, logMode string) int {
 	e, err := startGateway(options{log: logMode}, mockAddr)
 	if err != nil {
@@ -54,8 +55,50 @@ func gatewayMain(mockAddr, logMode string) int {
 	}
 	defer e.close()
 	fmt.Printf("ready gateway=%s\n", e.gwAddr)
-	io.Copy(io.Discard, os.Stdin) //nolint:errcheck // any end will do
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		fmt.Printf("mem heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d goroutines=%d gcs=%d\n",
+			m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, runtime.NumGoroutine(), m.NumGC)
+	}
 	return 0
+}
+
+// memStats is the gateway process's runtime view of its memory.
+type memStats struct {
+	heapInuse, stackInuse, heapIdle, heapReleased, goroutines, gcs int64
+}
+
+// parseMem reads a "mem ..." line of the gateway process.
+func parseMem(line string) (memStats, bool) {
+	var m memStats
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "mem ")
+	if !ok {
+		return m, false
+	}
+	for _, f := range strings.Fields(rest) {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return m, false
+		}
+		switch k {
+		case "heap_inuse":
+			m.heapInuse = n
+		case "stack_inuse":
+			m.stackInuse = n
+		case "heap_idle":
+			m.heapIdle = n
+		case "heap_released":
+			m.heapReleased = n
+		case "goroutines":
+			m.goroutines = n
+		case "gcs":
+			m.gcs = n
+		}
+	}
+	return m, true
 }
 
 // holdSample is one reading of the gateway process.
@@ -64,6 +107,7 @@ type holdSample struct {
 	rss  int64         // bytes
 	fds  int
 	open int64 // streams still open on the client side
+	mem  memStats
 }
 
 // runHold runs hold mode and prints its report to out. It reports false
@@ -106,9 +150,34 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		close(p.done)
 	}()
 	defer p.stop()
-	line, err := readyLine(p, stdout)
+	lines := make(chan string, 1)
+	go func() {
+		r := bufio.NewScanner(stdout)
+		for r.Scan() {
+			lines <- r.Text()
+		}
+		close(lines)
+	}()
+	line, err := readyLine(p, lines)
 	if err != nil {
 		return false, err
+	}
+	// mem asks the gateway process for its runtime's statistics.
+	mem := func(s *holdSample) error {
+		if _, err := io.WriteString(stdin, "mem\n"); err != nil {
+			return err
+		}
+		select {
+		case l := <-lines:
+			m, ok := parseMem(l)
+			if !ok {
+				return fmt.Errorf("the gateway process answered %q", l)
+			}
+			s.mem = m
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("the gateway process did not report its memory")
+		}
 	}
 	gwAddr, ok := strings.CutPrefix(strings.TrimSpace(line), "ready gateway=")
 	if !ok {
@@ -125,6 +194,9 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	warm.Close()
 	time.Sleep(time.Second)
 	base, err := readProc(pid)
+	if err == nil {
+		err = mem(&base)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -167,13 +239,20 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	start := time.Now()
 	for {
 		s, err := readProc(pid)
+		if err == nil {
+			err = mem(&s)
+		}
 		if err != nil {
 			return false, err
 		}
 		s.at, s.open = time.Since(start), open.Load()
 		samples = append(samples, s)
-		fmt.Fprintf(progress, "hold: %6s  RSS %7.1f MiB  %6.1f KiB/stream  fds %5d  streams open %d\n",
-			s.at.Round(time.Second), mib(s.rss), kib(s.rss-base.rss)/float64(opened), s.fds, s.open)
+		per := func(now, then int64) float64 { return kib(now-then) / float64(opened) }
+		fmt.Fprintf(progress, "hold: %6s  RSS %7.1f MiB  %6.1f KiB/stream (heap in use %.1f, stacks %.1f, heap idle not released %.1f)  fds %5d  streams open %d  goroutines %d  GCs %d\n",
+			s.at.Round(time.Second), mib(s.rss), per(s.rss, base.rss), per(s.mem.heapInuse, base.mem.heapInuse),
+			per(s.mem.stackInuse, base.mem.stackInuse),
+			per(s.mem.heapIdle-s.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased),
+			s.fds, s.open, s.mem.goroutines, s.mem.gcs)
 		if s.at >= h.holdFor {
 			break
 		}
@@ -201,14 +280,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 }
 
 // readyLine waits for the first line of a child's standard output.
-func readyLine(p *proc, stdout io.Reader) (string, error) {
-	lines := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(stdout)
-		line, _ := r.ReadString('\n')
-		lines <- line
-		io.Copy(io.Discard, r) //nolint:errcheck // until it exits
-	}()
+func readyLine(p *proc, lines <-chan string) (string, error) {
 	select {
 	case line := <-lines:
 		return line, nil
@@ -315,6 +387,11 @@ func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost
 	fmt.Fprintf(w, "| min / max over the hold | %.1f / %.1f MiB | %.1f / %.1f KiB | |\n", mib(lo), mib(hi),
 		kib(lo-base.rss)/float64(opened), kib(hi-base.rss)/float64(opened))
 	fmt.Fprintf(w, "| streams closed | %.1f MiB | | %d |\n\n", mib(after.rss), after.fds)
+	d := func(now, then int64) float64 { return kib(now-then) / float64(opened) }
+	fmt.Fprintf(w, "Per stream at the end of the hold, from the gateway's runtime: heap in use %.1f KiB, goroutine stacks %.1f KiB, "+
+		"heap idle but not returned to the OS %.1f KiB (%d goroutines, %d GCs so far).\n",
+		d(last.mem.heapInuse, base.mem.heapInuse), d(last.mem.stackInuse, base.mem.stackInuse),
+		d(last.mem.heapIdle-last.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased), last.mem.goroutines, last.mem.gcs)
 	verdict := "flat (within 10% of the first sample)"
 	if !flat {
 		verdict = "NOT flat (outside 10% of the first sample)"
