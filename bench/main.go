@@ -22,6 +22,7 @@
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
+//	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
 package main
 
 import (
@@ -61,6 +62,7 @@ type options struct {
 	placement  string // "shared" (one process) or "split" (servers and load generator on CPUs of their own)
 	nginx      bool   // split placement: nginx as a third contender
 	hold       holdOptions
+	bare       bool // a bare fasthttp pass-through in the gateway's place (bare.go)
 }
 
 func main() {
@@ -110,13 +112,15 @@ func parseFlags(args []string) (options, error) {
 	holdEvery := fs.Duration("hold-every", 2*time.Second, "hold mode: time between the upstream's events")
 	holdSample := fs.Duration("hold-sample", 5*time.Second, "hold mode: time between RSS samples")
 	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
+	bare := fs.Bool("bare", false, "run a bare fasthttp pass-through (auth by key hash, sonic.Get of model and stream, "+
+		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
-		hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
+		bare: *bare, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -152,6 +156,10 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-nginx needs -placement split (nginx is only compared in the placement of DESIGN.md §5)")
 	case o.only == "nginx" && !o.nginx:
 		return o, errors.New("-only nginx needs -nginx")
+	case o.bare && o.mapped:
+		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
+	case o.bare && o.hold.streams > 0:
+		return o, errors.New("-hold measures the gateway: it takes no -bare")
 	case o.hold.streams < 0:
 		return o, errors.New("-hold must not be negative")
 	case o.hold.streams > 0 && (o.hold.holdFor <= 0 || o.hold.every <= 0 || o.hold.sample <= 0):
@@ -219,6 +227,7 @@ type env struct {
 	// servers run in this process.
 	mock *mock
 	gw   *proxy.Gateway
+	bare *bareProxy // -bare: in the gateway's place
 	sink *asynclog.Writer
 
 	// Split placement: the processes this one started, and how to stop them.
@@ -245,6 +254,11 @@ func startEnv(o options) (*env, error) {
 // discard.
 func startGateway(o options, mockAddr string) (*env, error) {
 	e := &env{mockAddr: mockAddr}
+	if o.bare {
+		var err error
+		e.bare, e.gwAddr, err = startBare(mockAddr)
+		return e, err
+	}
 	yaml := fmt.Sprintf(`
 server:
   listen: 127.0.0.1:0
@@ -287,6 +301,9 @@ func (e *env) close() {
 	if e.split != nil {
 		e.split.close()
 		return
+	}
+	if e.bare != nil {
+		e.bare.close()
 	}
 	if e.gw != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -490,6 +507,9 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
 	}
 	fmt.Fprintf(w, "## Rosetta pass-through overhead\n\n")
+	if o.bare {
+		fmt.Fprintf(w, "**-bare: the \"gateway\" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta.**\n\n")
+	}
 	fmt.Fprintf(w, "- %s %s/%s, GOMAXPROCS=%d, CPUs=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
 	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s) interleaved (direct/gateway order alternates); medians across rounds\n",
