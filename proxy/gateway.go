@@ -126,7 +126,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		// request). So the read buffer, which bounds the request headers,
 		// can be large: 16 KiB of headers are accepted.
 		ReduceMemoryUsage:     true,
-		ReadBufferSize:        16 << 10,
+		ReadBufferSize:        maxHeaderSize,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,
