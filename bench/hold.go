@@ -116,7 +116,10 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	if runtime.GOOS != "linux" {
 		return false, errors.New("-hold reads /proc: Linux only")
 	}
-	events := int(h.holdFor/h.every) + 10 // the stream outlasts the hold
+	// The streams must outlast the opening (which can take minutes for
+	// thousands of streams on a busy machine) and the hold; a stream that
+	// ends early is reported as lost.
+	events := int((h.holdFor+10*time.Minute)/h.every) + 10
 	m, err := startMock(events, h.every, upstreamKey)
 	if err != nil {
 		return false, fmt.Errorf("cannot start the mock upstream: %w", err)
@@ -326,14 +329,23 @@ func openHoldStream(addr string) (net.Conn, error) {
 	return c, nil
 }
 
-// drainHold reads a held stream until it ends, and counts it closed then.
+// drainHold reads a held stream until it ends (its last event, or the
+// connection), and counts it closed then.
 func drainHold(c net.Conn, open *atomic.Int64) {
 	defer open.Add(-1)
-	var buf [512]byte
+	const done = "data: [DONE]"
+	var buf [512 + len(done)]byte
+	kept := 0 // the previous read's tail, for a marker split across reads
 	for {
-		if _, err := c.Read(buf[:]); err != nil {
+		n, err := c.Read(buf[kept:])
+		if err != nil {
 			return
 		}
+		n += kept
+		if bytes.Contains(buf[:n], []byte(done)) {
+			return
+		}
+		kept = copy(buf[:], buf[max(0, n-len(done)+1):n])
 	}
 }
 

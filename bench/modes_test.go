@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestBare checks the bare pass-through answers in the gateway's place:
@@ -63,5 +66,29 @@ func TestHold(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// TestDrainHoldSeesTheEnd: a held stream that ends, even with its last
+// event split across reads, counts as closed though its connection stays.
+func TestDrainHoldSeesTheEnd(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	var open atomic.Int64
+	open.Store(1)
+	done := make(chan struct{})
+	go func() { drainHold(client, &open); close(done) }()
+	for _, part := range []string{"data: {}\n\n", strings.Repeat("x", 700), "data: [DO", "NE]\n\n"} {
+		if _, err := server.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end of the stream was not seen")
+	}
+	if open.Load() != 0 {
+		t.Errorf("open = %d", open.Load())
 	}
 }
