@@ -21,6 +21,8 @@
 //	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
+//	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
+//	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
 package main
 
 import (
@@ -59,6 +61,8 @@ type options struct {
 	only       string // "direct", "nginx" or "gateway" to run one side only (for profiling); "" for all
 	placement  string // "shared" (one process) or "split" (servers and load generator on CPUs of their own)
 	nginx      bool   // split placement: nginx as a third contender
+	hold       holdOptions
+	bare       bool // a bare fasthttp pass-through in the gateway's place (bare.go)
 }
 
 func main() {
@@ -69,6 +73,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
+	}
+	run := run
+	if o.hold.streams > 0 {
+		run = func(o options, out, progress io.Writer) (bool, error) { return runHold(o, o.hold, out, progress) }
 	}
 	ok, err := run(o, os.Stdout, os.Stderr)
 	if err != nil {
@@ -98,12 +106,21 @@ func parseFlags(args []string) (options, error) {
 		"split: mock and gateway in a child process pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
 	nginx := fs.Bool("nginx", false, "with -placement split: nginx as a plain reverse proxy in front of the same mock, pinned with the servers, "+
 		"as a third contender (Debian: apt-get install -y nginx-light)")
+	hold := fs.Int("hold", 0, "hold mode: open this many slow streams through a gateway child process and report its RSS "+
+		"per stream and open fds over -hold-for, instead of the load runs (Linux)")
+	holdFor := fs.Duration("hold-for", time.Minute, "hold mode: how long the streams are held")
+	holdEvery := fs.Duration("hold-every", 2*time.Second, "hold mode: time between the upstream's events")
+	holdSample := fs.Duration("hold-sample", 5*time.Second, "hold mode: time between RSS samples")
+	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
+	bare := fs.Bool("bare", false, "run a bare fasthttp pass-through (auth by key hash, sonic.Get of model and stream, "+
+		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
-		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx}
+		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
+		bare: *bare, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -139,6 +156,16 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-nginx needs -placement split (nginx is only compared in the placement of DESIGN.md §5)")
 	case o.only == "nginx" && !o.nginx:
 		return o, errors.New("-only nginx needs -nginx")
+	case o.bare && o.mapped:
+		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
+	case o.bare && o.hold.streams > 0:
+		return o, errors.New("-hold measures the gateway: it takes no -bare")
+	case o.hold.streams < 0:
+		return o, errors.New("-hold must not be negative")
+	case o.hold.streams > 0 && (o.hold.holdFor <= 0 || o.hold.every <= 0 || o.hold.sample <= 0):
+		return o, errors.New("-hold-for, -hold-every and -hold-sample must be positive")
+	case o.hold.streams > 0 && o.placement != "shared":
+		return o, errors.New("-hold runs the gateway in a process of its own: it takes no -placement")
 	}
 	return o, nil
 }
@@ -200,6 +227,7 @@ type env struct {
 	// servers run in this process.
 	mock *mock
 	gw   *proxy.Gateway
+	bare *bareProxy // -bare: in the gateway's place
 	sink *asynclog.Writer
 
 	// Split placement: the processes this one started, and how to stop them.
@@ -211,7 +239,26 @@ func startEnv(o options) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the mock upstream: %w", err)
 	}
-	e := &env{mock: m, mockAddr: m.addr}
+	e, err := startGateway(o, m.addr)
+	if err != nil {
+		m.close()
+		return nil, err
+	}
+	e.mock = m
+	return e, nil
+}
+
+// startGateway starts a gateway in front of the mock upstream at mockAddr,
+// configured as the binary configures it: the access log written by hand
+// through an asynclog.Writer (to io.Discard), or discarded with -log
+// discard.
+func startGateway(o options, mockAddr string) (*env, error) {
+	e := &env{mockAddr: mockAddr}
+	if o.bare {
+		var err error
+		e.bare, e.gwAddr, err = startBare(mockAddr)
+		return e, err
+	}
 	yaml := fmt.Sprintf(`
 server:
   listen: 127.0.0.1:0
@@ -226,18 +273,17 @@ keys:
   - name: bench
     key: %q
     models: ["*"]
-`, m.addr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
+`, mockAddr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
 	cfg, err := config.Parse([]byte(yaml), "bench", nil)
 	if err != nil {
-		m.close()
 		return nil, err
 	}
-	log := slog.New(slog.DiscardHandler)
+	opts := proxy.Options{Log: slog.New(slog.DiscardHandler), AccessLog: io.Discard}
 	if o.log == "async" {
 		e.sink = asynclog.New(io.Discard, 100*time.Millisecond, 4<<20)
-		log = slog.New(slog.NewJSONHandler(e.sink, nil))
+		opts.Log, opts.AccessLog = slog.New(slog.NewJSONHandler(e.sink, nil)), e.sink
 	}
-	if e.gw, err = proxy.New(cfg, proxy.Options{Log: log}); err != nil {
+	if e.gw, err = proxy.New(cfg, opts); err != nil {
 		e.close()
 		return nil, err
 	}
@@ -256,6 +302,9 @@ func (e *env) close() {
 		e.split.close()
 		return
 	}
+	if e.bare != nil {
+		e.bare.close()
+	}
 	if e.gw != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		e.gw.Shutdown(ctx) //nolint:errcheck
@@ -264,7 +313,9 @@ func (e *env) close() {
 	if e.sink != nil {
 		e.sink.Close() //nolint:errcheck
 	}
-	e.mock.close()
+	if e.mock != nil {
+		e.mock.close()
+	}
 }
 
 // targets returns the direct and the gateway target of a mode. The direct
@@ -456,6 +507,9 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
 	}
 	fmt.Fprintf(w, "## Rosetta pass-through overhead\n\n")
+	if o.bare {
+		fmt.Fprintf(w, "**-bare: the \"gateway\" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta.**\n\n")
+	}
 	fmt.Fprintf(w, "- %s %s/%s, GOMAXPROCS=%d, CPUs=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
 	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s) interleaved (direct/gateway order alternates); medians across rounds\n",

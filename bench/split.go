@@ -53,12 +53,17 @@ const serveRoleFlag = "-serve-role="
 // output, and serves until its standard input ends or a signal arrives.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("bench servers", flag.ContinueOnError)
-	role := fs.String("serve-role", "", "servers")
+	role := fs.String("serve-role", "", "servers, or gateway (hold mode)")
 	events := fs.Int("events", 20, "content chunks per streamed response")
 	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
 	logMode := fs.String("log", "async", "gateway access log: async or discard")
+	mockAddr := fs.String("mock", "", "role gateway: the mock upstream's address")
+	bare := fs.Bool("bare", false, "the bare pass-through in the gateway's place")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *role == "gateway" {
+		return gatewayMain(*mockAddr, *logMode)
 	}
 	if *role != "servers" {
 		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)
@@ -66,7 +71,7 @@ func serveMain(args []string) int {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	e, err := startEnv(options{events: *events, eventDelay: *delay, log: *logMode})
+	e, err := startEnv(options{events: *events, eventDelay: *delay, log: *logMode, bare: *bare})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench servers:", err)
 		return 1
@@ -278,7 +283,7 @@ func (s *splitEnv) startServers(o options) (mockAddr, gwAddr string, err error) 
 		exe = os.Args[0]
 	}
 	cmd := exec.Command(exe, serveRoleFlag+"servers", "-events="+strconv.Itoa(o.events),
-		"-event-delay="+o.eventDelay.String(), "-log="+o.log)
+		"-event-delay="+o.eventDelay.String(), "-log="+o.log, "-bare="+strconv.FormatBool(o.bare))
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1") // the last of duplicate keys wins
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

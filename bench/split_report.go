@@ -75,6 +75,9 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every gateway response and event)"
 	}
 	fmt.Fprintf(w, "## Rosetta pass-through vs nginx, split placement (DESIGN.md §5)\n\n")
+	if o.bare {
+		fmt.Fprintf(w, "**-bare: the \"gateway\" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta.**\n\n")
+	}
 	fmt.Fprintf(w, "- %s %s/%s, CPUs=%d; CPU %d: the servers (and nginx), CPU %d: the load generator\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), s.srvCPU, s.loadCPU)
 	for _, p := range s.proof {

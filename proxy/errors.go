@@ -28,6 +28,9 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 		e = errorf(413, codec.KindTooLarge, "request_too_large",
 			"Request body is larger than the gateway's limit of %s.", g.cfg.Server.MaxBody)
 		drain(ctx.Conn(), int64(ctx.Request.Header.ContentLength()))
+	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
+		e = errorf(431, codec.KindInvalidRequest, "request_header_fields_too_large",
+			"The request headers are larger than the gateway's limit of %d KiB.", maxHeaderSize>>10)
 	case isTimeout(err):
 		e = errorf(408, codec.KindInvalidRequest, "request_timeout", "The request was not received in time.")
 	default:

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -24,10 +25,17 @@ import (
 
 // Options are the parts of a gateway that are not in its configuration.
 type Options struct {
-	// Log receives operational events and one access line per request.
-	// Give it a handler over an asynclog.Writer: a request never waits on it.
-	// Default: slog.Default().
+	// Log receives operational events, and one access line per request
+	// when AccessLog is nil. Give it a handler over an asynclog.Writer: a
+	// request never waits on it. Default: slog.Default().
 	Log *slog.Logger
+	// AccessLog, when set, receives the access lines instead of Log: one
+	// Write per request of a line in the shape of slog's JSON handler (or
+	// its text handler when LogFormat is "text"), made without allocating.
+	// Give it an asynclog.Writer, the same one as Log's handler.
+	AccessLog io.Writer
+	// LogFormat is "json" (the default) or "text", as for the handler of Log.
+	LogFormat string
 	// Keys, when set, is consulted for keys the configuration does not list
 	// (before Store).
 	Keys KeySource
@@ -67,6 +75,7 @@ const (
 type Gateway struct {
 	cfg     *config.Config
 	log     *slog.Logger
+	access  *accessLog // nil: access lines go to log
 	keys    *keyring
 	store   store.Store // nil without one
 	usage   UsageSink   // nil without one
@@ -87,6 +96,10 @@ type Gateway struct {
 	exchanges sync.Pool
 }
 
+// maxHeaderSize is the server's read buffer, which bounds a request's
+// headers; larger ones get 431.
+const maxHeaderSize = 16 << 10
+
 // storeStartTimeout bounds loading the store's channels at start.
 const storeStartTimeout = 10 * time.Second
 
@@ -98,6 +111,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
+	g.access = newAccessLog(opts.AccessLog, opts.LogFormat)
 	src := chainKeys{newStaticKeys(cfg.Keys)}
 	if opts.Keys != nil {
 		src = append(src, opts.Keys)
@@ -126,13 +140,21 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
-		Handler:               g.handler(opts.Mount),
-		ErrorHandler:          g.serverError,
-		Name:                  "rosetta",
-		MaxRequestBodySize:    int(cfg.Server.MaxBody),
-		ReadTimeout:           2 * time.Minute, // a whole request, headers and body
-		IdleTimeout:           2 * time.Minute,
-		ReadBufferSize:        4 << 10,
+		Handler:            g.handler(opts.Mount),
+		ErrorHandler:       g.serverError,
+		Name:               "rosetta",
+		MaxRequestBodySize: int(cfg.Server.MaxBody),
+		ReadTimeout:        2 * time.Minute, // a whole request, headers and body
+		IdleTimeout:        2 * time.Minute,
+		// ReduceMemoryUsage hands the connection's read buffer back as
+		// soon as a request is read, and its write buffer as soon as a
+		// response is written: an open stream holds no read buffer, and
+		// an idle keep-alive connection holds neither (fasthttp waits for
+		// its next request with a one-byte read, one system call more per
+		// request). So the read buffer, which bounds the request headers,
+		// can be large: 16 KiB of headers are accepted.
+		ReduceMemoryUsage:     true,
+		ReadBufferSize:        maxHeaderSize,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,

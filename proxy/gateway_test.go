@@ -41,8 +41,8 @@ func startGateway(t testing.TB, channels string) *testGateway {
 	return startGatewayWith(t, channels, proxy.Options{})
 }
 
-// startGatewayWith is startGateway with options; their Log is replaced by
-// the one tg.logs records.
+// startGatewayWith is startGateway with options; their Log and AccessLog
+// are replaced by ones tg.logs records.
 func startGatewayWith(t testing.TB, channels string, opts proxy.Options) *testGateway {
 	t.Helper()
 	yaml := fmt.Sprintf(`
@@ -62,6 +62,7 @@ keys:
 	}
 	logs := &syncBuffer{}
 	opts.Log = slog.New(slog.NewJSONHandler(logs, nil))
+	opts.AccessLog = logs
 	g, err := proxy.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)

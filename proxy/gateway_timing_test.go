@@ -64,7 +64,7 @@ keys:
 			}
 			sink := asynclog.New(io.Discard, 100e6, 4<<20)
 			defer sink.Close()
-			opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil))}
+			opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
 			if mode.usage {
 				w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
 				defer w.Close(context.Background())

@@ -14,7 +14,10 @@ import (
 // in memory: b.N streams are held open at once, first straight to the mock
 // upstream and then through the gateway; the difference per stream is the
 // gateway's share (server connection, worker goroutine, upstream connection,
-// relay buffers). Run it with e.g. -benchtime=2000x.
+// relay buffers), heap and goroutine stacks; gateway-stack-B/stream is the
+// stacks' part. Live memory only: the process's RSS also holds what the
+// garbage collector has not yet reclaimed or returned (bench -hold measures
+// that). Run it with e.g. -benchtime=2000x.
 func BenchmarkOpenStreamMemory(b *testing.B) {
 	evs := events(fixture(b, "chat_stream.sse"))
 	release := make(chan struct{})
@@ -53,10 +56,12 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 		}
 		return conns
 	}
+	var stack int64
 	inUse := func() int64 {
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
+		stack = int64(m.StackInuse)
 		return int64(m.HeapInuse + m.StackInuse)
 	}
 	closeAll := func(conns []net.Conn) {
@@ -66,16 +71,21 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 	}
 	b.ReportAllocs()
 	base := inUse()
+	baseStack := stack
 	direct := open(strings.TrimSuffix(up.baseURL(), "/v1"), "x")
 	directCost := inUse() - base
+	directStack := stack - baseStack
 	closeAll(direct)
 
 	base = inUse()
+	baseStack = stack
 	via := open(tg.url, clientKey)
 	gatewayCost := inUse() - base
+	gatewayStack := stack - baseStack
 	b.StopTimer()
 	closeAll(via)
 	close(release)
 	b.ReportMetric(float64(gatewayCost-directCost)/float64(b.N), "gateway-B/stream")
 	b.ReportMetric(float64(directCost)/float64(b.N), "client+mock-B/stream")
+	b.ReportMetric(float64(gatewayStack-directStack)/float64(b.N), "gateway-stack-B/stream")
 }

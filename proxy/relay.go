@@ -15,8 +15,9 @@ import (
 )
 
 const (
-	relayBufSize = 2 << 10 // per stream, in and out; grows only for an event larger than this
-	maxEventSize = 8 << 20 // an upstream event larger than this ends the stream
+	relayBufSize = 2 << 10  // per stream, in and out; grows only for an event larger than this
+	maxPooledOut = 64 << 10 // a grown output buffer larger than this is not kept
+	maxEventSize = 8 << 20  // an upstream event larger than this ends the stream
 )
 
 // relay streams an upstream SSE body to the client event by event. The
@@ -33,7 +34,11 @@ type relay struct {
 
 	in   []byte // upstream bytes: in[r:w] are not yet consumed
 	r, w int
-	out  []byte // events ready for the client
+	// out holds events ready for the client. It is taken from outBufs
+	// (outp) when there is an event to relay and handed back once written,
+	// so that a stream waiting on its upstream holds no output buffer.
+	out  []byte
+	outp *[]byte
 
 	rewrite    bool // put the public model name into each chunk
 	stripUsage bool // drop the usage-only chunk the client did not ask for
@@ -54,9 +59,33 @@ type relay struct {
 	finished   bool
 }
 
-var relays = sync.Pool{New: func() any {
-	return &relay{in: make([]byte, relayBufSize), out: make([]byte, 0, relayBufSize)}
-}}
+var relays = sync.Pool{New: func() any { return &relay{in: make([]byte, relayBufSize)} }}
+
+var outBufs = sync.Pool{New: func() any { b := make([]byte, 0, relayBufSize); return &b }}
+
+// takeOut gives the relay an output buffer unless it has one.
+func (rl *relay) takeOut() {
+	if rl.out == nil {
+		rl.outp = outBufs.Get().(*[]byte)
+		rl.out = (*rl.outp)[:0]
+	}
+}
+
+// dropOut hands back the output buffer, which holds nothing left to send.
+// (A buffer the relay was built with, not taken from the pool, is kept.)
+func (rl *relay) dropOut() {
+	if rl.outp == nil {
+		rl.out = rl.out[:0]
+		return
+	}
+	b := rl.out[:0]
+	if cap(b) > maxPooledOut {
+		b = make([]byte, 0, relayBufSize)
+	}
+	*rl.outp = b
+	outBufs.Put(rl.outp)
+	rl.out, rl.outp = nil, nil
+}
 
 // startStream takes over a streamed upstream response. It reads up to the
 // first event before answering the client, so that an upstream that fails
@@ -114,7 +143,7 @@ func (rl *relay) WriteTo(w io.Writer) (int64, error) {
 		}
 		m, err := w.Write(rl.out)
 		n += int64(m)
-		rl.out = rl.out[:0]
+		rl.dropOut()
 		if err != nil {
 			rl.clientGone = true
 			return n, err
@@ -129,6 +158,9 @@ func (rl *relay) Read(p []byte) (int, error) {
 	}
 	n := copy(p, rl.out)
 	rl.out = rl.out[:copy(rl.out, rl.out[n:])]
+	if len(rl.out) == 0 {
+		rl.dropOut()
+	}
 	return n, nil
 }
 
@@ -142,6 +174,7 @@ func (rl *relay) fill() bool {
 			if n == 0 {
 				break
 			}
+			rl.takeOut()
 			rl.event(rl.in[rl.r : rl.r+n])
 			rl.r += n
 		}
@@ -150,12 +183,14 @@ func (rl *relay) fill() bool {
 		}
 		switch {
 		case rl.failed != nil:
+			rl.takeOut()
 			rl.x.errMsg = rl.failed.Error()
 			if rl.x.ttfb > 0 { // the client has a stream open: tell it in-band
 				rl.streamError(transportError(rl.failed))
 			}
 			rl.finished = true
 		case rl.eof:
+			rl.takeOut()
 			if rl.r < rl.w { // a last event without its blank line
 				rl.event(rl.in[rl.r:rl.w])
 				rl.r = rl.w
@@ -163,10 +198,15 @@ func (rl *relay) fill() bool {
 			rl.end()
 			rl.finished = true
 		default:
+			rl.dropOut() // nothing to send while waiting on the upstream
 			rl.read()
 		}
 	}
-	return len(rl.out) > 0
+	if len(rl.out) > 0 {
+		return true
+	}
+	rl.dropOut()
+	return false
 }
 
 // read appends upstream bytes to the input, compacting or growing it.
@@ -380,10 +420,11 @@ func (rl *relay) release() {
 	if rl.sniff != nil {
 		rl.c.ch.style.dialect().decoders.Put(rl.sniff)
 	}
-	in, out, events := rl.in, rl.out, rl.events[:0]
+	rl.dropOut()
+	in, events := rl.in, rl.events[:0]
 	if len(in) > relayBufSize {
 		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
 	}
-	*rl = relay{in: in, out: out[:0], events: events}
+	*rl = relay{in: in, events: events}
 	relays.Put(rl)
 }

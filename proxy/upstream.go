@@ -41,6 +41,11 @@ type channel struct {
 	stats    *channelStats
 }
 
+// maxUpstreamConns caps the connections of one channel: one per request in
+// flight, each open stream holding one. 8192 capped the open streams a node
+// could serve per channel below DESIGN's 10,000.
+const maxUpstreamConns = 65536
+
 // newChannel builds the upstream client of a configured channel; id is its
 // store id, 0 for a channel of the configuration file. A demo channel gets
 // its own in-process upstream.
@@ -89,7 +94,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		Name:                     "rosetta",
 		IsTLS:                    secure,
 		TLSConfig:                &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
-		MaxConns:                 8192,
+		MaxConns:                 maxUpstreamConns,
 		MaxIdleConnDuration:      30 * time.Second,
 		MaxResponseBodySize:      256 << 20,
 		DisablePathNormalizing:   true,
@@ -170,15 +175,23 @@ func (e *dialError) Error() string { return "cannot connect: " + e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
 // timedConn enforces the time-to-first-byte and idle timeouts of a channel:
-// every read gets a deadline, the first-byte one while a written request
+// every read has a deadline, the first-byte one while a written request
 // awaits its first response byte, the idle one between later reads. A
 // deadline the HTTP client sets (the request's total deadline) still wins
 // when it is sooner.
+//
+// Setting a deadline costs a lock and a timer update in the runtime's
+// poller, on every read of a stream. So a read keeps the deadline already
+// armed while it lies in [want, want+timeout/16], want being the deadline
+// the read needs: the timeout may fire up to a sixteenth late, and the
+// deadline is re-armed about once per sixteenth of the timeout instead of
+// on every read. The client's own deadline is kept exactly.
 type timedConn struct {
 	net.Conn
 	firstByte, idle time.Duration
 	awaiting        atomic.Bool
 	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
@@ -191,12 +204,16 @@ func (c *timedConn) Read(p []byte) (int, error) {
 	if c.awaiting.Load() {
 		d = c.firstByte
 	}
-	deadline := time.Now().Add(d)
-	if o := c.outer.Load(); o != 0 && o < deadline.UnixNano() {
-		deadline = time.Unix(0, o)
+	now := time.Now().UnixNano()
+	lo, hi := now+int64(d), now+int64(d+d/16)
+	if o := c.outer.Load(); o != 0 {
+		lo, hi = min(lo, o), min(hi, o)
 	}
-	if err := c.Conn.SetReadDeadline(deadline); err != nil {
-		return 0, err
+	if c.armed < lo || c.armed > hi {
+		if err := c.Conn.SetReadDeadline(time.Unix(0, hi)); err != nil {
+			return 0, err
+		}
+		c.armed = hi
 	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {

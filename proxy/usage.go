@@ -16,9 +16,8 @@ type UsageSink interface {
 
 // recordUsage hands the usage row of a finished exchange to the sink.
 // Requests without a key (refused before authentication), model listings
-// and token counts make no row: they use no model. id is the request id
-// as a string, shared with the access log so that it is made once.
-func (g *Gateway) recordUsage(x *exchange, id string) {
+// and token counts make no row: they use no model.
+func (g *Gateway) recordUsage(x *exchange) {
 	if g.usage == nil || x.key == nil || x.utility {
 		return
 	}
@@ -36,7 +35,7 @@ func (g *Gateway) recordUsage(x *exchange, id string) {
 		Reasoning:   int64(u.Reasoning),
 		Latency:     x.elapsed,
 		FirstToken:  x.ttfb,
-		RequestID:   id,
+		RequestID:   string(x.id),
 		ClientStyle: x.style.String(),
 	})
 	if !ok {

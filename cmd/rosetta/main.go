@@ -117,7 +117,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := proxy.New(cfg, proxy.Options{Log: log, LogDropped: sink.Dropped, Store: st, Usage: usage, Mount: con.Register})
+	g, err := proxy.New(cfg, proxy.Options{Log: log, AccessLog: sink, LogFormat: *logFormat, LogDropped: sink.Dropped, Store: st, Usage: usage, Mount: con.Register})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestBare checks the bare pass-through answers in the gateway's place:
+// streamed and not, and only with the gateway's key.
+func TestBare(t *testing.T) {
+	o, err := parseFlags([]string{"-quick", "-bare"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := startEnv(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if e.bare == nil || e.gw != nil {
+		t.Fatal("-bare did not put the bare pass-through in the gateway's place")
+	}
+	if err := e.check(o); err != nil {
+		t.Fatal(err)
+	}
+	_, gateway := e.targets(o, true)
+	status, _, body, err := probe(gateway)
+	if err != nil || status != 200 {
+		t.Fatalf("bare stream: status %d, err %v: %s", status, err, body)
+	}
+	if n := countEvents(body); n != o.events+3 { // role, content..., finish, [DONE]
+		t.Errorf("bare stream has %d events, want %d:\n%s", n, o.events+3, body)
+	}
+	checkEvents(t, body, directModel, false)
+	gateway.auth = "sk-wrong-0123456789abcdef"
+	if status, _, _, err = probe(gateway); err != nil || status != 401 {
+		t.Errorf("wrong key: status %d, err %v; want 401", status, err)
+	}
+	if _, err := parseFlags([]string{"-bare", "-mapped"}); err == nil {
+		t.Error("-bare -mapped accepted")
+	}
+}
+
+// TestHold runs hold mode briefly (20 streams for 2 s) with this test
+// binary as the gateway process. It is opt-in (ROSETTA_BENCH_HOLD=1), as
+// hold mode is: it starts a process and reads /proc.
+func TestHold(t *testing.T) {
+	if os.Getenv("ROSETTA_BENCH_HOLD") != "1" {
+		t.Skip("opt-in: set ROSETTA_BENCH_HOLD=1")
+	}
+	o, err := parseFlags([]string{"-hold", "20", "-hold-for", "2s", "-hold-every", "500ms", "-hold-sample", "1s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, progress strings.Builder
+	ok, err := runHold(o, o.hold, &out, &progress)
+	t.Log("\n" + progress.String() + out.String())
+	if err != nil || !ok {
+		t.Fatalf("hold failed: ok %v, err %v", ok, err)
+	}
+	for _, want := range []string{"| all open |", "KiB", "20 opened, 0 failed to open, 0 ended during the hold", "flat"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// TestDrainHoldSeesTheEnd: a held stream that ends, even with its last
+// event split across reads, counts as closed though its connection stays.
+func TestDrainHoldSeesTheEnd(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	var open atomic.Int64
+	open.Store(1)
+	done := make(chan struct{})
+	go func() { drainHold(client, &open); close(done) }()
+	for _, part := range []string{"data: {}\n\n", strings.Repeat("x", 700), "data: [DO", "NE]\n\n"} {
+		if _, err := server.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end of the stream was not seen")
+	}
+	if open.Load() != 0 {
+		t.Errorf("open = %d", open.Load())
+	}
+}

@@ -1,0 +1,307 @@
+package proxy
+
+import (
+	"io"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// accessLog writes one line per finished request in the shape of slog's
+// JSON or text handler (same keys, same value formats), appended by hand
+// into a buffer the exchange keeps: no allocation per request, where a
+// slog call costs about a dozen. The line goes to out in one Write; out
+// should be an asynclog.Writer, so that a request never waits on it.
+type accessLog struct {
+	out  io.Writer
+	text bool // slog's text shape (key=value) instead of JSON
+}
+
+// newAccessLog returns nil when out is nil: the gateway then logs requests
+// through its slog logger.
+func newAccessLog(out io.Writer, format string) *accessLog {
+	if out == nil {
+		return nil
+	}
+	return &accessLog{out: out, text: format == "text"}
+}
+
+// write appends x's line to buf, writes it, and returns buf for reuse.
+func (l *accessLog) write(buf []byte, x *exchange, now time.Time) []byte {
+	if l.text {
+		buf = appendTextLine(buf[:0], x, now)
+	} else {
+		buf = appendJSONLine(buf[:0], x, now)
+	}
+	l.out.Write(buf) //nolint:errcheck // nowhere left to report a failing log
+	if cap(buf) > maxKeptLine {
+		return nil // a line with a huge error message: not kept in the pool
+	}
+	return buf
+}
+
+const maxKeptLine = 16 << 10
+
+func accessLevel(x *exchange) string {
+	if x.status >= 500 {
+		return "WARN"
+	}
+	return "INFO"
+}
+
+// appendJSONLine is slog.JSONHandler's line for the attributes logExchange
+// sends: the time in RFC 3339 with nanoseconds, durations as integer
+// nanoseconds, attributes that are not set left out.
+func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
+	b = append(b, `{"time":"`...)
+	b = now.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","level":"`...)
+	b = append(b, accessLevel(x)...)
+	// The request id is a token (requestID makes sure): nothing to escape.
+	b = append(b, `","msg":"request","id":"`...)
+	b = append(b, x.id...)
+	b = append(b, '"')
+	b = append(b, `,"endpoint":`...)
+	b = rawjson.AppendString(b, x.endpoint)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(x.status), 10)
+	b = append(b, `,"latency":`...)
+	b = strconv.AppendInt(b, int64(x.elapsed), 10)
+	if x.key != nil {
+		b = append(b, `,"key":`...)
+		b = rawjson.AppendString(b, x.key.Name)
+		if x.key.ID != 0 {
+			b = append(b, `,"key_id":`...)
+			b = strconv.AppendInt(b, x.key.ID, 10)
+		}
+	}
+	if x.model != "" {
+		b = append(b, `,"model":`...)
+		b = rawjson.AppendString(b, x.model)
+		b = append(b, `,"stream":`...)
+		b = strconv.AppendBool(b, x.stream)
+	}
+	if x.attempts > 0 {
+		b = append(b, `,"channel":`...)
+		b = rawjson.AppendString(b, x.channel)
+		b = append(b, `,"attempts":`...)
+		b = strconv.AppendInt(b, int64(x.attempts), 10)
+		b = append(b, `,"ttfb":`...)
+		b = strconv.AppendInt(b, int64(x.ttfb), 10)
+	}
+	if u := x.usage; u != (codec.Usage{}) {
+		b = append(b, `,"input_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.Input), 10)
+		b = append(b, `,"output_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.Output), 10)
+		if u.CachedInput > 0 {
+			b = append(b, `,"cached_tokens":`...)
+			b = strconv.AppendInt(b, int64(u.CachedInput), 10)
+		}
+		if u.Reasoning > 0 {
+			b = append(b, `,"reasoning_tokens":`...)
+			b = strconv.AppendInt(b, int64(u.Reasoning), 10)
+		}
+		if u.Estimated {
+			b = append(b, `,"estimated":true`...)
+		}
+	}
+	if x.errMsg != "" {
+		b = append(b, `,"error":`...)
+		b = rawjson.AppendString(b, x.errMsg)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendTextLine is slog.TextHandler's line for the same attributes: the
+// time in RFC 3339 with milliseconds, durations as time.Duration.String,
+// strings quoted only when slog would quote them.
+func appendTextLine(b []byte, x *exchange, now time.Time) []byte {
+	b = append(b, "time="...)
+	b = now.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	b = append(b, " level="...)
+	b = append(b, accessLevel(x)...)
+	b = append(b, " msg=request id="...)
+	if len(x.id) == 0 {
+		b = append(b, `""`...)
+	}
+	b = append(b, x.id...) // a token: nothing to quote
+	b = append(b, " endpoint="...)
+	b = appendTextString(b, x.endpoint)
+	b = append(b, " status="...)
+	b = strconv.AppendInt(b, int64(x.status), 10)
+	b = append(b, " latency="...)
+	b = appendDuration(b, x.elapsed)
+	if x.key != nil {
+		b = append(b, " key="...)
+		b = appendTextString(b, x.key.Name)
+		if x.key.ID != 0 {
+			b = append(b, " key_id="...)
+			b = strconv.AppendInt(b, x.key.ID, 10)
+		}
+	}
+	if x.model != "" {
+		b = append(b, " model="...)
+		b = appendTextString(b, x.model)
+		b = append(b, " stream="...)
+		b = strconv.AppendBool(b, x.stream)
+	}
+	if x.attempts > 0 {
+		b = append(b, " channel="...)
+		b = appendTextString(b, x.channel)
+		b = append(b, " attempts="...)
+		b = strconv.AppendInt(b, int64(x.attempts), 10)
+		b = append(b, " ttfb="...)
+		b = appendDuration(b, x.ttfb)
+	}
+	if u := x.usage; u != (codec.Usage{}) {
+		b = append(b, " input_tokens="...)
+		b = strconv.AppendInt(b, int64(u.Input), 10)
+		b = append(b, " output_tokens="...)
+		b = strconv.AppendInt(b, int64(u.Output), 10)
+		if u.CachedInput > 0 {
+			b = append(b, " cached_tokens="...)
+			b = strconv.AppendInt(b, int64(u.CachedInput), 10)
+		}
+		if u.Reasoning > 0 {
+			b = append(b, " reasoning_tokens="...)
+			b = strconv.AppendInt(b, int64(u.Reasoning), 10)
+		}
+		if u.Estimated {
+			b = append(b, " estimated=true"...)
+		}
+	}
+	if x.errMsg != "" {
+		b = append(b, " error="...)
+		b = appendTextString(b, x.errMsg)
+	}
+	return append(b, '\n')
+}
+
+// appendTextString writes s as slog's text handler does: bare when it is
+// non-empty printable text without spaces, '=' or '"', else Go-quoted.
+func appendTextString(b []byte, s string) []byte {
+	if textNeedsQuoting(s) {
+		return strconv.AppendQuote(b, s)
+	}
+	return append(b, s...)
+}
+
+func textNeedsQuoting(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c <= ' ' || c == '=' || c == '"' || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// appendDuration appends d.String() without making a string.
+func appendDuration(b []byte, d time.Duration) []byte {
+	var buf [32]byte
+	w := len(buf)
+	u := uint64(d)
+	neg := d < 0
+	if neg {
+		u = -u
+	}
+	if u < uint64(time.Second) {
+		// Below one second: a single unit, with a fraction ("1.5ms").
+		var prec int
+		w--
+		buf[w] = 's'
+		w--
+		switch {
+		case u == 0:
+			return append(b, "0s"...)
+		case u < uint64(time.Microsecond):
+			buf[w] = 'n'
+		case u < uint64(time.Millisecond):
+			prec = 3
+			w-- // U+00B5, as time.Duration.String writes it
+			copy(buf[w:], "µ")
+		default:
+			prec = 6
+			buf[w] = 'm'
+		}
+		w, u = fmtFrac(buf[:w], u, prec)
+		w = fmtInt(buf[:w], u)
+	} else {
+		w--
+		buf[w] = 's'
+		w, u = fmtFrac(buf[:w], u, 9)
+		w = fmtInt(buf[:w], u%60) // seconds
+		u /= 60
+		if u > 0 {
+			w--
+			buf[w] = 'm'
+			w = fmtInt(buf[:w], u%60) // minutes
+			u /= 60
+			if u > 0 {
+				w--
+				buf[w] = 'h'
+				w = fmtInt(buf[:w], u) // hours
+			}
+		}
+	}
+	if neg {
+		w--
+		buf[w] = '-'
+	}
+	return append(b, buf[w:]...)
+}
+
+// fmtFrac writes the fraction of v/10^prec at the end of buf, leaving out
+// trailing zeros (and the point when nothing is left), and returns where
+// the output begins and v/10^prec.
+func fmtFrac(buf []byte, v uint64, prec int) (int, uint64) {
+	w := len(buf)
+	printed := false
+	for range prec {
+		digit := v % 10
+		printed = printed || digit != 0
+		if printed {
+			w--
+			buf[w] = byte(digit) + '0'
+		}
+		v /= 10
+	}
+	if printed {
+		w--
+		buf[w] = '.'
+	}
+	return w, v
+}
+
+// fmtInt writes v at the end of buf and returns where it begins.
+func fmtInt(buf []byte, v uint64) int {
+	w := len(buf)
+	if v == 0 {
+		w--
+		buf[w] = '0'
+		return w
+	}
+	for v > 0 {
+		w--
+		buf[w] = byte(v%10) + '0'
+		v /= 10
+	}
+	return w
+}
