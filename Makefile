@@ -23,7 +23,7 @@ build: ## build bin/rosetta
 test: deps vet ## everything CI runs: vet, all tests with -race, the allocation tests, a short fuzz of every target
 	$(GO) test -race -shuffle=on -count=1 $(PKGS)
 	$(MAKE) --no-print-directory allocs
-	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME) FUZZPARALLEL=1
 
 deps: ## install the Debian packages the tests need (PostgreSQL, Chromium, Firefox) when missing
 	./scripts/test-deps.sh
@@ -36,8 +36,9 @@ vet: ## gofmt check and go vet
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
+FUZZPARALLEL ?=
 fuzz: ## run every fuzz target for FUZZTIME (default 5s; `make fuzz FUZZTIME=10m` for a long run)
-	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) GO=$(GO) ./scripts/fuzz.sh
 
 bench: ## Go micro-benchmarks with allocations, the split-placement self-test, then the load harness
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./codec/... ./proxy/...
