@@ -20,6 +20,25 @@ type target struct {
 	auth   string // the bearer secret
 	body   []byte // the chat request
 	stream bool
+	// anthropic: the client speaks Anthropic's Messages API (the gateway
+	// translates to the OpenAI mock) instead of Chat Completions.
+	anthropic bool
+}
+
+// path is the endpoint t's client posts to.
+func (t target) path() string {
+	if t.anthropic {
+		return "/v1/messages"
+	}
+	return "/v1/chat/completions"
+}
+
+// end is how a complete stream of t's client style ends.
+func (t target) end() []byte {
+	if t.anthropic {
+		return messagesEnd
+	}
+	return streamEnd
 }
 
 // runSpec is how hard and how long a run loads its target.
@@ -95,8 +114,12 @@ func (r *result) cpuUse() float64 {
 	return r.cpu.Seconds() / (r.window.Seconds() * float64(r.cores))
 }
 
-// streamEnd is how every complete OpenAI stream ends.
-var streamEnd = []byte("data: [DONE]\n\n")
+// streamEnd is how every complete OpenAI stream ends, messagesEnd every
+// Anthropic one.
+var (
+	streamEnd   = []byte("data: [DONE]\n\n")
+	messagesEnd = []byte("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+)
 
 // worker is one client with its own keep-alive connection. It touches no
 // shared state while the run goes on.
@@ -106,6 +129,7 @@ type worker struct {
 	resp *fasthttp.Response
 	buf  []byte
 	tail []byte // the end of the stream being read
+	end  []byte // how a complete stream ends (target.end)
 
 	lat, ttfb  []time.Duration
 	errors     int
@@ -204,14 +228,18 @@ func newWorker(t target, samples int) *worker {
 		req:  fasthttp.AcquireRequest(),
 		resp: fasthttp.AcquireResponse(),
 		buf:  make([]byte, 16<<10),
-		tail: make([]byte, 0, 2*len(streamEnd)),
+		tail: make([]byte, 0, 2*len(t.end())),
+		end:  t.end(),
 		lat:  make([]time.Duration, 0, samples),
 	}
 	if t.stream {
 		w.ttfb = make([]time.Duration, 0, samples)
 	}
 	w.req.Header.SetMethod(fasthttp.MethodPost)
-	w.req.SetRequestURI("http://" + t.addr + "/v1/chat/completions")
+	w.req.SetRequestURI("http://" + t.addr + t.path())
+	if t.anthropic {
+		w.req.Header.Set("anthropic-version", "2023-06-01")
+	}
 	w.req.Header.SetContentType("application/json")
 	w.req.Header.Set("Authorization", "Bearer "+t.auth)
 	w.req.Header.SetUserAgent("rosetta-bench/1")
@@ -321,12 +349,12 @@ func (w *worker) do(stream bool, t0 time.Time, sample bool) (ttfb time.Duration,
 			if sample {
 				w.sample = append(w.sample, w.buf[:m]...)
 			}
-			// Keep the last len(streamEnd) bytes of the body.
-			if m >= len(streamEnd) {
-				w.tail = append(w.tail[:0], w.buf[m-len(streamEnd):m]...)
+			// Keep the last len(w.end) bytes of the body.
+			if m >= len(w.end) {
+				w.tail = append(w.tail[:0], w.buf[m-len(w.end):m]...)
 			} else {
 				w.tail = append(w.tail, w.buf[:m]...)
-				if cut := len(w.tail) - len(streamEnd); cut > 0 {
+				if cut := len(w.tail) - len(w.end); cut > 0 {
 					w.tail = w.tail[:copy(w.tail, w.tail[cut:])]
 				}
 			}
@@ -342,7 +370,7 @@ func (w *worker) do(stream bool, t0 time.Time, sample bool) (ttfb time.Duration,
 	if err = w.resp.CloseBodyStream(); err != nil {
 		return ttfb, err
 	}
-	if !bytes.Equal(w.tail, streamEnd) {
+	if !bytes.Equal(w.tail, w.end) {
 		return ttfb, errTruncated
 	}
 	return ttfb, nil
@@ -370,6 +398,28 @@ func chatBody(model string, stream, includeUsage bool) []byte {
 		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. `+
 		`Can you summarize the main points for the incident report in a few sentences?"}],`+
 		`"temperature":0.7,"top_p":1,"max_tokens":512,"presence_penalty":0,"frequency_penalty":0,"user":"ops-dashboard-7"`...)
+	if stream {
+		b = append(b, `,"stream":true`...)
+	}
+	return append(b, '}')
+}
+
+// messagesBody is chatBody's conversation as an Anthropic Messages request.
+func messagesBody(model string, stream bool) []byte {
+	var b []byte
+	b = append(b, `{"model":"`...)
+	b = append(b, model...)
+	b = append(b, `","max_tokens":512,"temperature":0.7,`+
+		`"system":"You are a concise assistant for the operations team of a small online shop. `+
+		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers.",`+
+		`"metadata":{"user_id":"ops-dashboard-7"},"messages":[`+
+		`{"role":"user","content":"Our checkout page got slow yesterday evening between 18:00 and 19:30. `+
+		`The database CPU was at 40%, the app servers at 70%, and the payment provider reported no incident. `+
+		`What should we look at first?"},`+
+		`{"role":"assistant","content":"Start with the request latency by endpoint for that window and compare it with the day before. `+
+		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},`+
+		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. `+
+		`Can you summarize the main points for the incident report in a few sentences?"}]`...)
 	if stream {
 		b = append(b, `,"stream":true`...)
 	}

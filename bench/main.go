@@ -63,6 +63,9 @@ type options struct {
 	nginx      bool   // split placement: nginx as a third contender
 	hold       holdOptions
 	bare       bool // a bare fasthttp pass-through in the gateway's place (bare.go)
+	// anthropic: the gateway's clients speak Anthropic's Messages API, so
+	// every request and stream is translated to and from the OpenAI mock.
+	anthropic bool
 }
 
 func main() {
@@ -114,13 +117,21 @@ func parseFlags(args []string) (options, error) {
 	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
 	bare := fs.Bool("bare", false, "run a bare fasthttp pass-through (auth by key hash, sonic.Get of model and stream, "+
 		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
+	client := fs.String("client", "openai", "the gateway clients' style: openai (pass-through to the OpenAI mock) or "+
+		"anthropic (every request and stream translated): run both to compare translation with pass-through")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
-		bare: *bare, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
+		bare: *bare, anthropic: *client == "anthropic", hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
+	if *client != "openai" && *client != "anthropic" {
+		return o, fmt.Errorf("-client: unknown style %q (want openai or anthropic)", *client)
+	}
+	if o.anthropic && o.bare {
+		return o, errors.New("-client anthropic: the bare pass-through does not translate")
+	}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 {
@@ -333,6 +344,9 @@ func (e *env) targets(o options, stream bool) (direct, gateway target) {
 		body: chatBody(upstream, stream, stream), stream: stream}
 	gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey,
 		body: chatBody(public, stream, false), stream: stream}
+	if o.anthropic {
+		gateway.body, gateway.anthropic = messagesBody(public, stream), true
+	}
 	return direct, gateway
 }
 

@@ -92,3 +92,40 @@ func TestDrainHoldSeesTheEnd(t *testing.T) {
 		t.Errorf("open = %d", open.Load())
 	}
 }
+
+// TestAnthropicClient checks -client anthropic: the gateway's client speaks
+// the Messages API, and its requests and streams, translated to and from the
+// OpenAI mock, come back whole.
+func TestAnthropicClient(t *testing.T) {
+	o, err := parseFlags([]string{"-quick", "-client", "anthropic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := startEnv(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if err := e.check(o); err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []bool{false, true} {
+		_, gateway := e.targets(o, stream)
+		status, _, body, err := probe(gateway)
+		if err != nil || status != 200 {
+			t.Fatalf("stream=%v: status %d, err %v: %s", stream, status, err, body)
+		}
+		want := `"type":"message"`
+		if stream {
+			want = "event: message_start\n"
+		}
+		if !strings.Contains(string(body), want) {
+			t.Errorf("stream=%v: not a Messages answer:\n%.400s", stream, body)
+		}
+	}
+	for _, bad := range [][]string{{"-client", "cohere"}, {"-client", "anthropic", "-bare"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
