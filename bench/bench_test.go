@@ -23,18 +23,7 @@ func TestMain(m *testing.M) {
 // name in every gateway response and event, and the gateway's streams
 // carrying the direct stream's events minus the usage chunk it strips.
 func TestQuick(t *testing.T) {
-	o, err := parseFlags([]string{"-quick", "-mapped"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := startEnv(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	if err := e.check(o); err != nil {
-		t.Fatal(err)
-	}
+	o, e := startChecked(t, "-quick", "-mapped")
 	var progress strings.Builder
 	rows := runAll(o, e, &progress)
 	t.Log("\n" + progress.String())
@@ -126,15 +115,7 @@ func checkEvents(t *testing.T, body []byte, model string, usageChunk bool) {
 // not rewritten when public and upstream names agree, and the gateway
 // insists on its own key.
 func TestSingleRequests(t *testing.T) {
-	o, err := parseFlags([]string{"-quick"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := startEnv(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
+	o, e := startChecked(t, "-quick")
 
 	direct, gateway := e.targets(o, true)
 	_, _, db, err := probe(direct)
@@ -296,4 +277,23 @@ func testSplit(t *testing.T, nginx bool) {
 	if got := runtime.GOMAXPROCS(0); got != procs0 {
 		t.Errorf("GOMAXPROCS after close = %d, want %d", got, procs0)
 	}
+}
+
+// startChecked starts the harness's servers for the flags, closed at the
+// end of the test, and checks that every contender answers.
+func startChecked(t *testing.T, flags ...string) (options, *env) {
+	t.Helper()
+	o, err := parseFlags(flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := startEnv(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.close)
+	if err := e.check(o); err != nil {
+		t.Fatal(err)
+	}
+	return o, e
 }

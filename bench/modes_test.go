@@ -12,20 +12,9 @@ import (
 // TestBare checks the bare pass-through answers in the gateway's place:
 // streamed and not, and only with the gateway's key.
 func TestBare(t *testing.T) {
-	o, err := parseFlags([]string{"-quick", "-bare"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := startEnv(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
+	o, e := startChecked(t, "-quick", "-bare")
 	if e.bare == nil || e.gw != nil {
 		t.Fatal("-bare did not put the bare pass-through in the gateway's place")
-	}
-	if err := e.check(o); err != nil {
-		t.Fatal(err)
 	}
 	_, gateway := e.targets(o, true)
 	status, _, body, err := probe(gateway)
@@ -97,18 +86,7 @@ func TestDrainHoldSeesTheEnd(t *testing.T) {
 // the Messages API, and its requests and streams, translated to and from the
 // OpenAI mock, come back whole.
 func TestAnthropicClient(t *testing.T) {
-	o, err := parseFlags([]string{"-quick", "-client", "anthropic"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := startEnv(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	if err := e.check(o); err != nil {
-		t.Fatal(err)
-	}
+	o, e := startChecked(t, "-quick", "-client", "anthropic")
 	for _, stream := range []bool{false, true} {
 		_, gateway := e.targets(o, stream)
 		status, _, body, err := probe(gateway)
