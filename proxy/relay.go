@@ -18,13 +18,18 @@ const (
 	relayBufSize = 2 << 10  // per stream, in and out; grows only for an event larger than this
 	maxPooledOut = 64 << 10 // a grown output buffer larger than this is not kept
 	maxEventSize = 8 << 20  // an upstream event larger than this ends the stream
+	// flushAt bounds the events a relay gathers before it writes, when
+	// the upstream sends faster than it is relayed.
+	flushAt = 16 << 10
 )
 
 // relay streams an upstream SSE body to the client event by event. The
 // fasthttp server calls WriteTo on the connection's goroutine; every Write
-// becomes one HTTP chunk and one flush. Each Write carries all the events
-// already complete, so nothing waits for a later event and a burst costs one
-// system call, not one per event. Per event it allocates nothing.
+// becomes one HTTP chunk and one flush. The relay writes what it has just
+// before it would wait for the upstream (its connection tells it, see
+// timedConn.beforeWait), so no event waits for a later one, and a burst of
+// events, however fasthttp splits it into chunks, costs one system call.
+// Per event it allocates nothing.
 type relay struct {
 	g    *Gateway
 	x    *exchange
@@ -57,9 +62,18 @@ type relay struct {
 	failed     error // the upstream stream broke
 	clientGone bool
 	finished   bool
+
+	client  io.Writer // during WriteTo
+	written int64
+	werr    error  // the client's write failed
+	flushFn func() // flushOut, bound once per pooled relay
 }
 
-var relays = sync.Pool{New: func() any { return &relay{in: make([]byte, relayBufSize)} }}
+var relays = sync.Pool{New: func() any {
+	rl := &relay{in: make([]byte, relayBufSize)}
+	rl.flushFn = rl.flushOut
+	return rl
+}}
 
 var outBufs = sync.Pool{New: func() any { b := make([]byte, 0, relayBufSize); return &b }}
 
@@ -105,7 +119,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		rl.sniff = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
 		rl.sniff.Reset()
 	}
-	if !rl.fill() {
+	if !rl.fill(1) {
 		err := rl.failed
 		if err == nil {
 			err = errors.New("upstream closed the stream without an event")
@@ -135,25 +149,39 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 func (rl *relay) SupportsBodyWriteTo() bool { return true }
 
 // WriteTo relays events until the upstream ends or the client goes away.
+// On an upstream connection of its own dialing it gathers events until the
+// next read would wait (or flushAt bytes are ready); otherwise it writes
+// after every read that completed an event.
 func (rl *relay) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	for {
-		if len(rl.out) == 0 && !rl.fill() {
-			return n, nil
-		}
-		m, err := w.Write(rl.out)
-		n += int64(m)
-		rl.dropOut()
-		if err != nil {
-			rl.clientGone = true
-			return n, err
-		}
+	rl.client = w
+	want := 1
+	if c := upstreamConn(rl.resp); c != nil {
+		c.beforeWait, want = rl.flushFn, flushAt
+		defer func() { c.beforeWait = nil }()
+	}
+	for rl.werr == nil && rl.fill(want) {
+		rl.flushOut()
+	}
+	return rl.written, rl.werr
+}
+
+// flushOut writes the events ready for the client and hands back the output
+// buffer.
+func (rl *relay) flushOut() {
+	if len(rl.out) == 0 || rl.werr != nil {
+		return
+	}
+	m, err := rl.client.Write(rl.out)
+	rl.written += int64(m)
+	rl.dropOut()
+	if err != nil {
+		rl.clientGone, rl.werr = true, err
 	}
 }
 
 // Read is the plain io.Reader form of WriteTo.
 func (rl *relay) Read(p []byte) (int, error) {
-	if len(rl.out) == 0 && !rl.fill() {
+	if len(rl.out) == 0 && !rl.fill(1) {
 		return 0, io.EOF
 	}
 	n := copy(p, rl.out)
@@ -165,10 +193,10 @@ func (rl *relay) Read(p []byte) (int, error) {
 }
 
 // fill moves the complete events in the input to out, reading from the
-// upstream until there is at least one. It reports false when the stream is
-// over and nothing is left to send.
-func (rl *relay) fill() bool {
-	for !rl.finished {
+// upstream until out holds want bytes or the stream is over. It reports
+// false when the stream is over and nothing is left to send.
+func (rl *relay) fill(want int) bool {
+	for !rl.finished && rl.werr == nil {
 		for {
 			n := sse.Next(rl.in[rl.r:rl.w])
 			if n == 0 {
@@ -178,7 +206,7 @@ func (rl *relay) fill() bool {
 			rl.event(rl.in[rl.r : rl.r+n])
 			rl.r += n
 		}
-		if len(rl.out) > 0 {
+		if len(rl.out) >= want {
 			return true
 		}
 		switch {
@@ -198,7 +226,9 @@ func (rl *relay) fill() bool {
 			rl.end()
 			rl.finished = true
 		default:
-			rl.dropOut() // nothing to send while waiting on the upstream
+			if len(rl.out) == 0 {
+				rl.dropOut() // nothing to send while waiting on the upstream
+			}
 			rl.read()
 		}
 	}
@@ -425,6 +455,6 @@ func (rl *relay) release() {
 	if len(in) > relayBufSize {
 		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
 	}
-	*rl = relay{in: in, events: events}
+	*rl = relay{in: in, events: events, flushFn: rl.flushFn}
 	relays.Put(rl)
 }

@@ -110,7 +110,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 			if err != nil {
 				return nil, &dialError{err}
 			}
-			return &timedConn{Conn: conn, firstByte: t.FirstByte, idle: t.Idle}, nil
+			return newTimedConn(conn, t.FirstByte, t.Idle), nil
 		},
 	}
 	return ch, nil
@@ -192,6 +192,42 @@ type timedConn struct {
 	awaiting        atomic.Bool
 	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
 	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
+
+	// beforeWait, when set, runs before every read of the connection: the
+	// readers above it (fasthttp's, and TLS's) read it only when they have
+	// nothing buffered, so this is the last moment to send on what came in
+	// before waiting for more. A stream relay sets it while it runs, on
+	// the goroutine that reads.
+	beforeWait func()
+	local      connAddr
+}
+
+func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
+	c := &timedConn{Conn: conn, firstByte: firstByte, idle: idle}
+	c.local = connAddr{Addr: conn.LocalAddr(), conn: c}
+	return c
+}
+
+// connAddr is the local address of an upstream connection, with the
+// connection: fasthttp shows a response's connection to no one but hands on
+// its LocalAddr, so a relay finds its connection through it.
+type connAddr struct {
+	net.Addr
+	conn *timedConn
+}
+
+func (c *timedConn) LocalAddr() net.Addr { return &c.local }
+
+// upstreamConn returns the connection a response is read from, when the
+// gateway dialed it.
+func upstreamConn(resp *fasthttp.Response) *timedConn {
+	if resp == nil {
+		return nil
+	}
+	if a, ok := resp.LocalAddr().(*connAddr); ok {
+		return a.conn
+	}
+	return nil
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
@@ -214,6 +250,9 @@ func (c *timedConn) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		c.armed = hi
+	}
+	if c.beforeWait != nil {
+		c.beforeWait()
 	}
 	n, err := c.Conn.Read(p)
 	if n > 0 {
