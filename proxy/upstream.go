@@ -4,11 +4,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -193,18 +196,32 @@ type timedConn struct {
 	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
 	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
 
-	// beforeWait, when set, runs before every read of the connection: the
-	// readers above it (fasthttp's, and TLS's) read it only when they have
-	// nothing buffered, so this is the last moment to send on what came in
-	// before waiting for more. A stream relay sets it while it runs, on
-	// the goroutine that reads.
+	// beforeWait, when set, runs when a read is about to wait for the
+	// upstream: the readers above the connection (fasthttp's, TLS's) have
+	// nothing buffered and neither has the socket. It is the last moment
+	// to send on what came in before. A stream relay sets it while it
+	// runs, on the goroutine that reads.
 	beforeWait func()
 	local      connAddr
+
+	// A socket's reads go through raw (when the connection has one), so
+	// that beforeWait runs between a read that finds nothing and the wait.
+	raw     syscall.RawConn
+	readFD  func(fd uintptr) bool // tryRead, bound once
+	p       []byte                // tryRead's buffer and results
+	n       int
+	err     error
+	waiting bool // beforeWait ran for this read
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
 	c := &timedConn{Conn: conn, firstByte: firstByte, idle: idle}
 	c.local = connAddr{Addr: conn.LocalAddr(), conn: c}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw, c.readFD = raw, c.tryRead
+		}
+	}
 	return c
 }
 
@@ -251,14 +268,54 @@ func (c *timedConn) Read(p []byte) (int, error) {
 		}
 		c.armed = hi
 	}
-	if c.beforeWait != nil {
-		c.beforeWait()
-	}
-	n, err := c.Conn.Read(p)
+	n, err := c.read(p)
 	if n > 0 {
 		c.awaiting.Store(false)
 	}
 	return n, err
+}
+
+// read reads the socket, running beforeWait before it waits.
+func (c *timedConn) read(p []byte) (int, error) {
+	switch {
+	case c.beforeWait == nil:
+		return c.Conn.Read(p)
+	case c.raw == nil: // no socket to ask whether a read would wait
+		c.beforeWait()
+		return c.Conn.Read(p)
+	}
+	c.p, c.n, c.err, c.waiting = p, 0, nil, false
+	if err := c.raw.Read(c.readFD); err != nil { // the poller's: deadline, closed
+		return 0, err
+	}
+	n, err := c.n, c.err
+	c.p, c.err = nil, nil
+	return n, err
+}
+
+// tryRead is one attempt to read the socket, for RawConn.Read: it reports
+// false to have the poller wait for the socket to become readable.
+func (c *timedConn) tryRead(fd uintptr) bool {
+	for {
+		n, err := syscall.Read(int(fd), c.p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			if !c.waiting {
+				c.waiting = true
+				c.beforeWait()
+			}
+			return false
+		case err != nil:
+			c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
+		case n == 0 && len(c.p) > 0:
+			c.err = io.EOF
+		default:
+			c.n = n
+		}
+		return true
+	}
 }
 
 func (c *timedConn) SetReadDeadline(t time.Time) error {

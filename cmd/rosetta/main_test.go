@@ -280,8 +280,19 @@ func TestTLSUpstream(t *testing.T) {
 			w.WriteHeader(400)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"over TLS"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`)
+		body, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(body, []byte(`"stream":true`)) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"x","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"over TLS"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, text := range []string{"streamed", " over", " TLS"} {
+			fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", text)
+			w.(http.Flusher).Flush()
+			time.Sleep(5 * time.Millisecond)
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	defer up.Close()
 	dir := t.TempDir()
@@ -306,5 +317,23 @@ keys:
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("over TLS")) {
 		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+
+	// A stream over TLS: the relay's reads go through the TLS layer.
+	req, _ = http.NewRequest("POST", base+"/v1/chat/completions",
+		strings.NewReader(`{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Authorization", "Bearer sk-app-0123456789abcdef")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var text string
+	for _, m := range regexp.MustCompile(`"content":"([^"]*)"`).FindAllSubmatch(body, -1) {
+		text += string(m[1])
+	}
+	if resp.StatusCode != 200 || text != "streamed over TLS" || !bytes.HasSuffix(body, []byte("data: [DONE]\n\n")) {
+		t.Fatalf("%d %q\n%s", resp.StatusCode, text, body)
 	}
 }
