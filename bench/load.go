@@ -46,6 +46,10 @@ type runSpec struct {
 	conns  int
 	warmup time.Duration // requests completed before the window are not measured
 	dur    time.Duration // the measured window
+	// rate, when positive, makes the run open-loop: this many requests per
+	// second in all, spread evenly over the connections, instead of each
+	// connection sending back to back.
+	rate float64
 
 	// sample, in split placement, reads the other processes' CPU time and
 	// the cores' at the start and the end of the window.
@@ -153,15 +157,22 @@ func load(t target, spec runSpec) *result {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	var from, end time.Time
+	var every time.Duration // each connection's time between requests, open-loop
+	if spec.rate > 0 {
+		every = time.Duration(float64(spec.conns) / spec.rate * float64(time.Second))
+	}
+	begin := time.Now()
 	for i, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			w.loop(t.stream, from, end, i == 0)
+			// Staggered, so that the connections' requests interleave.
+			first := begin.Add(every * time.Duration(i) / time.Duration(len(ws)))
+			w.loop(t.stream, from, end, i == 0, first, every)
 		}()
 	}
-	from = time.Now().Add(spec.warmup)
+	from = begin.Add(spec.warmup)
 	end = from.Add(spec.dur)
 	close(start) // happens before the workers read from and end
 	var cpu, waited time.Duration
@@ -276,9 +287,19 @@ func probe(t target) (status int, header http.Header, body []byte, err error) {
 }
 
 // loop sends requests until end. A request is measured when it completes
-// within [from, end].
-func (w *worker) loop(stream bool, from, end time.Time, keepSample bool) {
+// within [from, end]. With every > 0 the requests are paced: one is sent at
+// first and then every interval (at once, when the last one took longer),
+// and measured from when it was sent.
+func (w *worker) loop(stream bool, from, end time.Time, keepSample bool, first time.Time, every time.Duration) {
+	next := first
 	for {
+		if every > 0 {
+			time.Sleep(time.Until(next))
+			next = next.Add(every)
+			if now := time.Now(); next.Before(now) {
+				next = now // behind: no burst to catch up
+			}
+		}
 		t0 := time.Now()
 		if !t0.Before(end) {
 			return

@@ -23,6 +23,7 @@
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 //	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
+//	go run ./bench -placement split -nginx -c 16 -rate 2000  # open loop: the p50 latency a proxy adds
 package main
 
 import (
@@ -66,6 +67,7 @@ type options struct {
 	// anthropic: the gateway's clients speak Anthropic's Messages API, so
 	// every request and stream is translated to and from the OpenAI mock.
 	anthropic bool
+	rate      float64 // open loop: requests per second per run (runSpec.rate); 0 for closed loop
 }
 
 func main() {
@@ -119,13 +121,16 @@ func parseFlags(args []string) (options, error) {
 		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
 	client := fs.String("client", "openai", "the gateway clients' style: openai (pass-through to the OpenAI mock) or "+
 		"anthropic (every request and stream translated): run both to compare translation with pass-through")
+	rate := fs.Float64("rate", 0, "open loop: each run sends this many requests per second in all, spread over its "+
+		"connections, instead of back to back; at a rate the servers carry, latencies are service times, not queueing "+
+		"(DESIGN.md §5's added p50 latency at 16 concurrent: -c 16 -rate 2000)")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
-		bare: *bare, anthropic: *client == "anthropic", hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
+		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
 	if *client != "openai" && *client != "anthropic" {
 		return o, fmt.Errorf("-client: unknown style %q (want openai or anthropic)", *client)
 	}
@@ -171,6 +176,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
 	case o.bare && o.hold.streams > 0:
 		return o, errors.New("-hold measures the gateway: it takes no -bare")
+	case o.rate < 0:
+		return o, errors.New("-rate must not be negative")
 	case o.hold.streams < 0:
 		return o, errors.New("-hold must not be negative")
 	case o.hold.streams > 0 && (o.hold.holdFor <= 0 || o.hold.every <= 0 || o.hold.sample <= 0):
@@ -471,7 +478,7 @@ func runAll(o options, e *env, progress io.Writer) []*row {
 					if o.only != "" && t.name != o.only {
 						continue
 					}
-					spec := runSpec{conns: c, warmup: o.warmup, dur: o.dur}
+					spec := runSpec{conns: c, warmup: o.warmup, dur: o.dur, rate: o.rate}
 					if e.split != nil {
 						spec.sample = e.split.sample
 					}
@@ -530,7 +537,9 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 		o.dur, o.warmup, o.rounds)
 	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
 		model, o.events, o.eventDelay, o.log)
-	fmt.Fprintf(w, "- load generator, gateway and mock share this process and its cores: the ratio is a conservative lower bound of the gateway's throughput vs a deployment where it has cores of its own\n\n")
+	fmt.Fprintf(w, "- load generator, gateway and mock share this process and its cores: the ratio is a conservative lower bound of the gateway's throughput vs a deployment where it has cores of its own\n")
+	printRate(w, o)
+	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "| mode | c | direct req/s | gateway req/s | ratio | direct p50 | direct p99 | gateway p50 | gateway p99 | added p50 |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -594,6 +603,13 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 
 	printErrors(w, rows)
+}
+
+// printRate says how an open-loop run was paced.
+func printRate(w io.Writer, o options) {
+	if o.rate > 0 {
+		fmt.Fprintf(w, "- open loop: %.0f requests per second per run, spread evenly over its connections, each measured from when it was sent: the req/s columns show the rate kept, and the added p50 is the proxy's latency at a load it carries\n", o.rate)
+	}
 }
 
 // printErrors lists the runs that had errors, if any.

@@ -107,3 +107,32 @@ func TestAnthropicClient(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLoop: with -rate, a run sends the rate asked for, not as many
+// requests as the servers can answer, and its report gives the latency the
+// gateway adds.
+func TestOpenLoop(t *testing.T) {
+	o, e := startChecked(t, "-quick", "-rate", "300", "-modes", "nonstream", "-c", "4")
+	direct, gateway := e.targets(o, false)
+	for _, tg := range []target{direct, gateway} {
+		res := load(tg, runSpec{conns: 4, warmup: 200 * time.Millisecond, dur: time.Second, rate: o.rate})
+		if res.failed() {
+			t.Fatalf("%s: %d errors, %d non-200: %s", tg.name, res.errors, res.non200, res.firstError)
+		}
+		// 300 a second, give or take the requests in flight at the window's edges.
+		if res.requests < 270 || res.requests > 330 {
+			t.Errorf("%s: %d requests in 1 s at -rate 300", tg.name, res.requests)
+		}
+	}
+	var progress, out strings.Builder
+	rows := runAll(o, e, &progress)
+	printReport(&out, o, rows)
+	for _, want := range []string{"open loop: 300 requests per second", "| added p50 |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := parseFlags([]string{"-rate", "-1"}); err == nil {
+		t.Error("-rate -1 accepted")
+	}
+}

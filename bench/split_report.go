@@ -69,6 +69,14 @@ func ratioCell(a, b splitSummary) string {
 	return fmt.Sprintf("%.2f×", a.summary.rps/b.summary.rps)
 }
 
+// addedCell is the p50 latency a proxy adds to the direct run's.
+func addedCell(proxy, direct splitSummary) string {
+	if proxy.n == 0 || direct.n == 0 {
+		return "—"
+	}
+	return fmtDur(proxy.p50 - direct.p50)
+}
+
 func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 	model := directModel + " (same name upstream: no model rewrite)"
 	if o.mapped {
@@ -100,19 +108,22 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s), the contenders' order rotated each round; medians across rounds\n",
 		o.dur, o.warmup, o.rounds)
-	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n\n",
+	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
 		model, o.events, o.eventDelay, o.log)
+	printRate(w, o)
+	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "| mode | c | direct req/s | nginx req/s | gateway req/s | gateway/nginx | gateway/direct | direct p50 / p99 | nginx p50 / p99 | gateway p50 / p99 |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| mode | c | direct req/s | nginx req/s | gateway req/s | gateway/nginx | gateway/direct | direct p50 / p99 | nginx p50 / p99 | gateway p50 / p99 | added p50 nginx / gateway |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		d, n, g := summarizeSplit(r.direct), summarizeSplit(r.nginx), summarizeSplit(r.gateway)
 		flag := ""
 		if r.failed() {
 			flag = " **ERRORS**"
 		}
-		fmt.Fprintf(w, "| %s%s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.mode, flag, r.conns,
-			d.rpsCell(), n.rpsCell(), g.rpsCell(), ratioCell(g, n), ratioCell(g, d), d.lat(), n.lat(), g.lat())
+		fmt.Fprintf(w, "| %s%s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", r.mode, flag, r.conns,
+			d.rpsCell(), n.rpsCell(), g.rpsCell(), ratioCell(g, n), ratioCell(g, d), d.lat(), n.lat(), g.lat(),
+			addedCell(n, d), addedCell(g, d))
 	}
 
 	fmt.Fprintf(w, "\nCPU per request on CPU %d (from /proc/<pid>/stat, 10 ms ticks), medians. The servers process runs the mock in every run, and the gateway too in gateway runs; nginx counts its master and worker. The gateway's own share is estimated as the servers process in gateway runs less the mock's cost behind a proxy (the servers process in nginx runs; without nginx, in direct runs). \"used\" is the share of CPU %d that the servers process and nginx used, \"irq\" the share in interrupts (on loopback, much of the network stack runs there, charged to no process).\n\n", s.srvCPU, s.srvCPU)
