@@ -204,14 +204,14 @@ type timedConn struct {
 	beforeWait func()
 	local      connAddr
 
-	// A socket's reads go through raw (when the connection has one), so
-	// that beforeWait runs between a read that finds nothing and the wait.
-	raw     syscall.RawConn
-	readFD  func(fd uintptr) bool // tryRead, bound once
-	p       []byte                // tryRead's buffer and results
-	n       int
-	err     error
-	waiting bool // beforeWait ran for this read
+	// With beforeWait set, a read first asks the socket through raw (when
+	// the connection has one) whether it holds anything.
+	raw       syscall.RawConn
+	readFD    func(fd uintptr) bool // tryRead, bound once
+	p         []byte                // tryRead's buffer and results
+	n         int
+	err       error
+	wouldWait bool
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
@@ -253,6 +253,30 @@ func (c *timedConn) Write(p []byte) (int, error) {
 }
 
 func (c *timedConn) Read(p []byte) (int, error) {
+	if err := c.arm(); err != nil {
+		return 0, err
+	}
+	if c.beforeWait != nil {
+		n, done, err := c.readNow(p)
+		if !done {
+			// The read would wait: send on what came in before, then
+			// arm again, as sending may have taken a while.
+			c.beforeWait()
+			if err = c.arm(); err == nil {
+				n, err = c.Conn.Read(p)
+			}
+		}
+		c.got(n)
+		return n, err
+	}
+	n, err := c.Conn.Read(p)
+	c.got(n)
+	return n, err
+}
+
+// arm sets the read deadline the next read needs, unless the one set is
+// close enough.
+func (c *timedConn) arm() error {
 	d := c.idle
 	if c.awaiting.Load() {
 		d = c.firstByte
@@ -264,58 +288,54 @@ func (c *timedConn) Read(p []byte) (int, error) {
 	}
 	if c.armed < lo || c.armed > hi {
 		if err := c.Conn.SetReadDeadline(time.Unix(0, hi)); err != nil {
-			return 0, err
+			return err
 		}
 		c.armed = hi
 	}
-	n, err := c.read(p)
+	return nil
+}
+
+func (c *timedConn) got(n int) {
 	if n > 0 {
 		c.awaiting.Store(false)
 	}
-	return n, err
 }
 
-// read reads the socket, running beforeWait before it waits.
-func (c *timedConn) read(p []byte) (int, error) {
-	switch {
-	case c.beforeWait == nil:
-		return c.Conn.Read(p)
-	case c.raw == nil: // no socket to ask whether a read would wait
-		c.beforeWait()
-		return c.Conn.Read(p)
+// readNow reads what the socket holds without waiting. It reports done
+// false when the read would wait, or when the connection has no socket to
+// ask (then beforeWait runs before every read: still correct, a write
+// earlier than needed at worst).
+func (c *timedConn) readNow(p []byte) (n int, done bool, err error) {
+	if c.raw == nil {
+		return 0, false, nil
 	}
-	c.p, c.n, c.err, c.waiting = p, 0, nil, false
-	if err := c.raw.Read(c.readFD); err != nil { // the poller's: deadline, closed
-		return 0, err
+	c.p, c.n, c.err, c.wouldWait = p, 0, nil, false
+	if err := c.raw.Read(c.readFD); err != nil { // the poller's: deadline passed, closed
+		return 0, true, err
 	}
-	n, err := c.n, c.err
+	n, done, err = c.n, !c.wouldWait, c.err
 	c.p, c.err = nil, nil
-	return n, err
+	return n, done, err
 }
 
-// tryRead is one attempt to read the socket, for RawConn.Read: it reports
-// false to have the poller wait for the socket to become readable.
+// tryRead is readNow's one attempt, run by RawConn.Read; it reports true,
+// so that the poller never waits.
 func (c *timedConn) tryRead(fd uintptr) bool {
-	for {
-		n, err := syscall.Read(int(fd), c.p)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			if !c.waiting {
-				c.waiting = true
-				c.beforeWait()
-			}
-			return false
-		case err != nil:
-			c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
-		case n == 0 && len(c.p) > 0:
-			c.err = io.EOF
-		default:
-			c.n = n
-		}
-		return true
+	n, err := syscall.Read(int(fd), c.p)
+	for err == syscall.EINTR {
+		n, err = syscall.Read(int(fd), c.p)
 	}
+	switch {
+	case err == syscall.EAGAIN:
+		c.wouldWait = true
+	case err != nil:
+		c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
+	case n == 0 && len(c.p) > 0:
+		c.err = io.EOF
+	default:
+		c.n = n
+	}
+	return true
 }
 
 func (c *timedConn) SetReadDeadline(t time.Time) error {
