@@ -42,19 +42,33 @@ type holdOptions struct {
 	every   time.Duration // between upstream events
 	sample  time.Duration // between RSS samples
 	gogc    string        // GOGC of the gateway process; "" inherits this one's
+	bare    bool          // the bare pass-through in the gateway's place
 }
 
-// gatewayMain is the gateway process of hold mode: the gateway alone, in
-// front of the mock at -mock, until its standard input ends. For each line
-// it reads it writes its runtime's memory statistics (memLine).
-func gatewayMain(mockAddr, logMode string) int {
-	e, err := startGateway(options{log: logMode}, mockAddr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench gateway:", err)
-		return 1
+// gatewayMain is the gateway process of hold mode: the gateway (or, with
+// bare, the bare pass-through) alone, in front of the mock at -mock, until
+// its standard input ends. For each line it reads it writes its runtime's
+// memory statistics (memLine).
+func gatewayMain(mockAddr, logMode string, bare bool) int {
+	var addr string
+	if bare {
+		p, a, err := startBare(mockAddr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench bare:", err)
+			return 1
+		}
+		defer p.close()
+		addr = a
+	} else {
+		e, err := startGateway(options{log: logMode}, mockAddr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench gateway:", err)
+			return 1
+		}
+		defer e.close()
+		addr = e.gwAddr
 	}
-	defer e.close()
-	fmt.Printf("ready gateway=%s\n", e.gwAddr)
+	fmt.Printf("ready gateway=%s\n", addr)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		var m runtime.MemStats
@@ -130,7 +144,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	if err != nil {
 		exe = os.Args[0]
 	}
-	cmd := exec.Command(exe, serveRoleFlag+"gateway", "-mock="+m.addr, "-log="+o.log)
+	cmd := exec.Command(exe, serveRoleFlag+"gateway", "-mock="+m.addr, "-log="+o.log, "-bare="+strconv.FormatBool(o.bare))
 	cmd.Stderr = os.Stderr
 	if h.gogc != "" {
 		cmd.Env = append(os.Environ(), "GOGC="+h.gogc)
@@ -390,7 +404,11 @@ func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost
 	drift := float64(last.rss-first.rss) / float64(first.rss)
 	flat := float64(hi-first.rss) <= 0.1*float64(first.rss) && float64(first.rss-lo) <= 0.1*float64(first.rss)
 	perStream := func(s holdSample) float64 { return kib(s.rss-base.rss) / float64(opened) }
-	fmt.Fprintf(w, "\n## Open streams: %d held for %v (gateway process, GOGC=%s)\n\n", opened, h.holdFor, orDefault(h.gogc, os.Getenv("GOGC"), "100"))
+	what := "gateway process"
+	if h.bare {
+		what = "**bare fasthttp pass-through** process (bench/bare.go), not Rosetta"
+	}
+	fmt.Fprintf(w, "\n## Open streams: %d held for %v (%s, GOGC=%s)\n\n", opened, h.holdFor, what, orDefault(h.gogc, os.Getenv("GOGC"), "100"))
 	fmt.Fprintln(w, "| | RSS | RSS per stream | open fds |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
 	fmt.Fprintf(w, "| before (1 warm-up stream done) | %.1f MiB | | %d |\n", mib(base.rss), base.fds)

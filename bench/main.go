@@ -130,7 +130,7 @@ func parseFlags(args []string) (options, error) {
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
-		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC}}
+		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare}}
 	if *client != "openai" && *client != "anthropic" {
 		return o, fmt.Errorf("-client: unknown style %q (want openai or anthropic)", *client)
 	}
@@ -174,8 +174,6 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-only nginx needs -nginx")
 	case o.bare && o.mapped:
 		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
-	case o.bare && o.hold.streams > 0:
-		return o, errors.New("-hold measures the gateway: it takes no -bare")
 	case o.rate < 0:
 		return o, errors.New("-rate must not be negative")
 	case o.hold.streams < 0:

@@ -2,7 +2,7 @@ package main
 
 import (
 	"net"
-	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -35,25 +35,31 @@ func TestBare(t *testing.T) {
 }
 
 // TestHold runs hold mode briefly (20 streams for 2 s) with this test
-// binary as the gateway process. It is opt-in (ROSETTA_BENCH_HOLD=1), as
-// hold mode is: it starts a process and reads /proc.
+// binary as the gateway process, and as the bare pass-through's.
 func TestHold(t *testing.T) {
-	if os.Getenv("ROSETTA_BENCH_HOLD") != "1" {
-		t.Skip("opt-in: set ROSETTA_BENCH_HOLD=1")
+	if runtime.GOOS != "linux" {
+		t.Skip("hold mode reads /proc: Linux only")
 	}
-	o, err := parseFlags([]string{"-hold", "20", "-hold-for", "2s", "-hold-every", "500ms", "-hold-sample", "1s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, progress strings.Builder
-	ok, err := runHold(o, o.hold, &out, &progress)
-	t.Log("\n" + progress.String() + out.String())
-	if err != nil || !ok {
-		t.Fatalf("hold failed: ok %v, err %v", ok, err)
-	}
-	for _, want := range []string{"| all open |", "KiB", "20 opened, 0 failed to open, 0 ended during the hold", "flat"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q", want)
+	for _, bare := range []bool{false, true} {
+		args := []string{"-hold", "20", "-hold-for", "2s", "-hold-every", "500ms", "-hold-sample", "1s"}
+		title := "(gateway process"
+		if bare {
+			args, title = append(args, "-bare"), "(**bare fasthttp pass-through** process"
+		}
+		o, err := parseFlags(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, progress strings.Builder
+		ok, err := runHold(o, o.hold, &out, &progress)
+		t.Log("\n" + progress.String() + out.String())
+		if err != nil || !ok {
+			t.Fatalf("hold (bare %v) failed: ok %v, err %v", bare, ok, err)
+		}
+		for _, want := range []string{title, "| all open |", "KiB", "20 opened, 0 failed to open, 0 ended during the hold", "flat"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("report (bare %v) lacks %q", bare, want)
+			}
 		}
 	}
 }

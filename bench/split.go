@@ -63,7 +63,7 @@ func serveMain(args []string) int {
 		return 2
 	}
 	if *role == "gateway" {
-		return gatewayMain(*mockAddr, *logMode)
+		return gatewayMain(*mockAddr, *logMode, *bare)
 	}
 	if *role != "servers" {
 		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)
