@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -156,52 +155,18 @@ func TestStreamBurstIsOneWrite(t *testing.T) {
 	evs := events(fixture(t, "chat_stream.sse"))
 	burst, rest := evs[:4], evs[4:]
 	release := make(chan struct{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		conn, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		req, err := http.ReadRequest(bufio.NewReader(conn))
-		if err != nil {
-			return
-		}
-		io.Copy(io.Discard, req.Body)
-		chunks := func(evs [][]byte) []byte {
-			var b []byte
-			for _, ev := range evs {
-				b = append(b, fmt.Sprintf("%x\r\n%s\r\n", len(ev), ev)...)
-			}
-			return b
-		}
-		head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-		conn.Write(append([]byte(head), chunks(burst)...))
+	addr := rawUpstream(t, func(conn net.Conn) {
+		conn.Write(append([]byte(rawStreamHead), chunks(burst)...))
 		select {
 		case <-release:
 		case <-time.After(10 * time.Second):
 		}
 		conn.Write(append(chunks(rest), "0\r\n\r\n"...))
-	}()
-	tg := startGateway(t, channel("oa", "http://"+ln.Addr().String()+"/v1", ""))
-
-	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	tg := startGateway(t, channel("oa", "http://"+addr+"/v1", ""))
+	conn, r := rawStreamRequest(t, tg,
+		`{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hi"}]}`)
 	defer conn.Close()
-	body := `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hi"}]}`
-	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", clientKey, len(body), body)
-	r := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(r, nil)
-	if err != nil || resp.StatusCode != 200 || resp.TransferEncoding[0] != "chunked" {
-		t.Fatalf("response %v, %v", resp, err)
-	}
 	// Read the raw chunks: http.ReadResponse leaves r at the body.
 	chunk := func() []byte {
 		line, err := r.ReadString('\n')

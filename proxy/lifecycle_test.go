@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -123,6 +124,42 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		if l["status"] != 499.0 {
 			t.Errorf("access log of a dropped stream: %v", l)
 		}
+	}
+}
+
+// TestClientGoneBeforeUpstreamPause: a client that left is noticed when the
+// relay writes before waiting for the upstream, so the upstream request is
+// dropped then, not after the upstream's next event (here 5 s away: a
+// reasoning model thinking).
+func TestClientGoneBeforeUpstreamPause(t *testing.T) {
+	evs := events(fixture(t, "chat_stream.sse"))
+	left := make(chan struct{})
+	dropped := make(chan time.Time, 1)
+	addr := rawUpstream(t, func(conn net.Conn) {
+		go func() { io.Copy(io.Discard, conn); dropped <- time.Now() }()
+		conn.Write(append([]byte(rawStreamHead), chunks(evs[:1])...))
+		<-left
+		conn.Write(chunks(evs[1:2])) // the gateway's write of this one fails
+		time.Sleep(5 * time.Second)
+		conn.Write(chunks(evs[2:3]))
+	})
+	tg := startGateway(t, channel("oa", "http://"+addr+"/v1", ""))
+	conn, _ := rawStreamRequest(t, tg, streamBody)
+	conn.(*net.TCPConn).SetLinger(0) // a reset: the gateway's next write fails
+	conn.Close()
+	gone := time.Now()
+	close(left)
+	select {
+	case at := <-dropped:
+		if d := at.Sub(gone); d > 2*time.Second {
+			t.Fatalf("the upstream was dropped %v after the client left, after its pause", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream request was never dropped")
+	}
+	waitFor(t, "access log", func() bool { return len(tg.accessLines(t)) == 1 })
+	if l := tg.accessLines(t)[0]; l["status"] != 499.0 {
+		t.Errorf("access log of the abandoned stream: %v", l)
 	}
 }
 

@@ -1,7 +1,9 @@
 package proxy_test
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -121,4 +123,62 @@ func closedPort(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return "http://" + addr + "/v1"
+}
+
+// rawUpstream serves one connection on a loopback port with serve, after
+// reading its request: for upstream behaviour net/http cannot produce, such
+// as several HTTP chunks in one TCP write. It returns the port's address.
+func rawUpstream(t *testing.T, serve func(conn net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		req, err := http.ReadRequest(bufio.NewReader(conn))
+		if err != nil {
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		serve(conn)
+	}()
+	return ln.Addr().String()
+}
+
+// rawStreamHead is the head of a streamed upstream response.
+const rawStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+// chunks frames each event as one HTTP chunk.
+func chunks(evs [][]byte) []byte {
+	var b []byte
+	for _, ev := range evs {
+		b = append(b, fmt.Sprintf("%x\r\n%s\r\n", len(ev), ev)...)
+	}
+	return b
+}
+
+// rawStreamRequest posts body to the gateway's chat endpoint over a
+// connection of its own and reads the response head: the reader is left at
+// the raw chunked body.
+func rawStreamRequest(t *testing.T, tg *testGateway, body string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", clientKey, len(body), body)
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil || resp.StatusCode != 200 || len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
+		conn.Close()
+		t.Fatalf("response %v, %v", resp, err)
+	}
+	return conn, r
 }

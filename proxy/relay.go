@@ -66,13 +66,13 @@ type relay struct {
 
 	client  io.Writer // during WriteTo
 	written int64
-	werr    error  // the client's write failed
-	flushFn func() // flushOut, bound once per pooled relay
+	werr    error       // the client's write failed
+	waitFn  func() bool // beforeWait, bound once per pooled relay
 }
 
 var relays = sync.Pool{New: func() any {
 	rl := &relay{in: make([]byte, relayBufSize)}
-	rl.flushFn = rl.flushOut
+	rl.waitFn = rl.beforeWait
 	return rl
 }}
 
@@ -157,7 +157,7 @@ func (rl *relay) WriteTo(w io.Writer) (int64, error) {
 	rl.client = w
 	want := 1
 	if c := upstreamConn(rl.resp); c != nil {
-		c.beforeWait, want = rl.flushFn, flushAt
+		c.beforeWait, want = rl.waitFn, flushAt
 		defer func() { c.beforeWait = nil }()
 	}
 	for rl.werr == nil && rl.fill(want) {
@@ -178,6 +178,14 @@ func (rl *relay) flushOut() {
 	if err != nil {
 		rl.clientGone, rl.werr = true, err
 	}
+}
+
+// beforeWait is the upstream connection's hook: it writes what is ready
+// before the relay waits for the upstream, and reports whether the client
+// is still there to wait for.
+func (rl *relay) beforeWait() bool {
+	rl.flushOut()
+	return rl.werr == nil
 }
 
 // Read is the plain io.Reader form of WriteTo.
@@ -456,6 +464,6 @@ func (rl *relay) release() {
 	if len(in) > relayBufSize {
 		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
 	}
-	*rl = relay{in: in, events: events, flushFn: rl.flushFn}
+	*rl = relay{in: in, events: events, waitFn: rl.waitFn}
 	relays.Put(rl)
 }

@@ -41,11 +41,12 @@ func TestTimedConnBeforeWait(t *testing.T) {
 		t.Fatal("a TCP connection has no raw socket access")
 	}
 	var waits int
-	c.beforeWait = func() {
+	c.beforeWait = func() bool {
 		waits++
 		// Longer than the idle timeout; the upstream sends meanwhile.
 		go func() { time.Sleep(50 * time.Millisecond); server.Write([]byte("late")) }()
 		time.Sleep(300 * time.Millisecond)
+		return true
 	}
 	server.Write([]byte("ready"))
 	for deadline := time.Now().Add(5 * time.Second); pending(t, c) < len("ready"); {
@@ -61,7 +62,11 @@ func TestTimedConnBeforeWait(t *testing.T) {
 	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "late" || waits != 1 {
 		t.Fatalf("read %q, %v after %d waits; want the late bytes after one wait", buf[:n], err, waits)
 	}
-	c.beforeWait = func() {}
+	c.beforeWait = func() bool { return false } // the client is gone
+	if _, err := c.Read(buf); err != errClientGone {
+		t.Fatalf("read with the client gone: %v, want errClientGone", err)
+	}
+	c.beforeWait = func() bool { return true }
 	server.Close()
 	if _, err := c.Read(buf); err != io.EOF {
 		t.Fatalf("read after close: %v, want io.EOF", err)

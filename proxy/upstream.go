@@ -4,11 +4,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -200,8 +198,9 @@ type timedConn struct {
 	// upstream: the readers above the connection (fasthttp's, TLS's) have
 	// nothing buffered and neither has the socket. It is the last moment
 	// to send on what came in before. A stream relay sets it while it
-	// runs, on the goroutine that reads.
-	beforeWait func()
+	// runs, on the goroutine that reads. When it reports false (its client
+	// is gone) the read fails with errClientGone instead of waiting.
+	beforeWait func() bool
 	local      connAddr
 
 	// With beforeWait set, a read first asks the socket through raw (when
@@ -217,13 +216,12 @@ type timedConn struct {
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
 	c := &timedConn{Conn: conn, firstByte: firstByte, idle: idle}
 	c.local = connAddr{Addr: conn.LocalAddr(), conn: c}
-	if sc, ok := conn.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw, c.readFD = raw, c.tryRead
-		}
-	}
+	c.useRawSocket()
 	return c
 }
+
+// errClientGone ends an upstream read whose stream has no client left.
+var errClientGone = errors.New("client went away")
 
 // connAddr is the local address of an upstream connection, with the
 // connection: fasthttp shows a response's connection to no one but hands on
@@ -261,10 +259,13 @@ func (c *timedConn) Read(p []byte) (int, error) {
 		if !done {
 			// The read would wait: send on what came in before, then
 			// arm again, as sending may have taken a while.
-			c.beforeWait()
-			if err = c.arm(); err == nil {
-				n, err = c.Conn.Read(p)
+			if !c.beforeWait() {
+				return 0, errClientGone
 			}
+			if err := c.arm(); err != nil {
+				return 0, err
+			}
+			n, err = c.Conn.Read(p)
 		}
 		c.got(n)
 		return n, err
@@ -316,26 +317,6 @@ func (c *timedConn) readNow(p []byte) (n int, done bool, err error) {
 	n, done, err = c.n, !c.wouldWait, c.err
 	c.p, c.err = nil, nil
 	return n, done, err
-}
-
-// tryRead is readNow's one attempt, run by RawConn.Read; it reports true,
-// so that the poller never waits.
-func (c *timedConn) tryRead(fd uintptr) bool {
-	n, err := syscall.Read(int(fd), c.p)
-	for err == syscall.EINTR {
-		n, err = syscall.Read(int(fd), c.p)
-	}
-	switch {
-	case err == syscall.EAGAIN:
-		c.wouldWait = true
-	case err != nil:
-		c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
-	case n == 0 && len(c.p) > 0:
-		c.err = io.EOF
-	default:
-		c.n = n
-	}
-	return true
 }
 
 func (c *timedConn) SetReadDeadline(t time.Time) error {
