@@ -296,6 +296,8 @@ func (c *timedConn) arm() error {
 	return nil
 }
 
+// got notes that a read returned bytes: the upstream has begun to answer,
+// so later reads wait under the idle timeout, not the first-byte one.
 func (c *timedConn) got(n int) {
 	if n > 0 {
 		c.awaiting.Store(false)
