@@ -113,12 +113,22 @@ func AppendRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error
 }
 
 // appendContents appends the messages as contents, merging consecutive
-// messages of one role.
+// messages of one role. A message with nothing Gemini can take is left out
+// before the merging, so that the messages on either side of it merge as
+// they do when the request made here is read back.
 func (e *requestEncoder) appendContents(dst []byte, msgs []codec.Message) ([]byte, *codec.Error) {
 	n := 0
 	for i := 0; i < len(msgs); {
+		if !carries(&msgs[i]) {
+			e.noteLeftOut(&msgs[i])
+			i++
+			continue
+		}
 		j := i + 1
-		for j < len(msgs) && msgs[j].Role == msgs[i].Role {
+		for j < len(msgs) && (msgs[j].Role == msgs[i].Role || !carries(&msgs[j])) {
+			if msgs[j].Role != msgs[i].Role {
+				e.noteLeftOut(&msgs[j]) // the writers pass over it
+			}
 			j++
 		}
 		start := len(dst)
@@ -151,10 +161,60 @@ func (e *requestEncoder) appendContents(dst []byte, msgs []codec.Message) ([]byt
 	return dst, nil
 }
 
+// carries reports whether m has a part its role's content takes: what
+// appendModelParts and appendUserParts pass over does not count.
+func carries(m *codec.Message) bool {
+	model := m.Role == codec.RoleAssistant
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch p.Kind {
+		case codec.PartRedactedThinking:
+		case codec.PartThinking:
+			if model && p.SignedFor(codec.DialectGemini) != "" {
+				return true
+			}
+		case codec.PartToolCall:
+			if model {
+				return true
+			}
+		case codec.PartToolResult:
+			if !model {
+				return true
+			}
+		case codec.PartText:
+			if p.Text != "" || p.SignedFor(codec.DialectGemini) != "" {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// noteLeftOut notes what a message left out of the contents drops, as its
+// role's writer would have.
+func (e *requestEncoder) noteLeftOut(m *codec.Message) {
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		e.noteCache(p.CacheControl)
+		switch {
+		case p.Kind == codec.PartRedactedThinking && m.Role == codec.RoleAssistant:
+			e.note(bitRedacted, NoteRedacted)
+		case p.Kind == codec.PartToolResult && m.Role == codec.RoleAssistant,
+			p.Kind == codec.PartToolCall && m.Role != codec.RoleAssistant:
+			e.note(bitMisplaced, NoteMisplacedPart)
+		}
+	}
+}
+
 // appendModelParts appends the parts of a model turn and records its calls.
 func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]byte, int) {
 	signed := false
 	for mi := range group {
+		if group[mi].Role != codec.RoleAssistant {
+			continue
+		}
 		for pi := range group[mi].Parts {
 			if p := &group[mi].Parts[pi]; p.Kind == codec.PartToolCall && callSignature(p) != "" {
 				signed = true
@@ -164,6 +224,9 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 	e.lastFrom = e.ncalls
 	n, firstCall := 0, true
 	for mi := range group {
+		if group[mi].Role != codec.RoleAssistant {
+			continue // carries nothing: appendContents noted it
+		}
 		for pi := range group[mi].Parts {
 			p := &group[mi].Parts[pi]
 			e.noteCache(p.CacheControl)
@@ -237,6 +300,9 @@ func (e *requestEncoder) appendUserParts(dst []byte, group []codec.Message) ([]b
 	var usedBuf [16]bool
 	results, used := resBuf[:0], usedBuf[:0]
 	for mi := range group {
+		if group[mi].Role == codec.RoleAssistant {
+			continue // carries nothing: appendContents noted it
+		}
 		for pi := range group[mi].Parts {
 			if p := &group[mi].Parts[pi]; p.Kind == codec.PartToolResult {
 				results, used = append(results, p), append(used, false)
@@ -279,6 +345,9 @@ func (e *requestEncoder) appendUserParts(dst []byte, group []codec.Message) ([]b
 		}
 	}
 	for mi := range group {
+		if group[mi].Role == codec.RoleAssistant {
+			continue
+		}
 		for pi := range group[mi].Parts {
 			p := &group[mi].Parts[pi]
 			e.noteCache(p.CacheControl)

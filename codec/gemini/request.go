@@ -243,8 +243,12 @@ func (d *requestDecoder) content() *codec.Error {
 	case "user", "", "function":
 	case "model":
 		m.Role = codec.RoleAssistant
-		// A model turn starts a new set of calls to answer.
-		d.pending.keepFrom(firstCall)
+		// A model turn starts a new set of calls to answer. One with
+		// nothing to carry is dropped below, and pairs as if it were not
+		// there: so does the request the encoder makes of it.
+		if len(m.Parts) > 0 {
+			d.pending.keepFrom(firstCall)
+		}
 	default:
 		return invalid("contents.role", "Please use a valid role: user, model.")
 	}
