@@ -2,11 +2,11 @@ package gemini
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -16,35 +16,7 @@ import (
 // geminiChunks returns the data of every event of the golden and wire
 // streams, and of the edge cases below.
 func geminiChunks(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	var paths []string
-	for _, pattern := range []string{"testdata/stream/*.sse", "../testdata/wire/gemini/*.sse", "../testdata/in/gemini/*.sse"} {
-		p, _ := filepath.Glob(pattern)
-		paths = append(paths, p...)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no streams")
-	}
-	for _, p := range paths {
-		if strings.Contains(p, ".out.") {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for len(b) > 0 {
-			n := sse.Next(b)
-			if n == 0 {
-				n = len(b)
-			}
-			if data := sse.AppendData(nil, b[:n]); len(data) > 0 {
-				out = append(out, data)
-			}
-			b = b[n:]
-		}
-	}
+	out := goldentest.EventData(t, "testdata/stream/*.sse", "../testdata/wire/gemini/*.sse", "../testdata/in/gemini/*.sse")
 	for _, s := range fastEdgeCases {
 		out = append(out, []byte(s))
 	}

@@ -3,13 +3,12 @@ package openai
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
-	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
 // The fast chunk scanner must agree with the sonic path whenever it accepts
@@ -18,29 +17,7 @@ import (
 // chunkCorpus returns the data of every event of the golden and wire
 // streams, and edge cases the fixtures do not have.
 func chunkCorpus(t testing.TB) [][]byte {
-	t.Helper()
-	var out [][]byte
-	paths, _ := filepath.Glob("testdata/translate/stream/*.sse")
-	wire, _ := filepath.Glob("../testdata/wire/openai/*.sse")
-	for _, p := range append(paths, wire...) {
-		if strings.HasSuffix(p, ".out.sse") {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for len(b) > 0 {
-			n := sse.Next(b)
-			if n == 0 {
-				n = len(b)
-			}
-			if data := sse.AppendData(nil, b[:n]); len(data) > 0 {
-				out = append(out, data)
-			}
-			b = b[n:]
-		}
-	}
+	out := goldentest.EventData(t, "testdata/translate/stream/*.sse", "../testdata/wire/openai/*.sse")
 	for _, s := range fastEdgeCases {
 		out = append(out, []byte(s))
 	}

@@ -1,7 +1,9 @@
 package goldentest
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -161,4 +163,36 @@ func Bytewise(b []byte) [][]byte {
 		reads[i] = b[i : i+1]
 	}
 	return reads
+}
+
+// EventData returns the data of every event of the streams the patterns
+// match, golden outputs (".out." files) left out: a corpus of chunks.
+func EventData(t testing.TB, patterns ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	n := 0
+	for _, pattern := range patterns {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if strings.Contains(p, ".out.") {
+				continue
+			}
+			n++
+			b := Read(t, p)
+			for len(b) > 0 {
+				k := sse.Next(b)
+				if k == 0 {
+					k = len(b)
+				}
+				if data := sse.AppendData(nil, b[:k]); len(data) > 0 {
+					out = append(out, data)
+				}
+				b = b[k:]
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no streams match %q", patterns)
+	}
+	return out
 }
