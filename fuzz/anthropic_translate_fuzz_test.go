@@ -17,29 +17,6 @@ import (
 // its decoders never panic, what they accept encodes to valid JSON (or a
 // valid Anthropic event stream), and decode→encode→decode is stable.
 
-// anthropicSeeds adds every file matching the patterns as a seed.
-func anthropicSeeds(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, pattern := range patterns {
-		paths, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seeds in %q", patterns)
-	}
-}
-
 func anthropicOptions(v2026 bool) anthropic.Options {
 	if v2026 {
 		return anthropic.Options{Version: anthropic.Version20261021}
@@ -51,7 +28,7 @@ func anthropicOptions(v2026 bool) anthropic.Options {
 // encodes to a valid JSON body that decodes again and encodes to the same
 // bytes, under either API version.
 func FuzzAnthropicRequest(f *testing.F) {
-	anthropicSeeds(f, "../codec/anthropic/testdata/request/*.in.json",
+	seedFiles(f, "../codec/anthropic/testdata/request/*.in.json",
 		"../codec/anthropic/testdata/messages_2kb.json",
 		"../codec/testdata/wire/anthropic/messages_request_tools.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -93,7 +70,7 @@ func FuzzAnthropicRequest(f *testing.F) {
 // FuzzAnthropicResponse: DecodeResponse never panics; an accepted response
 // encodes to valid JSON that decodes again and encodes to the same bytes.
 func FuzzAnthropicResponse(f *testing.F) {
-	anthropicSeeds(f, "../codec/anthropic/testdata/response/*.in.json",
+	seedFiles(f, "../codec/anthropic/testdata/response/*.in.json",
 		"../codec/testdata/wire/anthropic/messages_response_thinking_tool.json")
 	info := codec.StreamInfo{ID: "msg_fuzz", Model: "claude-public"}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -300,7 +277,7 @@ func FuzzAnthropicToolID(f *testing.F) {
 // FuzzAnthropicError: DecodeError never panics, and every error encodes to
 // valid JSON of Anthropic's shape.
 func FuzzAnthropicError(f *testing.F) {
-	anthropicSeeds(f, "../codec/testdata/wire/anthropic/error_*.json")
+	seedFiles(f, "../codec/testdata/wire/anthropic/error_*.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e, ok := anthropic.DecodeError(529, body)
 		if !ok {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -24,31 +23,8 @@ import (
 
 const geminiMaxInput = 64 << 10
 
-// geminiSeeds adds the files matching the patterns as seeds.
-func geminiSeeds(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, pattern := range patterns {
-		paths, _ := filepath.Glob(pattern)
-		for _, p := range paths {
-			if strings.Contains(filepath.Base(p), ".out.") {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seeds in %q", patterns)
-	}
-}
-
 func FuzzGeminiRequest(f *testing.F) {
-	geminiSeeds(f, "../codec/gemini/testdata/request/*.in.json", "../codec/testdata/wire/gemini/generate_request*.json",
+	seedFiles(f, "../codec/gemini/testdata/request/*.in.json", "../codec/testdata/wire/gemini/generate_request*.json",
 		"../codec/gemini/testdata/request_encode/*.out.json", "../codec/gemini/testdata/chat_2kb.json")
 	f.Add([]byte(`{"system_instruction":{"parts":{"text":"s"}},"contents":{"parts":{"text":"hi"}},"generation_config":{"max_output_tokens":"5"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -91,7 +67,7 @@ func geminiRequestFixedPoint(t *testing.T, in, out []byte) {
 }
 
 func FuzzGeminiResponse(f *testing.F) {
-	geminiSeeds(f, "../codec/gemini/testdata/response/*.in.json", "../codec/testdata/wire/gemini/*response*.json",
+	seedFiles(f, "../codec/gemini/testdata/response/*.in.json", "../codec/testdata/wire/gemini/*response*.json",
 		"../codec/gemini/testdata/response_encode/*.out.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) > geminiMaxInput {
@@ -194,7 +170,7 @@ func geminiCheckSSE(t *testing.T, in, out []byte) {
 }
 
 func FuzzGeminiStream(f *testing.F) {
-	geminiSeeds(f, "../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
+	seedFiles(f, "../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
 		"../codec/gemini/testdata/stream_encode/*.out.sse")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) > geminiMaxInput {
@@ -221,7 +197,7 @@ func FuzzGeminiStream(f *testing.F) {
 }
 
 func FuzzGeminiArraySplitter(f *testing.F) {
-	geminiSeeds(f, "../codec/testdata/wire/gemini/stream_array.json", "../codec/gemini/testdata/stream*/*.out.array.json")
+	seedFiles(f, "../codec/testdata/wire/gemini/stream_array.json", "../codec/gemini/testdata/stream*/*.out.array.json")
 	f.Add([]byte(`{"error":{"code":500}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) > geminiMaxInput {
@@ -314,7 +290,7 @@ func FuzzGeminiCallID(f *testing.F) {
 }
 
 func FuzzGeminiError(f *testing.F) {
-	geminiSeeds(f, "../codec/testdata/wire/gemini/error_*.json")
+	seedFiles(f, "../codec/testdata/wire/gemini/error_*.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e, ok := gemini.DecodeError(429, body)
 		if !ok {
@@ -347,28 +323,22 @@ func FuzzGeminiError(f *testing.F) {
 // call ids are left out of the comparison: without a responseId they hash
 // the chunk's bytes, which differ.
 func FuzzGeminiStreamFastPath(f *testing.F) {
-	for _, pattern := range []string{"../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
-		"../codec/testdata/in/gemini/*.sse"} {
-		paths, _ := filepath.Glob(pattern)
-		for _, p := range paths {
-			if strings.Contains(filepath.Base(p), ".out.") {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			var lines []byte
-			for len(b) > 0 {
-				n := sse.Next(b)
-				if n == 0 {
-					break
-				}
-				lines = append(sse.AppendData(lines, b[:n]), '\n')
-				b = b[n:]
-			}
-			f.Add(lines)
+	for _, p := range seedPaths(f, "../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
+		"../codec/testdata/in/gemini/*.sse") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		var lines []byte
+		for len(b) > 0 {
+			n := sse.Next(b)
+			if n == 0 {
+				break
+			}
+			lines = append(sse.AppendData(lines, b[:n]), '\n')
+			b = b[n:]
+		}
+		f.Add(lines)
 	}
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]}}],"responseId":"r"}` + "\n" +
 		`{"candidates":[{"content":{"parts":[{"text":"b\u00e9"}]}}],"responseId":"r"}` + "\n" +

@@ -4,37 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
-// seedFiles adds the files matching each pattern as seeds; for the
-// golden files of codec/openai/testdata/upstream, the request section.
-func seedFiles(f *testing.F, patterns ...string) {
+// seedRequests adds the files seedPaths finds as seeds; for the golden
+// files of codec/openai/testdata/upstream, the request section.
+func seedRequests(f *testing.F, patterns ...string) {
 	f.Helper()
-	n := 0
-	for _, pattern := range patterns {
-		paths, err := filepath.Glob(pattern)
+	for _, p := range seedPaths(f, patterns...) {
+		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			if parts := strings.Split(string(b), "\n-----\n"); len(parts) == 3 {
-				b = []byte(parts[1])
-			}
-			f.Add(b)
-			n++
+		if parts := strings.Split(string(b), "\n-----\n"); len(parts) == 3 {
+			b = []byte(parts[1])
 		}
-	}
-	if n == 0 {
-		f.Fatalf("no seeds in %q", patterns)
+		f.Add(b)
 	}
 }
 
@@ -44,7 +32,7 @@ func seedFiles(f *testing.F, patterns ...string) {
 // mapped model, the same messages and other members, and usage switched on
 // for streams.
 func FuzzChatRequest(f *testing.F) {
-	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chat_*.json",
+	seedRequests(f, "../codec/rawjson/testdata/corpus/openai_chat_*.json",
 		"../codec/openai/testdata/*.json", "../codec/openai/testdata/upstream/*.txt")
 	const msgs = `"messages":[{"role":"user","content":"hi"}]`
 	for _, s := range []string{

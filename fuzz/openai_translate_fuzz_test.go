@@ -3,8 +3,6 @@ package fuzz
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,34 +21,8 @@ import (
 // openaiTranslateInfo is the StreamInfo of the encoders under fuzz.
 var openaiTranslateInfo = codec.StreamInfo{ID: "chatcmpl-fuzz", Model: "public-model", Created: 1700000000, IncludeUsage: true}
 
-// seedGlob adds every file matching the patterns as a seed, whole.
-func seedGlob(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, pattern := range patterns {
-		paths, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, p := range paths {
-			if strings.Contains(filepath.Base(p), ".out.") {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seeds in %q", patterns)
-	}
-}
-
 func FuzzOpenAITranslateRequest(f *testing.F) {
-	seedGlob(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
+	seedFiles(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
 		"../codec/openai/testdata/*.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) > 64<<10 {
@@ -90,7 +62,7 @@ func FuzzOpenAITranslateRequest(f *testing.F) {
 }
 
 func FuzzOpenAITranslateResponse(f *testing.F) {
-	seedGlob(f, "../codec/openai/testdata/translate/response/*.in.json", "../codec/testdata/wire/openai/chat_response_*.json")
+	seedFiles(f, "../codec/openai/testdata/translate/response/*.in.json", "../codec/testdata/wire/openai/chat_response_*.json")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if len(body) > 64<<10 {
 			return
@@ -182,7 +154,7 @@ func checkOpenAISSE(t *testing.T, out []byte) {
 }
 
 func FuzzOpenAITranslateStream(f *testing.F) {
-	seedGlob(f, "../codec/openai/testdata/translate/stream/*.sse", "../codec/testdata/wire/openai/*.sse")
+	seedFiles(f, "../codec/openai/testdata/translate/stream/*.sse", "../codec/testdata/wire/openai/*.sse")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) > 64<<10 {
 			return
@@ -209,7 +181,7 @@ func FuzzOpenAITranslateStream(f *testing.F) {
 // or the same error; a body Parse did not check (another slice, a failed
 // Parse) is checked in full.
 func FuzzOpenAIParsedRequest(f *testing.F) {
-	seedGlob(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
+	seedFiles(f, "../codec/openai/testdata/translate/request/*.in.json", "../codec/testdata/wire/openai/chat_request_*.json",
 		"../codec/openai/testdata/*.json")
 	f.Add([]byte("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"tab\there\"}]}"))
 	f.Fuzz(func(t *testing.T, body []byte) {
