@@ -65,56 +65,9 @@ func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
 	b = append(b, `","msg":"request","id":"`...)
 	b = append(b, x.id...)
 	b = append(b, '"')
-	b = append(b, `,"endpoint":`...)
-	b = rawjson.AppendString(b, x.endpoint)
-	b = append(b, `,"status":`...)
-	b = strconv.AppendInt(b, int64(x.status), 10)
-	b = append(b, `,"latency":`...)
-	b = strconv.AppendInt(b, int64(x.elapsed), 10)
-	if x.key != nil {
-		b = append(b, `,"key":`...)
-		b = rawjson.AppendString(b, x.key.Name)
-		if x.key.ID != 0 {
-			b = append(b, `,"key_id":`...)
-			b = strconv.AppendInt(b, x.key.ID, 10)
-		}
-	}
-	if x.model != "" {
-		b = append(b, `,"model":`...)
-		b = rawjson.AppendString(b, x.model)
-		b = append(b, `,"stream":`...)
-		b = strconv.AppendBool(b, x.stream)
-	}
-	if x.attempts > 0 {
-		b = append(b, `,"channel":`...)
-		b = rawjson.AppendString(b, x.channel)
-		b = append(b, `,"attempts":`...)
-		b = strconv.AppendInt(b, int64(x.attempts), 10)
-		b = append(b, `,"ttfb":`...)
-		b = strconv.AppendInt(b, int64(x.ttfb), 10)
-	}
-	if u := x.usage; u != (codec.Usage{}) {
-		b = append(b, `,"input_tokens":`...)
-		b = strconv.AppendInt(b, int64(u.Input), 10)
-		b = append(b, `,"output_tokens":`...)
-		b = strconv.AppendInt(b, int64(u.Output), 10)
-		if u.CachedInput > 0 {
-			b = append(b, `,"cached_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.CachedInput), 10)
-		}
-		if u.Reasoning > 0 {
-			b = append(b, `,"reasoning_tokens":`...)
-			b = strconv.AppendInt(b, int64(u.Reasoning), 10)
-		}
-		if u.Estimated {
-			b = append(b, `,"estimated":true`...)
-		}
-	}
-	if x.errMsg != "" {
-		b = append(b, `,"error":`...)
-		b = rawjson.AppendString(b, x.errMsg)
-	}
-	return append(b, "}\n"...)
+	l := line{b: b}
+	l.fields(x)
+	return append(l.b, "}\n"...)
 }
 
 // appendTextLine is slog.TextHandler's line for the same attributes: the
@@ -130,56 +83,92 @@ func appendTextLine(b []byte, x *exchange, now time.Time) []byte {
 		b = append(b, `""`...)
 	}
 	b = append(b, x.id...) // a token: nothing to quote
-	b = append(b, " endpoint="...)
-	b = appendTextString(b, x.endpoint)
-	b = append(b, " status="...)
-	b = strconv.AppendInt(b, int64(x.status), 10)
-	b = append(b, " latency="...)
-	b = appendDuration(b, x.elapsed)
+	l := line{b: b, text: true}
+	l.fields(x)
+	return append(l.b, '\n')
+}
+
+// line appends the attributes after the message, in either shape.
+type line struct {
+	b    []byte
+	text bool
+}
+
+// fields appends x's attributes, those not set left out.
+func (l *line) fields(x *exchange) {
+	l.str("endpoint", x.endpoint)
+	l.int("status", int64(x.status))
+	l.dur("latency", x.elapsed)
 	if x.key != nil {
-		b = append(b, " key="...)
-		b = appendTextString(b, x.key.Name)
+		l.str("key", x.key.Name)
 		if x.key.ID != 0 {
-			b = append(b, " key_id="...)
-			b = strconv.AppendInt(b, x.key.ID, 10)
+			l.int("key_id", x.key.ID)
 		}
 	}
 	if x.model != "" {
-		b = append(b, " model="...)
-		b = appendTextString(b, x.model)
-		b = append(b, " stream="...)
-		b = strconv.AppendBool(b, x.stream)
+		l.str("model", x.model)
+		l.key("stream")
+		l.b = strconv.AppendBool(l.b, x.stream)
 	}
 	if x.attempts > 0 {
-		b = append(b, " channel="...)
-		b = appendTextString(b, x.channel)
-		b = append(b, " attempts="...)
-		b = strconv.AppendInt(b, int64(x.attempts), 10)
-		b = append(b, " ttfb="...)
-		b = appendDuration(b, x.ttfb)
+		l.str("channel", x.channel)
+		l.int("attempts", int64(x.attempts))
+		l.dur("ttfb", x.ttfb)
 	}
 	if u := x.usage; u != (codec.Usage{}) {
-		b = append(b, " input_tokens="...)
-		b = strconv.AppendInt(b, int64(u.Input), 10)
-		b = append(b, " output_tokens="...)
-		b = strconv.AppendInt(b, int64(u.Output), 10)
+		l.int("input_tokens", int64(u.Input))
+		l.int("output_tokens", int64(u.Output))
 		if u.CachedInput > 0 {
-			b = append(b, " cached_tokens="...)
-			b = strconv.AppendInt(b, int64(u.CachedInput), 10)
+			l.int("cached_tokens", int64(u.CachedInput))
 		}
 		if u.Reasoning > 0 {
-			b = append(b, " reasoning_tokens="...)
-			b = strconv.AppendInt(b, int64(u.Reasoning), 10)
+			l.int("reasoning_tokens", int64(u.Reasoning))
 		}
 		if u.Estimated {
-			b = append(b, " estimated=true"...)
+			l.key("estimated")
+			l.b = append(l.b, "true"...)
 		}
 	}
 	if x.errMsg != "" {
-		b = append(b, " error="...)
-		b = appendTextString(b, x.errMsg)
+		l.str("error", x.errMsg)
 	}
-	return append(b, '\n')
+}
+
+func (l *line) key(k string) {
+	if l.text {
+		l.b = append(l.b, ' ')
+		l.b = append(l.b, k...)
+		l.b = append(l.b, '=')
+		return
+	}
+	l.b = append(l.b, `,"`...)
+	l.b = append(l.b, k...)
+	l.b = append(l.b, `":`...)
+}
+
+func (l *line) str(k, v string) {
+	l.key(k)
+	if l.text {
+		l.b = appendTextString(l.b, v)
+	} else {
+		l.b = rawjson.AppendString(l.b, v)
+	}
+}
+
+func (l *line) int(k string, v int64) {
+	l.key(k)
+	l.b = strconv.AppendInt(l.b, v, 10)
+}
+
+// dur appends d as slog does: integer nanoseconds in JSON,
+// time.Duration.String's form in text.
+func (l *line) dur(k string, d time.Duration) {
+	l.key(k)
+	if l.text {
+		l.b = appendDuration(l.b, d)
+	} else {
+		l.b = strconv.AppendInt(l.b, int64(d), 10)
+	}
 }
 
 // appendTextString writes s as slog's text handler does: bare when it is
