@@ -408,16 +408,7 @@ func chatBody(model string, stream, includeUsage bool) []byte {
 	}
 	b = append(b, `"model":"`...)
 	b = append(b, model...)
-	b = append(b, `","messages":[`+
-		`{"role":"system","content":"You are a concise assistant for the operations team of a small online shop. `+
-		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers."},`+
-		`{"role":"user","content":"Our checkout page got slow yesterday evening between 18:00 and 19:30. `+
-		`The database CPU was at 40%, the app servers at 70%, and the payment provider reported no incident. `+
-		`What should we look at first?"},`+
-		`{"role":"assistant","content":"Start with the request latency by endpoint for that window and compare it with the day before. `+
-		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},`+
-		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. `+
-		`Can you summarize the main points for the incident report in a few sentences?"}],`+
+	b = append(b, `","messages":[{"role":"system","content":"`+benchSystem+`"},`+benchTurns+`],`+
 		`"temperature":0.7,"top_p":1,"max_tokens":512,"presence_penalty":0,"frequency_penalty":0,"user":"ops-dashboard-7"`...)
 	if stream {
 		b = append(b, `,"stream":true`...)
@@ -425,22 +416,28 @@ func chatBody(model string, stream, includeUsage bool) []byte {
 	return append(b, '}')
 }
 
+// The conversation of the bench's requests, in either style: a system
+// prompt and three turns (about 1.2 KB).
+const (
+	benchSystem = `You are a concise assistant for the operations team of a small online shop. ` +
+		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers.`
+	benchTurns = `{"role":"user","content":"Our checkout page got slow yesterday evening between 18:00 and 19:30. ` +
+		`The database CPU was at 40%, the app servers at 70%, and the payment provider reported no incident. ` +
+		`What should we look at first?"},` +
+		`{"role":"assistant","content":"Start with the request latency by endpoint for that window and compare it with the day before. ` +
+		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},` +
+		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. ` +
+		`Can you summarize the main points for the incident report in a few sentences?"}`
+)
+
 // messagesBody is chatBody's conversation as an Anthropic Messages request.
 func messagesBody(model string, stream bool) []byte {
 	var b []byte
 	b = append(b, `{"model":"`...)
 	b = append(b, model...)
 	b = append(b, `","max_tokens":512,"temperature":0.7,`+
-		`"system":"You are a concise assistant for the operations team of a small online shop. `+
-		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers.",`+
-		`"metadata":{"user_id":"ops-dashboard-7"},"messages":[`+
-		`{"role":"user","content":"Our checkout page got slow yesterday evening between 18:00 and 19:30. `+
-		`The database CPU was at 40%, the app servers at 70%, and the payment provider reported no incident. `+
-		`What should we look at first?"},`+
-		`{"role":"assistant","content":"Start with the request latency by endpoint for that window and compare it with the day before. `+
-		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},`+
-		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. `+
-		`Can you summarize the main points for the incident report in a few sentences?"}]`...)
+		`"system":"`+benchSystem+`",`+
+		`"metadata":{"user_id":"ops-dashboard-7"},"messages":[`+benchTurns+`]`...)
 	if stream {
 		b = append(b, `,"stream":true`...)
 	}
