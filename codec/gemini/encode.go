@@ -161,50 +161,54 @@ func (e *requestEncoder) appendContents(dst []byte, msgs []codec.Message) ([]byt
 	return dst, nil
 }
 
-// carries reports whether m has a part its role's content takes: what
-// appendModelParts and appendUserParts pass over does not count.
+// carries reports whether m has a part its role's content takes.
 func carries(m *codec.Message) bool {
 	model := m.Role == codec.RoleAssistant
 	for i := range m.Parts {
-		p := &m.Parts[i]
-		switch p.Kind {
-		case codec.PartRedactedThinking:
-		case codec.PartThinking:
-			if model && p.SignedFor(codec.DialectGemini) != "" {
-				return true
-			}
-		case codec.PartToolCall:
-			if model {
-				return true
-			}
-		case codec.PartToolResult:
-			if !model {
-				return true
-			}
-		case codec.PartText:
-			if p.Text != "" || p.SignedFor(codec.DialectGemini) != "" {
-				return true
-			}
-		default:
+		if carried(&m.Parts[i], model) {
 			return true
 		}
 	}
 	return false
 }
 
-// noteLeftOut notes what a message left out of the contents drops, as its
-// role's writer would have.
+// carried reports whether p is written in a model content (model) or a
+// user one: Gemini takes back only its own signed thoughts, no redacted
+// thinking, calls only from the model and results only from the user, and
+// no empty text.
+func carried(p *codec.Part, model bool) bool {
+	switch p.Kind {
+	case codec.PartRedactedThinking:
+		return false
+	case codec.PartThinking:
+		return model && p.SignedFor(codec.DialectGemini) != ""
+	case codec.PartToolCall:
+		return model
+	case codec.PartToolResult:
+		return !model
+	case codec.PartText:
+		return p.Text != "" || p.SignedFor(codec.DialectGemini) != ""
+	}
+	return true
+}
+
+// leaveOut notes what leaving out p, a part a content does not carry,
+// drops.
+func (e *requestEncoder) leaveOut(p *codec.Part, model bool) {
+	switch {
+	case p.Kind == codec.PartRedactedThinking && model:
+		e.note(bitRedacted, NoteRedacted)
+	case p.Kind == codec.PartToolResult && model, p.Kind == codec.PartToolCall && !model:
+		e.note(bitMisplaced, NoteMisplacedPart)
+	}
+}
+
+// noteLeftOut notes what a message left out of the contents drops.
 func (e *requestEncoder) noteLeftOut(m *codec.Message) {
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		e.noteCache(p.CacheControl)
-		switch {
-		case p.Kind == codec.PartRedactedThinking && m.Role == codec.RoleAssistant:
-			e.note(bitRedacted, NoteRedacted)
-		case p.Kind == codec.PartToolResult && m.Role == codec.RoleAssistant,
-			p.Kind == codec.PartToolCall && m.Role != codec.RoleAssistant:
-			e.note(bitMisplaced, NoteMisplacedPart)
-		}
+		e.leaveOut(p, m.Role == codec.RoleAssistant)
 	}
 }
 
@@ -230,6 +234,10 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 		for pi := range group[mi].Parts {
 			p := &group[mi].Parts[pi]
 			e.noteCache(p.CacheControl)
+			if !carried(p, true) {
+				e.leaveOut(p, true)
+				continue
+			}
 			switch p.Kind {
 			case codec.PartToolCall:
 				id, sig := DecodeCallID(p.ID)
@@ -246,24 +254,8 @@ func (e *requestEncoder) appendModelParts(dst []byte, group []codec.Message) ([]
 				}
 				dst = appendComma(dst, n)
 				dst = appendCallPart(dst, sendableID(id), p.Name, p.Arguments, sig)
-			case codec.PartThinking:
-				sig := p.SignedFor(codec.DialectGemini)
-				if sig == "" {
-					continue // Gemini needs only its own signed thoughts back
-				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, true, sig)
-			case codec.PartRedactedThinking:
-				e.note(bitRedacted, NoteRedacted)
-				continue
-			case codec.PartToolResult:
-				e.note(bitMisplaced, NoteMisplacedPart)
-				continue
-			case codec.PartText:
-				sig := p.SignedFor(codec.DialectGemini)
-				if p.Text == "" && sig == "" {
-					continue
-				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, false, sig)
+			case codec.PartThinking, codec.PartText:
+				dst = appendTextPart(appendComma(dst, n), p.Text, p.Kind == codec.PartThinking, p.SignedFor(codec.DialectGemini))
 			default:
 				dst = appendMediaPart(appendComma(dst, n), p)
 			}
@@ -351,18 +343,14 @@ func (e *requestEncoder) appendUserParts(dst []byte, group []codec.Message) ([]b
 		for pi := range group[mi].Parts {
 			p := &group[mi].Parts[pi]
 			e.noteCache(p.CacheControl)
-			switch p.Kind {
-			case codec.PartToolResult, codec.PartThinking, codec.PartRedactedThinking:
+			switch {
+			case p.Kind == codec.PartToolResult:
+				continue // written first, above
+			case !carried(p, false):
+				e.leaveOut(p, false)
 				continue
-			case codec.PartToolCall:
-				e.note(bitMisplaced, NoteMisplacedPart)
-				continue
-			case codec.PartText:
-				sig := p.SignedFor(codec.DialectGemini)
-				if p.Text == "" && sig == "" {
-					continue
-				}
-				dst = appendTextPart(appendComma(dst, n), p.Text, false, sig)
+			case p.Kind == codec.PartText:
+				dst = appendTextPart(appendComma(dst, n), p.Text, false, p.SignedFor(codec.DialectGemini))
 			default:
 				dst = appendMediaPart(appendComma(dst, n), p)
 			}
