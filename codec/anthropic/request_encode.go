@@ -378,7 +378,7 @@ func appendTextBlock(dst []byte, p *codec.Part) []byte {
 func appendSource(dst []byte, p *codec.Part) []byte {
 	data, mediaType := p.Data, p.MediaType
 	if data == "" {
-		if mt, d, ok := parseDataURL(p.URL); ok {
+		if mt, d, ok := rawjson.ParseDataURL(p.URL); ok {
 			data, mediaType = d, mt
 		} else {
 			dst = append(dst, `{"type":"url","url":`...)
@@ -401,20 +401,6 @@ func appendSource(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `,"data":`...)
 	dst = rawjson.AppendString(dst, data)
 	return append(dst, '}')
-}
-
-// parseDataURL splits "data:<media type>;base64,<data>".
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", "", false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	mediaType, ok = strings.CutSuffix(meta, ";base64")
-	return mediaType, data, ok
 }
 
 func appendCacheControl(dst []byte, p *codec.Part) []byte {

@@ -371,7 +371,7 @@ func isJSONObject(s string) bool {
 func appendMediaPart(dst []byte, p *codec.Part) []byte {
 	data, mediaType, uri := p.Data, p.MediaType, p.URL
 	if data == "" {
-		if mt, d, ok := parseDataURL(uri); ok {
+		if mt, d, ok := rawjson.ParseDataURL(uri); ok {
 			data, uri = d, ""
 			if mediaType == "" {
 				mediaType = mt

@@ -41,23 +41,6 @@ func validObject(b []byte) bool {
 
 func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
 
-// parseDataURL splits a base64 data: URL into its media type and data.
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", "", false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	mediaType, ok = strings.CutSuffix(meta, ";base64")
-	if !ok {
-		return "", "", false
-	}
-	return mediaType, data, true
-}
-
 // magic are the base64 openings of common media files.
 var magic = [...]struct{ prefix, mediaType string }{
 	{"iVBORw0KGgo", "image/png"},

@@ -288,7 +288,7 @@ func (d *requestDecoder) userPart(i, j int, p *wirePart) (codec.Part, *codec.Err
 			d.drop("image_url.detail")
 		}
 		u := p.ImageURL.URL
-		if mt, data, ok := parseDataURL(u); ok && data != "" {
+		if mt, data, ok := rawjson.ParseDataURL(u); ok && data != "" {
 			cp.MediaType, cp.Data = mt, data
 			return cp, nil
 		}
@@ -317,31 +317,13 @@ func (d *requestDecoder) filePart(i, j int, p *wirePart, cp codec.Part) (codec.P
 		return cp, invalid(partParam(i, j)+".file", "Missing required parameter: '"+partParam(i, j)+".file.file_data'.")
 	}
 	cp.Kind, cp.Title = codec.PartDocument, f.Filename
-	if mt, data, ok := parseDataURL(f.FileData); ok {
+	if mt, data, ok := rawjson.ParseDataURL(f.FileData); ok {
 		cp.MediaType, cp.Data = mt, data
 	} else {
 		// Plain base64: chat completions take PDFs only.
 		cp.MediaType, cp.Data = "application/pdf", f.FileData
 	}
 	return cp, nil
-}
-
-// parseDataURL splits "data:<media type>[;params];base64,<data>".
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, ok := strings.CutPrefix(u, "data:")
-	if !ok {
-		return "", "", false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return "", "", false
-	}
-	meta, ok = strings.CutSuffix(meta, ";base64")
-	if !ok {
-		return "", "", false
-	}
-	mediaType, _, _ = strings.Cut(meta, ";")
-	return mediaType, data, true
 }
 
 func (d *requestDecoder) assistant(i int, m *wireMessage) *codec.Error {
