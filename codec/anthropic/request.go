@@ -135,7 +135,7 @@ func (d *requestDecoder) model() *codec.Error {
 	if !present(m) {
 		return invalid("model", "model: Field required")
 	}
-	s, err := unquote(m)
+	s, err := rawjson.Unquote(m)
 	if err != nil || s == "" {
 		return invalid("model", "model: Input should be a non-empty string")
 	}
@@ -200,7 +200,7 @@ func parseFloatField(name string, v rawValue, lo, hi float64) (*float64, *codec.
 	if !present(v) {
 		return nil, nil
 	}
-	f, err := strconv.ParseFloat(str(v), 64)
+	f, err := strconv.ParseFloat(rawjson.UnsafeString(v), 64)
 	if err != nil || math.IsNaN(f) || f < lo || f > hi {
 		return nil, invalid(name, fmt.Sprintf("%s: Input should be a number between %g and %g", name, lo, hi))
 	}
@@ -209,7 +209,7 @@ func parseFloatField(name string, v rawValue, lo, hi float64) (*float64, *codec.
 
 // parseInt reads a JSON integer literal.
 func parseInt(v rawValue) (int, bool) {
-	n, err := strconv.ParseInt(str(v), 10, 64)
+	n, err := strconv.ParseInt(rawjson.UnsafeString(v), 10, 64)
 	if err != nil || n > math.MaxInt32 || n < math.MinInt32 {
 		return 0, false
 	}
@@ -223,7 +223,7 @@ func (d *requestDecoder) system() *codec.Error {
 		return nil
 	}
 	if v[0] == '"' {
-		s, err := unquote(v)
+		s, err := rawjson.Unquote(v)
 		if err != nil {
 			return invalid("system", "system: Input should be a valid string")
 		}
@@ -301,7 +301,7 @@ func (d *requestDecoder) content(msg *codec.Message, v rawValue, i int) *codec.E
 	}
 	switch v[0] {
 	case '"':
-		s, err := unquote(v)
+		s, err := rawjson.Unquote(v)
 		if err != nil {
 			p := fmt.Sprintf("messages.%d.content", i)
 			return invalid(p, p+": Input should be a valid string")
@@ -416,7 +416,7 @@ func (d *requestDecoder) media(p *codec.Part, b *wireBlock, role codec.Role, at 
 			return nil
 		case "text":
 			// Canonical Data is base64 for every media type.
-			p.MediaType, p.Data = "text/plain", base64.StdEncoding.EncodeToString(bytesOf(src.Data))
+			p.MediaType, p.Data = "text/plain", base64.StdEncoding.EncodeToString(rawjson.UnsafeBytes(src.Data))
 			return nil
 		}
 	default:
@@ -441,7 +441,7 @@ func (d *requestDecoder) toolResult(msg *codec.Message, b *wireBlock, i, j int) 
 		return nil
 	}
 	if v[0] == '"' {
-		s, err := unquote(v)
+		s, err := rawjson.Unquote(v)
 		if err != nil {
 			path := fmt.Sprintf("messages.%d.content.%d.content", i, j)
 			return invalid(path, path+": Input should be a valid string")
@@ -472,14 +472,14 @@ func toolInput(v rawValue) (string, error) {
 	if !verbatimObject(v) {
 		return "", errNotObject
 	}
-	return str(v), nil
+	return rawjson.UnsafeString(v), nil
 }
 
 // verbatimObject reports whether a raw member is an object that can be
 // copied to an output as it is: sonic checked its structure, this checks its
 // strings.
 func verbatimObject(v rawValue) bool {
-	return len(v) > 0 && v[0] == '{' && validStrings(v)
+	return len(v) > 0 && v[0] == '{' && rawjson.ValidStrings(v)
 }
 
 var errNotObject = fmt.Errorf("not a JSON object")
@@ -529,7 +529,7 @@ func (d *requestDecoder) tools() *codec.Error {
 			return invalid(p, p+": Input should be a JSON Schema object")
 		}
 		d.r.Tools = append(d.r.Tools, codec.Tool{Name: t.Name, Description: t.Description,
-			Parameters: str(t.InputSchema), Strict: t.Strict, CacheControl: t.CacheControl.Type})
+			Parameters: rawjson.UnsafeString(t.InputSchema), Strict: t.Strict, CacheControl: t.CacheControl.Type})
 	}
 	return nil
 }
@@ -592,7 +592,7 @@ func (d *requestDecoder) thinking(countTokens bool) *codec.Error {
 		if !verbatimObject(oc.Format.Schema) {
 			return invalid("output_config.format.schema", "output_config.format.schema: Input should be a JSON Schema object")
 		}
-		r.Format = codec.ResponseFormat{Kind: codec.FormatJSONSchema, Schema: str(oc.Format.Schema)}
+		r.Format = codec.ResponseFormat{Kind: codec.FormatJSONSchema, Schema: rawjson.UnsafeString(oc.Format.Schema)}
 	default:
 		return invalid("output_config.format.type", "output_config.format.type: Input should be 'json_schema'")
 	}
@@ -625,22 +625,6 @@ func addPart(m *codec.Message) *codec.Part {
 		m.Parts = append(m.Parts, codec.Part{})
 	}
 	return &m.Parts[n]
-}
-
-// unquote returns the contents of a JSON string value: a view of v when it
-// has no escapes, a new string otherwise.
-func unquote(v rawValue) (string, error) {
-	if s, ok := rawjson.StringBytes(v); ok {
-		return str(s), nil
-	}
-	if rawjson.KindOf(v) != rawjson.KindString {
-		return "", errNotString
-	}
-	b, err := rawjson.AppendUnquote(make([]byte, 0, len(v)), v)
-	if err != nil {
-		return "", err
-	}
-	return str(b), nil
 }
 
 var errNotString = fmt.Errorf("not a JSON string")

@@ -389,7 +389,7 @@ func appendSource(dst []byte, p *codec.Part) []byte {
 	if p.Kind == codec.PartDocument && strings.HasPrefix(mediaType, "text/") {
 		if text, err := base64.StdEncoding.DecodeString(data); err == nil {
 			dst = append(dst, `{"type":"text","media_type":"text/plain","data":`...)
-			dst = rawjson.AppendString(dst, str(text))
+			dst = rawjson.AppendString(dst, rawjson.UnsafeString(text))
 			return append(dst, '}')
 		}
 	}
@@ -437,8 +437,8 @@ func validObject(s string) bool {
 	if t == "" || t[0] != '{' {
 		return false
 	}
-	b := bytesOf(s)
-	return sonic.Valid(b) && validStrings(b)
+	b := rawjson.UnsafeBytes(s)
+	return sonic.Valid(b) && rawjson.ValidStrings(b)
 }
 
 // validSchema checks a tool's parameters cheaply: decoders hand over only

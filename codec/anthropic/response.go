@@ -189,7 +189,7 @@ func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
 	dst = append(dst, `],"stop_reason":"`...)
 	dst = append(dst, StopReasonString(r.Stop)...)
 	dst = append(dst, `","stop_sequence":`...)
-	dst = appendStringOrNull(dst, r.StopSequence)
+	dst = rawjson.AppendStringOrNull(dst, r.StopSequence)
 	dst = append(dst, `,"usage":`...)
 	dst = appendUsage(dst, r.Usage, r.Usage.Output)
 	return append(dst, '}')
@@ -246,11 +246,4 @@ func appendResponseBlock(dst []byte, p *codec.Part, origin string) []byte {
 // signature, if any, folded in (EncodeToolID).
 func appendClientToolID(dst []byte, id, sig string) []byte {
 	return rawjson.AppendString(dst, EncodeToolID(id, sig))
-}
-
-func appendStringOrNull(dst []byte, s string) []byte {
-	if s == "" {
-		return append(dst, "null"...)
-	}
-	return rawjson.AppendString(dst, s)
 }

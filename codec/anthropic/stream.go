@@ -113,7 +113,7 @@ func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, er
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' && n < 9 {
 		n++
 	}
-	idx, _ := strconv.Atoi(str(rest[:n]))
+	idx, _ := strconv.Atoi(rawjson.UnsafeString(rest[:n]))
 	rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
 	if n == 0 || n > 1 && data[len(deltaPrefix)] == '0' || !ok {
 		return d.deltaGeneral(dst, data)
@@ -125,37 +125,11 @@ func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, er
 			break
 		}
 	}
-	end := stringEnd(rest)
+	end := rawjson.StringEnd(rest, 0)
 	if kind < 0 || end < 0 || !closesTwice(rest[end:]) {
 		return d.deltaGeneral(dst, data)
 	}
 	return d.emitDelta(dst, idx, deltaKinds[kind].typ, rest[:end])
-}
-
-// stringEnd returns the length of the JSON string at the start of b, quotes
-// included, or -1.
-func stringEnd(b []byte) int {
-	if len(b) == 0 || b[0] != '"' {
-		return -1
-	}
-	for i := 1; i < len(b); {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		// The quote ends the string unless an odd run of backslashes
-		// precedes it.
-		k := i - 1
-		for k > 0 && b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i + 1
-		}
-		i++
-	}
-	return -1
 }
 
 // closesTwice reports whether b is two closing braces, with optional
@@ -238,14 +212,14 @@ func span(b []byte, f rawjson.Field) []byte {
 // escapes, else a view of d.scratch, valid until the next call.
 func (d *StreamDecoder) unquote(v []byte) (string, error) {
 	if s, ok := rawjson.StringBytes(v); ok {
-		return str(s), nil
+		return rawjson.UnsafeString(s), nil
 	}
 	if rawjson.KindOf(v) != rawjson.KindString {
 		return "", errNotString
 	}
 	var err error
 	d.scratch, err = rawjson.AppendUnquote(d.scratch[:0], v)
-	return str(d.scratch), err
+	return rawjson.UnsafeString(d.scratch), err
 }
 
 // block returns the upstream block at idx.
@@ -332,7 +306,7 @@ func (d *StreamDecoder) blockStart(dst []codec.Event) ([]codec.Event, error) {
 		start.Data = cb.Data
 	case codec.PartToolCall:
 		start.ID, start.Name = cb.ID, cb.Name
-		if in := strings.TrimSpace(str(cb.Input)); in != "" && in != "{}" && in != "null" {
+		if in := strings.TrimSpace(rawjson.UnsafeString(cb.Input)); in != "" && in != "{}" && in != "null" {
 			delta.Arguments = in // input that came whole
 		}
 	}
@@ -631,9 +605,9 @@ func (s *StreamEncoder) startTool(dst []byte, i int) []byte {
 		dst = append(dst, evStart...)
 		dst = strconv.AppendInt(dst, int64(b.out), 10)
 		dst = append(dst, `,"content_block":{"type":"tool_use","id":`...)
-		dst = appendClientToolID(dst, str(b.id), str(b.sig))
+		dst = appendClientToolID(dst, rawjson.UnsafeString(b.id), rawjson.UnsafeString(b.sig))
 		dst = append(dst, `,"name":`...)
-		dst = rawjson.AppendString(dst, str(b.name))
+		dst = rawjson.AppendString(dst, rawjson.UnsafeString(b.name))
 		dst = append(dst, `,"input":{}}`...)
 		dst = append(dst, evEnd...)
 	}
@@ -691,7 +665,7 @@ func (s *StreamEncoder) stopBlock(dst []byte, i int) []byte {
 			dst = append(dst, evDelta...)
 			dst = strconv.AppendInt(dst, int64(b.out), 10)
 			dst = append(dst, `,"delta":{"type":"signature_delta","signature":`...)
-			dst = rawjson.AppendString(dst, codec.TagSignature(str(b.sig), s.info.Origin, codec.DialectAnthropic))
+			dst = rawjson.AppendString(dst, codec.TagSignature(rawjson.UnsafeString(b.sig), s.info.Origin, codec.DialectAnthropic))
 			dst = append(dst, evDelEnd...)
 		}
 	}
@@ -722,7 +696,7 @@ func (s *StreamEncoder) finish(dst []byte) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\""...)
 	dst = append(dst, StopReasonString(s.stop)...)
 	dst = append(dst, `","stop_sequence":`...)
-	dst = appendStringOrNull(dst, str(s.stopSeq))
+	dst = rawjson.AppendStringOrNull(dst, rawjson.UnsafeString(s.stopSeq))
 	dst = append(dst, `},"usage":`...)
 	dst = appendUsage(dst, u, u.Output)
 	dst = append(dst, "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)

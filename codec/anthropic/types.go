@@ -1,11 +1,9 @@
 package anthropic
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
-	"unsafe"
 
 	"github.com/bytedance/sonic"
 	"github.com/bytedance/sonic/decoder"
@@ -244,7 +242,7 @@ func (j *jsonDecoder) decode(b []byte, v any) error {
 	if len(b) == 0 {
 		return errEmpty
 	}
-	j.dec.Reset(str(b))
+	j.dec.Reset(rawjson.UnsafeString(b))
 	// Key matching is exact, as the API's: encoding/json's (and sonic's
 	// default) case-insensitive match would read "Max_Tokens" as max_tokens.
 	j.dec.SetOptions(decoder.OptionCaseSensitive)
@@ -261,23 +259,6 @@ func (j *jsonDecoder) decode(b []byte, v any) error {
 func unmarshal(b []byte, v any) error {
 	var j jsonDecoder
 	return j.decode(b, v)
-}
-
-// str returns a string that shares b's memory: b must not change while the
-// string is in use.
-func str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// bytesOf returns the bytes of s without copying; they must not be modified.
-func bytesOf(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // present reports whether a raw member was given a value other than null.
@@ -306,27 +287,4 @@ func describeJSONError(err error) string {
 		return fmt.Sprintf("a value of the wrong JSON type at byte %d", mis.Pos)
 	}
 	return err.Error()
-}
-
-// validStrings is rawjson.ValidStrings for a structurally valid document,
-// with a fast path for the common compact one: with no backslash and no
-// byte below 0x20 anywhere, no string can hold a control character or a bad
-// escape. The scan reads eight bytes at a time without stopping at quotes,
-// which is what makes it cheap on schemas full of short strings.
-func validStrings(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		e := w ^ '\\'*ones
-		if ((w-0x20*ones)&^w|(e-ones)&^e)&highs != 0 {
-			return rawjson.ValidStrings(b)
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] < 0x20 || b[i] == '\\' {
-			return rawjson.ValidStrings(b)
-		}
-	}
-	return true
 }

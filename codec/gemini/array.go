@@ -3,6 +3,8 @@ package gemini
 import (
 	"bytes"
 	"errors"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // The JSON-array stream: streamGenerateContent without alt=sse answers with
@@ -92,7 +94,7 @@ func (s *ArraySplitter) Next(buf []byte) (elem []byte, n int, err error) {
 			return elem, n, nil
 		case beforeArray:
 			switch {
-			case isSpace(c):
+			case rawjson.IsSpace(c):
 			case c == '[':
 				s.state = beforeElem
 			case c == '{':
@@ -103,7 +105,7 @@ func (s *ArraySplitter) Next(buf []byte) (elem []byte, n int, err error) {
 			}
 		case beforeElem:
 			switch {
-			case isSpace(c):
+			case rawjson.IsSpace(c):
 			case c == '{' || c == '[':
 				s.begin(i)
 			case c == ']':
@@ -114,7 +116,7 @@ func (s *ArraySplitter) Next(buf []byte) (elem []byte, n int, err error) {
 			}
 		case afterElem:
 			switch {
-			case isSpace(c):
+			case rawjson.IsSpace(c):
 			case c == ',':
 				s.state = beforeElem
 			case c == ']':
@@ -124,7 +126,7 @@ func (s *ArraySplitter) Next(buf []byte) (elem []byte, n int, err error) {
 				return nil, 0, ErrArrayStream
 			}
 		case ended:
-			if !isSpace(c) {
+			if !rawjson.IsSpace(c) {
 				return nil, 0, ErrArrayStream
 			}
 		}
@@ -180,5 +182,3 @@ func (s *ArraySplitter) scan(buf []byte, i int) int {
 	s.depth, s.inStr = depth, inStr
 	return -1
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

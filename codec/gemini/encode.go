@@ -400,10 +400,10 @@ func appendFunctionResponse(dst []byte, res *codec.Part, id, name string) []byte
 	object := texts == 1 && isJSONObject(only)
 	switch {
 	case object && !res.IsError:
-		dst = append(dst, trimSpace(bytesOf(only))...)
+		dst = append(dst, trimSpace(rawjson.UnsafeBytes(only))...)
 	case object:
 		dst = append(dst, `{"error":`...)
-		dst = append(dst, trimSpace(bytesOf(only))...)
+		dst = append(dst, trimSpace(rawjson.UnsafeBytes(only))...)
 		dst = append(dst, '}')
 	default:
 		if res.IsError {
@@ -417,7 +417,7 @@ func appendFunctionResponse(dst []byte, res *codec.Part, id, name string) []byte
 				if !first {
 					dst = append(dst, `\n`...)
 				}
-				dst = appendEscaped(dst, p.Text)
+				dst = rawjson.AppendEscaped(dst, p.Text)
 				first = false
 			}
 		}
@@ -469,10 +469,10 @@ func (e *requestEncoder) appendTools(dst []byte, r *codec.Request) ([]byte, *cod
 			dst = append(dst, `,"description":`...)
 			dst = rawjson.AppendString(dst, t.Description)
 		}
-		if !isEmptySchema(bytesOf(t.Parameters)) {
+		if !isEmptySchema(rawjson.UnsafeBytes(t.Parameters)) {
 			dst = append(dst, `,"parametersJsonSchema":`...)
 			var ok bool
-			if dst, ok = appendSchema(dst, bytesOf(t.Parameters), toGemini); !ok {
+			if dst, ok = appendSchema(dst, rawjson.UnsafeBytes(t.Parameters), toGemini); !ok {
 				return dst, invalid("tools.parameters", "the parameters of tool "+strconv.Quote(t.Name)+" are not a valid JSON schema")
 			}
 		}
@@ -562,7 +562,7 @@ func (e *requestEncoder) appendGenerationConfig(dst []byte, r *codec.Request) ([
 		if r.Format.Schema != "" {
 			member("responseJsonSchema")
 			var ok bool
-			if dst, ok = appendSchema(dst, bytesOf(r.Format.Schema), toGemini); !ok {
+			if dst, ok = appendSchema(dst, rawjson.UnsafeBytes(r.Format.Schema), toGemini); !ok {
 				return dst, invalid("response_format.schema", "the response schema is not valid JSON")
 			}
 		}

@@ -1,6 +1,10 @@
 package gemini
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
 
 // The fast path of StreamDecoder. Nearly every chunk of a Gemini stream is
 // a text (or thought) delta of one shape:
@@ -168,7 +172,7 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
 				return 0, false
 			}
-			v := str(data[p.i+at-from+1 : p.i+end-from-1]) // unescaped, without its quotes
+			v := rawjson.UnsafeString(data[p.i+at-from+1 : p.i+end-from-1]) // unescaped, without its quotes
 			p.i += len(seg)
 			from = end
 			switch h.kind {
@@ -363,7 +367,7 @@ func fastString(p *parser, sd *strDecoder) (string, bool) {
 	if escaped {
 		return sd.unescape(v), true
 	}
-	return str(v[1 : len(v)-1]), true
+	return rawjson.UnsafeString(v[1 : len(v)-1]), true
 }
 
 // fastCount reads a non-negative integer of at most 15 digits, with no

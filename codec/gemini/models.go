@@ -92,7 +92,7 @@ func AppendModelList(dst []byte, ids []string) []byte {
 func AppendModel(dst []byte, id string) []byte {
 	id = strings.TrimPrefix(id, modelsSegment)
 	dst = append(dst, `{"name":"`+modelsSegment...)
-	dst = appendEscaped(dst, id)
+	dst = rawjson.AppendEscaped(dst, id)
 	dst = append(dst, `","displayName":`...)
 	dst = rawjson.AppendString(dst, id)
 	dst = append(dst, `,"supportedGenerationMethods":`+supportedMethods+`}`...)
@@ -111,7 +111,7 @@ func AppendCountTokensResponse(dst []byte, n int) []byte {
 // "generateContentRequest", so that system instruction and tools count too.
 func AppendCountTokensRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
 	dst = append(dst, `{"generateContentRequest":{"model":"`+modelsSegment...)
-	dst = appendEscaped(dst, strings.TrimPrefix(r.Model, modelsSegment))
+	dst = rawjson.AppendEscaped(dst, strings.TrimPrefix(r.Model, modelsSegment))
 	dst = append(dst, `",`...)
 	start := len(dst)
 	dst, dropped, err := AppendRequest(dst, r)

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
-	"unsafe"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -327,7 +326,7 @@ func (p *parser) scanString() (start int, escaped bool) {
 			p.i = i + 1
 			return start, escaped
 		case c == '\\':
-			n := escapeLen(b[i:])
+			n := rawjson.EscapeLen(b[i:])
 			if n == 0 {
 				p.fail()
 				return start, false
@@ -342,24 +341,6 @@ func (p *parser) scanString() (start int, escaped bool) {
 		}
 	}
 }
-
-// escapeLen returns the length of the valid escape at the start of s, or 0.
-func escapeLen(s []byte) int {
-	if len(s) < 2 {
-		return 0
-	}
-	switch s[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(s) >= 6 && isHex(s[2]) && isHex(s[3]) && isHex(s[4]) && isHex(s[5]) {
-			return 6
-		}
-	}
-	return 0
-}
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // str reads a string value (null reads as ""); ok is false, and the value
 // skipped, for another kind of value.
@@ -378,7 +359,7 @@ func (p *parser) str(sd *strDecoder) (string, bool) {
 	}
 	v := p.b[start:p.i]
 	if !escaped {
-		return str(v[1 : len(v)-1]), true
+		return rawjson.UnsafeString(v[1 : len(v)-1]), true
 	}
 	return sd.unescape(v), true
 }
@@ -392,9 +373,9 @@ func (p *parser) numberText() (string, bool) {
 		if p.err || escaped {
 			return "", false
 		}
-		return str(p.b[start+1 : p.i-1]), true
+		return rawjson.UnsafeString(p.b[start+1 : p.i-1]), true
 	case c == '-' || '0' <= c && c <= '9':
-		return str(p.number()), !p.err
+		return rawjson.UnsafeString(p.number()), !p.err
 	}
 	p.skip()
 	return "", false
@@ -495,24 +476,7 @@ func (d *strDecoder) unescape(v []byte) string {
 	}
 	start := len(d.buf)
 	d.buf, _ = rawjson.AppendUnquote(d.buf, v) // v is valid: no error
-	return str(d.buf[start:])
-}
-
-// str returns a string that shares b's memory (b must not change while the
-// string is in use).
-func str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// bytesOf returns the bytes of s without copying; they must not be modified.
-func bytesOf(s string) []byte {
-	if s == "" {
-		return nil
-	}
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+	return rawjson.UnsafeString(d.buf[start:])
 }
 
 // members iterates over the members of a JSON object without decoding it.
@@ -529,17 +493,17 @@ func (m *members) next() (key, val []byte, more, ok bool) {
 	b := m.b
 	if !m.begun {
 		m.begun = true
-		m.i = skipSpace(b, 0)
+		m.i = rawjson.SkipSpace(b, 0)
 		if m.i >= len(b) || b[m.i] != '{' {
 			return nil, nil, false, false
 		}
-		m.i = skipSpace(b, m.i+1)
+		m.i = rawjson.SkipSpace(b, m.i+1)
 		if m.i < len(b) && b[m.i] == '}' {
 			m.i++
 			return nil, nil, false, true
 		}
 	} else {
-		m.i = skipSpace(b, m.i)
+		m.i = rawjson.SkipSpace(b, m.i)
 		if m.i >= len(b) {
 			return nil, nil, false, false
 		}
@@ -548,7 +512,7 @@ func (m *members) next() (key, val []byte, more, ok bool) {
 			m.i++
 			return nil, nil, false, true
 		case ',':
-			m.i = skipSpace(b, m.i+1)
+			m.i = rawjson.SkipSpace(b, m.i+1)
 		default:
 			return nil, nil, false, false
 		}
@@ -556,16 +520,16 @@ func (m *members) next() (key, val []byte, more, ok bool) {
 	if m.i >= len(b) || b[m.i] != '"' {
 		return nil, nil, false, false
 	}
-	kend := stringEnd(b, m.i)
+	kend := rawjson.StringEnd(b, m.i)
 	if kend < 0 {
 		return nil, nil, false, false
 	}
 	key = b[m.i+1 : kend-1]
-	m.i = skipSpace(b, kend)
+	m.i = rawjson.SkipSpace(b, kend)
 	if m.i >= len(b) || b[m.i] != ':' {
 		return nil, nil, false, false
 	}
-	m.i = skipSpace(b, m.i+1)
+	m.i = rawjson.SkipSpace(b, m.i+1)
 	vend := valueEnd(b, m.i)
 	if vend < 0 {
 		return nil, nil, false, false
@@ -589,34 +553,6 @@ func member(obj []byte, key string) ([]byte, bool) {
 	}
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the offset just past the string that starts at b[i]
-// (a quote), or -1. It jumps from quote to quote (long base64 strings are
-// the common case) and counts the backslashes before each.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return -1
-		}
-		j += q
-		n := 0
-		for j-1-n > i && b[j-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-}
-
 // valueEnd returns the offset just past the JSON value that starts at b[i],
 // or -1. Containers are matched by depth, strings skipped whole; scalars
 // end at the next delimiter. It frames values, it does not validate them.
@@ -626,13 +562,13 @@ func valueEnd(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		return stringEnd(b, i)
+		return rawjson.StringEnd(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				if j = stringEnd(b, j); j < 0 {
+				if j = rawjson.StringEnd(b, j); j < 0 {
 					return -1
 				}
 				j--

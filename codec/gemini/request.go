@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // DecodeRequest reads a generateContent request body into r, which it resets
@@ -459,7 +460,7 @@ func (d *requestDecoder) tools() *codec.Error {
 			case "googlesearch", "googlesearchretrieval", "codeexecution", "urlcontext", "googlemaps",
 				"filesearch", "computeruse", "retrieval", "enterprisewebsearch":
 				if p.raw() != nil {
-					name := strings.Clone(str(k))
+					name := strings.Clone(rawjson.UnsafeString(k))
 					return invalid("tools."+name, "the "+name+" tool is available on Gemini models only")
 				}
 			default:
@@ -518,7 +519,7 @@ func (d *requestDecoder) functionDeclarations() *codec.Error {
 			if !ok {
 				return invalid("tools.functionDeclarations.parameters", "parameters is not a valid schema")
 			}
-			tool.Parameters = str(s)
+			tool.Parameters = rawjson.UnsafeString(s)
 		}
 		d.r.Tools = append(d.r.Tools, tool)
 	}
@@ -641,7 +642,7 @@ func (d *requestDecoder) generationConfig() *codec.Error {
 			p.skip()
 		}
 		if !ok || p.err {
-			return d.syntaxError("generationConfig." + strings.Clone(str(k)))
+			return d.syntaxError("generationConfig." + strings.Clone(rawjson.UnsafeString(k)))
 		}
 	}
 	if err := decodeFormat(&g, r); err != nil {
@@ -715,7 +716,7 @@ func decodeFormat(g *genConfig, r *codec.Request) *codec.Error {
 		if !ok {
 			return invalid("generationConfig.responseSchema", "responseSchema is not a valid schema")
 		}
-		r.Format = codec.ResponseFormat{Kind: codec.FormatJSONSchema, Schema: str(s)}
+		r.Format = codec.ResponseFormat{Kind: codec.FormatJSONSchema, Schema: rawjson.UnsafeString(s)}
 	default:
 		r.Format.Kind = codec.FormatJSON
 	}

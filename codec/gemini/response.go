@@ -35,7 +35,7 @@ func clientSignature(sig string) string {
 	if sig == "" || codec.IsStdBase64(sig) && !strings.HasPrefix(sig, rawSigPrefix) {
 		return sig
 	}
-	return rawSigPrefix + base64.StdEncoding.EncodeToString(bytesOf(sig))
+	return rawSigPrefix + base64.StdEncoding.EncodeToString(rawjson.UnsafeBytes(sig))
 }
 
 // gatewayMark is how every value the gateway wraps for a Gemini client
@@ -316,7 +316,7 @@ func appendTextPart(dst []byte, text string, thought bool, sig string) []byte {
 func appendRedacted(dst []byte, data string) []byte {
 	dst = append(dst, `{"thought":true,"thoughtSignature":"`...)
 	dst = append(dst, redactedPrefix...)
-	dst = appendEscaped(dst, data)
+	dst = rawjson.AppendEscaped(dst, data)
 	return append(dst, `"}`...)
 }
 
@@ -359,7 +359,7 @@ func appendArgs(dst []byte, args string) []byte {
 
 // isJSONObject reports whether s is one valid JSON object.
 func isJSONObject(s string) bool {
-	b := trimSpace(bytesOf(s))
+	b := trimSpace(rawjson.UnsafeBytes(s))
 	if len(b) < 2 || b[0] != '{' {
 		return false
 	}

@@ -2,6 +2,8 @@ package gemini
 
 import (
 	"bytes"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // Schemas. The canonical tool parameters and response schemas are JSON
@@ -106,7 +108,7 @@ func rewriteSchema(dst, v []byte, mode schemaMode, depth int) ([]byte, bool) {
 // rewriteMember appends the value of one schema keyword, or reports that the
 // keyword is dropped (wrote false: the caller removes the key it wrote).
 func rewriteMember(dst, key, val []byte, mode schemaMode, depth int, nullable, refOnly bool) (out []byte, wrote, ok bool) {
-	k := str(key)
+	k := rawjson.UnsafeString(key)
 	if refOnly && k != "$ref" && k != "description" && k != "default" {
 		return dst, false, true
 	}
@@ -214,7 +216,7 @@ func rewriteSchemaList(dst, v []byte, mode schemaMode, depth int) ([]byte, bool)
 		return rewriteSchema(dst, v, mode, depth)
 	}
 	dst = append(dst, '[')
-	i := skipSpace(v, 1)
+	i := rawjson.SkipSpace(v, 1)
 	for n := 0; ; n++ {
 		if i < len(v) && v[i] == ']' && n == 0 {
 			return append(dst, ']'), i == len(v)-1
@@ -230,13 +232,13 @@ func rewriteSchemaList(dst, v []byte, mode schemaMode, depth int) ([]byte, bool)
 		if dst, ok = rewriteSchema(dst, v[i:end], mode, depth); !ok {
 			return dst, false
 		}
-		i = skipSpace(v, end)
+		i = rawjson.SkipSpace(v, end)
 		if i >= len(v) {
 			return dst, false
 		}
 		switch v[i] {
 		case ',':
-			i = skipSpace(v, i+1)
+			i = rawjson.SkipSpace(v, i+1)
 		case ']':
 			return append(dst, ']'), i == len(v)-1
 		default:
@@ -268,7 +270,7 @@ func isEmptySchema(v []byte) bool {
 		if !more {
 			return true
 		}
-		switch str(key) {
+		switch rawjson.UnsafeString(key) {
 		case "type":
 			if !bytes.EqualFold(val, []byte(`"object"`)) {
 				return false
@@ -293,7 +295,7 @@ func isEmptySchema(v []byte) bool {
 // isEmptySchema answers false whatever follows. It does not move it.
 func nonEmptyMember(it *members) bool {
 	b := it.b
-	i := skipSpace(b, it.i)
+	i := rawjson.SkipSpace(b, it.i)
 	sep := byte(',') // before a member, but the first
 	if !it.begun {
 		sep = '{'
@@ -301,7 +303,7 @@ func nonEmptyMember(it *members) bool {
 	if i >= len(b) || b[i] != sep {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = rawjson.SkipSpace(b, i+1)
 	var open, close byte
 	switch {
 	case bytes.HasPrefix(b[i:], []byte(`"properties"`)):
@@ -313,15 +315,15 @@ func nonEmptyMember(it *members) bool {
 	default:
 		return false
 	}
-	i = skipSpace(b, i)
+	i = rawjson.SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = rawjson.SkipSpace(b, i+1)
 	if i >= len(b) || b[i] != open {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = rawjson.SkipSpace(b, i+1)
 	return i < len(b) && b[i] != close
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 func TestSchema(t *testing.T) {
@@ -136,7 +138,7 @@ func isEmptySchemaFramed(v []byte) bool {
 		if !more {
 			return true
 		}
-		switch str(key) {
+		switch rawjson.UnsafeString(key) {
 		case "type":
 			if !bytes.EqualFold(val, []byte(`"object"`)) {
 				return false

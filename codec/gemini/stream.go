@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // A Gemini stream is a sequence of whole GenerateContentResponse chunks:
@@ -336,7 +337,7 @@ func (s *StreamEncoder) flushCall(dst []byte) []byte {
 	}
 	s.call = false
 	dst = s.begin(dst)
-	dst = appendCallPart(dst, str(s.callID), str(s.callName), str(s.callArgs), s.clientSignature(str(s.callSig)))
+	dst = appendCallPart(dst, rawjson.UnsafeString(s.callID), rawjson.UnsafeString(s.callName), rawjson.UnsafeString(s.callArgs), s.clientSignature(rawjson.UnsafeString(s.callSig)))
 	return s.end(dst)
 }
 
@@ -355,7 +356,7 @@ func (s *StreamEncoder) last(dst []byte) []byte {
 			dst = append(dst, `,"usageMetadata":`...)
 			dst = appendUsage(dst, s.usage)
 		}
-		return appendTrailer(dst, str(s.model), str(s.id))
+		return appendTrailer(dst, rawjson.UnsafeString(s.model), rawjson.UnsafeString(s.id))
 	})
 }
 
@@ -396,7 +397,7 @@ func (s *StreamEncoder) end(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, int64(in), 10)
 		dst = append(dst, '}')
 	}
-	dst = appendTrailer(dst, str(s.model), str(s.id))
+	dst = appendTrailer(dst, rawjson.UnsafeString(s.model), rawjson.UnsafeString(s.id))
 	return s.close(dst)
 }
 

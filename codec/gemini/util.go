@@ -9,15 +9,6 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// appendEscaped appends s escaped as the inside of a JSON string, without
-// the quotes.
-func appendEscaped(dst []byte, s string) []byte {
-	start := len(dst)
-	dst = rawjson.AppendString(dst, s)
-	copy(dst[start:], dst[start+1:len(dst)-1])
-	return dst[:len(dst)-2]
-}
-
 // validJSON reports whether b is one valid JSON value (strings included),
 // by the decoders' own reading.
 func validJSON(b []byte) bool {
@@ -88,7 +79,7 @@ func appendCompact(dst, v []byte) []byte {
 		switch c := v[i]; c {
 		case ' ', '\t', '\n', '\r':
 		case '"':
-			end := stringEnd(v, i)
+			end := rawjson.StringEnd(v, i)
 			if end < 0 {
 				return append(dst, v[i:]...)
 			}
@@ -106,7 +97,7 @@ func appendCompact(dst, v []byte) []byte {
 // compact copy.
 func rawString(v []byte) string {
 	if bytes.IndexByte(v, '\n') < 0 {
-		return str(v)
+		return rawjson.UnsafeString(v)
 	}
-	return str(appendCompact(make([]byte, 0, len(v)), v))
+	return rawjson.UnsafeString(appendCompact(make([]byte, 0, len(v)), v))
 }

@@ -37,7 +37,7 @@ func (c *Completion) AppendChunk(dst []byte, role bool, content, finish string) 
 	dst = append(dst, `"content":`...)
 	dst = rawjson.AppendString(dst, content)
 	dst = append(dst, `},"finish_reason":`...)
-	dst = appendStringOrNull(dst, finish)
+	dst = rawjson.AppendStringOrNull(dst, finish)
 	return append(dst, "}]}"...)
 }
 
@@ -56,7 +56,7 @@ func (c *Completion) AppendResponse(dst []byte, content, finish string, u codec.
 	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	dst = rawjson.AppendString(dst, content)
 	dst = append(dst, `},"finish_reason":`...)
-	dst = appendStringOrNull(dst, finish)
+	dst = rawjson.AppendStringOrNull(dst, finish)
 	dst = append(dst, `}],"usage":`...)
 	dst = AppendUsage(dst, u)
 	return append(dst, '}')

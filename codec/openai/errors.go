@@ -34,17 +34,10 @@ func AppendError(dst []byte, e *codec.Error) []byte {
 	dst = append(dst, `,"type":`...)
 	dst = rawjson.AppendString(dst, typ)
 	dst = append(dst, `,"param":`...)
-	dst = appendStringOrNull(dst, e.Param)
+	dst = rawjson.AppendStringOrNull(dst, e.Param)
 	dst = append(dst, `,"code":`...)
-	dst = appendStringOrNull(dst, e.Code)
+	dst = rawjson.AppendStringOrNull(dst, e.Code)
 	return append(dst, "}}"...)
-}
-
-func appendStringOrNull(dst []byte, s string) []byte {
-	if s == "" {
-		return append(dst, "null"...)
-	}
-	return rawjson.AppendString(dst, s)
 }
 
 type wireError struct {

@@ -93,9 +93,9 @@ func valueAfterKey(b, key []byte) int {
 			return -1
 		}
 		at := off + i
-		j := skipSpace(b, at+len(key))
+		j := rawjson.SkipSpace(b, at+len(key))
 		if j < len(b) && b[j] == ':' && !escaped(b, at) {
-			if j = skipSpace(b, j+1); j < len(b) {
+			if j = rawjson.SkipSpace(b, j+1); j < len(b) {
 				return j
 			}
 			return -1
@@ -112,13 +112,6 @@ func escaped(b []byte, i int) bool {
 		n++
 	}
 	return n%2 == 1
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // DecodeUsage decodes an OpenAI usage object. It reads the four counts it

@@ -198,8 +198,8 @@ func (d *requestDecoder) textContent(i int, content rawValue, parts []codec.Part
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return parts, nil
 	case rawjson.KindString:
-		s, ok := unquote(content)
-		if !ok {
+		s, err := rawjson.Unquote(content)
+		if err != nil {
 			return parts, invalid(msgParam(i, "content"), "invalid string")
 		}
 		if s != "" {
@@ -231,7 +231,7 @@ func (d *requestDecoder) contentParts(i int, content rawValue) ([]wirePart, *cod
 	ps := d.w.parts[:cap(d.w.parts)]
 	clear(ps)
 	d.w.parts = ps[:0]
-	if err := unmarshalString(str(content), &d.w.parts); err != nil {
+	if err := unmarshalString(rawjson.UnsafeString(content), &d.w.parts); err != nil {
 		return nil, invalid(msgParam(i, "content"), "'content' must be a string or an array of content parts")
 	}
 	return d.w.parts, nil
@@ -242,8 +242,8 @@ func (d *requestDecoder) user(i int, m *wireMessage) *codec.Error {
 	case rawjson.KindNull, rawjson.KindInvalid:
 		return nil
 	case rawjson.KindString:
-		s, ok := unquote(m.Content)
-		if !ok {
+		s, err := rawjson.Unquote(m.Content)
+		if err != nil {
 			return invalid(msgParam(i, "content"), "invalid string")
 		}
 		if s != "" {
@@ -543,7 +543,7 @@ func functionTool(list string, i int, field string, f *wireFunction) (codec.Tool
 	switch rawjson.KindOf(f.Parameters) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 	case rawjson.KindObject:
-		t.Parameters = str(f.Parameters)
+		t.Parameters = rawjson.UnsafeString(f.Parameters)
 	default:
 		return t, invalid(param("parameters"), "'parameters' must be an object")
 	}
@@ -565,7 +565,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil
 	case rawjson.KindString:
-		s, _ := unquote(v)
+		s, _ := rawjson.Unquote(v)
 		switch {
 		case s == "auto":
 			c.Mode = codec.ToolAuto
@@ -582,7 +582,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 		return invalid(param, "'"+param+"' must be a string or an object")
 	}
 	var tc wireToolChoice
-	if unmarshalString(str(v), &tc) != nil {
+	if unmarshalString(rawjson.UnsafeString(v), &tc) != nil {
 		return invalid(param, "'"+param+"' is not a valid tool choice")
 	}
 	switch {
@@ -661,10 +661,10 @@ func (d *requestDecoder) stop() *codec.Error {
 	switch rawjson.KindOf(v) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 	case rawjson.KindString:
-		s, _ := unquote(v)
+		s, _ := rawjson.Unquote(v)
 		d.r.Stop = append(d.r.Stop, s)
 	case rawjson.KindArray:
-		if unmarshalString(str(v), &d.r.Stop) != nil {
+		if unmarshalString(rawjson.UnsafeString(v), &d.r.Stop) != nil {
 			return invalid("stop", "'stop' must be a string or an array of strings")
 		}
 	default:
@@ -688,7 +688,7 @@ func (d *requestDecoder) format() *codec.Error {
 		if err != nil {
 			return err
 		}
-		rf.Kind, rf.Name, rf.Schema, rf.Strict = codec.FormatJSONSchema, s.Name, str(s.Schema), strict
+		rf.Kind, rf.Name, rf.Schema, rf.Strict = codec.FormatJSONSchema, s.Name, rawjson.UnsafeString(s.Schema), strict
 		if s.Description != "" {
 			d.drop("response_format.json_schema.description")
 		}
@@ -746,30 +746,17 @@ func (d *requestDecoder) droppedFields() {
 	}
 }
 
-// unquote returns the contents of the JSON string v: a view of v when it
-// has no escapes, else a new string.
-func unquote(v []byte) (string, bool) {
-	if s, ok := rawjson.StringBytes(v); ok {
-		return str(s), true
-	}
-	b, err := rawjson.AppendUnquote(make([]byte, 0, len(v)), v)
-	if err != nil {
-		return "", false
-	}
-	return str(b), true
-}
-
 // rawInt reads an optional integer member; ok reports whether it is there.
 func rawInt(v rawValue, param string) (n int64, ok bool, err *codec.Error) {
 	switch rawjson.KindOf(v) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return 0, false, nil
 	case rawjson.KindNumber:
-		if n, e := strconv.ParseInt(str(v), 10, 64); e == nil {
+		if n, e := strconv.ParseInt(rawjson.UnsafeString(v), 10, 64); e == nil {
 			return n, true, nil
 		}
 		// 512.0 is an integer too.
-		if f, e := strconv.ParseFloat(str(v), 64); e == nil && f == float64(int64(f)) {
+		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil && f == float64(int64(f)) {
 			return int64(f), true, nil
 		}
 	}
@@ -782,7 +769,7 @@ func rawFloat(v rawValue, param string) (*float64, *codec.Error) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil, nil
 	case rawjson.KindNumber:
-		if f, e := strconv.ParseFloat(str(v), 64); e == nil {
+		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil {
 			return &f, nil
 		}
 	}
@@ -903,7 +890,7 @@ func (e *requestEncoder) key(k string) {
 	e.b = append(e.b, '"', ':')
 }
 
-func (e *requestEncoder) str(s string) { e.b = appendString(e.b, s) }
+func (e *requestEncoder) str(s string) { e.b = rawjson.AppendString(e.b, s) }
 
 func (e *requestEncoder) request() *codec.Error {
 	r := e.r
@@ -1130,32 +1117,10 @@ func filename(p *codec.Part) string {
 // dataURL appends "data:<mediaType>;base64,<data>" as a JSON string.
 func (e *requestEncoder) dataURL(mediaType, data string) {
 	e.b = append(e.b, `"data:`...)
-	e.b = appendStringContent(e.b, mediaType)
+	e.b = rawjson.AppendEscaped(e.b, mediaType)
 	e.b = append(e.b, ";base64,"...)
-	e.b = appendStringContent(e.b, data)
+	e.b = rawjson.AppendEscaped(e.b, data)
 	e.b = append(e.b, '"')
-}
-
-// appendStringContent appends s JSON-escaped, without the quotes. Base64
-// needs no escaping and is copied as it is, however large.
-func appendStringContent(dst []byte, s string) []byte {
-	if jsonSafe(s) {
-		return append(dst, s...)
-	}
-	n := len(dst)
-	dst = rawjson.AppendString(dst, s)
-	copy(dst[n:], dst[n+1:len(dst)-1])
-	return dst[:len(dst)-2]
-}
-
-// jsonSafe reports whether s is printable ASCII with no quote or backslash.
-func jsonSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 func (e *requestEncoder) toolMessage(p *codec.Part) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -107,7 +106,7 @@ func replyText(content rawValue) (string, error) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return "", nil
 	case rawjson.KindString:
-		if s, ok := unquote(content); ok {
+		if s, err := rawjson.Unquote(content); err == nil {
 			return s, nil
 		}
 	case rawjson.KindArray:
@@ -115,7 +114,7 @@ func replyText(content rawValue) (string, error) {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if unmarshalString(str(content), &parts) == nil {
+		if unmarshalString(rawjson.UnsafeString(content), &parts) == nil {
 			var sb strings.Builder
 			for _, p := range parts {
 				if p.Type == "text" {
@@ -245,13 +244,13 @@ func appendHead(dst []byte, info *codec.StreamInfo, upstreamID, upstreamModel, o
 	if !strings.HasPrefix(id, "chatcmpl-") {
 		dst = append(dst, "chatcmpl-"...)
 	}
-	dst = appendStringContent(dst, id)
+	dst = rawjson.AppendEscaped(dst, id)
 	dst = append(dst, `","object":"`...)
 	dst = append(dst, object...)
 	dst = append(dst, `","created":`...)
 	dst = strconv.AppendInt(dst, info.Created, 10)
 	dst = append(dst, `,"model":`...)
-	return appendString(dst, model)
+	return rawjson.AppendString(dst, model)
 }
 
 // appendJoined appends the text of the parts of one kind, joined, as a JSON
@@ -260,7 +259,7 @@ func appendJoined(dst []byte, parts []codec.Part, kind codec.PartKind) []byte {
 	dst = append(dst, '"')
 	for i := range parts {
 		if parts[i].Kind == kind {
-			dst = appendStringContent(dst, parts[i].Text)
+			dst = rawjson.AppendEscaped(dst, parts[i].Text)
 		}
 	}
 	return append(dst, '"')
@@ -288,13 +287,13 @@ func appendThinkingBlocks(dst []byte, parts []codec.Part, origin string) []byte 
 func appendThinkingBlock(dst []byte, kind codec.PartKind, text, signature, data string) []byte {
 	if kind == codec.PartRedactedThinking {
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
-		dst = appendString(dst, data)
+		dst = rawjson.AppendString(dst, data)
 		return append(dst, '}')
 	}
 	dst = append(dst, `{"type":"thinking","thinking":`...)
-	dst = appendString(dst, text)
+	dst = rawjson.AppendString(dst, text)
 	dst = append(dst, `,"signature":`...)
-	dst = appendString(dst, signature)
+	dst = rawjson.AppendString(dst, signature)
 	return append(dst, '}')
 }
 
@@ -311,75 +310,12 @@ func appendToolCalls(dst []byte, parts []codec.Part) []byte {
 		}
 		first = false
 		dst = append(dst, `{"id":`...)
-		dst = appendString(dst, p.ID)
+		dst = rawjson.AppendString(dst, p.ID)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
-		dst = appendString(dst, p.Name)
+		dst = rawjson.AppendString(dst, p.Name)
 		dst = append(dst, `,"arguments":`...)
-		dst = appendString(dst, arguments(p.Arguments))
+		dst = rawjson.AppendString(dst, arguments(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
-}
-
-// appendString appends s as a JSON string literal, exactly as
-// rawjson.AppendString does (invalid UTF-8 becomes U+FFFD), but copies runs
-// of plain ASCII eight bytes at a time: the text, arguments and ids of a
-// translation are mostly such runs.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for len(s) > 0 {
-		i := plainRun(s)
-		dst = append(dst, s[:i]...)
-		if i == len(s) {
-			break
-		}
-		// One character that needs care, written as rawjson.AppendString
-		// writes it.
-		c, n := s[i], 1
-		switch {
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, "\ufffd"...)
-			} else {
-				dst = append(dst, s[i:i+size]...)
-				n = size
-			}
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		s = s[i+n:]
-	}
-	return append(dst, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plainRun returns the length of the prefix of s that needs no escaping:
-// printable ASCII other than '"' and '\\'.
-func plainRun(s string) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q, e := w^('"'*ones), w^('\\'*ones)
-		if (w|(w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
-			break
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-			return i
-		}
-	}
-	return len(s)
 }

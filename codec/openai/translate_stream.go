@@ -438,7 +438,7 @@ func (d *StreamDecoder) emitCall(dst []codec.Event, i int) []codec.Event {
 	dst = d.openBlock(dst, codec.PartToolCall, c.id, c.name)
 	c.state, d.hasLive, d.live, d.sawTools = callLive, true, i, true
 	if len(c.args) > 0 {
-		dst = append(dst, codec.Event{Kind: codec.EventDelta, Index: d.openIdx, Block: codec.PartToolCall, Arguments: str(c.args)})
+		dst = append(dst, codec.Event{Kind: codec.EventDelta, Index: d.openIdx, Block: codec.PartToolCall, Arguments: rawjson.UnsafeString(c.args)})
 	}
 	return dst
 }
@@ -471,7 +471,7 @@ func streamErrorValue(v []byte) *codec.Error {
 	e := &codec.Error{Status: 502, Kind: codec.KindUpstream, Message: "the upstream stream failed"}
 	switch rawjson.KindOf(v) {
 	case rawjson.KindString:
-		if s, ok := unquote(v); ok && s != "" {
+		if s, err := rawjson.Unquote(v); err == nil && s != "" {
 			e.Message = s
 		}
 		return e
@@ -483,11 +483,11 @@ func streamErrorValue(v []byte) *codec.Error {
 	var outer struct {
 		Error rawValue `json:"error"`
 	}
-	if unmarshalString(str(v), &outer) == nil && !isEmptyValue(outer.Error) {
+	if unmarshalString(rawjson.UnsafeString(v), &outer) == nil && !isEmptyValue(outer.Error) {
 		return streamErrorValue(outer.Error)
 	}
 	var w wireStreamError
-	if unmarshalString(str(v), &w) != nil {
+	if unmarshalString(rawjson.UnsafeString(v), &w) != nil {
 		return e
 	}
 	if w.Message != "" {
@@ -525,7 +525,7 @@ func errorStatus(typ, code string) int {
 func rawScalar(v rawValue) string {
 	switch rawjson.KindOf(v) {
 	case rawjson.KindString:
-		s, _ := unquote(v)
+		s, _ := rawjson.Unquote(v)
 		return strings.Clone(s)
 	case rawjson.KindNumber:
 		return string(v)
@@ -682,10 +682,10 @@ func (d *StreamDecoder) keepPrefix(s *fastScan) {
 func (s *fastScan) resume(p *prefixState) bool {
 	v := s.v
 	if p.idAt[0] >= 0 {
-		v.id = str(s.b[p.idAt[0]:p.idAt[1]])
+		v.id = rawjson.UnsafeString(s.b[p.idAt[0]:p.idAt[1]])
 	}
 	if p.modelAt[0] >= 0 {
-		v.model = str(s.b[p.modelAt[0]:p.modelAt[1]])
+		v.model = rawjson.UnsafeString(s.b[p.modelAt[0]:p.modelAt[1]])
 	}
 	v.hasChoice = true
 	s.i, s.seen = len(p.prefix), p.choice
@@ -1010,7 +1010,7 @@ func (s *fastScan) string(dst *string) bool {
 		if !utf8.Valid(s.b[start:i]) {
 			return false // sonic replaces invalid UTF-8
 		}
-		*dst, s.i = str(s.b[start:i]), i+1
+		*dst, s.i = rawjson.UnsafeString(s.b[start:i]), i+1
 		return true
 	case s.b[i] == '\\':
 		return s.escaped(dst, start, i)
@@ -1049,7 +1049,7 @@ func (s *fastScan) escaped(dst *string, start, i int) bool {
 		case c == '"':
 			// Earlier strings of this event stay valid if an append moved
 			// the buffer: they keep the old array.
-			*dst, s.i = str(s.buf[off:]), i+1
+			*dst, s.i = rawjson.UnsafeString(s.buf[off:]), i+1
 			return true
 		case c == '\\':
 			r, n := unescape(s.b[i:])
@@ -1182,7 +1182,7 @@ func (e *StreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if ev.Block == codec.PartThinking && len(e.sig) > 0 {
 			dst = e.open(dst)
 			dst = append(dst, `"thinking_blocks":[`...)
-			dst = appendThinkingBlock(dst, codec.PartThinking, "", codec.TagSignature(str(e.sig), e.info.Origin, codec.DialectOpenAI), "")
+			dst = appendThinkingBlock(dst, codec.PartThinking, "", codec.TagSignature(rawjson.UnsafeString(e.sig), e.info.Origin, codec.DialectOpenAI), "")
 			dst = append(dst, ']')
 			dst = e.close(dst)
 			e.sig = e.sig[:0]
@@ -1258,7 +1258,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		}
 		dst = e.open(dst)
 		dst = append(dst, `"content":`...)
-		dst = appendString(dst, ev.Text)
+		dst = rawjson.AppendString(dst, ev.Text)
 		return e.close(dst)
 	case codec.PartThinking:
 		e.sig = append(e.sig, ev.Signature...)
@@ -1267,7 +1267,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		}
 		dst = e.open(dst)
 		dst = append(dst, `"reasoning_content":`...)
-		dst = appendString(dst, ev.Text)
+		dst = rawjson.AppendString(dst, ev.Text)
 		return e.close(dst)
 	case codec.PartToolCall:
 		if ev.Arguments == "" {
@@ -1277,7 +1277,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		dst = append(dst, `"tool_calls":[{"index":`...)
 		dst = strconv.AppendInt(dst, int64(e.call), 10)
 		dst = append(dst, `,"function":{"arguments":`...)
-		dst = appendString(dst, ev.Arguments)
+		dst = rawjson.AppendString(dst, ev.Arguments)
 		dst = append(dst, "}}]"...)
 		return e.close(dst)
 	}
@@ -1293,9 +1293,9 @@ func (e *StreamEncoder) blockStart(dst []byte, ev *codec.Event) []byte {
 		dst = append(dst, `"tool_calls":[{"index":`...)
 		dst = strconv.AppendInt(dst, int64(e.call), 10)
 		dst = append(dst, `,"id":`...)
-		dst = appendString(dst, ev.ID)
+		dst = rawjson.AppendString(dst, ev.ID)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
-		dst = appendString(dst, ev.Name)
+		dst = rawjson.AppendString(dst, ev.Name)
 		dst = append(dst, `,"arguments":""}}]`...)
 		return e.close(dst)
 	case codec.PartRedactedThinking:

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // The fast chunk scanner must agree with the sonic path whenever it accepts
@@ -256,32 +255,4 @@ func FuzzFastChunkResume(f *testing.F) {
 		}
 		checkResumeAgrees(t, prime, data)
 	})
-}
-
-// appendString must write exactly what rawjson.AppendString writes.
-func checkAppendString(t *testing.T, s string) {
-	t.Helper()
-	want := rawjson.AppendString([]byte("x"), s)
-	if got := appendString([]byte("x"), s); !bytes.Equal(got, want) {
-		t.Fatalf("appendString(%q) = %q, want %q", s, got, want)
-	}
-}
-
-var appendStringCases = []string{
-	"", "a", "plain ascii longer than eight bytes", `quote " and backslash \ inside`,
-	"\n\r\t\b\f\x00\x1f\x7f", "café 😀 ×", "\xff\xfe invalid", "truncated \xe2\x82", "\xe2\x82\xac€",
-	strings.Repeat("abcdefgh", 9) + "\"" + strings.Repeat("z", 7), "\u2028\u2029", "{\"city\":\"Paris\",\"unit\":\"celsius\"}",
-}
-
-func TestAppendStringMatchesRawjson(t *testing.T) {
-	for _, s := range appendStringCases {
-		checkAppendString(t, s)
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range appendStringCases {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) { checkAppendString(t, s) })
 }

@@ -3,7 +3,6 @@ package openai
 import (
 	"errors"
 	"sync"
-	"unsafe"
 
 	"github.com/bytedance/sonic"
 
@@ -304,20 +303,11 @@ func unmarshal(b []byte, v any, checked bool) error {
 	if len(b) == 0 {
 		return errEmpty
 	}
-	if err := unmarshalString(str(b), v); err != nil {
+	if err := unmarshalString(rawjson.UnsafeString(b), v); err != nil {
 		return err
 	}
 	if !checked && !rawjson.ValidStrings(b) {
 		return errStrings
 	}
 	return nil
-}
-
-// str returns a string that shares b's memory: b must not change while the
-// string is in use.
-func str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }

@@ -9,8 +9,15 @@ const hexDigits = "0123456789abcdef"
 // ASCII are skipped eight bytes at a time: text is most of every body and
 // stream event the encoders write.
 func AppendString(dst []byte, s string) []byte {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	dst = append(dst, '"')
+	dst = AppendEscaped(dst, s)
+	return append(dst, '"')
+}
+
+// AppendEscaped appends s escaped as the inside of a JSON string, without
+// the quotes, as AppendString writes it.
+func AppendEscaped(dst []byte, s string) []byte {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	start, i := 0, 0
 	for i < len(s) {
 		for i+8 <= len(s) {
@@ -57,8 +64,16 @@ func AppendString(dst []byte, s string) []byte {
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// AppendStringOrNull appends s as a JSON string literal, or null when s is
+// empty.
+func AppendStringOrNull(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, s)
 }
 
 // load64 reads s[i:i+8] as a little-endian word (the compiler makes this one load).

@@ -63,6 +63,9 @@ func TestAppendStringFastPath(t *testing.T) {
 		if got, want := string(AppendString(nil, s)), string(appendStringRef(nil, s)); got != want {
 			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
 		}
+		if got, want := string(AppendEscaped([]byte("x"), s)), "x"+string(AppendString(nil, s)[1:len(AppendString(nil, s))-1]); got != want {
+			t.Errorf("AppendEscaped(%q) = %s, want %s", s, got, want)
+		}
 	}
 	pieces := []string{"", "a", "plain ascii text ", "\"", "\\", "\n", "\r", "\t", "\x00", "\x1f", "\x7f",
 		"é", "日本", "\U0001F600", "\xff", "\xe2\x82", "\u2028", "</script>"}

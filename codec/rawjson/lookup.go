@@ -142,12 +142,22 @@ func (s *scanner) consume(c byte) bool {
 
 // ws moves past JSON whitespace.
 func (s *scanner) ws() {
-	for s.i < len(s.b) && isSpace(s.b[s.i]) {
+	for s.i < len(s.b) && IsSpace(s.b[s.i]) {
 		s.i++
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// IsSpace reports whether c is JSON whitespace.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the offset of the first byte at or after b[i] that is
+// not JSON whitespace, or len(b).
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
 
 // key moves past an object key, its colon and the whitespace around them, and returns the key's
 // raw contents (still escaped, without quotes).

@@ -39,7 +39,7 @@ func ValidStrings(b []byte) bool {
 		}
 		switch c := b[i]; {
 		case c == '\\':
-			n := escapeLen(b[i:])
+			n := EscapeLen(b[i:])
 			if n == 0 {
 				return false
 			}
@@ -82,7 +82,7 @@ func validStringsQuoted(b []byte) bool {
 				i++
 				break inString
 			case c == '\\':
-				n := escapeLen(b[i:])
+				n := EscapeLen(b[i:])
 				if n == 0 {
 					return false
 				}
@@ -96,8 +96,9 @@ func validStringsQuoted(b []byte) bool {
 	}
 }
 
-// escapeLen returns the length of the valid escape at the start of s, or 0.
-func escapeLen(s []byte) int {
+// EscapeLen returns the length of the valid escape (a backslash and what
+// follows) at the start of s, or 0.
+func EscapeLen(s []byte) int {
 	if len(s) < 2 {
 		return 0
 	}

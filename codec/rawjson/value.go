@@ -58,6 +58,46 @@ func StringBytes(v []byte) (s []byte, ok bool) {
 	return s, true
 }
 
+// Unquote returns the contents of the JSON string value span v: a view of v
+// (UnsafeString) when it has no escapes, a new string otherwise. It fails as
+// AppendUnquote does, for a value that is not a string or an invalid escape.
+func Unquote(v []byte) (string, error) {
+	if s, ok := StringBytes(v); ok {
+		return UnsafeString(s), nil
+	}
+	b, err := AppendUnquote(make([]byte, 0, len(v)), v)
+	if err != nil {
+		return "", err
+	}
+	return UnsafeString(b), nil
+}
+
+// StringEnd returns the offset just past the JSON string that starts at
+// b[i] (a quote), or -1 when b[i] is not a quote or the string does not
+// end. It jumps from quote to quote (long base64 strings are the common
+// case) and counts the backslashes before each; it does not validate the
+// contents.
+func StringEnd(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return -1
+		}
+		j += q
+		n := 0
+		for j-1-n > i && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
 // AppendUnquote appends the decoded contents of the JSON string value span v to dst. It decodes
 // every escape, including \uXXXX and surrogate pairs, and replaces unpaired surrogates and
 // invalid UTF-8 with U+FFFD, as encoding/json does. An invalid escape is a *SyntaxError whose
@@ -176,7 +216,7 @@ func empty(v []byte, opening, closing byte) bool {
 		return false
 	}
 	for _, c := range v[1 : len(v)-1] {
-		if !isSpace(c) {
+		if !IsSpace(c) {
 			return false
 		}
 	}
