@@ -196,61 +196,6 @@ func FuzzGeminiStream(f *testing.F) {
 	})
 }
 
-func FuzzGeminiArraySplitter(f *testing.F) {
-	seedFiles(f, "../codec/testdata/wire/gemini/stream_array.json", "../codec/gemini/testdata/stream*/*.out.array.json")
-	f.Add([]byte(`{"error":{"code":500}}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if len(in) > geminiMaxInput {
-			return
-		}
-		split := func(k int) ([]string, bool) {
-			var s gemini.ArraySplitter
-			var elems []string
-			var buf []byte
-			for _, read := range [][]byte{in[:k], in[k:]} {
-				buf = append(buf, read...)
-				for {
-					elem, n, err := s.Next(buf)
-					if err != nil {
-						return elems, false
-					}
-					if n == 0 {
-						break
-					}
-					if n > len(buf) || (elem != nil && !bytes.Contains(buf[:n], elem)) {
-						t.Fatalf("Next consumed %d of %d bytes, element %q", n, len(buf), elem)
-					}
-					if elem != nil {
-						elems = append(elems, string(elem))
-					}
-					buf = buf[n:]
-				}
-			}
-			return elems, s.Done()
-		}
-		want, ok := split(len(in))
-		for _, k := range []int{0, 1, len(in) / 2, len(in) - 1} {
-			k = max(0, min(k, len(in)))
-			got, ok2 := split(k)
-			if ok2 != ok || strings.Join(got, "\x00") != strings.Join(want, "\x00") {
-				t.Fatalf("split at %d of %q: %q (%v), want %q (%v)", k, in, got, ok2, want, ok)
-			}
-		}
-		// A complete array of valid elements is exactly what encoding/json reads.
-		var ref []json.RawMessage
-		if ok && len(in) > 0 && bytes.TrimSpace(in)[0] == '[' && json.Unmarshal(in, &ref) == nil {
-			if len(ref) != len(want) {
-				t.Fatalf("%q: %d elements, encoding/json reads %d", in, len(want), len(ref))
-			}
-			for i := range ref {
-				if string(ref[i]) != want[i] {
-					t.Fatalf("%q: element %d is %q, encoding/json reads %q", in, i, want[i], ref[i])
-				}
-			}
-		}
-	})
-}
-
 func FuzzGeminiCallID(f *testing.F) {
 	f.Add("gcall_abc_0", "CikBnKamKgWmIGus+dvD/sqA")
 	f.Add("call_1", "YQ==")

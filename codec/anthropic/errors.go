@@ -96,13 +96,13 @@ func statusForType(typ string) int {
 // AppendError appends e in Anthropic's error shape:
 // {"type":"error","error":{"type":…,"message":…}}.
 func AppendError(dst []byte, e *codec.Error) []byte {
-	return AppendErrorRequestID(dst, e, "")
+	return appendErrorRequestID(dst, e, "")
 }
 
-// AppendErrorRequestID is AppendError with the top-level request_id that
+// appendErrorRequestID is AppendError with the top-level request_id that
 // Anthropic adds (it also sends it as the request-id header); none when
 // requestID is empty.
-func AppendErrorRequestID(dst []byte, e *codec.Error, requestID string) []byte {
+func appendErrorRequestID(dst []byte, e *codec.Error, requestID string) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	dst = rawjson.AppendString(dst, ErrorType(e))
 	dst = append(dst, `,"message":`...)
@@ -128,13 +128,13 @@ func AppendStreamError(dst []byte, e *codec.Error) []byte {
 // ok is false when the body is not in Anthropic's shape. The strings of e are
 // copies: e may outlive body.
 func DecodeError(status int, body []byte) (e codec.Error, ok bool) {
-	e, _, ok = DecodeErrorRequestID(status, body)
+	e, _, ok = decodeErrorRequestID(status, body)
 	return e, ok
 }
 
-// DecodeErrorRequestID is DecodeError that also returns the body's
+// decodeErrorRequestID is DecodeError that also returns the body's
 // request_id ("" when none).
-func DecodeErrorRequestID(status int, body []byte) (e codec.Error, requestID string, ok bool) {
+func decodeErrorRequestID(status int, body []byte) (e codec.Error, requestID string, ok bool) {
 	var w wireError
 	if unmarshal(body, &w) != nil || w.Type != "error" || w.Error.Type == "" {
 		return codec.Error{}, "", false

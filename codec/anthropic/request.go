@@ -53,14 +53,10 @@ const DefaultMaxTokens = 8192
 // Minimum thinking budget (budget_tokens) the Messages API accepts.
 const minThinkingBudget = 1024
 
-// DecodeRequest reads a Messages request of API version 2023-06-01 into r
-// (which it resets). A request the API would reject for a missing or
-// malformed field gets a 400 naming the field.
-func DecodeRequest(body []byte, r *codec.Request) *codec.Error {
-	return DecodeRequestOptions(body, r, Options{})
-}
-
-// DecodeRequestOptions is DecodeRequest for the API version in o.
+// DecodeRequestOptions reads a Messages request of the API version in o
+// (2023-06-01 for the zero Options) into r (which it resets). A request the
+// API would reject for a missing or malformed field gets a 400 naming the
+// field.
 func DecodeRequestOptions(body []byte, r *codec.Request, o Options) *codec.Error {
 	return decodeRequest(body, r, o, false)
 }

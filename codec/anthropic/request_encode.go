@@ -11,7 +11,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// Names of the features AppendRequest drops, as it reports them.
+// Names of the features AppendRequestOptions drops, as it reports them.
 const (
 	DroppedTemperature       = "temperature"
 	DroppedTopP              = "top_p"
@@ -26,14 +26,9 @@ const (
 	DroppedEmptyMessage      = "empty_message"
 )
 
-// AppendRequest appends the Messages request body for an upstream of API
-// version 2023-06-01. The strings name the features dropped on the way
-// (the Dropped* constants).
-func AppendRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
-	return AppendRequestOptions(dst, r, Options{})
-}
-
-// AppendRequestOptions is AppendRequest for the upstream API version in o.
+// AppendRequestOptions appends the Messages request body for an upstream of
+// the API version in o (2023-06-01 for the zero Options). The strings name
+// the features dropped on the way (the Dropped* constants).
 // Under 2026-10-21 temperature, top_p and top_k are dropped (and reported),
 // and so are documents in assistant messages.
 func AppendRequestOptions(dst []byte, r *codec.Request, o Options) ([]byte, []string, *codec.Error) {

@@ -465,11 +465,6 @@ func (s *StreamEncoder) End(dst []byte) []byte {
 	return s.finish(dst)
 }
 
-// AppendPing appends a ping event, which keeps an idle connection open.
-func AppendPing(dst []byte) []byte {
-	return append(dst, "event: ping\ndata: {\"type\": \"ping\"}\n\n"...)
-}
-
 func (s *StreamEncoder) ensureStart(dst []byte) []byte {
 	if s.started {
 		return dst

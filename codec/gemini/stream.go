@@ -10,7 +10,7 @@ import (
 
 // A Gemini stream is a sequence of whole GenerateContentResponse chunks:
 // with ?alt=sse each is one "data:" event ("data: <json>\r\n\r\n"), without
-// it they are the elements of one JSON array (ArraySplitter frames them).
+// it they are the elements of one JSON array (array.go).
 // There are no block events and no terminator: the last chunk carries
 // finishReason, and every chunk the cumulative usageMetadata. Function calls
 // arrive whole, one part each. An error after the stream started arrives as
