@@ -78,3 +78,7 @@ func scalarString(v any) string {
 	}
 	return ""
 }
+
+func invalid(param, msg string) *codec.Error {
+	return &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: param, Message: msg}
+}

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 
@@ -9,148 +8,80 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// Whole responses, both ways. The assistant message maps to parts in this
-// order: thinking (thinking_blocks, else reasoning_content or reasoning),
-// text (content, then refusal), tool calls. Thinking signatures travel in
-// the thinking_blocks extension (LiteLLM's shape): OpenAI's SDKs keep
-// unknown response fields, and a client that sends the blocks back in the
-// next turn's assistant message gets its signatures to the upstream.
-
-var errNoChoices = errors.New("openai: the response has no choices")
-
-// DecodeResponse decodes an upstream's chat.completion body into r.
-// Strings in r may point into body.
-func DecodeResponse(body []byte, r *codec.Response) error {
-	r.Reset()
-	var w wireResponse
-	if err := unmarshal(body, &w, false); err != nil {
-		return errors.New("openai: cannot decode the response: " + err.Error())
-	}
-	if len(w.Choices) == 0 {
-		return errNoChoices
-	}
-	c := &w.Choices[0]
-	for i := range w.Choices {
-		if w.Choices[i].Index == 0 {
-			c = &w.Choices[i]
-			break
-		}
-	}
-	r.ID, r.Model = w.ID, w.Model
-	m := &c.Message
-	r.Parts = appendThinking(r.Parts, m.ReasoningContent, m.Reasoning, m.ThinkingBlocks)
-	text, err := replyText(m.Content)
-	if err != nil {
-		return err
-	}
-	if text != "" {
-		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartText, Text: text})
-	}
-	if m.Refusal != "" {
-		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartText, Text: m.Refusal})
-	}
-	for i := range m.ToolCalls {
-		tc := &m.ToolCalls[i]
-		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartToolCall, ID: tc.ID, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
-	}
-	if fc := m.FunctionCall; fc != nil && fc.Name != "" {
-		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartToolCall, ID: "call_legacy_0", Name: fc.Name, Arguments: arguments(fc.Arguments)})
-	}
-	r.Stop = stopReason(c.FinishReason, len(m.ToolCalls) > 0 || m.FunctionCall != nil)
-	r.Usage = w.Usage.canonical()
-	return nil
+// Completion is the header every response and chunk of one completion shares.
+type Completion struct {
+	ID      string
+	Created int64
+	Model   string
 }
 
-// appendThinking appends the reasoning of a reply: its thinking_blocks when
-// it has any, else one thinking part of its reasoning text. Thinking blocks
-// without text take it from reasoning_content (see thinking in
-// translate_request.go).
-func appendThinking(parts []codec.Part, reasoningContent, reasoning string, blocks []wireThinkingBlock) []codec.Part {
-	text := reasoningContent
-	if text == "" {
-		text = reasoning
-	}
-	if len(blocks) == 0 {
-		if text != "" {
-			parts = append(parts, codec.Part{Kind: codec.PartThinking, Text: text})
-		}
-		return parts
-	}
-	first, hasText := -1, false
-	for i := range blocks {
-		b := &blocks[i]
-		switch b.Type {
-		case "thinking":
-			if b.Thinking == "" && b.Signature == "" {
-				continue // carries nothing
-			}
-			if first < 0 {
-				first = len(parts)
-			}
-			hasText = hasText || b.Thinking != ""
-			parts = append(parts, codec.Part{Kind: codec.PartThinking, Text: b.Thinking, Signature: b.Signature})
-		case "redacted_thinking":
-			parts = append(parts, codec.Part{Kind: codec.PartRedactedThinking, Data: b.Data})
-		}
-	}
-	if first >= 0 && !hasText {
-		parts[first].Text = text
-	}
-	return parts
+func (c *Completion) appendHead(dst []byte, object string) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = rawjson.AppendString(dst, c.ID)
+	dst = append(dst, `,"object":"`...)
+	dst = append(dst, object...)
+	dst = append(dst, `","created":`...)
+	dst = strconv.AppendInt(dst, c.Created, 10)
+	dst = append(dst, `,"model":`...)
+	return rawjson.AppendString(dst, c.Model)
 }
 
-// replyText reads a reply's content: a string, or (from some compatible
-// servers) an array of parts whose text parts are joined.
-func replyText(content rawValue) (string, error) {
-	switch rawjson.KindOf(content) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return "", nil
-	case rawjson.KindString:
-		if s, err := rawjson.Unquote(content); err == nil {
-			return s, nil
-		}
-	case rawjson.KindArray:
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if unmarshalString(rawjson.UnsafeString(content), &parts) == nil {
-			var sb strings.Builder
-			for _, p := range parts {
-				if p.Type == "text" {
-					sb.WriteString(p.Text)
-				}
-			}
-			return sb.String(), nil
-		}
+// AppendChunk appends a chat.completion.chunk with one choice: the assistant
+// role when role is set, a content delta, and a finish reason when finish is
+// not empty.
+func (c *Completion) AppendChunk(dst []byte, role bool, content, finish string) []byte {
+	dst = c.appendHead(dst, "chat.completion.chunk")
+	dst = append(dst, `,"choices":[{"index":0,"delta":{`...)
+	if role {
+		dst = append(dst, `"role":"assistant",`...)
 	}
-	return "", errors.New("openai: the message content is neither a string nor an array of parts")
+	dst = append(dst, `"content":`...)
+	dst = rawjson.AppendString(dst, content)
+	dst = append(dst, `},"finish_reason":`...)
+	dst = rawjson.AppendStringOrNull(dst, finish)
+	return append(dst, "}]}"...)
 }
 
-// stopReason maps a finish_reason. Some compatible servers say "stop" (or
-// nothing) when the model called tools; with tool calls present that is
-// StopToolUse.
-// "stop" cannot tell a stop sequence from a natural end: both are StopEnd.
-func stopReason(s string, toolCalls bool) codec.StopReason {
-	var r codec.StopReason
-	switch s {
-	case "stop", "eos", "end_turn":
-		r = codec.StopEnd
-	case "length", "max_tokens", "model_length":
-		r = codec.StopMaxTokens
-	case "tool_calls", "function_call", "tool_use":
-		r = codec.StopToolUse
-	case "content_filter", "refusal", "safety":
-		r = codec.StopContentFilter
-	case "error", "abort":
-		r = codec.StopError
-	default:
-		r = codec.StopUnknown
+// AppendUsageChunk appends the final chunk that stream_options.include_usage
+// asks for: no choices, only usage.
+func (c *Completion) AppendUsageChunk(dst []byte, u codec.Usage) []byte {
+	dst = c.appendHead(dst, "chat.completion.chunk")
+	dst = append(dst, `,"choices":[],"usage":`...)
+	dst = AppendUsage(dst, u)
+	return append(dst, '}')
+}
+
+// AppendResponse appends a non-streamed chat.completion with one text choice.
+func (c *Completion) AppendResponse(dst []byte, content, finish string, u codec.Usage) []byte {
+	dst = c.appendHead(dst, "chat.completion")
+	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	dst = rawjson.AppendString(dst, content)
+	dst = append(dst, `},"finish_reason":`...)
+	dst = rawjson.AppendStringOrNull(dst, finish)
+	dst = append(dst, `}],"usage":`...)
+	dst = AppendUsage(dst, u)
+	return append(dst, '}')
+}
+
+// AppendUsage appends an OpenAI usage object.
+func AppendUsage(dst []byte, u codec.Usage) []byte {
+	dst = append(dst, `{"prompt_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.Input), 10)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.Output), 10)
+	dst = append(dst, `,"total_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(u.Total()), 10)
+	if u.CachedInput > 0 {
+		dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.CachedInput), 10)
+		dst = append(dst, '}')
 	}
-	if toolCalls && (r == codec.StopEnd || r == codec.StopUnknown) {
-		return codec.StopToolUse
+	if u.Reasoning > 0 {
+		dst = append(dst, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(u.Reasoning), 10)
+		dst = append(dst, '}')
 	}
-	return r
+	return append(dst, '}')
 }
 
 // finishReason names a stop reason in OpenAI's words. OpenAI has no pause,
@@ -170,19 +101,6 @@ func finishReason(r codec.StopReason, toolCalls bool) string {
 		return "tool_calls"
 	}
 	return "stop"
-}
-
-func (u *wireFullUsage) canonical() codec.Usage {
-	cached := u.PromptTokensDetails.CachedTokens
-	if cached == 0 {
-		cached = u.PromptCacheHitTokens
-	}
-	return codec.Usage{
-		Input:       u.PromptTokens,
-		Output:      u.CompletionTokens,
-		CachedInput: cached,
-		Reasoning:   u.CompletionTokensDetails.ReasoningTokens,
-	}
 }
 
 // AppendResponse appends r as a chat.completion for an OpenAI client. The

@@ -1,0 +1,578 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/binary"
+	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// The fast path. Most events of a stream are text deltas of one shape;
+// fastChunk reads those (and role, reasoning and finish chunks, and tool call
+// fragments that carry only arguments) with a hand-written scanner that
+// allocates nothing, and declines everything else (a call's first fragment,
+// usage, errors, escaped keys, several choices, unknown nested values,
+// duplicate keys, anything malformed) to the sonic path. When it
+// accepts a chunk, its view equals the sonic path's (a differential test and
+// a fuzz target check this).
+//
+// The chunks of one stream repeat the same bytes up to the delta
+// (`{"id":…,"object":…,"created":…,"model":…,…,"choices":[{"index":0,"delta":`).
+// After a chunk is read in full, the scanner's state where the delta starts
+// is kept with a copy of those bytes; a next chunk that starts with the same
+// bytes is read from the delta on. The scanner is deterministic, so the
+// result is what a full read gives.
+
+// Bits for duplicate-key detection, one per known key of each object.
+const (
+	seenID = 1 << iota
+	seenModel
+	seenChoices
+	seenUsage
+	seenError
+	seenIndex
+	seenDelta
+	seenFinish
+	seenRole
+	seenContent
+	seenRefusal
+	seenReasoningContent
+	seenReasoning
+	seenToolCalls
+	seenFunctionCall
+	seenThinkingBlocks
+	seenFunction
+	seenArguments
+)
+
+// The objects of a chunk, for member dispatch.
+const (
+	levelTop = iota
+	levelChoice
+	levelDelta
+	levelToolCall // an element of delta.tool_calls
+	levelFunction // its function
+)
+
+// fastScan is a cursor over one chunk.
+type fastScan struct {
+	b     []byte
+	i     int
+	buf   []byte // unescaped strings
+	v     *chunkView
+	calls *[]wireToolCall // the decoder's storage for a tool call fragment
+	seen  int             // keys seen in the current object
+	// reasoningContent and reasoning of the delta, merged at its end.
+	reasoningContent, reasoning string
+	// Where the delta value starts, and the state there: cut is 0 when the
+	// prefix cannot be reused (a string in it was unescaped, or it set
+	// more than id and model).
+	cut                 int
+	cutTop, cutChoice   int
+	idAt, modelAt       [2]int
+	idEscaped, modelEsc bool
+}
+
+// prefixState is the scanner state kept from the last chunk read in full.
+type prefixState struct {
+	prefix        []byte // the chunk's bytes before its delta
+	top, choice   int    // seen bits of the top-level and choice objects there
+	idAt, modelAt [2]int // spans of id and model in the prefix, {-1, -1} if absent
+}
+
+func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
+	s := fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
+	if p := &d.prefix; len(p.prefix) > 0 && bytes.HasPrefix(data, p.prefix) {
+		ok := s.resume(p)
+		d.buf = s.buf
+		if ok {
+			return true
+		}
+		*v = chunkView{}
+		s = fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
+	}
+	s.idAt, s.modelAt = [2]int{-1, -1}, [2]int{-1, -1}
+	ok := s.chunk()
+	d.buf = s.buf
+	if ok {
+		d.keepPrefix(&s)
+	}
+	return ok
+}
+
+// keepPrefix keeps the state of a chunk read in full at its delta, when it
+// can be reused.
+func (d *StreamDecoder) keepPrefix(s *fastScan) {
+	p := &d.prefix
+	if s.cut == 0 || s.cutTop&^(seenID|seenModel|seenChoices) != 0 || s.cutChoice&^(seenIndex|seenDelta) != 0 ||
+		s.cutTop&seenID != 0 && s.idEscaped || s.cutTop&seenModel != 0 && s.modelEsc {
+		p.prefix = p.prefix[:0]
+		return
+	}
+	p.prefix = append(p.prefix[:0], s.b[:s.cut]...)
+	p.top, p.choice, p.idAt, p.modelAt = s.cutTop, s.cutChoice, s.idAt, s.modelAt
+	// An id or model after the choices is read again from each chunk.
+	if s.cutTop&seenID == 0 {
+		p.idAt = [2]int{-1, -1}
+	}
+	if s.cutTop&seenModel == 0 {
+		p.modelAt = [2]int{-1, -1}
+	}
+}
+
+// resume reads a chunk whose bytes up to its delta are p.prefix.
+func (s *fastScan) resume(p *prefixState) bool {
+	v := s.v
+	if p.idAt[0] >= 0 {
+		v.id = rawjson.UnsafeString(s.b[p.idAt[0]:p.idAt[1]])
+	}
+	if p.modelAt[0] >= 0 {
+		v.model = rawjson.UnsafeString(s.b[p.modelAt[0]:p.modelAt[1]])
+	}
+	v.hasChoice = true
+	s.i, s.seen = len(p.prefix), p.choice
+	if !s.delta() || !s.rest(levelChoice) {
+		return false
+	}
+	s.ws()
+	if !s.eat(']') {
+		return false
+	}
+	s.seen = p.top
+	if !s.rest(levelTop) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+func (s *fastScan) ws() {
+	for s.i < len(s.b) {
+		// Compact JSON has no whitespace: one comparison settles it.
+		if c := s.b[s.i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return
+		}
+		s.i++
+	}
+}
+
+func (s *fastScan) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *fastScan) lit(word string) bool {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// object reads an object of the given level; member reads each value.
+func (s *fastScan) object(level int) bool {
+	s.ws()
+	if !s.eat('{') {
+		return false
+	}
+	s.ws()
+	if s.eat('}') {
+		return true
+	}
+	return s.members(level)
+}
+
+// members reads the members of an object from a key on, to its end.
+func (s *fastScan) members(level int) bool {
+	for {
+		if !s.eat('"') {
+			return false
+		}
+		start := s.i
+		for s.i < len(s.b) && s.b[s.i] != '"' {
+			if c := s.b[s.i]; c == '\\' || c < 0x20 {
+				return false // keys are short and plain: escapes go to sonic
+			}
+			s.i++
+		}
+		if s.i == len(s.b) {
+			return false
+		}
+		key := s.b[start:s.i]
+		s.i++
+		s.ws()
+		if !s.eat(':') {
+			return false
+		}
+		s.ws()
+		if !s.member(level, key) {
+			return false
+		}
+		s.ws()
+		if s.eat('}') {
+			return true
+		}
+		if !s.eat(',') {
+			return false
+		}
+		s.ws()
+	}
+}
+
+// rest reads the rest of an object after a member's value.
+func (s *fastScan) rest(level int) bool {
+	s.ws()
+	if s.eat('}') {
+		return true
+	}
+	if !s.eat(',') {
+		return false
+	}
+	s.ws()
+	return s.members(level)
+}
+
+// once marks a key as seen and reports whether it was new.
+func (s *fastScan) once(bit int) bool {
+	if s.seen&bit != 0 {
+		return false
+	}
+	s.seen |= bit
+	return true
+}
+
+func (s *fastScan) member(level int, key []byte) bool {
+	v := s.v
+	switch level {
+	case levelTop:
+		switch string(key) {
+		case "id":
+			start := s.i
+			if !s.once(seenID) || !s.nullableString(&v.id) {
+				return false
+			}
+			// Unescaping always shortens: a length change means escapes.
+			s.idAt, s.idEscaped = [2]int{start + 1, s.i - 1}, s.b[start] != '"' || len(v.id) != s.i-start-2
+			return true
+		case "model":
+			start := s.i
+			if !s.once(seenModel) || !s.nullableString(&v.model) {
+				return false
+			}
+			s.modelAt, s.modelEsc = [2]int{start + 1, s.i - 1}, s.b[start] != '"' || len(v.model) != s.i-start-2
+			return true
+		case "choices":
+			return s.once(seenChoices) && s.choices()
+		case "usage":
+			return s.once(seenUsage) && s.lit("null")
+		case "error":
+			return s.once(seenError) && s.lit("null")
+		case "object", "created", "service_tier", "system_fingerprint", "obfuscation":
+			return s.skipScalar()
+		}
+	case levelChoice:
+		switch string(key) {
+		case "index":
+			return s.once(seenIndex) && s.lit("0") && s.numberEnds()
+		case "delta":
+			if !s.once(seenDelta) {
+				return false
+			}
+			s.cut, s.cutChoice = s.i, s.seen
+			return s.delta()
+		case "finish_reason":
+			return s.once(seenFinish) && s.nullableString(&v.finish)
+		case "logprobs":
+			return s.skipScalar()
+		}
+	case levelToolCall:
+		c := &(*s.calls)[0]
+		switch string(key) {
+		case "index":
+			start := s.i
+			if !s.once(seenIndex) || !s.number() {
+				return false
+			}
+			c.Index = s.b[start:s.i] // raw, as sonic keeps it
+			return true
+		case "function":
+			if !s.once(seenFunction) {
+				return false
+			}
+			outer := s.seen
+			s.seen = 0
+			ok := s.object(levelFunction)
+			s.seen = outer
+			return ok
+		case "id", "type":
+			return false // a call's first fragment: rare, sonic reads it
+		}
+	case levelFunction:
+		switch string(key) {
+		case "arguments":
+			return s.once(seenArguments) && s.nullableString(&(*s.calls)[0].Function.Arguments)
+		case "name":
+			return false
+		}
+	case levelDelta:
+		var role string
+		switch string(key) {
+		case "role":
+			return s.once(seenRole) && s.nullableString(&role)
+		case "content":
+			return s.once(seenContent) && s.nullableString(&v.content)
+		case "refusal":
+			return s.once(seenRefusal) && s.nullableString(&v.refusal)
+		case "reasoning_content":
+			return s.once(seenReasoningContent) && s.nullableString(&s.reasoningContent)
+		case "reasoning":
+			return s.once(seenReasoning) && s.nullableString(&s.reasoning)
+		case "tool_calls":
+			return s.once(seenToolCalls) && (s.lit("null") || s.toolCalls())
+		case "function_call":
+			return s.once(seenFunctionCall) && s.lit("null")
+		case "thinking_blocks":
+			return s.once(seenThinkingBlocks) && s.lit("null")
+		}
+	}
+	// A key the wire structs do not have: its scalar value is skipped, as
+	// sonic (case-sensitive here) skips it.
+	return s.skipScalar()
+}
+
+func (s *fastScan) chunk() bool {
+	s.seen = 0
+	if !s.object(levelTop) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+func (s *fastScan) choices() bool {
+	if s.lit("null") {
+		return true
+	}
+	if !s.eat('[') {
+		return false
+	}
+	s.ws()
+	if s.eat(']') {
+		return true
+	}
+	outer := s.seen
+	s.cutTop = outer
+	s.seen = 0
+	s.v.hasChoice = true
+	ok := s.object(levelChoice)
+	s.seen = outer
+	if !ok {
+		return false
+	}
+	s.ws()
+	return s.eat(']') // a second choice goes to sonic
+}
+
+// numberEnds reports whether a number token ended at the cursor ("0" and
+// not "01" or "0.5").
+func (s *fastScan) numberEnds() bool {
+	if s.i == len(s.b) {
+		return true
+	}
+	switch s.b[s.i] {
+	case ' ', '\t', '\n', '\r', ',', '}', ']':
+		return true
+	}
+	return false
+}
+
+// delta reads the delta object (or null). As on the sonic path, the
+// reasoning text is reasoning_content, else reasoning.
+func (s *fastScan) delta() bool {
+	if s.lit("null") {
+		return true
+	}
+	outer := s.seen
+	s.seen = 0
+	s.reasoningContent, s.reasoning = "", ""
+	ok := s.object(levelDelta)
+	s.seen = outer
+	s.v.reasoning = s.reasoningContent
+	if s.v.reasoning == "" {
+		s.v.reasoning = s.reasoning
+	}
+	return ok
+}
+
+// toolCalls reads a tool_calls array of one fragment that carries only
+// arguments (the bulk of a tool call's stream) into s.calls.
+func (s *fastScan) toolCalls() bool {
+	if !s.eat('[') {
+		return false
+	}
+	*s.calls = append((*s.calls)[:0], wireToolCall{})
+	outer := s.seen
+	s.seen = 0
+	ok := s.object(levelToolCall)
+	s.seen = outer
+	if !ok {
+		return false
+	}
+	s.ws()
+	if !s.eat(']') { // several calls in one delta go to sonic
+		return false
+	}
+	s.v.toolCalls = *s.calls
+	return true
+}
+
+func (s *fastScan) nullableString(dst *string) bool {
+	if s.lit("null") {
+		*dst = ""
+		return true
+	}
+	return s.string(dst)
+}
+
+// string reads a string value: a view of the input when it has no
+// escapes, else its unescaped copy in s.buf.
+func (s *fastScan) string(dst *string) bool {
+	if !s.eat('"') {
+		return false
+	}
+	start := s.i
+	i := start + specialAt(s.b[start:])
+	switch {
+	case i == len(s.b):
+		return false
+	case s.b[i] == '"':
+		if !utf8.Valid(s.b[start:i]) {
+			return false // sonic replaces invalid UTF-8
+		}
+		*dst, s.i = rawjson.UnsafeString(s.b[start:i]), i+1
+		return true
+	case s.b[i] == '\\':
+		return s.escaped(dst, start, i)
+	}
+	return false // a control character
+}
+
+// specialAt returns the index of the first quote, backslash or control
+// character in b, or len(b). It reads eight bytes at a time: most strings
+// of a chunk (ids, text) have none of them until their end.
+func specialAt(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, e := w^('"'*ones), w^('\\'*ones) // zero bytes where w has '"' or '\\'
+		if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// escaped reads the rest of a string that has escapes, from b[i] (a
+// backslash); b[start:i] is its plain beginning.
+func (s *fastScan) escaped(dst *string, start, i int) bool {
+	off := len(s.buf)
+	s.buf = rawjson.AppendUTF8(s.buf, s.b[start:i])
+	for i < len(s.b) {
+		switch c := s.b[i]; {
+		case c == '"':
+			// Earlier strings of this event stay valid if an append moved
+			// the buffer: they keep the old array.
+			*dst, s.i = rawjson.UnsafeString(s.buf[off:]), i+1
+			return true
+		case c == '\\':
+			r, n := unescape(s.b[i:])
+			if n == 0 {
+				return false
+			}
+			s.buf = utf8.AppendRune(s.buf, r)
+			i += n
+		case c < 0x20:
+			return false
+		default:
+			j := i + specialAt(s.b[i:])
+			s.buf = rawjson.AppendUTF8(s.buf, s.b[i:j])
+			i = j
+		}
+	}
+	return false
+}
+
+// unescape decodes the escape at the start of b. Lone surrogates are left
+// to sonic (n == 0), as are invalid escapes.
+func unescape(b []byte) (r rune, n int) {
+	r, n, lone := rawjson.DecodeEscape(b)
+	if lone {
+		return 0, 0
+	}
+	return r, n
+}
+
+// skipScalar skips a string, number, true, false or null; containers are
+// declined.
+func (s *fastScan) skipScalar() bool {
+	if s.i == len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		var ignored string
+		return s.string(&ignored)
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.number()
+	}
+	return false
+}
+
+// number skips a number, checking JSON's grammar.
+func (s *fastScan) number() bool {
+	s.eat('-')
+	switch {
+	case s.eat('0'):
+	case s.i < len(s.b) && '1' <= s.b[s.i] && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return false
+	}
+	if s.eat('.') && s.digits() == 0 {
+		return false
+	}
+	if s.eat('e') || s.eat('E') {
+		if !s.eat('+') {
+			s.eat('-')
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return s.numberEnds()
+}
+
+func (s *fastScan) digits() int {
+	n := 0
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
