@@ -1,0 +1,340 @@
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// An Anthropic stream (https://platform.claude.com/docs/en/build-with-claude/streaming):
+//
+//	message_start                  the Message, empty content, usage with input_tokens
+//	content_block_start            per block, index 0, 1, 2… in order
+//	content_block_delta*           text_delta, thinking_delta, signature_delta,
+//	                               input_json_delta, citations_delta
+//	content_block_stop
+//	message_delta                  stop_reason, stop_sequence, cumulative usage
+//	message_stop
+//
+// with ping events anywhere and an error event that ends a failed stream.
+// Every event is named after its data's type. Block starts come in index
+// order, but deltas and stops of blocks still open may interleave.
+
+var (
+	_ codec.StreamDecoder = (*StreamDecoder)(nil)
+	_ codec.StreamEncoder = (*StreamEncoder)(nil)
+)
+
+// StreamDecoder turns an Anthropic upstream's SSE events into canonical
+// events. The zero value is ready; Reset readies it for another stream.
+// Strings of the events it returns point into the data it was given, or into
+// its own buffer until the next call: a caller that keeps them copies them.
+type StreamDecoder struct {
+	ev      wireEvent
+	json    jsonDecoder
+	blocks  []decBlock // by upstream index
+	next    int        // the next canonical index
+	usage   usageTotals
+	scratch []byte // unescaped delta strings
+
+	finished bool // a Finish was emitted
+	failed   bool // an error event arrived: the stream is over
+}
+
+// decBlock is an upstream content block.
+type decBlock struct {
+	canon int // canonical index; -1 for a block type with no canonical kind
+	kind  codec.PartKind
+	open  bool
+}
+
+// Reset readies d for a new stream.
+func (d *StreamDecoder) Reset() {
+	d.ev.reset()
+	*d = StreamDecoder{ev: d.ev, json: d.json, blocks: d.blocks[:0], scratch: d.scratch[:0]}
+}
+
+// Decode appends the canonical events of one SSE event. Unknown event types
+// are ignored, as Anthropic's versioning policy asks of clients.
+func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.Event, error) {
+	if d.failed {
+		return dst, nil
+	}
+	name := event
+	if len(name) == 0 {
+		name = dataType(data)
+	}
+	switch string(name) {
+	case "content_block_delta":
+		return d.delta(dst, data)
+	case "message_start", "content_block_start", "content_block_stop", "message_delta", "error":
+		return d.decodeOther(dst, data)
+	}
+	return dst, nil // ping, message_stop and event types added later
+}
+
+// dataType reads the type member of an event's data, for streams whose
+// events have no SSE name.
+func dataType(data []byte) []byte {
+	f := [...]rawjson.Field{{Key: "type"}}
+	if rawjson.Lookup(data, f[:], false) != nil || f[0].Start < 0 {
+		return nil
+	}
+	s, _ := rawjson.StringBytes(data[f[0].Start:f[0].End])
+	return s
+}
+
+// deltaKinds are the delta types a content_block_delta carries, with the
+// JSON text that follows the type up to the opening quote of the value.
+var deltaKinds = [...]struct{ typ, rest string }{
+	{"text_delta", `text_delta","text":`},
+	{"thinking_delta", `thinking_delta","thinking":`},
+	{"input_json_delta", `input_json_delta","partial_json":`},
+	{"signature_delta", `signature_delta","signature":`},
+}
+
+const deltaPrefix = `{"type":"content_block_delta","index":`
+
+// delta decodes a content_block_delta by hand: it is most of a stream, and
+// sonic would cost more than the whole budget of an event. The shape the API
+// sends, {"type":"content_block_delta","index":N,"delta":{"type":T,F:"…"}}
+// (closing braces possibly padded with spaces), is read in one pass; any
+// other spelling goes to deltaGeneral, which gives the same result.
+func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
+	if !ok {
+		return d.deltaGeneral(dst, data)
+	}
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' && n < 9 {
+		n++
+	}
+	idx, _ := strconv.Atoi(rawjson.UnsafeString(rest[:n]))
+	rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
+	if n == 0 || n > 1 && data[len(deltaPrefix)] == '0' || !ok {
+		return d.deltaGeneral(dst, data)
+	}
+	kind := -1
+	for k := range deltaKinds {
+		if r, ok := bytes.CutPrefix(rest, []byte(deltaKinds[k].rest)); ok {
+			kind, rest = k, r
+			break
+		}
+	}
+	end := rawjson.StringEnd(rest, 0)
+	if kind < 0 || end < 0 || !closesTwice(rest[end:]) {
+		return d.deltaGeneral(dst, data)
+	}
+	return d.emitDelta(dst, idx, deltaKinds[kind].typ, rest[:end])
+}
+
+// closesTwice reports whether b is two closing braces, with optional
+// whitespace around them.
+func closesTwice(b []byte) bool {
+	for range 2 {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		if len(b) == 0 || b[0] != '}' {
+			return false
+		}
+		b = b[1:]
+	}
+	return len(bytes.TrimLeft(b, " \t\r\n")) == 0
+}
+
+// deltaGeneral decodes a content_block_delta of any spelling.
+func (d *StreamDecoder) deltaGeneral(dst []codec.Event, data []byte) ([]codec.Event, error) {
+	f := [...]rawjson.Field{{Key: "index"}, {Key: "delta"}}
+	if err := rawjson.Lookup(data, f[:], false); err != nil {
+		return dst, fmt.Errorf("anthropic: content_block_delta: %w", err)
+	}
+	if f[0].Start < 0 || f[1].Start < 0 {
+		return dst, fmt.Errorf("anthropic: content_block_delta without index or delta")
+	}
+	idx, ok := parseInt(data[f[0].Start:f[0].End])
+	if !ok {
+		return dst, fmt.Errorf("anthropic: content_block_delta: bad index")
+	}
+	delta := data[f[1].Start:f[1].End]
+	g := [...]rawjson.Field{{Key: "type"}, {Key: "text"}, {Key: "thinking"}, {Key: "partial_json"}, {Key: "signature"}}
+	if err := rawjson.Lookup(delta, g[:], false); err != nil {
+		return dst, fmt.Errorf("anthropic: content_block_delta: %w", err)
+	}
+	typ, _ := rawjson.StringBytes(span(delta, g[0]))
+	for k, dk := range deltaKinds {
+		if string(typ) == dk.typ {
+			return d.emitDelta(dst, idx, dk.typ, span(delta, g[k+1]))
+		}
+	}
+	// citations_delta and later kinds carry nothing canonical, but the
+	// block must exist.
+	_, err := d.block(idx, "content_block_delta")
+	return dst, err
+}
+
+// emitDelta appends the delta event of the given type with the JSON string
+// value v, for the upstream block idx.
+func (d *StreamDecoder) emitDelta(dst []codec.Event, idx int, typ string, v []byte) ([]codec.Event, error) {
+	b, err := d.block(idx, "content_block_delta")
+	if err != nil || b.canon < 0 || !b.open {
+		return dst, err
+	}
+	s, err := d.unquote(v)
+	if err != nil {
+		return dst, fmt.Errorf("anthropic: %s: %w", typ, err)
+	}
+	if s == "" {
+		return dst, nil // the first input_json_delta is often empty
+	}
+	ev := codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind}
+	switch typ {
+	case "input_json_delta":
+		ev.Arguments = s
+	case "signature_delta":
+		ev.Signature = s
+	default:
+		ev.Text = s
+	}
+	return append(dst, ev), nil
+}
+
+func span(b []byte, f rawjson.Field) []byte {
+	if f.Start < 0 {
+		return nil
+	}
+	return b[f.Start:f.End]
+}
+
+// unquote returns a JSON string value's contents: a view of v without
+// escapes, else a view of d.scratch, valid until the next call.
+func (d *StreamDecoder) unquote(v []byte) (string, error) {
+	if s, ok := rawjson.StringBytes(v); ok {
+		return rawjson.UnsafeString(s), nil
+	}
+	if rawjson.KindOf(v) != rawjson.KindString {
+		return "", errNotString
+	}
+	var err error
+	d.scratch, err = rawjson.AppendUnquote(d.scratch[:0], v)
+	return rawjson.UnsafeString(d.scratch), err
+}
+
+// block returns the upstream block at idx.
+func (d *StreamDecoder) block(idx int, event string) (*decBlock, error) {
+	if idx < 0 || idx >= len(d.blocks) {
+		return nil, fmt.Errorf("anthropic: %s for block %d, which never started", event, idx)
+	}
+	return &d.blocks[idx], nil
+}
+
+// decodeOther decodes the events that are rare in a stream with sonic.
+func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Event, error) {
+	ev := &d.ev
+	ev.reset()
+	if err := d.json.decode(data, ev); err != nil {
+		return dst, fmt.Errorf("anthropic: cannot decode stream event: %w", err)
+	}
+	switch ev.Type {
+	case "message_start":
+		d.usage = usageTotals{}
+		d.usage.apply(&ev.Message.Usage)
+		return append(dst, codec.Event{Kind: codec.EventStart, ID: ev.Message.ID, Model: ev.Message.Model,
+			Usage: d.usage.canonical()}), nil
+	case "content_block_start":
+		return d.blockStart(dst)
+	case "content_block_stop":
+		b, err := d.block(ev.Index, ev.Type)
+		if err != nil || b.canon < 0 || !b.open {
+			return dst, err
+		}
+		b.open = false
+		return append(dst, codec.Event{Kind: codec.EventBlockStop, Index: b.canon, Block: b.kind}), nil
+	case "message_delta":
+		d.usage.apply(&ev.Usage)
+		if ev.Delta.StopReason != "" && !d.finished {
+			d.finished = true
+			dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: ParseStopReason(ev.Delta.StopReason),
+				StopSequence: ev.Delta.StopSequence})
+		}
+		return append(dst, codec.Event{Kind: codec.EventUsage, Usage: d.usage.canonical()}), nil
+	case "error":
+		d.failed = true
+		return append(dst, codec.Event{Kind: codec.EventError, Err: &codec.Error{
+			Status:  statusForType(ev.Error.Type),
+			Kind:    KindForType(ev.Error.Type, statusForType(ev.Error.Type)),
+			Message: strings.Clone(ev.Error.Message),
+			Type:    strings.Clone(ev.Error.Type),
+		}}), nil
+	}
+	return dst, nil
+}
+
+func (d *StreamDecoder) blockStart(dst []codec.Event) ([]codec.Event, error) {
+	ev := &d.ev
+	if ev.Index != len(d.blocks) {
+		return dst, fmt.Errorf("anthropic: content_block_start for block %d, want %d", ev.Index, len(d.blocks))
+	}
+	cb := &ev.ContentBlock
+	b := decBlock{canon: -1, open: true}
+	switch cb.Type {
+	case "text":
+		b.kind = codec.PartText
+	case "thinking":
+		b.kind = codec.PartThinking
+	case "redacted_thinking":
+		b.kind = codec.PartRedactedThinking
+	case "tool_use":
+		b.kind = codec.PartToolCall
+	default: // server_tool_use, web_search_tool_result…: no canonical kind
+		d.blocks = append(d.blocks, b)
+		return dst, nil
+	}
+	b.canon = d.next
+	d.next++
+	d.blocks = append(d.blocks, b)
+	start := codec.Event{Kind: codec.EventBlockStart, Index: b.canon, Block: b.kind}
+	delta := codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind}
+	switch b.kind {
+	case codec.PartText:
+		delta.Text = cb.Text
+	case codec.PartThinking:
+		delta.Text, delta.Signature = cb.Thinking, cb.Signature
+	case codec.PartRedactedThinking:
+		start.Data = cb.Data
+	case codec.PartToolCall:
+		start.ID, start.Name = cb.ID, cb.Name
+		if in := strings.TrimSpace(rawjson.UnsafeString(cb.Input)); in != "" && in != "{}" && in != "null" {
+			delta.Arguments = in // input that came whole
+		}
+	}
+	dst = append(dst, start)
+	if delta.Text != "" || delta.Signature != "" || delta.Arguments != "" {
+		dst = append(dst, delta)
+	}
+	return dst, nil
+}
+
+// End appends what the end of the upstream stream implies: stops for blocks
+// still open and, when no message_delta said why the message ended, a
+// Finish with StopUnknown and the usage known so far. After an error event
+// it appends nothing.
+func (d *StreamDecoder) End(dst []codec.Event) []codec.Event {
+	if d.failed {
+		return dst
+	}
+	for i := range d.blocks {
+		if b := &d.blocks[i]; b.open && b.canon >= 0 {
+			b.open = false
+			dst = append(dst, codec.Event{Kind: codec.EventBlockStop, Index: b.canon, Block: b.kind})
+		}
+	}
+	if !d.finished {
+		d.finished = true
+		dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: codec.StopUnknown},
+			codec.Event{Kind: codec.EventUsage, Usage: d.usage.canonical()})
+	}
+	return dst
+}
