@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/bytedance/sonic"
+
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -597,4 +599,57 @@ func valueEnd(b []byte, i int) int {
 		return -1
 	}
 	return j
+}
+
+// validJSON reports whether b is one valid JSON value (strings included),
+// by the decoders' own reading.
+func validJSON(b []byte) bool {
+	p := parser{b: b}
+	p.skip()
+	return p.end()
+}
+
+// validObject reports what validJSON reports of b, an object as far as its
+// first byte goes, in a fraction of the time for most objects: sonic.Valid
+// (structure, in SIMD) with rawjson.ValidStrings (the strings, which sonic
+// does not check) accept them. What those two refuse, validJSON reads and
+// has the last word on. FuzzValidObject checks that they accept nothing
+// validJSON refuses.
+func validObject(b []byte) bool {
+	if len(b) > 0 && b[0] == '{' && sonic.Valid(b) && rawjson.ValidStrings(b) {
+		return true
+	}
+	return validJSON(b)
+}
+
+func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
+// appendCompact appends the JSON value v without the whitespace outside its
+// strings.
+func appendCompact(dst, v []byte) []byte {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			end := rawjson.StringEnd(v, i)
+			if end < 0 {
+				return append(dst, v[i:]...)
+			}
+			dst = append(dst, v[i:end]...)
+			i = end - 1
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// rawString returns the raw JSON value v as canonical text: v itself, or,
+// when it spans several lines (Gemini pretty-prints whole responses), a
+// compact copy.
+func rawString(v []byte) string {
+	if bytes.IndexByte(v, '\n') < 0 {
+		return rawjson.UnsafeString(v)
+	}
+	return rawjson.UnsafeString(appendCompact(make([]byte, 0, len(v)), v))
 }
