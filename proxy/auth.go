@@ -120,9 +120,9 @@ func newKeyring(src KeySource) (*keyring, error) {
 	return &keyring{cache: c, src: src}, nil
 }
 
-// authenticate returns the key whose secret this is, or nil. The key may
+// find returns the key whose secret this is, or nil. The key may
 // have expired: the caller checks, to say so.
-func (kr *keyring) authenticate(secret []byte) (*Key, error) {
+func (kr *keyring) find(secret []byte) (*Key, error) {
 	if len(secret) == 0 {
 		return nil, nil
 	}

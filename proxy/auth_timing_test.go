@@ -13,7 +13,7 @@ func newTestKeyring(tb testing.TB) (*keyring, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	k, _ := kr.authenticate([]byte(secret)) // fills the cache
+	k, _ := kr.find([]byte(secret)) // fills the cache
 	if k == nil {
 		tb.Fatal("key not found")
 	}
@@ -25,7 +25,7 @@ func TestKeyring(t *testing.T) {
 	kr, secret := newTestKeyring(t)
 	f := func(s string, want bool) {
 		t.Helper()
-		k, err := kr.authenticate([]byte(s))
+		k, err := kr.find([]byte(s))
 		if err != nil || (k != nil) != want {
 			t.Fatalf("authenticate(%q) = %v, %v; want found=%v", s, k, err, want)
 		}
@@ -60,7 +60,7 @@ func BenchmarkKeyLookup(b *testing.B) {
 	kr, secret := newTestKeyring(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if k, _ := kr.authenticate(secret); k == nil {
+		if k, _ := kr.find(secret); k == nil {
 			b.Fatal("miss")
 		}
 	}

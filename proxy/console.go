@@ -150,7 +150,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 	model, _ := ch.cfg.UpstreamModel(public[0])
 	ping := codec.Request{Model: model, MaxTokens: 1, Messages: []codec.Message{
 		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "ping"}}}}}
-	body, _, e := ch.style.dialect().appendRequest(nil, &ping, ch.cfg.APIVersion)
+	body, _, e := ch.style.AppendRequest(codec.OpGenerate, nil, &ping, codec.Options{Version: ch.version})
 	if e != nil {
 		return 0, fmt.Errorf("cannot build the test request: %s", e.Message)
 	}
@@ -158,7 +158,9 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
-	ch.setRequest(req, model, false)
+	uri, _ := ch.appendURI(nil, codec.OpGenerate, model, false)
+	req.SetRequestURIBytes(uri)
+	ch.setHeaders(req)
 	req.Header.SetContentTypeBytes(strJSON)
 	req.SetBodyRaw(body)
 	deadline := time.Now().Add(probeTimeout)
@@ -188,8 +190,7 @@ type presetKey struct{}
 // this way.
 func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
 	if !key.Enabled || key.OwnerDisabled {
-		x := g.begin(ctx, "unknown")
-		x.style = styleOfPath(ctx.Path())
+		x := g.begin(ctx, "unknown", styleOfPath(ctx.Path()))
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
 			Message: "This API key has been revoked."})
 		return

@@ -20,8 +20,7 @@ func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) 
 
 // serverError answers what fasthttp rejects before a handler runs.
 func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
-	x := g.begin(ctx, "server")
-	x.style = styleOfPath(ctx.Path())
+	x := g.begin(ctx, "server", styleOfPath(ctx.Path()))
 	var e *codec.Error
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
@@ -66,21 +65,19 @@ func drain(conn net.Conn, n int64) {
 }
 
 func (g *Gateway) notFound(ctx *fasthttp.RequestCtx) {
-	x := g.begin(ctx, "unknown")
-	x.style = styleOfPath(ctx.Path())
+	x := g.begin(ctx, "unknown", styleOfPath(ctx.Path()))
 	g.fail(ctx, x, errorf(404, codec.KindNotFound, "unknown_url",
 		"Invalid URL (%s %s)", ctx.Method(), ctx.Path()))
 }
 
 func (g *Gateway) methodNotAllowed(ctx *fasthttp.RequestCtx) {
-	x := g.begin(ctx, "unknown")
-	x.style = styleOfPath(ctx.Path())
+	x := g.begin(ctx, "unknown", styleOfPath(ctx.Path()))
 	g.fail(ctx, x, errorf(405, codec.KindInvalidRequest, "method_not_allowed",
 		"Method %s is not allowed on %s", ctx.Method(), ctx.Path()))
 }
 
 func (g *Gateway) panicked(ctx *fasthttp.RequestCtx, v any) {
-	x := g.begin(ctx, "panic")
+	x := g.begin(ctx, "panic", styleOfPath(ctx.Path()))
 	g.log.Error("BUG: handler panicked", "id", string(x.id), "panic", v, "stack", string(debug.Stack()))
 	g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
 }
@@ -92,8 +89,8 @@ var secretLike = regexp.MustCompile(`(sk|pk|rk|ak|key)-[A-Za-z0-9_*.\-]{6,}|AIza
 // upstreamError turns an upstream error response into the error the client
 // sees: the status and message are kept, anything that looks like a
 // credential is removed, and a body the gateway cannot read is not echoed.
-func upstreamError(ch *channel, client style, status int, body []byte) *codec.Error {
-	e, ok := ch.style.dialect().decodeError(status, body)
+func upstreamError(ch *channel, client *dialect, status int, body []byte) *codec.Error {
+	e, ok := ch.style.DecodeError(status, body)
 	if ok && ch.style != client {
 		e.Type = "" // a type of the upstream's style means nothing to this client
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,7 +23,8 @@ type exchange struct {
 	idBuf    [40]byte
 	id       []byte
 	start    time.Time
-	style    style
+	style    *dialect   // the client's
+	op       *operation // nil for a request that calls no model
 
 	key      *Key
 	model    string // public model name
@@ -32,7 +32,7 @@ type exchange struct {
 	channel  string
 	attempts int
 	stream   bool
-	utility  bool // a model listing or token count: no usage row
+	utility  bool // no usage row: a model listing, an operation that is not metered
 	status   int
 	ttfb     time.Duration // until the first byte of the response body
 	elapsed  time.Duration
@@ -42,17 +42,21 @@ type exchange struct {
 	limit    *ratelimit.State
 	reserved int64
 
-	// The request as read: req on the OpenAI pass-through path; canon, the
-	// canonical form, for other styles and whenever a channel of another
-	// style is tried; resp the canonical response of a translation.
+	// The request as read: inbound (when the client's style reads a
+	// request for routing without decoding it: openai.ChatRequest) on the
+	// pass-through path; canon, the canonical form, for other styles and
+	// whenever a channel of another style is tried; resp the canonical
+	// response of a translation.
 	req          openai.ChatRequest
+	inbound      inbound
 	canon        codec.Request
 	canonReady   bool
 	resp         codec.Response
-	version      string // the Anthropic client's API version
-	includeUsage bool   // the client asked for usage in the stream
-	geminiArray  bool   // a Gemini client streaming without alt=sse: a JSON array
-	tagged       bool   // the request holds signatures the gateway tagged: never relayed as it is
+	opts         codec.Options // the client's API version
+	includeUsage bool          // the client asked for usage in the stream
+	framing      codec.Framing // how the client reads a stream; nil for SSE
+	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
+	uri          []byte        // the upstream URL of the attempt
 	bodyLen      int
 	cands        [maxCandidates]candidate
 	buf          []byte // scratch for error bodies and headers
@@ -61,13 +65,22 @@ type exchange struct {
 
 var strRequestID = []byte("X-Request-Id")
 
-// begin starts an exchange: request id and clock.
-func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string) *exchange {
+// inbound is a client's request as its style's own reader read it for
+// routing (openai.ChatRequest), without decoding it whole: it splices the
+// model for a channel of the same style, and decodes into the canonical
+// form without checking the body again.
+type inbound interface {
+	AppendUpstream(dst, body []byte, model string) []byte
+	DecodeRequest(body []byte, c *codec.Request) *codec.Error
+}
+
+// begin starts an exchange of client style s: request id and clock.
+func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *exchange {
 	x, _ := g.exchanges.Get().(*exchange)
 	if x == nil {
 		x = &exchange{g: g}
 	}
-	x.endpoint, x.start = endpoint, time.Now()
+	x.endpoint, x.start, x.style = endpoint, time.Now(), s
 	if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
@@ -120,7 +133,7 @@ func (g *Gateway) finish(x *exchange) {
 	g.recordUsage(x)
 	x.canon.Reset()
 	x.resp.Reset()
-	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], canon: x.canon, resp: x.resp}
+	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], canon: x.canon, resp: x.resp}
 	g.exchanges.Put(x)
 }
 
@@ -181,30 +194,6 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.Status)
 	ctx.SetContentType("application/json")
-	x.buf = x.style.appendError(x.buf[:0], e)
+	x.buf = x.style.AppendError(x.buf[:0], e)
 	ctx.SetBody(x.buf)
-}
-
-// setRateHeaders reports a key's limits in OpenAI's header names.
-func setRateHeaders(ctx *fasthttp.RequestCtx, lim ratelimit.Limits, d ratelimit.Decision) {
-	h := &ctx.Response.Header
-	var b [24]byte
-	if lim.RPM > 0 {
-		h.SetBytesV("X-Ratelimit-Limit-Requests", strconv.AppendInt(b[:0], lim.RPM, 10))
-		h.SetBytesV("X-Ratelimit-Remaining-Requests", strconv.AppendInt(b[:0], d.RemainingRequests, 10))
-		h.SetBytesV("X-Ratelimit-Reset-Requests", appendSeconds(b[:0], d.Reset))
-	}
-	if lim.TPM > 0 {
-		h.SetBytesV("X-Ratelimit-Limit-Tokens", strconv.AppendInt(b[:0], lim.TPM, 10))
-		h.SetBytesV("X-Ratelimit-Remaining-Tokens", strconv.AppendInt(b[:0], d.RemainingTokens, 10))
-		h.SetBytesV("X-Ratelimit-Reset-Tokens", appendSeconds(b[:0], d.Reset))
-	}
-	if !d.Allowed {
-		h.SetBytesV("Retry-After", strconv.AppendInt(b[:0], int64((d.RetryAfter+time.Second-1)/time.Second), 10))
-	}
-}
-
-// appendSeconds writes d as OpenAI's reset headers do: "12.5s".
-func appendSeconds(dst []byte, d time.Duration) []byte {
-	return append(strconv.AppendFloat(dst, d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64), 's')
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/gemini"
-	"github.com/rosetta-gateway/rosetta/codec/openai"
-	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
 const (
@@ -46,19 +43,9 @@ type relay struct {
 	out  []byte
 	outp *[]byte
 
-	rewrite    bool // put the public model name into each chunk
-	stripUsage bool // drop the usage-only chunk the client did not ask for
-
-	// Translation between styles: upstream events are decoded into
-	// canonical ones and encoded in the client's style. On a pass-through
-	// of another style than OpenAI's, sniff decodes events only to read the
-	// usage.
-	dec, sniff codec.StreamDecoder
-	enc        codec.StreamEncoder
-	events     []codec.Event
-	data       []byte // scratch for multi-line event data
-	fresh      []byte // scratch for events turned into array elements
-	elements   int    // array elements written, for a Gemini client without SSE
+	// tc turns the upstream's events into the client's: relayed with the
+	// model name put back, or translated between styles.
+	tc         codec.Transcoder
 	eof        bool
 	failed     error // the upstream stream broke
 	clientGone bool
@@ -108,17 +95,15 @@ func (rl *relay) dropOut() {
 func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) (*codec.Error, bool) {
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
-	rl.rewrite = c.model != x.model
-	rl.stripUsage = !x.includeUsage
-	switch {
-	case !passThrough(x, c.ch):
-		rl.dec = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
-		rl.dec.Reset()
-		rl.enc = x.style.dialect().encoders.Get().(codec.StreamEncoder)
-		rl.enc.Reset(x.streamInfo(c.ch.style))
-	case x.style != styleOpenAI:
-		rl.sniff = c.ch.style.dialect().decoders.Get().(codec.StreamDecoder)
-		rl.sniff.Reset()
+	if passThrough(x, c.ch) {
+		r := codec.Relay{IncludeUsage: x.includeUsage, Dec: c.ch.style.decoders.Get().(codec.StreamDecoder)}
+		if c.model != x.model {
+			r.Model = x.route.escaped
+		}
+		rl.tc.ResetPass(c.ch.style, r, x.framing)
+	} else {
+		rl.tc.ResetTranslate(c.ch.style.decoders.Get().(codec.StreamDecoder),
+			x.style.encoders.Get().(codec.StreamEncoder), x.streamInfo(c.ch.style), x.framing)
 	}
 	if !rl.fill(1) {
 		err := rl.failed
@@ -136,7 +121,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	x.status, x.ttfb = 200, time.Since(x.start)
 	ctx.SetStatusCode(200)
 	ctx.Response.Header.SetContentTypeBytes(strEventStream)
-	if x.geminiArray {
+	if x.framing != nil {
 		ctx.Response.Header.SetContentTypeBytes(strJSON)
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
@@ -206,14 +191,12 @@ func (rl *relay) Read(p []byte) (int, error) {
 // false when the stream is over and nothing is left to send.
 func (rl *relay) fill(want int) bool {
 	for !rl.finished && rl.werr == nil {
-		for {
-			n := sse.Next(rl.in[rl.r:rl.w])
-			if n == 0 {
-				break
-			}
+		if rl.r < rl.w && rl.failed == nil {
 			rl.takeOut()
-			rl.event(rl.in[rl.r : rl.r+n])
+			var n int
+			rl.out, n = rl.tc.Transcode(rl.out, rl.in[rl.r:rl.w])
 			rl.r += n
+			rl.failed = rl.tc.Err()
 		}
 		if len(rl.out) >= want {
 			return true
@@ -223,17 +206,16 @@ func (rl *relay) fill(want int) bool {
 			rl.takeOut()
 			rl.x.errMsg = rl.failed.Error()
 			if rl.x.ttfb > 0 { // the client has a stream open: tell it in-band
-				rl.streamError(transportError(rl.failed))
+				rl.out = rl.tc.Fail(rl.out, transportError(rl.failed), rl.x.style)
 			}
 			rl.finished = true
 		case rl.eof:
 			rl.takeOut()
-			if rl.r < rl.w { // a last event without its blank line
-				rl.event(rl.in[rl.r:rl.w])
-				rl.r = rl.w
+			rl.out = rl.tc.End(rl.out, rl.in[rl.r:rl.w]) // with a last event without its blank line
+			rl.r = rl.w
+			if rl.failed = rl.tc.Err(); rl.failed == nil {
+				rl.finished = true
 			}
-			rl.end()
-			rl.finished = true
 		default:
 			if len(rl.out) == 0 {
 				rl.dropOut() // nothing to send while waiting on the upstream
@@ -271,159 +253,6 @@ func (rl *relay) read() {
 	}
 }
 
-// event relays one upstream event: the model name put back, usage recorded,
-// and the usage-only chunk dropped when the client did not ask for it.
-func (rl *relay) event(ev []byte) {
-	switch {
-	case rl.dec != nil:
-		rl.transcode(ev)
-		return
-	case rl.sniff != nil:
-		rl.sniffUsage(ev)
-		rl.emit(append(rl.out, ev...))
-		return
-	}
-	data, multi, ok := sse.Data(ev)
-	if !ok || multi || sse.IsDone(data) {
-		rl.out = append(rl.out, ev...)
-		return
-	}
-	if s, e := openai.UsageSpan(data); s >= 0 {
-		if u, err := openai.DecodeUsage(data[s:e]); err == nil {
-			rl.x.usage = u
-		}
-		if rl.stripUsage && openai.IsUsageOnlyChunk(data) {
-			return
-		}
-	}
-	if rl.rewrite {
-		if s, e := openai.ModelSpan(data); s >= 0 {
-			off := cap(ev) - cap(data) // data is a subslice of ev
-			rl.out = append(rl.out, ev[:off+s]...)
-			rl.out = append(rl.out, rl.x.route.escaped...)
-			rl.out = append(rl.out, ev[off+e:]...)
-			return
-		}
-	}
-	rl.out = append(rl.out, ev...)
-}
-
-// transcode decodes one upstream event into canonical events and encodes
-// them in the client's style.
-func (rl *relay) transcode(ev []byte) {
-	name, _ := sse.Field(ev, "event")
-	data, multi, ok := sse.Data(ev)
-	if !ok {
-		return // a comment or keep-alive: nothing to say in another style
-	}
-	if multi {
-		rl.data = sse.AppendData(rl.data[:0], ev)
-		data = rl.data
-	}
-	events, err := rl.dec.Decode(rl.events[:0], name, data)
-	rl.events = events
-	if err != nil {
-		rl.failed = err
-		return
-	}
-	rl.encode(events)
-}
-
-// encode appends canonical events in the client's style.
-func (rl *relay) encode(events []codec.Event) {
-	for i := range events {
-		e := &events[i]
-		switch e.Kind {
-		case codec.EventUsage:
-			rl.x.usage = e.Usage
-		case codec.EventError:
-			rl.x.errMsg = e.Err.Message
-		}
-		rl.emit(rl.enc.Encode(rl.out, e))
-	}
-}
-
-// emit makes out the client's bytes: as they are, or, for a Gemini client
-// that did not ask for SSE, the new SSE events turned into array elements.
-func (rl *relay) emit(out []byte) {
-	if !rl.x.geminiArray {
-		rl.out = out
-		return
-	}
-	fresh := append(rl.fresh[:0], out[len(rl.out):]...)
-	rl.fresh = fresh
-	out = out[:len(rl.out)]
-	for len(fresh) > 0 {
-		n := sse.Next(fresh)
-		if n == 0 {
-			n = len(fresh)
-		}
-		if data, _, ok := sse.Data(fresh[:n]); ok {
-			if rl.elements == 0 {
-				out = gemini.AppendArrayStart(out)
-			}
-			out = gemini.AppendArrayElement(out, rl.elements, data)
-			rl.elements++
-		}
-		fresh = fresh[n:]
-	}
-	rl.out = out
-}
-
-// end closes a translated stream: what the upstream's end implies, then
-// what ends the stream in the client's style.
-func (rl *relay) end() {
-	switch {
-	case rl.dec != nil:
-		rl.events = rl.dec.End(rl.events[:0])
-		rl.encode(rl.events)
-		rl.emit(rl.enc.End(rl.out))
-	case rl.sniff != nil:
-		for _, e := range rl.sniff.End(rl.events[:0]) {
-			if e.Kind == codec.EventUsage {
-				rl.x.usage = e.Usage
-			}
-		}
-	}
-	if rl.x.geminiArray {
-		if rl.elements == 0 {
-			rl.out = gemini.AppendArrayStart(rl.out)
-		}
-		rl.out = gemini.AppendArrayEnd(rl.out)
-	}
-}
-
-// streamError ends the client's stream with an error in its style.
-func (rl *relay) streamError(e *codec.Error) {
-	if rl.enc != nil {
-		ev := codec.Event{Kind: codec.EventError, Err: e}
-		rl.emit(rl.enc.Encode(rl.out, &ev))
-		rl.end()
-		return
-	}
-	rl.emit(rl.x.style.appendStreamError(rl.out, e))
-}
-
-// sniffUsage reads the usage of a relayed event of Anthropic's or Gemini's
-// style.
-func (rl *relay) sniffUsage(ev []byte) {
-	name, _ := sse.Field(ev, "event")
-	data, multi, ok := sse.Data(ev)
-	if !ok || multi {
-		return
-	}
-	events, err := rl.sniff.Decode(rl.events[:0], name, data)
-	rl.events = events
-	if err != nil {
-		return
-	}
-	for i := range events {
-		if events[i].Kind == codec.EventUsage {
-			rl.x.usage = events[i].Usage
-		}
-	}
-}
-
 // Close ends the exchange: called by fasthttp when the stream is over or the
 // client went away. Closing an unfinished upstream body closes its
 // connection, which cancels the upstream request.
@@ -443,6 +272,10 @@ func (rl *relay) Close() error {
 		rl.c.ch.breaker.failure(now)
 		rl.c.ch.broke(transportOutcome(rl.failed), now)
 	}
+	x.usage = rl.tc.Usage()
+	if f := rl.tc.Failure(); f != "" && x.errMsg == "" {
+		x.errMsg = f
+	}
 	g.metrics.openStreams.Dec()
 	rl.release()
 	g.finish(x)
@@ -452,18 +285,17 @@ func (rl *relay) Close() error {
 func (rl *relay) release() {
 	rl.resp.CloseBodyStream() //nolint:errcheck // interrupts an unfinished upstream read
 	fasthttp.ReleaseResponse(rl.resp)
-	if rl.dec != nil {
-		rl.c.ch.style.dialect().decoders.Put(rl.dec)
-		rl.x.style.dialect().encoders.Put(rl.enc)
-	}
-	if rl.sniff != nil {
-		rl.c.ch.style.dialect().decoders.Put(rl.sniff)
+	if dec, enc := rl.tc.Release(); enc != nil {
+		rl.c.ch.style.decoders.Put(dec)
+		rl.x.style.encoders.Put(enc)
+	} else if dec != nil {
+		rl.c.ch.style.decoders.Put(dec)
 	}
 	rl.dropOut()
-	in, events := rl.in, rl.events[:0]
+	in, tc := rl.in, rl.tc
 	if len(in) > relayBufSize {
 		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
 	}
-	*rl = relay{in: in, events: events, waitFn: rl.waitFn}
+	*rl = relay{in: in, tc: tc, waitFn: rl.waitFn}
 	relays.Put(rl)
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
 )
 
 // streamFixture is an upstream stream of n content events, a finish event,
@@ -43,9 +45,18 @@ func (r *chunkedReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// newBenchRelay is a relay over an in-memory upstream body.
+// newBenchRelay is a relay over an in-memory upstream body on the OpenAI
+// pass-through path: the model renamed, the usage chunk stripped.
 func newBenchRelay(body io.Reader, x *exchange) *relay {
-	return &relay{x: x, body: body, in: make([]byte, relayBufSize), rewrite: true, stripUsage: true}
+	rl := &relay{in: make([]byte, relayBufSize)}
+	rl.reset(body, x)
+	return rl
+}
+
+// reset readies the relay for another stream of body.
+func (rl *relay) reset(body io.Reader, x *exchange) {
+	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
+	rl.tc.ResetPass(styleOpenAI, codec.Relay{Model: x.route.escaped, Dec: styleOpenAI.NewStreamDecoder()}, nil)
 }
 
 // countingWriter counts the chunks fasthttp would send.
@@ -71,8 +82,8 @@ func TestRelayRewritesAndStrips(t *testing.T) {
 	if !bytes.Equal(out.Bytes(), want) {
 		t.Fatalf("relayed\n%s\nwant\n%s", out.Bytes(), want)
 	}
-	if x.usage.Input != 19 || x.usage.Output != 8 {
-		t.Fatalf("usage %+v", x.usage)
+	if u := rl.tc.Usage(); u.Input != 19 || u.Output != 8 {
+		t.Fatalf("usage %+v", u)
 	}
 }
 
@@ -90,7 +101,7 @@ func BenchmarkRelayEvent(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += n + 4 {
 		rd.data, rd.size = raw, 4096
-		*rl = relay{x: x, body: rd, in: rl.in, rewrite: true, stripUsage: true}
+		rl.reset(rd, x)
 		rl.WriteTo(&w) //nolint:errcheck
 	}
 	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/event")

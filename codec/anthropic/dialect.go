@@ -1,0 +1,131 @@
+package anthropic
+
+import (
+	"bytes"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// Dialect is the Anthropic Messages style, as codec.Dialect.
+var Dialect codec.Dialect = dialect{}
+
+type dialect struct{}
+
+var httpFacts = codec.HTTP{
+	IDPrefix:       "msg_",
+	AuthHeader:     "x-api-key",
+	VersionHeader:  "anthropic-version",
+	VersionAlias:   "vendor-version",
+	DefaultVersion: Version20230601,
+	Versions:       []string{Version20230601, Version20261021},
+	KeyHeader:      "x-api-key",
+	KeyHint:        "Send it as 'x-api-key: <key>'.",
+	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
+		if op == codec.OpCountTokens {
+			return append(dst, "/v1/messages/count_tokens"...), true
+		}
+		return append(dst, "/v1/messages"...), true
+	},
+}
+
+func (dialect) Name() string      { return "anthropic" }
+func (dialect) HTTP() *codec.HTTP { return &httpFacts }
+
+func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, o codec.Options) *codec.Error {
+	return decodeRequest(body, r, Options{Version: o.Version}, op == codec.OpCountTokens)
+}
+
+func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, o codec.Options) ([]byte, []string, *codec.Error) {
+	if op == codec.OpCountTokens {
+		return AppendCountTokensRequest(dst, r, Options{Version: o.Version})
+	}
+	return AppendRequestOptions(dst, r, Options{Version: o.Version})
+}
+
+func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
+	if op == codec.OpCountTokens {
+		n, err := DecodeCountTokensResponse(body)
+		r.Reset()
+		r.Usage.Input = n
+		return err
+	}
+	return DecodeResponse(body, r)
+}
+
+func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	if op == codec.OpCountTokens {
+		return AppendCountTokensResponse(dst, r.Usage.Input)
+	}
+	return AppendResponse(dst, r, info)
+}
+
+func (dialect) NewStreamDecoder() codec.StreamDecoder { return new(StreamDecoder) }
+func (dialect) NewStreamEncoder() codec.StreamEncoder { return new(StreamEncoder) }
+
+func (dialect) AppendError(dst []byte, e *codec.Error) []byte       { return AppendError(dst, e) }
+func (dialect) AppendStreamError(dst []byte, e *codec.Error) []byte { return AppendStreamError(dst, e) }
+func (dialect) DecodeError(status int, body []byte) (codec.Error, bool) {
+	return DecodeError(status, body)
+}
+
+func (dialect) AppendModelList(dst []byte, ids []string, created int64) []byte {
+	return AppendModelList(dst, ids, created)
+}
+
+func (dialect) Tagged(body []byte) bool { return codec.HasSignatureTags(body) }
+
+func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
+	return rawjson.AppendReplaced(dst, body, "model", model)
+}
+
+func (dialect) ModelSpan(data []byte) (int, int) { return modelSpan(data) }
+
+var quotedModel = []byte(`"model"`)
+
+// modelSpan finds the model of a Message: the top-level "model" of a
+// response, or message.model in a stream's message_start.
+func modelSpan(data []byte) (int, int) {
+	if !bytes.Contains(data, quotedModel) {
+		return -1, -1 // most stream events: no key "model" anywhere
+	}
+	f := [...]rawjson.Field{{Key: "model"}, {Key: "message"}}
+	if rawjson.Lookup(data, f[:], false) != nil {
+		return -1, -1
+	}
+	if f[0].Start >= 0 {
+		return rawjson.StringSpan(data, f[0])
+	}
+	m := f[1]
+	if m.Start < 0 || rawjson.KindOf(data[m.Start:m.End]) != rawjson.KindObject {
+		return -1, -1
+	}
+	inner := [...]rawjson.Field{{Key: "model"}}
+	if rawjson.Lookup(data[m.Start:m.End], inner[:], false) != nil || inner[0].Start < 0 {
+		return -1, -1
+	}
+	s, e := rawjson.StringSpan(data[m.Start:m.End], inner[0])
+	if s < 0 {
+		return -1, -1
+	}
+	return m.Start + s, m.Start + e
+}
+
+// ReadUsage reads the top-level usage of a Message.
+func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
+	f := [...]rawjson.Field{{Key: "usage"}}
+	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
+		return codec.Usage{}, false
+	}
+	w := absentUsage
+	if unmarshal(body[f[0].Start:f[0].End], &w) != nil {
+		return codec.Usage{}, false
+	}
+	var t usageTotals
+	t.apply(&w)
+	return t.canonical(), true
+}
+
+func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
+	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+}

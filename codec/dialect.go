@@ -1,0 +1,112 @@
+package codec
+
+// Op is an operation of a provider API: what a client asks the gateway for,
+// and what the gateway asks an upstream for.
+type Op uint8
+
+// The operations.
+const (
+	// OpGenerate generates a response: a Request in, a Response (or a
+	// stream of Events) out.
+	OpGenerate Op = iota
+	// OpCountTokens counts a request's input tokens: a Request in, a
+	// Response whose Usage.Input is the count out.
+	OpCountTokens
+)
+
+var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count"}
+
+func (o Op) String() string { return opNames[o] }
+
+// Options are the per-exchange settings of a dialect's request codec.
+type Options struct {
+	// Version is the API version the client spoke (when decoding) or the
+	// channel speaks (when encoding), for dialects whose wire format
+	// depends on it (Anthropic); "" is the dialect's default.
+	Version string
+}
+
+// Dialect is one provider API style, its whole wire format behind uniform
+// signatures. Each dialect package exports one (openai.Dialect,
+// anthropic.Dialect, gemini.Dialect); the rest of the program knows a style
+// through it alone.
+type Dialect interface {
+	// Name is the style's name, which is also the type of the channels
+	// that speak it: "openai", "anthropic", "gemini".
+	Name() string
+	// HTTP is where the style's API lives and how it authenticates.
+	HTTP() *HTTP
+
+	// DecodeRequest reads a client's request for op into r.
+	DecodeRequest(op Op, body []byte, r *Request, o Options) *Error
+	// AppendRequest appends r as the body of an upstream request for op,
+	// and names the features of r that the style cannot carry.
+	AppendRequest(op Op, dst []byte, r *Request, o Options) (_ []byte, dropped []string, _ *Error)
+	// DecodeResponse reads an upstream's answer to op into r.
+	DecodeResponse(op Op, body []byte, r *Response) error
+	// AppendResponse appends r as the answer to a client's op.
+	AppendResponse(op Op, dst []byte, r *Response, info StreamInfo) []byte
+
+	// NewStreamDecoder and NewStreamEncoder make a stream's state
+	// machines; callers reuse them.
+	NewStreamDecoder() StreamDecoder
+	NewStreamEncoder() StreamEncoder
+
+	// AppendError appends e as a whole error response; AppendStreamError
+	// as the event that ends a stream already under way.
+	AppendError(dst []byte, e *Error) []byte
+	AppendStreamError(dst []byte, e *Error) []byte
+	// DecodeError reads an upstream's error response; ok is false when
+	// the body is not in the style's error shape.
+	DecodeError(status int, body []byte) (_ Error, ok bool)
+
+	// AppendModelList appends the answer to a listing of the models ids,
+	// created (a Unix time) being when the gateway started.
+	AppendModelList(dst []byte, ids []string, created int64) []byte
+
+	PassThrough
+}
+
+// PassThrough is what the gateway needs of a style when the client and the
+// upstream both speak it: the bytes go through as they are but for the
+// model name, and usage is read on the way.
+type PassThrough interface {
+	// Tagged reports whether a client's body holds what the gateway
+	// tagged for this style's clients (another provider's signatures): it
+	// is then translated even to a channel of the same style.
+	Tagged(body []byte) bool
+	// AppendModelRequest appends a client's request body with its model
+	// replaced by the upstream's name. (A style that names the model in
+	// the URL appends the body unchanged.)
+	AppendModelRequest(dst, body []byte, model string) []byte
+	// ModelSpan finds the model name in a response body or in a stream
+	// event's data: the span between its quotes, or -1, -1 when there is
+	// none (or the name is written with escapes).
+	ModelSpan(data []byte) (start, end int)
+	// ReadUsage reads the usage a whole response reports.
+	ReadUsage(body []byte) (_ Usage, ok bool)
+	// RelayEvent appends one upstream stream event ev (data is its data,
+	// when it has one line of it) for the client: see Relay.
+	RelayEvent(dst, ev, data []byte, r *Relay) []byte
+}
+
+// HTTP is a style's HTTP facts, as plain data.
+type HTTP struct {
+	// AuthHeader carries an upstream credential, after AuthPrefix.
+	AuthHeader, AuthPrefix string
+	// VersionHeader, when set, carries the API version: the channel's
+	// upstream (DefaultVersion when it names none), and the client's to
+	// the gateway, which also reads it as VersionAlias. Versions are the
+	// ones the gateway speaks with clients.
+	VersionHeader, VersionAlias, DefaultVersion string
+	Versions                                    []string
+	// KeyHeader and KeyQuery carry a client's key when it does not send
+	// it as a bearer token; KeyHint tells a client without a key how.
+	KeyHeader, KeyQuery, KeyHint string
+	// IDPrefix starts the ids the gateway makes for responses in the
+	// style ("chatcmpl-", "msg_").
+	IDPrefix string
+	// Path appends the path of op on an upstream for model, after the
+	// base URL; ok is false when the API has no such operation.
+	Path func(dst []byte, op Op, model string, stream bool) (_ []byte, ok bool)
+}

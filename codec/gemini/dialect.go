@@ -1,0 +1,141 @@
+package gemini
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// Dialect is the Gemini generateContent style, as codec.Dialect.
+var Dialect codec.Dialect = dialect{}
+
+type dialect struct{}
+
+var httpFacts = codec.HTTP{
+	AuthHeader: "x-goog-api-key",
+	KeyHeader:  "x-goog-api-key",
+	KeyQuery:   "key",
+	KeyHint:    "Send it as '?key=<key>' or 'x-goog-api-key: <key>'.",
+	Path: func(dst []byte, op codec.Op, model string, stream bool) ([]byte, bool) {
+		if op == codec.OpCountTokens {
+			dst = append(dst, "/v1beta/"+modelsSegment...)
+			dst = appendPathSegment(dst, strings.TrimPrefix(model, modelsSegment))
+			return append(dst, ":"+MethodCountTokens...), true
+		}
+		return AppendPath(dst, model, stream), true
+	},
+}
+
+func (dialect) Name() string      { return "gemini" }
+func (dialect) HTTP() *codec.HTTP { return &httpFacts }
+
+func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec.Options) *codec.Error {
+	if op == codec.OpCountTokens {
+		return DecodeCountTokensRequest(body, r)
+	}
+	return DecodeRequest(body, r)
+}
+
+func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.Options) ([]byte, []string, *codec.Error) {
+	if op == codec.OpCountTokens {
+		return AppendCountTokensRequest(dst, r)
+	}
+	return AppendRequest(dst, r)
+}
+
+func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
+	if op == codec.OpCountTokens {
+		n, err := DecodeCountTokensResponse(body)
+		r.Reset()
+		r.Usage.Input = n
+		return err
+	}
+	return DecodeResponse(body, r)
+}
+
+func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	if op == codec.OpCountTokens {
+		return AppendCountTokensResponse(dst, r.Usage.Input)
+	}
+	return AppendResponse(dst, r, info)
+}
+
+func (dialect) NewStreamDecoder() codec.StreamDecoder { return new(StreamDecoder) }
+func (dialect) NewStreamEncoder() codec.StreamEncoder { return new(StreamEncoder) }
+
+func (dialect) AppendError(dst []byte, e *codec.Error) []byte       { return AppendError(dst, e) }
+func (dialect) AppendStreamError(dst []byte, e *codec.Error) []byte { return AppendStreamError(dst, e) }
+func (dialect) DecodeError(status int, body []byte) (codec.Error, bool) {
+	return DecodeError(status, body)
+}
+
+func (dialect) AppendModelList(dst []byte, ids []string, _ int64) []byte {
+	return AppendModelList(dst, ids)
+}
+
+func (dialect) Tagged(body []byte) bool { return HasGatewayMarks(body) }
+
+// AppendModelRequest appends body as it is: Gemini names the model in the
+// URL.
+func (dialect) AppendModelRequest(dst, body []byte, _ string) []byte { return append(dst, body...) }
+
+func (dialect) ModelSpan(data []byte) (int, int) { return modelSpan(data) }
+
+var quotedModelVersion = []byte(`"modelVersion"`)
+
+// modelSpan finds the top-level modelVersion of a response or chunk.
+func modelSpan(data []byte) (int, int) {
+	if !bytes.Contains(data, quotedModelVersion) {
+		return -1, -1
+	}
+	f := [...]rawjson.Field{{Key: "modelVersion"}}
+	if rawjson.Lookup(data, f[:], false) != nil {
+		return -1, -1
+	}
+	return rawjson.StringSpan(data, f[0])
+}
+
+// ReadUsage reads the top-level usageMetadata of a response.
+func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
+	f := [...]rawjson.Field{{Key: "usageMetadata"}}
+	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
+		return codec.Usage{}, false
+	}
+	var w wireUsage
+	p := parser{b: body[f[0].Start:f[0].End]}
+	if !parseUsage(&p, &w) {
+		return codec.Usage{}, false
+	}
+	return decodeUsage(&w), true
+}
+
+func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
+	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+}
+
+// Framing is how a Gemini client reads a stream: SSE with alt=sse, else
+// one JSON array of the chunks.
+func Framing(array bool) codec.Framing {
+	if array {
+		return arrayFraming{}
+	}
+	return codec.SSE
+}
+
+type arrayFraming struct{}
+
+func (arrayFraming) Event(dst []byte, n int, _, data []byte) []byte {
+	if n == 0 {
+		dst = AppendArrayStart(dst)
+	}
+	return AppendArrayElement(dst, n, data)
+}
+
+func (arrayFraming) End(dst []byte, n int) []byte {
+	if n == 0 {
+		dst = AppendArrayStart(dst)
+	}
+	return AppendArrayEnd(dst)
+}

@@ -1,0 +1,101 @@
+package openai
+
+import (
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// Dialect is the OpenAI Chat Completions style, as codec.Dialect.
+var Dialect codec.Dialect = dialect{}
+
+type dialect struct{}
+
+var httpFacts = codec.HTTP{
+	IDPrefix:   "chatcmpl-",
+	AuthHeader: "Authorization",
+	AuthPrefix: "Bearer ",
+	KeyHint:    "Send it as 'Authorization: Bearer <key>'.",
+	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
+		if op != codec.OpGenerate {
+			return dst, false // OpenAI has no token count
+		}
+		return append(dst, "/chat/completions"...), true
+	},
+}
+
+func (dialect) Name() string      { return "openai" }
+func (dialect) HTTP() *codec.HTTP { return &httpFacts }
+
+func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec.Options) *codec.Error {
+	if op != codec.OpGenerate {
+		return unsupported(op)
+	}
+	return DecodeRequest(body, r)
+}
+
+func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.Options) ([]byte, []string, *codec.Error) {
+	if op != codec.OpGenerate {
+		return dst, nil, unsupported(op)
+	}
+	return AppendRequest(dst, r)
+}
+
+func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
+	if op != codec.OpGenerate {
+		return unsupported(op)
+	}
+	return DecodeResponse(body, r)
+}
+
+func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	return AppendResponse(dst, r, info)
+}
+
+func (dialect) NewStreamDecoder() codec.StreamDecoder { return new(StreamDecoder) }
+func (dialect) NewStreamEncoder() codec.StreamEncoder { return new(StreamEncoder) }
+
+func (dialect) AppendError(dst []byte, e *codec.Error) []byte       { return AppendError(dst, e) }
+func (dialect) AppendStreamError(dst []byte, e *codec.Error) []byte { return AppendStreamError(dst, e) }
+func (dialect) DecodeError(status int, body []byte) (codec.Error, bool) {
+	return DecodeError(status, body)
+}
+
+func (dialect) AppendModelList(dst []byte, ids []string, created int64) []byte {
+	return AppendModelList(dst, ids, created, "rosetta")
+}
+
+func (dialect) Tagged(body []byte) bool { return codec.HasSignatureTags(body) }
+
+func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
+	return rawjson.AppendReplaced(dst, body, "model", model)
+}
+
+func (dialect) ModelSpan(data []byte) (int, int) { return ModelSpan(data) }
+
+func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
+	s, e := UsageSpan(body)
+	if s < 0 {
+		return codec.Usage{}, false
+	}
+	u, err := DecodeUsage(body[s:e])
+	return u, err == nil
+}
+
+// RelayEvent reads the usage of the chunk that reports it, and leaves that
+// chunk out when the gateway asked for it for itself (the client did not
+// set stream_options.include_usage; see ChatRequest.AppendUpstream).
+func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
+	if s, e := UsageSpan(data); s >= 0 {
+		if u, err := DecodeUsage(data[s:e]); err == nil {
+			r.Usage = u
+		}
+		if !r.IncludeUsage && IsUsageOnlyChunk(data) {
+			return dst
+		}
+	}
+	return codec.AppendModelEvent(dst, ev, data, r.Model, ModelSpan)
+}
+
+func unsupported(op codec.Op) *codec.Error {
+	return &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "This API has no " + op.String() + " endpoint."}
+}

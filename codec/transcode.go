@@ -1,0 +1,279 @@
+package codec
+
+import "github.com/rosetta-gateway/rosetta/codec/sse"
+
+// Relay is the state of a stream on the pass-through path, which a
+// dialect's RelayEvent updates event by event.
+type Relay struct {
+	// Model is the public model name as it stands between JSON quotes, to
+	// put in place of the upstream's; "" keeps the upstream's.
+	Model string
+	// IncludeUsage: the client asked for usage in the stream (OpenAI's
+	// stream_options). Without it, what the gateway asked for on its own
+	// behalf is left out.
+	IncludeUsage bool
+	// Usage is the usage the stream has reported so far.
+	Usage Usage
+	// Dec is a decoder of the stream's dialect, reset for the stream, for
+	// dialects that read the usage by decoding the events.
+	Dec    StreamDecoder
+	events []Event
+}
+
+// RelayDecoded is RelayEvent for dialects that read usage by decoding the
+// stream and name the model in the spans modelSpan finds: ev as it is,
+// the model name replaced.
+func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) []byte {
+	if len(data) > 0 && r.Dec != nil {
+		name, _ := sse.Field(ev, "event")
+		r.events, _ = r.Dec.Decode(r.events[:0], name, data)
+		for i := range r.events {
+			if r.events[i].Kind == EventUsage {
+				r.Usage = r.events[i].Usage
+			}
+		}
+	}
+	return AppendModelEvent(dst, ev, data, r.Model, modelSpan)
+}
+
+// AppendModelEvent appends ev with the model name modelSpan finds in its
+// data replaced by model (already JSON-escaped); ev as it is when model is
+// "" or the data names none. data must be a subslice of ev.
+func AppendModelEvent(dst, ev, data []byte, model string, modelSpan func([]byte) (int, int)) []byte {
+	if model != "" && len(data) > 0 {
+		if s, e := modelSpan(data); s >= 0 {
+			off := cap(ev) - cap(data)
+			dst = append(dst, ev[:off+s]...)
+			dst = append(dst, model...)
+			return append(dst, ev[off+e:]...)
+		}
+	}
+	return append(dst, ev...)
+}
+
+// end reads what the end of a stream implies for its usage.
+func (r *Relay) end() {
+	if r.Dec == nil {
+		return
+	}
+	for _, e := range r.Dec.End(r.events[:0]) {
+		if e.Kind == EventUsage {
+			r.Usage = e.Usage
+		}
+	}
+}
+
+// Framing is how a client reads a stream: as server-sent events, or in
+// another form made of their data (Gemini's JSON array).
+type Framing interface {
+	// Event appends the n-th event (from 0) of the client's stream, whose
+	// data is data.
+	Event(dst []byte, n int, ev, data []byte) []byte
+	// End appends what closes a stream of n events.
+	End(dst []byte, n int) []byte
+}
+
+// SSE frames a stream as the server-sent events themselves.
+var SSE Framing = sseFraming{}
+
+type sseFraming struct{}
+
+func (sseFraming) Event(dst []byte, _ int, ev, _ []byte) []byte { return append(dst, ev...) }
+func (sseFraming) End(dst []byte, _ int) []byte                 { return dst }
+
+// Transcoder turns an upstream's stream into a client's. It frames the
+// upstream's bytes into server-sent events; on the pass-through path it
+// hands each to the dialect's RelayEvent, else it decodes each into
+// canonical events and encodes those in the client's dialect; and it frames
+// the result as the client asked. It allocates nothing per event once its
+// buffers have grown. The caller owns the decoder and encoder it is given.
+type Transcoder struct {
+	pass    PassThrough // the pass-through path, nil when translating
+	dec     StreamDecoder
+	enc     StreamEncoder
+	framing Framing
+	relay   Relay
+	frames  int // events framed for the client
+	err     error
+	failure string // the message of an error the upstream reported in-stream
+	events  []Event
+	data    []byte // a multi-line event's joined data
+	fresh   []byte // encoded events to frame
+}
+
+// ResetPass readies t to relay a stream of dialect d as it is: r says
+// what to change on the way (its usage is reset).
+func (t *Transcoder) ResetPass(d PassThrough, r Relay, f Framing) {
+	t.reset(f)
+	t.pass, t.relay = d, r
+	t.relay.Usage, t.relay.events = Usage{}, t.events[:0]
+	if t.relay.Dec != nil {
+		t.relay.Dec.Reset()
+	}
+}
+
+// ResetTranslate readies t to translate a stream from dec's dialect to
+// enc's; both are reset.
+func (t *Transcoder) ResetTranslate(dec StreamDecoder, enc StreamEncoder, info StreamInfo, f Framing) {
+	t.reset(f)
+	t.dec, t.enc = dec, enc
+	dec.Reset()
+	enc.Reset(info)
+}
+
+func (t *Transcoder) reset(f Framing) {
+	if f == nil {
+		f = SSE
+	}
+	t.pass, t.dec, t.enc, t.framing, t.frames, t.err, t.failure = nil, nil, nil, f, 0, nil, ""
+	t.relay = Relay{}
+}
+
+// Release drops t's hold on the state machines it was given, and returns
+// them for the caller to reuse (nil for those it had none of).
+func (t *Transcoder) Release() (StreamDecoder, StreamEncoder) {
+	dec, enc := t.dec, t.enc
+	if t.pass != nil {
+		dec = t.relay.Dec
+	}
+	t.pass, t.dec, t.enc, t.relay.Dec = nil, nil, nil, nil
+	return dec, enc
+}
+
+// Transcode appends the client's bytes for the complete events at the
+// start of in, and reports how many bytes of in it consumed. It stops at
+// an event the decoder rejects (Err reports it).
+func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
+	for t.err == nil {
+		k := sse.Next(in[n:])
+		if k == 0 {
+			break
+		}
+		dst = t.event(dst, in[n:n+k])
+		n += k
+	}
+	return dst, n
+}
+
+// End appends what the end of the upstream's body implies: the event rest
+// left without its blank line, what the decoder infers, and what closes
+// the client's stream.
+func (t *Transcoder) End(dst, rest []byte) []byte {
+	if len(rest) > 0 && t.err == nil {
+		dst = t.event(dst, rest)
+	}
+	if t.err != nil {
+		return dst
+	}
+	if t.pass != nil {
+		t.relay.end()
+	} else {
+		t.events = t.dec.End(t.events[:0])
+		dst = t.encode(dst, t.events)
+		dst = t.frame(dst, t.enc.End)
+	}
+	return t.framing.End(dst, t.frames)
+}
+
+// Fail appends what ends the client's stream with e, in its dialect.
+func (t *Transcoder) Fail(dst []byte, e *Error, d Dialect) []byte {
+	if t.enc != nil {
+		ev := Event{Kind: EventError, Err: e}
+		dst = t.frame(dst, func(b []byte) []byte { return t.enc.Encode(b, &ev) })
+		dst = t.frame(dst, t.enc.End)
+	} else {
+		dst = t.frame(dst, func(b []byte) []byte { return d.AppendStreamError(b, e) })
+	}
+	return t.framing.End(dst, t.frames)
+}
+
+// Err is the decoding error that stopped the stream, if any.
+func (t *Transcoder) Err() error { return t.err }
+
+// Failure is the message of an error the upstream reported in its
+// stream, "" for none.
+func (t *Transcoder) Failure() string { return t.failure }
+
+// Usage is the usage the stream has reported so far.
+func (t *Transcoder) Usage() Usage { return t.relay.Usage }
+
+// Events are the canonical events of the last upstream event translated.
+func (t *Transcoder) Events() []Event { return t.events }
+
+func (t *Transcoder) event(dst, ev []byte) []byte {
+	data, multi, ok := sse.Data(ev)
+	if t.pass != nil {
+		if multi {
+			data = nil // nothing to rewrite: relayed as it is
+		}
+		if !ok || multi || sse.IsDone(data) {
+			return t.framed(dst, ev, data, ok)
+		}
+		if _, isSSE := t.framing.(sseFraming); isSSE {
+			return t.pass.RelayEvent(dst, ev, data, &t.relay)
+		}
+		return t.frame(dst, func(b []byte) []byte { return t.pass.RelayEvent(b, ev, data, &t.relay) })
+	}
+	if !ok {
+		return dst // a comment or keep-alive: nothing to say in another dialect
+	}
+	if multi {
+		t.data = sse.AppendData(t.data[:0], ev)
+		data = t.data
+	}
+	name, _ := sse.Field(ev, "event")
+	t.events, t.err = t.dec.Decode(t.events[:0], name, data)
+	if t.err != nil {
+		return dst
+	}
+	return t.encode(dst, t.events)
+}
+
+// framed frames an upstream event relayed as it is.
+func (t *Transcoder) framed(dst, ev, data []byte, hasData bool) []byte {
+	if _, isSSE := t.framing.(sseFraming); isSSE {
+		return append(dst, ev...)
+	}
+	if !hasData || sse.IsDone(data) {
+		return dst // nothing the other framing can carry
+	}
+	dst = t.framing.Event(dst, t.frames, ev, data)
+	t.frames++
+	return dst
+}
+
+// encode appends canonical events in the client's dialect, noting usage.
+func (t *Transcoder) encode(dst []byte, events []Event) []byte {
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case EventUsage:
+			t.relay.Usage = e.Usage
+		case EventError:
+			t.failure = e.Err.Message
+		}
+		dst = t.frame(dst, func(b []byte) []byte { return t.enc.Encode(b, e) })
+	}
+	return dst
+}
+
+// frame appends what appendSSE writes, as server-sent events or, in
+// another framing, reframed event by event.
+func (t *Transcoder) frame(dst []byte, appendSSE func([]byte) []byte) []byte {
+	if _, isSSE := t.framing.(sseFraming); isSSE {
+		return appendSSE(dst)
+	}
+	t.fresh = appendSSE(t.fresh[:0])
+	for b := t.fresh; len(b) > 0; {
+		n := sse.Next(b)
+		if n == 0 {
+			n = len(b)
+		}
+		if data, _, ok := sse.Data(b[:n]); ok {
+			dst = t.framing.Event(dst, t.frames, b[:n], data)
+			t.frames++
+		}
+		b = b[n:]
+	}
+	return dst
+}

@@ -1,0 +1,155 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/config"
+)
+
+// channel is one upstream provider endpoint with its connection pool, its
+// credentials and its health.
+type channel struct {
+	name  string
+	kind  string // config channel type
+	style *dialect
+	// version is the API version the channel speaks (its api_version, or
+	// the style's default), "" for a style without versions.
+	version string
+	id      int64 // the store's channel id; 0 for a channel of the configuration file
+	cfg     config.Channel
+	client  *fasthttp.HostClient
+	demo    *demoUpstream // the in-process upstream of a demo channel
+	base    string        // base URL, without a trailing slash
+	// auth holds the credential header's value for each of the
+	// channel's keys, used in turn.
+	auth    [][]byte
+	next    atomic.Uint32 // round-robin position in auth
+	breaker breaker
+	// attempts counts requests to the channel by outcome (a Prometheus
+	// counter per outcome, resolved once); stats keeps what the console
+	// shows, and outlives an edit of the channel.
+	attempts [numOutcomes]prometheus.Counter
+	stats    *channelStats
+}
+
+// maxUpstreamConns caps the connections of one channel: one per request in
+// flight, each open stream holding one. 8192 capped the open streams a node
+// could serve per channel below DESIGN's 10,000.
+const maxUpstreamConns = 65536
+
+// newChannel builds the upstream client of a configured channel; id is its
+// store id, 0 for a channel of the configuration file. A demo channel gets
+// its own in-process upstream.
+func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) {
+	ch := &channel{name: c.Name, kind: c.Type, style: styleOf(c.Type), id: id, cfg: c, stats: new(channelStats)}
+	ch.breaker.init(log, c.Name, c.Breaker.Failures, c.Breaker.Cooldown)
+	if h := ch.style.http; h.VersionHeader != "" {
+		ch.version = c.APIVersion
+		if ch.version == "" {
+			ch.version = h.DefaultVersion
+		}
+	}
+	for _, k := range c.APIKeys {
+		ch.auth = append(ch.auth, []byte(ch.style.http.AuthPrefix+k))
+	}
+	var dial func() (net.Conn, error)
+	if c.Type == "demo" {
+		ch.demo = newDemoUpstream(c.Pace)
+		dial = ch.demo.dial
+	}
+	base := c.BaseURL
+	if dial != nil {
+		base = "http://" + c.Name + ".demo.invalid/v1"
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		ch.close()
+		return nil, fmt.Errorf("channel %s: cannot parse base_url: %w", c.Name, err)
+	}
+	ch.base = strings.TrimSuffix(base, "/")
+	secure := u.Scheme == "https"
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+		if secure {
+			addr = net.JoinHostPort(u.Hostname(), "443")
+		}
+	}
+	t := c.Timeouts
+	d := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
+	ch.client = &fasthttp.HostClient{
+		Addr:                     addr,
+		Name:                     "rosetta",
+		IsTLS:                    secure,
+		TLSConfig:                &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
+		MaxConns:                 maxUpstreamConns,
+		MaxIdleConnDuration:      30 * time.Second,
+		MaxResponseBodySize:      256 << 20,
+		DisablePathNormalizing:   true,
+		NoDefaultUserAgentHeader: true,
+		Dial: func(addr string) (net.Conn, error) {
+			var conn net.Conn
+			var err error
+			if dial != nil {
+				conn, err = dial()
+			} else {
+				conn, err = d.Dial("tcp", addr)
+			}
+			if err != nil {
+				return nil, &dialError{err}
+			}
+			return newTimedConn(conn, t.FirstByte, t.Idle), nil
+		},
+	}
+	return ch, nil
+}
+
+// close releases the channel once no new request can pick it: its idle
+// connections, and its demo upstream, which waits for the streams it serves.
+func (ch *channel) close() {
+	if ch.client != nil {
+		ch.client.CloseIdleConnections()
+	}
+	if ch.demo != nil {
+		ch.demo.close()
+	}
+}
+
+// appendURI appends the URL of op for model on the channel; ok is false
+// when the channel's style has no such operation.
+func (ch *channel) appendURI(dst []byte, op codec.Op, model string, stream bool) (_ []byte, ok bool) {
+	return ch.style.http.Path(append(dst, ch.base...), op, model, stream)
+}
+
+// setHeaders sets the channel's next credential and its API version.
+func (ch *channel) setHeaders(req *fasthttp.Request) {
+	if h := ch.style.http; h.VersionHeader != "" {
+		req.Header.Set(h.VersionHeader, ch.version)
+	}
+	ch.setAuth(req)
+}
+
+// setAuth sets the channel's next credential (rotated round-robin).
+func (ch *channel) setAuth(req *fasthttp.Request) {
+	if len(ch.auth) > 0 {
+		req.Header.SetBytesKV(ch.style.authHeader, ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)])
+	}
+}
+
+// dialError marks a failure to connect: the request never reached the
+// upstream, so any channel may be tried next.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "cannot connect: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }

@@ -1,0 +1,211 @@
+package proxy
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+)
+
+var (
+	strAuthorization = []byte("Authorization")
+	strJSON          = []byte("application/json")
+	strEventStream   = []byte("text/event-stream")
+)
+
+// forward tries the candidates in order until one answers. Failover happens
+// only here, before anything was sent to the client. A candidate whose
+// style has no endpoint for the operation, or cannot carry the request, is
+// passed over.
+func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
+	var last *codec.Error
+	buf := bodyBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledBody {
+			bodyBufs.Put(buf)
+		}
+	}()
+	for _, c := range cands {
+		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, c.model, x.stream)
+		if !ok {
+			continue
+		}
+		x.uri = uri
+		var e *codec.Error
+		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
+			last = e // this channel's style cannot carry the request; another may
+			continue
+		}
+		if c.ch.breaker.allow(time.Now()) > 0 {
+			continue // another request took the probe of a half-open circuit
+		}
+		x.attempts++
+		x.channel = c.ch.name
+		e, retry := g.attempt(ctx, x, *buf, c)
+		if e == nil {
+			return
+		}
+		last = e
+		if !retry {
+			break
+		}
+	}
+	if x.op.fallback != nil {
+		x.op.fallback(g, ctx, x)
+		return
+	}
+	if last == nil {
+		last = errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", x.model)
+	}
+	g.fail(ctx, x, last)
+}
+
+// attempt sends the request to one channel. It returns nil when a response
+// went (or is streaming) to the client, else the error and whether another
+// channel may be tried.
+func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) (*codec.Error, bool) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	g.prepare(req, x, c.ch, body)
+	resp.StreamBody = x.stream
+	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
+	fasthttp.ReleaseRequest(req)
+
+	now := time.Now()
+	if err != nil {
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(now)
+		c.ch.answered(transportOutcome(err), now)
+		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
+		return transportError(err), true
+	}
+	status := resp.StatusCode()
+	c.ch.answered(outcomeOf(status), now)
+	if status == 429 || status >= 500 || status == 401 || status == 403 {
+		e := upstreamError(c.ch, x.style, status, resp.Body())
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(now)
+		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
+			"status", status, "err", e.Message)
+		return e, true
+	}
+	if status >= 400 {
+		// The client's own mistake: relay it, the channel is healthy.
+		e := upstreamError(c.ch, x.style, status, resp.Body())
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.success()
+		return e, false
+	}
+	if x.op.served != nil {
+		x.op.served(ctx)
+	}
+	if x.stream && bytes.HasPrefix(resp.Header.ContentType(), strEventStream) {
+		return g.startStream(ctx, x, c, resp)
+	}
+	if e := g.respond(ctx, x, c, resp); e != nil {
+		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.failure(now)
+		c.ch.broke(outcomeBroken, now)
+		return e, true
+	}
+	c.ch.breaker.success()
+	fasthttp.ReleaseResponse(resp)
+	g.finish(x)
+	return nil, false
+}
+
+// bodyBufs holds upstream request bodies. A buffer grown past maxPooledBody
+// by a rare huge request is left to the GC rather than kept for every later one.
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledBody = 1 << 20
+
+// prepare builds the upstream request for x.uri. Only what the upstream
+// needs is sent: never the client's credentials or other headers.
+func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.SetRequestURIBytes(x.uri)
+	ch.setHeaders(req)
+	req.Header.SetContentTypeBytes(strJSON)
+	if x.stream {
+		req.Header.SetBytesV("Accept", strEventStream)
+	} else {
+		req.Header.SetBytesV("Accept", strJSON)
+	}
+	req.Header.SetBytesKV(strRequestID, x.id)
+	req.Header.SetUserAgent("rosetta")
+	req.SetBodyRaw(body)
+}
+
+// passThrough reports whether the client's bytes can go to the channel as
+// they are (but for the model name): the same style and API version (versions
+// differ in the fields they accept), and no signature tagged by the gateway,
+// which must come off (codec.TagSignature).
+func passThrough(x *exchange, ch *channel) bool {
+	return x.style == ch.style && x.opts.Version == ch.version && !x.tagged && !x.op.translated
+}
+
+// upstreamBody appends the body to send to candidate c: the client's bytes
+// with the model spliced in when the channel speaks the client's style, else
+// a translation through the canonical model. Features the channel's style
+// cannot carry are named in the X-Rosetta-Dropped response header.
+func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	if passThrough(x, c.ch) {
+		if x.inbound != nil {
+			return x.inbound.AppendUpstream(dst, body, c.model), nil
+		}
+		return x.style.AppendModelRequest(dst, body, c.model), nil
+	}
+	if !x.canonReady {
+		var e *codec.Error
+		if x.inbound != nil {
+			e = x.inbound.DecodeRequest(body, &x.canon) // no second check of the body
+		} else {
+			e = x.style.DecodeRequest(x.op.op, body, &x.canon, x.opts)
+		}
+		if e != nil {
+			return dst, e
+		}
+		x.canonReady = true
+	}
+	x.canon.Model, x.canon.Stream = c.model, x.stream
+	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, &x.canon, codec.Options{Version: c.ch.version})
+	if len(dropped) > 0 {
+		ctx.Response.Header.Set("X-Rosetta-Dropped", strings.Join(dropped, ", "))
+	}
+	return out, e
+}
+
+// transportError is the client's error for an upstream that could not be
+// reached or did not answer in time.
+func transportError(err error) *codec.Error {
+	if isTimeout(err) {
+		return errorf(504, codec.KindTimeout, "upstream_timeout", "The upstream provider did not answer in time.")
+	}
+	if _, ok := err.(*dialError); ok {
+		return errorf(502, codec.KindUpstream, "upstream_unreachable", "The upstream provider could not be reached.")
+	}
+	return errorf(502, codec.KindUpstream, "upstream_error", "The upstream connection failed.")
+}
+
+// transportOutcome classifies a failed upstream exchange for metrics.
+func transportOutcome(err error) outcome {
+	if isTimeout(err) {
+		return outcomeTimeout
+	}
+	if _, ok := err.(*dialError); ok {
+		return outcomeUnreachable
+	}
+	return outcomeBroken
+}
+
+// secondsCeil formats d as whole seconds, rounded up, at least 1.
+func secondsCeil(d time.Duration) string {
+	s := int64((d + time.Second - 1) / time.Second)
+	return string(fasthttp.AppendUint(nil, int(max(s, 1))))
+}

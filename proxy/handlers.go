@@ -1,0 +1,155 @@
+package proxy
+
+import (
+	"bytes"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/gemini"
+)
+
+// The handlers are the gateway's endpoints, one per client style and
+// operation. Each opens the exchange (request id, key, API version), reads
+// the request in its style, and hands it to the pipeline (pipeline.go).
+
+var (
+	strAlt = []byte("alt")
+	strSSE = []byte("sse")
+)
+
+// chatCompletions serves POST /v1/chat/completions. The body is only
+// checked and three fields read (openai.ChatRequest): on the pass-through
+// path it goes upstream with the model name (and the usage option of
+// streams) spliced in.
+func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
+	x := g.open(ctx, "chat.completions", styleOpenAI)
+	if x == nil {
+		return // already answered
+	}
+	body := ctx.PostBody()
+	if e := x.req.Parse(body); e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.stream, x.includeUsage, x.inbound = x.req.Stream, x.req.IncludeUsage, &x.req
+	g.serve(ctx, x, opGenerate, body, x.req.Model)
+}
+
+// messages serves POST /v1/messages, Anthropic's style.
+func (g *Gateway) messages(ctx *fasthttp.RequestCtx) {
+	if x := g.open(ctx, "messages", styleAnthropic); x != nil {
+		g.serveDecoded(ctx, x, opGenerate, "")
+	}
+}
+
+// countTokens serves POST /v1/messages/count_tokens.
+func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
+	if x := g.open(ctx, "messages.count_tokens", styleAnthropic); x != nil {
+		g.serveDecoded(ctx, x, opCountTokens, "")
+	}
+}
+
+// geminiPost serves POST /v1beta/models/{model}:{method}: generateContent,
+// streamGenerateContent (JSON array, or SSE with alt=sse) and countTokens,
+// Gemini's style.
+func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
+	model, method, ok := gemini.ParsePath(string(ctx.Path()))
+	op := opGenerate
+	switch method {
+	case gemini.MethodGenerate, gemini.MethodStream:
+	case gemini.MethodCountTokens:
+		op = opCountTokens
+	default:
+		ok = false
+	}
+	if !ok {
+		g.fail(ctx, g.begin(ctx, "gemini", styleGemini),
+			errorf(404, codec.KindNotFound, "", "Unknown method: %s", ctx.Path()))
+		return
+	}
+	x := g.open(ctx, "gemini."+method, styleGemini)
+	if x == nil {
+		return
+	}
+	if x.stream = method == gemini.MethodStream; x.stream && !bytes.Equal(ctx.QueryArgs().PeekBytes(strAlt), strSSE) {
+		x.framing = gemini.Framing(true)
+	}
+	g.serveDecoded(ctx, x, op, model)
+}
+
+// serveDecoded serves a request of a style that is decoded whole into the
+// canonical form before routing. A model named in the path (Gemini's)
+// stands for the body's, and the path says whether to stream.
+func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operation, model string) {
+	body := ctx.PostBody()
+	if e := x.style.DecodeRequest(op.op, body, &x.canon, x.opts); e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	if model != "" {
+		x.canon.Model, x.canon.Stream = model, x.stream
+	} else {
+		x.stream = x.canon.Stream && op == opGenerate
+	}
+	x.canonReady, x.includeUsage = true, true
+	g.serve(ctx, x, op, body, []byte(x.canon.Model))
+}
+
+// listModels serves GET /v1/models: the public model names the key may use,
+// in Anthropic's shape when the client sends Anthropic's headers, else in
+// OpenAI's.
+func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
+	s := styleOpenAI
+	h := styleAnthropic.http
+	if len(ctx.Request.Header.Peek(h.KeyHeader)) > 0 &&
+		(len(ctx.Request.Header.Peek(h.VersionHeader)) > 0 || len(ctx.Request.Header.Peek(h.VersionAlias)) > 0) {
+		s = styleAnthropic
+	}
+	x := g.open(ctx, "models", s)
+	if x == nil {
+		return
+	}
+	g.answer(ctx, x, s.AppendModelList(x.buf[:0], g.allowedModels(x.key), g.started.Unix()))
+}
+
+// geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
+func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
+	x := g.open(ctx, "gemini.models", styleGemini)
+	if x == nil {
+		return
+	}
+	ids := g.allowedModels(x.key)
+	one, ok := ctx.UserValue("model").(string)
+	if !ok {
+		g.answer(ctx, x, styleGemini.AppendModelList(x.buf[:0], ids, g.started.Unix()))
+		return
+	}
+	for _, id := range ids {
+		if id == one || "models/"+id == one {
+			g.answer(ctx, x, gemini.AppendModel(x.buf[:0], id))
+			return
+		}
+	}
+	g.fail(ctx, x, errorf(404, codec.KindNotFound, "", "models/%s is not found.", one))
+}
+
+// answer ends a utility exchange (no model call) with a 200 JSON body.
+func (g *Gateway) answer(ctx *fasthttp.RequestCtx, x *exchange, body []byte) {
+	x.buf, x.status, x.utility = body, 200, true
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
+	g.finish(x)
+}
+
+// allowedModels lists the public model names key may use.
+func (g *Gateway) allowedModels(key *Key) []string {
+	models := g.table.Load().models
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
+		if key.Allows([]byte(m)) {
+			ids = append(ids, m)
+		}
+	}
+	return ids
+}

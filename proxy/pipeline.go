@@ -1,0 +1,84 @@
+package proxy
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+)
+
+// A request goes through the same stages whatever its style and operation,
+// each in a file of its own:
+//
+//	authenticate.go  open: the key, the client's API version
+//	handlers.go      read the request in the client's style
+//	pipeline.go      serve: allow the model, route it, admit it, forward it
+//	limits.go        admit: the key's rate limits
+//	forward.go       forward: the candidates in turn, with failover and
+//	                 the breaker (breaker.go), over the channel's
+//	                 connections (channel.go, timedconn.go)
+//	respond.go       a whole answer, relayed or translated
+//	relay.go         a streamed answer, relayed or translated
+//	exchange.go      finish: rate-limit settlement, metrics, access log,
+//	                 usage row
+
+// operation is what a request asks of a model: the codec operation, and
+// how the pipeline treats it.
+type operation struct {
+	op codec.Op
+	// metered: the request is rate-limited and leaves a usage row.
+	metered bool
+	// translated: the request always goes through the canonical form,
+	// even to a channel of the client's style (a token count is small,
+	// and its model may sit deep in the body: Gemini's
+	// generateContentRequest.model).
+	translated bool
+	// fallback answers when no channel could; nil fails with the error of
+	// the last channel tried.
+	fallback func(g *Gateway, ctx *fasthttp.RequestCtx, x *exchange)
+	// served, when set, marks a response from a channel.
+	served func(ctx *fasthttp.RequestCtx)
+}
+
+var (
+	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
+	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
+		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
+)
+
+// errModelNotFound is the 503 for a model no channel serves.
+func errModelNotFound[T string | []byte](model T) *codec.Error {
+	return errorf(503, codec.KindNotFound, "model_not_found",
+		"The model '%s' does not exist or is not served by this gateway.", model)
+}
+
+// serve routes a request, whatever its style, once its handler has read
+// it: the key's model allow-list, the route, the rate limits, then the
+// candidates in order.
+func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
+	x.op, x.utility = op, !op.metered
+	if !x.key.Allows(model) {
+		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed",
+			"This key may not use the model '%s'.", model))
+		return
+	}
+	rt := g.table.Load().routes[string(model)]
+	if rt == nil {
+		g.fail(ctx, x, errModelNotFound(model))
+		return
+	}
+	x.model, x.route, x.bodyLen = rt.public, rt, len(body)
+	x.tagged = x.style.Tagged(body)
+	if op.metered && !g.admit(ctx, x, int64(len(body)/4)) {
+		return
+	}
+	cands, reopen := rt.order(x.cands[:0], time.Now())
+	if len(cands) == 0 && op.fallback == nil {
+		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
+		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", rt.public))
+		return
+	}
+	g.forward(ctx, x, body, cands)
+}

@@ -1,0 +1,58 @@
+package proxy
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+)
+
+// respond answers with a whole (non-streamed) upstream response: relayed
+// with the public model name put back when the styles match, else
+// translated. It fails only when the upstream's answer cannot be read.
+func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) *codec.Error {
+	b := resp.Body()
+	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
+	ctx.SetStatusCode(x.status)
+	if !passThrough(x, c.ch) {
+		if err := c.ch.style.DecodeResponse(x.op.op, b, &x.resp); err != nil {
+			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
+			return errorf(502, codec.KindUpstream, "upstream_error", "The upstream provider's response could not be read.")
+		}
+		if x.op.metered {
+			x.usage = x.resp.Usage
+		}
+		ctx.SetContentType("application/json")
+		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], &x.resp, x.streamInfo(c.ch.style))
+		ctx.SetBody(x.buf)
+		return nil
+	}
+	if ct := resp.Header.ContentType(); len(ct) > 0 {
+		ctx.Response.Header.SetContentTypeBytes(ct)
+	}
+	if s, e := x.style.ModelSpan(b); s >= 0 && c.model != x.model {
+		ctx.Response.AppendBody(b[:s])
+		ctx.Response.AppendBodyString(x.route.escaped)
+		ctx.Response.AppendBody(b[e:])
+	} else {
+		ctx.SetBody(b)
+	}
+	if x.op.metered {
+		x.usage, _ = x.style.ReadUsage(b)
+	}
+	return nil
+}
+
+// streamInfo is what the client style's encoder needs to know about an
+// answer from a channel of style upstream.
+func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
+	return codec.StreamInfo{
+		ID:           x.style.http.IDPrefix + string(x.id),
+		Model:        x.model,
+		Created:      x.start.Unix(),
+		IncludeUsage: x.includeUsage,
+		InputTokens:  max(x.bodyLen/4, 1), // an estimate, until the upstream reports
+		Origin:       upstream.Name(),
+	}
+}

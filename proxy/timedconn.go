@@ -1,0 +1,179 @@
+package proxy
+
+import (
+	"errors"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// timedConn enforces the time-to-first-byte and idle timeouts of a channel:
+// every read has a deadline, the first-byte one while a written request
+// awaits its first response byte, the idle one between later reads. A
+// deadline the HTTP client sets (the request's total deadline) still wins
+// when it is sooner.
+//
+// Setting a deadline costs a lock and a timer update in the runtime's
+// poller, on every read of a stream. So a read keeps the deadline already
+// armed while it lies in [want, want+timeout/16], want being the deadline
+// the read needs: the timeout may fire up to a sixteenth late, and the
+// deadline is re-armed about once per sixteenth of the timeout instead of
+// on every read. The client's own deadline is kept exactly.
+type timedConn struct {
+	net.Conn
+	firstByte, idle time.Duration
+	awaiting        atomic.Bool
+	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
+
+	// beforeWait, when set, runs when a read is about to wait for the
+	// upstream: the readers above the connection (fasthttp's, TLS's) have
+	// nothing buffered and neither has the socket. It is the last moment
+	// to send on what came in before. A stream relay sets it while it
+	// runs, on the goroutine that reads. When it reports false (its client
+	// is gone) the read fails with errClientGone instead of waiting.
+	beforeWait func() bool
+	local      connAddr
+
+	// With beforeWait set, a read first asks the socket through raw (when
+	// the connection has one) whether it holds anything.
+	raw       syscall.RawConn
+	readFD    func(fd uintptr) bool // tryRead, bound once
+	p         []byte                // tryRead's buffer and results
+	n         int
+	err       error
+	wouldWait bool
+}
+
+func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
+	c := &timedConn{Conn: conn, firstByte: firstByte, idle: idle}
+	c.local = connAddr{Addr: conn.LocalAddr(), conn: c}
+	c.useRawSocket()
+	return c
+}
+
+// errClientGone ends an upstream read whose stream has no client left.
+var errClientGone = errors.New("client went away")
+
+// connAddr is the local address of an upstream connection, with the
+// connection: fasthttp shows a response's connection to no one but hands on
+// its LocalAddr, so a relay finds its connection through it.
+type connAddr struct {
+	net.Addr
+	conn *timedConn
+}
+
+func (c *timedConn) LocalAddr() net.Addr { return &c.local }
+
+// upstreamConn returns the connection a response is read from, when the
+// gateway dialed it.
+func upstreamConn(resp *fasthttp.Response) *timedConn {
+	if resp == nil {
+		return nil
+	}
+	if a, ok := resp.LocalAddr().(*connAddr); ok {
+		return a.conn
+	}
+	return nil
+}
+
+func (c *timedConn) Write(p []byte) (int, error) {
+	c.awaiting.Store(true)
+	return c.Conn.Write(p)
+}
+
+func (c *timedConn) Read(p []byte) (int, error) {
+	if err := c.arm(); err != nil {
+		return 0, err
+	}
+	if c.beforeWait != nil {
+		n, done, err := c.readNow(p)
+		if !done {
+			// The read would wait: send on what came in before, then
+			// arm again, as sending may have taken a while.
+			if !c.beforeWait() {
+				return 0, errClientGone
+			}
+			if err := c.arm(); err != nil {
+				return 0, err
+			}
+			n, err = c.Conn.Read(p)
+		}
+		c.got(n)
+		return n, err
+	}
+	n, err := c.Conn.Read(p)
+	c.got(n)
+	return n, err
+}
+
+// arm sets the read deadline the next read needs, unless the one set is
+// close enough.
+func (c *timedConn) arm() error {
+	d := c.idle
+	if c.awaiting.Load() {
+		d = c.firstByte
+	}
+	now := time.Now().UnixNano()
+	lo, hi := now+int64(d), now+int64(d+d/16)
+	if o := c.outer.Load(); o != 0 {
+		lo, hi = min(lo, o), min(hi, o)
+	}
+	if c.armed < lo || c.armed > hi {
+		if err := c.Conn.SetReadDeadline(time.Unix(0, hi)); err != nil {
+			return err
+		}
+		c.armed = hi
+	}
+	return nil
+}
+
+// got notes that a read returned bytes: the upstream has begun to answer,
+// so later reads wait under the idle timeout, not the first-byte one.
+func (c *timedConn) got(n int) {
+	if n > 0 {
+		c.awaiting.Store(false)
+	}
+}
+
+// readNow reads what the socket holds without waiting. It reports done
+// false when the read would wait, or when the connection has no socket to
+// ask (then beforeWait runs before every read: still correct, a write
+// earlier than needed at worst).
+func (c *timedConn) readNow(p []byte) (n int, done bool, err error) {
+	if c.raw == nil {
+		return 0, false, nil
+	}
+	c.p, c.n, c.err, c.wouldWait = p, 0, nil, false
+	if err := c.raw.Read(c.readFD); err != nil { // the poller's: deadline passed, closed
+		return 0, true, err
+	}
+	n, done, err = c.n, !c.wouldWait, c.err
+	c.p, c.err = nil, nil
+	return n, done, err
+}
+
+func (c *timedConn) SetReadDeadline(t time.Time) error {
+	var n int64
+	if !t.IsZero() {
+		n = t.UnixNano()
+	}
+	c.outer.Store(n)
+	return nil // applied by the next Read
+}
+
+func (c *timedConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return c.SetReadDeadline(t)
+}
+
+// isTimeout reports whether err is a timeout of any layer.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, fasthttp.ErrTimeout) || (errors.As(err, &ne) && ne.Timeout())
+}
