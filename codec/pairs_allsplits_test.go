@@ -21,7 +21,7 @@ func TestPairsStreamAllSplits(t *testing.T) {
 		for _, in := range inputs(t, p.to, "stream") {
 			b := goldentest.Read(t, in.path)
 			want := goldentest.Read(t, filepath.Join(p.dir, in.name+".sse"))
-			tc := newTranscoder(p, false)
+			tc := newTranscoder(p, nil)
 			for i := 1; i < len(b); i++ {
 				if got := tc.Run(t, b[:i], b[i:]); !bytes.Equal(got, want) {
 					t.Fatalf("%s/%s split at byte %s:\n%s", filepath.Base(p.dir), in.name, strconv.Itoa(i), goldentest.DiffLines(want, got))

@@ -31,49 +31,50 @@ import (
 //
 // The provider fixtures of testdata/wire/<style>/ are inputs too, named
 // <surface>_wire_<rest of the file name>. Everything goes through the
-// dialects as the proxy wires them (proxy/dialect.go, proxy/translate.go,
-// proxy/relay.go). go test ./codec -run Pairs -update rewrites the goldens:
+// dialects as the proxy wires them: each style's codec.Dialect, and
+// codec.Transcoder for streams. go test ./codec -run Pairs -update rewrites the goldens:
 // read every one it rewrites against the client style's official SDK.
 
-// style is one API style's half of the codec.
+// style is one API style as the proxy wires it: its codec.Dialect, with
+// what a proxy exchange gives it.
 type style struct {
-	name           string
-	decodeRequest  func(body []byte, r *codec.Request) (dropped []string, _ *codec.Error)
-	appendRequest  func(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error)
-	decodeResponse func(body []byte, r *codec.Response) error
-	appendResponse func(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
-	decodeError    func(status int, body []byte) (codec.Error, bool)
-	appendError    func(dst []byte, e *codec.Error) []byte
-	decoder        func() codec.StreamDecoder
-	encoder        func(array bool) codec.StreamEncoder
+	codec.Dialect
+	opts codec.Options
+	// decodeDropped, when set, also names what decoding a client's request
+	// drops (OpenAI's decoder reports it).
+	decodeDropped func(body []byte, r *codec.Request) ([]string, *codec.Error)
 	// info is what the proxy gives the style's encoders as a client's
-	// style (proxy/translate.go streamInfo): request id rosetta0001, an
+	// style (proxy/respond.go streamInfo): request id rosetta0001, an
 	// estimate of 42 prompt tokens.
 	info codec.StreamInfo
 	// model is the model a channel of the style maps the request to.
 	model func(r *codec.Request) string
 	// wire names the prefixes of the wire fixtures of each surface.
 	wire map[string][]string
-	// arrayStream: the style also streams as one JSON array (Gemini's
-	// streamGenerateContent without alt=sse).
-	arrayStream bool
+	// array, when set, is the style's other stream framing (Gemini's
+	// streamGenerateContent without alt=sse: one JSON array).
+	array codec.Framing
 }
 
-var anthropicOptions = anthropic.Options{Version: anthropic.Version20230601}
+func (s *style) name() string { return s.Name() }
+
+func (s *style) decodeRequest(b []byte, r *codec.Request) ([]string, *codec.Error) {
+	if s.decodeDropped != nil {
+		return s.decodeDropped(b, r)
+	}
+	return nil, s.DecodeRequest(codec.OpGenerate, b, r, s.opts)
+}
+
+func (s *style) appendRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
+	return s.AppendRequest(codec.OpGenerate, dst, r, s.opts)
+}
 
 var styles = []*style{{
-	name: "openai",
-	decodeRequest: func(b []byte, r *codec.Request) ([]string, *codec.Error) {
+	Dialect: openai.Dialect,
+	decodeDropped: func(b []byte, r *codec.Request) ([]string, *codec.Error) {
 		return openai.DecodeRequestDropped(b, r, nil)
 	},
-	appendRequest:  openai.AppendRequest,
-	decodeResponse: openai.DecodeResponse,
-	appendResponse: openai.AppendResponse,
-	decodeError:    openai.DecodeError,
-	appendError:    openai.AppendError,
-	decoder:        func() codec.StreamDecoder { return new(openai.StreamDecoder) },
-	encoder:        func(bool) codec.StreamEncoder { return new(openai.StreamEncoder) },
-	info:           codec.StreamInfo{ID: "chatcmpl-rosetta0001", Model: "public-model", Created: 1795252445, IncludeUsage: true, InputTokens: 42},
+	info: codec.StreamInfo{ID: "chatcmpl-rosetta0001", Model: "public-model", Created: 1795252445, IncludeUsage: true, InputTokens: 42},
 	// A channel serves thinking requests with a reasoning model.
 	model: func(r *codec.Request) string {
 		if r.Thinking.Enabled {
@@ -83,39 +84,18 @@ var styles = []*style{{
 	},
 	wire: map[string][]string{"request": {"chat_request_"}, "response": {"chat_response_"}, "stream": {"chat_stream_"}, "error": {"error_"}},
 }, {
-	name: "anthropic",
-	decodeRequest: func(b []byte, r *codec.Request) ([]string, *codec.Error) {
-		return nil, anthropic.DecodeRequestOptions(b, r, anthropicOptions)
-	},
-	appendRequest: func(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
-		return anthropic.AppendRequestOptions(dst, r, anthropicOptions)
-	},
-	decodeResponse: anthropic.DecodeResponse,
-	appendResponse: anthropic.AppendResponse,
-	decodeError:    anthropic.DecodeError,
-	appendError:    anthropic.AppendError,
-	decoder:        func() codec.StreamDecoder { return new(anthropic.StreamDecoder) },
-	encoder:        func(bool) codec.StreamEncoder { return new(anthropic.StreamEncoder) },
-	info:           codec.StreamInfo{ID: "msg_rosetta0001", Model: "public-model", Created: 1795252445, InputTokens: 42},
-	model:          func(*codec.Request) string { return "claude-sonnet-4-6" },
-	wire:           map[string][]string{"request": {"messages_request_"}, "response": {"messages_response_"}, "stream": {"messages_stream_"}, "error": {"error_"}},
+	Dialect: anthropic.Dialect,
+	opts:    codec.Options{Version: anthropic.Version20230601},
+	info:    codec.StreamInfo{ID: "msg_rosetta0001", Model: "public-model", Created: 1795252445, InputTokens: 42},
+	model:   func(*codec.Request) string { return "claude-sonnet-4-6" },
+	wire:    map[string][]string{"request": {"messages_request_"}, "response": {"messages_response_"}, "stream": {"messages_stream_"}, "error": {"error_"}},
 }, {
-	name: "gemini",
-	decodeRequest: func(b []byte, r *codec.Request) ([]string, *codec.Error) {
-		return nil, gemini.DecodeRequest(b, r)
-	},
-	appendRequest:  gemini.AppendRequest,
-	decodeResponse: gemini.DecodeResponse,
-	appendResponse: gemini.AppendResponse,
-	decodeError:    gemini.DecodeError,
-	appendError:    gemini.AppendError,
-	decoder:        func() codec.StreamDecoder { return new(gemini.StreamDecoder) },
-	encoder:        func(array bool) codec.StreamEncoder { return &gemini.StreamEncoder{Array: array} },
-	info:           codec.StreamInfo{ID: "rosetta0001", Model: "public-model", Created: 1795252445, InputTokens: 42},
-	model:          func(*codec.Request) string { return "gemini-2.5-flash" },
+	Dialect: gemini.Dialect,
+	info:    codec.StreamInfo{ID: "rosetta0001", Model: "public-model", Created: 1795252445, InputTokens: 42},
+	model:   func(*codec.Request) string { return "gemini-2.5-flash" },
 	// Gemini upstreams are always asked for SSE (gemini.AppendPath).
-	wire:        map[string][]string{"request": {"generate_request_"}, "response": {"generate_response_", "response_"}, "stream": {"stream_sse_"}, "error": {"error_"}},
-	arrayStream: true,
+	wire:  map[string][]string{"request": {"generate_request_"}, "response": {"generate_response_", "response_"}, "stream": {"stream_sse_"}, "error": {"error_"}},
+	array: gemini.Framing(true),
 }}
 
 // pair is an ordered pair of different styles and its golden directory.
@@ -125,10 +105,10 @@ type pair struct {
 }
 
 // info is what the proxy gives the client style's encoders for a
-// response from the upstream style (proxy/translate.go streamInfo).
+// response from the upstream style (proxy/respond.go streamInfo).
 func (p pair) info() codec.StreamInfo {
 	info := p.from.info
-	info.Origin = p.to.name
+	info.Origin = p.to.name()
 	return info
 }
 
@@ -137,7 +117,7 @@ func pairs() []pair {
 	for _, from := range styles {
 		for _, to := range styles {
 			if from != to {
-				ps = append(ps, pair{from, to, filepath.Join("testdata", from.name+"_to_"+to.name)})
+				ps = append(ps, pair{from, to, filepath.Join("testdata", from.name()+"_to_"+to.name())})
 			}
 		}
 	}
@@ -152,19 +132,19 @@ type input struct{ name, path string }
 func inputs(t *testing.T, s *style, surface string) []input {
 	t.Helper()
 	var ins []input
-	paths, _ := filepath.Glob(filepath.Join("testdata", "in", s.name, surface+"_*"))
+	paths, _ := filepath.Glob(filepath.Join("testdata", "in", s.name(), surface+"_*"))
 	for _, p := range paths {
 		ins = append(ins, input{strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), p})
 	}
 	for _, prefix := range s.wire[surface] {
-		paths, _ := filepath.Glob(filepath.Join("testdata", "wire", s.name, prefix+"*"))
+		paths, _ := filepath.Glob(filepath.Join("testdata", "wire", s.name(), prefix+"*"))
 		for _, p := range paths {
 			rest := strings.TrimPrefix(filepath.Base(p), prefix)
 			ins = append(ins, input{surface + "_wire_" + strings.TrimSuffix(rest, filepath.Ext(rest)), p})
 		}
 	}
 	if len(ins) == 0 {
-		t.Fatalf("no %s inputs for %s", surface, s.name)
+		t.Fatalf("no %s inputs for %s", surface, s.name())
 	}
 	return ins
 }
@@ -214,20 +194,20 @@ func checkNoStrays(t *testing.T, dir string, written map[string]bool) {
 type checkFunc func(t *testing.T, name string, got []byte)
 
 // request translates a client's request into the upstream's, as
-// proxy/translate.go upstreamBody does.
+// proxy/forward.go upstreamBody does.
 func (p pair) request(t *testing.T, in input, check checkFunc) {
 	var r codec.Request
 	var drops goldentest.Dropped
 	var err *codec.Error
 	if drops.Decode, err = p.from.decodeRequest(goldentest.Read(t, in.path), &r); err != nil {
-		t.Fatalf("%s.DecodeRequest: %v", p.from.name, err)
+		t.Fatalf("%s.DecodeRequest: %v", p.from.name(), err)
 	}
 	r.Model = p.to.model(&r)
 	out, encDrops, err := p.to.appendRequest(nil, &r)
 	if err != nil {
 		// A request the upstream's style cannot take: the client gets a
 		// 400 in its own style, which is the golden.
-		check(t, in.name+".error.json", goldentest.IndentJSON(t, p.from.appendError(nil, err)))
+		check(t, in.name+".error.json", goldentest.IndentJSON(t, p.from.AppendError(nil, err)))
 		return
 	}
 	drops.Encode = encDrops
@@ -237,32 +217,32 @@ func (p pair) request(t *testing.T, in input, check checkFunc) {
 	}
 	var again codec.Request
 	if _, err := p.to.decodeRequest(out, &again); err != nil {
-		t.Errorf("the upstream request is not one a %s client could send: %v", p.to.name, err)
+		t.Errorf("the upstream request is not one a %s client could send: %v", p.to.name(), err)
 	}
 }
 
 // response translates an upstream's whole answer into the client's.
 func (p pair) response(t *testing.T, in input, check checkFunc) {
 	var r codec.Response
-	if err := p.to.decodeResponse(goldentest.Read(t, in.path), &r); err != nil {
-		t.Fatalf("%s.DecodeResponse: %v", p.to.name, err)
+	if err := p.to.DecodeResponse(codec.OpGenerate, goldentest.Read(t, in.path), &r); err != nil {
+		t.Fatalf("%s.DecodeResponse: %v", p.to.name(), err)
 	}
-	out := p.from.appendResponse(nil, &r, p.info())
+	out := p.from.AppendResponse(codec.OpGenerate, nil, &r, p.info())
 	check(t, in.name+".json", goldentest.IndentJSON(t, out))
 	var again codec.Response
-	if err := p.from.decodeResponse(out, &again); err != nil {
-		t.Errorf("the client's %s answer does not decode: %v", p.from.name, err)
+	if err := p.from.DecodeResponse(codec.OpGenerate, out, &again); err != nil {
+		t.Errorf("the client's %s answer does not decode: %v", p.from.name(), err)
 	}
 }
 
 // stream transcodes an upstream's stream into the client's.
 func (p pair) stream(t *testing.T, in input, check checkFunc) {
 	b := goldentest.Read(t, in.path)
-	out := newTranscoder(p, false).Run(t, b)
+	out := newTranscoder(p, nil).Run(t, b)
 	check(t, in.name+".sse", out)
 	checkClientStream(t, p.from, out)
-	if p.from.arrayStream {
-		arr := newTranscoder(p, true).Run(t, b)
+	if p.from.array != nil {
+		arr := newTranscoder(p, p.from.array).Run(t, b)
 		var elems []json.RawMessage
 		if err := json.Unmarshal(arr, &elems); err != nil {
 			t.Errorf("the array stream is not a JSON array: %v", err)
@@ -278,7 +258,7 @@ func (p pair) stream(t *testing.T, in input, check checkFunc) {
 // client's stream without error.
 func checkClientStream(t *testing.T, s *style, out []byte) {
 	t.Helper()
-	d := s.decoder()
+	d := s.NewStreamDecoder()
 	var events []codec.Event
 	for b := out; len(b) > 0; {
 		n := sse.Next(b)
@@ -289,7 +269,7 @@ func checkClientStream(t *testing.T, s *style, out []byte) {
 			name, _ := sse.Field(b[:n], "event")
 			var err error
 			if events, err = d.Decode(events[:0], name, data); err != nil {
-				t.Fatalf("the client's %s decoder rejects %q: %v", s.name, b[:n], err)
+				t.Fatalf("the client's %s decoder rejects %q: %v", s.name(), b[:n], err)
 			}
 		}
 		b = b[n:]
@@ -305,21 +285,24 @@ func (p pair) errorBody(t *testing.T, in input, check checkFunc) {
 	if err != nil {
 		t.Fatalf("%s: no status in the name", in.path)
 	}
-	e, ok := p.to.decodeError(status, goldentest.Read(t, in.path))
+	e, ok := p.to.DecodeError(status, goldentest.Read(t, in.path))
 	if !ok {
-		t.Fatalf("%s.DecodeError: not an error body", p.to.name)
+		t.Fatalf("%s.DecodeError: not an error body", p.to.name())
 	}
 	e.Type = "" // the upstream's type means nothing to another style
 	if e.Status != status {
 		t.Errorf("status %d became %d", status, e.Status)
 	}
-	check(t, in.name+".json", goldentest.IndentJSON(t, p.from.appendError(nil, &e)))
+	check(t, in.name+".json", goldentest.IndentJSON(t, p.from.AppendError(nil, &e)))
 }
 
-// newTranscoder returns the pair's transcoder: the upstream's decoder, the
-// client's encoder (in the JSON-array form when array is set).
-func newTranscoder(p pair, array bool) *goldentest.Transcoder {
-	return goldentest.NewTranscoder(p.to.decoder(), p.from.encoder(array), p.info())
+// newTranscoder returns the pair's transcoder, the proxy relay's: the
+// upstream's decoder, the client's encoder, in the given framing (nil for
+// SSE).
+func newTranscoder(p pair, f codec.Framing) *goldentest.Transcoder {
+	tc := &goldentest.Transcoder{Dec: p.to.NewStreamDecoder(), Enc: p.from.NewStreamEncoder(), Info: p.info(), Framing: f}
+	tc.Reset()
+	return tc
 }
 
 // Read boundaries. The transcoder's decoder and encoder see only the events
@@ -340,13 +323,14 @@ func newTranscoder(p pair, array bool) *goldentest.Transcoder {
 func TestPairsStreamFraming(t *testing.T) {
 	for _, s := range styles {
 		for _, in := range inputs(t, s, "stream") {
-			t.Run(s.name+"/"+in.name, func(t *testing.T) {
+			t.Run(s.name()+"/"+in.name, func(t *testing.T) {
 				b := goldentest.Read(t, in.path)
 				c := framingCheck{t: t}
-				c.f.Handle = c.record
-				c.f.Write(b)
-				c.f.End()
-				c.f.Handle = c.compare
+				c.rec.Handle = c.record
+				c.tc = goldentest.NewTranscoder(&c.rec, goldentest.NopEncoder{}, codec.StreamInfo{})
+				c.tc.Write(b)
+				c.tc.Close()
+				c.rec.Handle = c.compare
 				c.run("one byte per read", goldentest.Bytewise(b)...)
 				for i := 1; i < len(b); i++ {
 					c.run("split at byte "+strconv.Itoa(i), b[:i], b[i:])
@@ -357,35 +341,34 @@ func TestPairsStreamFraming(t *testing.T) {
 }
 
 // framingCheck compares the events framed from reads with those of a
-// single read, reusing one framer.
+// single read, reusing one transcoder whose decoder records them.
 type framingCheck struct {
 	t    *testing.T
-	f    goldentest.Framer
+	rec  goldentest.Recorder
+	tc   *goldentest.Transcoder
 	want [][2][]byte
 	k    int    // events compared so far
 	how  string // the reads, for messages
 }
 
-func (c *framingCheck) record(_, name, data []byte) bool {
+func (c *framingCheck) record(name, data []byte) {
 	c.want = append(c.want, [2][]byte{slices.Clone(name), slices.Clone(data)})
-	return true
 }
 
-func (c *framingCheck) compare(_, name, data []byte) bool {
+func (c *framingCheck) compare(name, data []byte) {
 	if c.k >= len(c.want) || !bytes.Equal(name, c.want[c.k][0]) || !bytes.Equal(data, c.want[c.k][1]) {
 		c.t.Fatalf("%s: event %d is %q %q", c.how, c.k, name, data)
 	}
 	c.k++
-	return true
 }
 
 func (c *framingCheck) run(how string, reads ...[]byte) {
 	c.how, c.k = how, 0
-	c.f.Reset()
+	c.tc.Reset()
 	for _, r := range reads {
-		c.f.Write(r)
+		c.tc.Write(r)
 	}
-	if c.f.End(); c.k != len(c.want) {
+	if c.tc.Close(); c.k != len(c.want) {
 		c.t.Fatalf("%s: %d events, want %d", how, c.k, len(c.want))
 	}
 }
@@ -400,7 +383,7 @@ func TestPairsStreamSplits(t *testing.T) {
 			t.Run(filepath.Base(p.dir)+"/"+in.name, func(t *testing.T) {
 				b := goldentest.Read(t, in.path)
 				want := goldentest.Read(t, filepath.Join(p.dir, in.name+".sse"))
-				tc := newTranscoder(p, false)
+				tc := newTranscoder(p, nil)
 				check := func(how string, reads ...[]byte) {
 					t.Helper()
 					if got := tc.Run(t, reads...); !bytes.Equal(got, want) {

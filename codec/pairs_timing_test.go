@@ -3,7 +3,6 @@ package codec_test
 import (
 	"bytes"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -12,8 +11,9 @@ import (
 
 // The DESIGN §5 budgets, per ordered pair of styles: a 2 KB chat request
 // translated (client decode + upstream encode) in ≤ 10 µs and ≤ 20
-// allocations; one text-delta stream event transcoded (upstream decode +
-// client encode) in ≤ 300 ns and 0 allocations amortized.
+// allocations; one text-delta stream event transcoded (SSE framing,
+// upstream decode and client encode, as the relay does) in ≤ 300 ns and 0
+// allocations amortized.
 
 // request2KB is each client style's 2 KB chat request (a tool round trip and
 // a system prompt), from the dialect's own benchmarks.
@@ -25,7 +25,7 @@ var request2KB = map[string]string{
 
 func BenchmarkPairsTranslateRequest2KB(b *testing.B) {
 	for _, p := range pairs() {
-		body := goldentest.Read(b, request2KB[p.from.name])
+		body := goldentest.Read(b, request2KB[p.from.name()])
 		var r codec.Request
 		dst := make([]byte, 0, 4*len(body))
 		b.Run(filepath.Base(p.dir), func(b *testing.B) {
@@ -58,33 +58,22 @@ var textStream = map[string]struct {
 
 func BenchmarkPairsTranscodeTextDelta(b *testing.B) {
 	for _, p := range pairs() {
-		events := framedEvents(b, textStream[p.to.name].path)
-		delta := events[textStream[p.to.name].delta]
-		tc := newTranscoder(p, false)
-		for _, ev := range events[:textStream[p.to.name].delta+1] {
-			tc.Handle(nil, ev[0], ev[1]) // the stream up to the delta, and the delta
+		ts := textStream[p.to.name()]
+		events := goldentest.Events(goldentest.Read(b, ts.path))
+		delta := events[ts.delta]
+		tc := newTranscoder(p, nil)
+		for _, ev := range events[:ts.delta+1] {
+			tc.Write(ev) // the stream up to the delta, and the delta
 		}
-		if tc.Err != nil || !bytes.Contains(tc.Out(), []byte("data: ")) {
-			b.Fatalf("the delta transcodes to nothing: %v", tc.Err)
+		if tc.Err() != nil || !bytes.Contains(tc.Out(), []byte("data: ")) {
+			b.Fatalf("the delta transcodes to nothing: %v", tc.Err())
 		}
+		var out []byte
 		b.Run(filepath.Base(p.dir), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				tc.Handle(nil, delta[0], delta[1])
-				tc.Discard()
+				out, _ = tc.Transcode(out[:0], delta)
 			}
 		})
 	}
-}
-
-// framedEvents returns the names and data of the events of an SSE file.
-func framedEvents(b *testing.B, path string) [][2][]byte {
-	var events [][2][]byte
-	f := goldentest.Framer{Handle: func(_, name, data []byte) bool {
-		events = append(events, [2][]byte{slices.Clone(name), slices.Clone(data)})
-		return true
-	}}
-	f.Write(goldentest.Read(b, path))
-	f.End()
-	return events
 }

@@ -432,7 +432,7 @@ func decodeChunked(t *testing.T, pieces ...[]byte) []codec.Event {
 	t.Helper()
 	var d openai.StreamDecoder
 	var events []codec.Event
-	f := goldentest.Framer{Handle: func(_, name, data []byte) bool {
+	rec := goldentest.Recorder{Handle: func(name, data []byte) {
 		var err error
 		from := len(events)
 		events, err = d.Decode(events, name, data)
@@ -440,11 +440,11 @@ func decodeChunked(t *testing.T, pieces ...[]byte) []codec.Event {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return true
 	}}
+	tc := goldentest.NewTranscoder(&rec, goldentest.NopEncoder{}, codec.StreamInfo{})
 	for _, p := range pieces {
-		f.Write(p)
+		tc.Write(p)
 	}
-	f.End()
+	tc.Close()
 	return d.End(events)
 }
