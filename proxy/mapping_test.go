@@ -140,6 +140,30 @@ type mappingClient struct {
 	shown       func(t *testing.T, body []byte) []string
 }
 
+// postAs posts a JSON body to path with the headers of a client's style,
+// and reads the whole answer.
+func (tg *testGateway) postAs(t *testing.T, path string, header map[string]string, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("POST", tg.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
 func mappingClients() []mappingClient {
 	oaBody := func(stream bool) func(string) string {
 		return func(alias string) string {
@@ -214,23 +238,7 @@ func TestModelMapping(t *testing.T) {
 				tg := startGateway(t, chans["openai"].yaml()+chans["anthropic"].yaml()+chans["gemini"].yaml())
 				ch := chans[typ]
 
-				req, err := http.NewRequest("POST", tg.url+cl.path(ch.alias), strings.NewReader(cl.body(ch.alias)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header.Set("Content-Type", "application/json")
-				for k, v := range cl.header {
-					req.Header.Set(k, v)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp, body := tg.postAs(t, cl.path(ch.alias), cl.header, cl.body(ch.alias))
 				if resp.StatusCode != 200 {
 					t.Fatalf("status %d (upstream asked %q): %s", resp.StatusCode, ch.lastURI(), body)
 				}
@@ -248,7 +256,7 @@ func TestModelMapping(t *testing.T) {
 				}
 				for _, c := range chans {
 					if i := bytes.Index(body, []byte(c.up)); i >= 0 {
-						t.Errorf("the upstream name %s leaks to the client: …%s…", c.up, body[max(i-60, 0):min(i+len(c.up)+20, len(body))])
+						t.Errorf("the upstream name %s leaks to the client: %q", c.up, body[max(i-60, 0):min(i+len(c.up)+20, len(body))])
 					}
 				}
 				shown := cl.shown(t, body)
