@@ -92,6 +92,11 @@ type PassThrough interface {
 
 // HTTP is a style's HTTP facts, as plain data.
 type HTTP struct {
+	// BaseURL is the provider's own API root, as its SDK spells it: the
+	// default base URL of a channel of the style. KeyEnv is the
+	// environment variable the provider's SDK takes its key from, which
+	// is where a channel with no keys of its own finds them.
+	BaseURL, KeyEnv string
 	// AuthHeader carries an upstream credential, after AuthPrefix.
 	AuthHeader, AuthPrefix string
 	// VersionHeader, when set, carries the API version: the channel's

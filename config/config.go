@@ -116,20 +116,21 @@ type Channel struct {
 	// Required and unique.
 	Name string `yaml:"name"`
 
-	// Type is the upstream's API style: openai (and OpenAI-compatible
-	// services), anthropic, gemini, or demo (a built-in echo model that
-	// needs no network). Required.
+	// Type is the upstream's API style, one of codec/dialects by name:
+	// openai (and OpenAI-compatible services), anthropic, gemini; or demo
+	// (a built-in echo model that needs no network). Required.
 	Type string `yaml:"type"`
 
 	// BaseURL is the upstream address as the provider's own SDK spells it.
-	// Default: https://api.openai.com/v1, https://api.anthropic.com or
-	// https://generativelanguage.googleapis.com by type. Not used by demo
-	// channels. A trailing slash is dropped.
+	// Default: the style's codec.HTTP.BaseURL (https://api.openai.com/v1,
+	// https://api.anthropic.com, https://generativelanguage.googleapis.com).
+	// Not used by demo channels. A trailing slash is dropped.
 	BaseURL string `yaml:"base_url"`
 
 	// APIKeys are the upstream keys, used in rotation; ${VAR} is expanded
-	// from the environment. Default: OPENAI_API_KEY, ANTHROPIC_API_KEY or
-	// GEMINI_API_KEY by type (comma-separated). Required except for demo.
+	// from the environment. Default: the variable named by the style's
+	// codec.HTTP.KeyEnv (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY),
+	// comma-separated. Required except for demo.
 	APIKeys []string `yaml:"api_keys"`
 
 	// Models are upstream model names served under their own names.
@@ -149,8 +150,9 @@ type Channel struct {
 	// priority. Default: 1.
 	Weight int `yaml:"weight"`
 
-	// APIVersion is the anthropic-version header sent upstream. Anthropic
-	// channels only. Default: 2023-06-01.
+	// APIVersion is the API version sent upstream (the style's
+	// codec.HTTP.VersionHeader: anthropic-version). Only for styles with
+	// versions (anthropic). Default: the style's DefaultVersion, 2023-06-01.
 	APIVersion string `yaml:"api_version"`
 
 	// Timeouts bound each upstream request.

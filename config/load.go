@@ -11,25 +11,36 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/dialects"
 )
 
 // Defaults not visible elsewhere; the field docs in config.go state them all.
 const (
-	defaultListen     = "127.0.0.1:8080"
-	defaultMaxBody    = 32 << 20
-	defaultDSN        = "rosetta.db"
-	defaultAPIVersion = "2023-06-01"
-	defaultPace       = 40 * time.Millisecond
-	defaultBind       = "0.0.0.0:7946"
-	defaultSecretEnv  = "ROSETTA_GOSSIP_KEY"
+	defaultListen    = "127.0.0.1:8080"
+	defaultMaxBody   = 32 << 20
+	defaultDSN       = "rosetta.db"
+	defaultPace      = 40 * time.Millisecond
+	defaultBind      = "0.0.0.0:7946"
+	defaultSecretEnv = "ROSETTA_GOSSIP_KEY"
 )
 
-// channelTypes holds what differs between channel types.
-var channelTypes = map[string]struct{ baseURL, keyEnv string }{
-	"openai":    {"https://api.openai.com/v1", "OPENAI_API_KEY"},
-	"anthropic": {"https://api.anthropic.com", "ANTHROPIC_API_KEY"},
-	"gemini":    {"https://generativelanguage.googleapis.com", "GEMINI_API_KEY"},
-	"demo":      {},
+// demoType is the type of the demo channel: a simulated OpenAI-compatible
+// model inside the gateway, with no upstream, key or style of its own.
+const demoType = "demo"
+
+// channelTypes lists the types a channel may have: the styles of
+// codec/dialects by name, then demo.
+func channelTypes() []string { return append(dialects.Names(), demoType) }
+
+// styleHTTP is the HTTP facts of the style a channel of type typ speaks;
+// nil for demo and for unknown types.
+func styleHTTP(typ string) *codec.HTTP {
+	if d := dialects.Named(typ); d != nil {
+		return d.HTTP()
+	}
+	return nil
 }
 
 // Load reads the file at path and parses it with Parse, taking the
@@ -72,7 +83,7 @@ func Parse(data []byte, source string, env func(string) string) (*Config, error)
 // 127.0.0.1:8080 with one demo channel serving the model "demo", and no keys
 // (the caller makes one). The environment is applied as in Parse.
 func Default(env func(string) string) *Config {
-	c := &Config{Channels: []Channel{{Name: "demo", Type: "demo", Models: []string{"demo"}}}}
+	c := &Config{Channels: []Channel{{Name: "demo", Type: demoType, Models: []string{"demo"}}}}
 	c.applyEnv(env, new(problems)) // nothing to expand
 	c.setDefaults()
 	return c
@@ -106,8 +117,8 @@ func (c *Config) applyEnv(env func(string) string, p *problems) {
 	for i := range c.Channels {
 		ch := &c.Channels[i]
 		if len(ch.APIKeys) == 0 {
-			if name := channelTypes[ch.Type].keyEnv; name != "" {
-				ch.APIKeys = splitList(env(name))
+			if h := styleHTTP(ch.Type); h != nil && h.KeyEnv != "" {
+				ch.APIKeys = splitList(env(h.KeyEnv))
 			}
 			continue
 		}
@@ -198,13 +209,15 @@ func (c *Config) setDefaults() {
 }
 
 func (ch *Channel) setDefaults() {
-	setDefault(&ch.BaseURL, channelTypes[ch.Type].baseURL)
+	if h := styleHTTP(ch.Type); h != nil {
+		setDefault(&ch.BaseURL, h.BaseURL)
+		if h.VersionHeader != "" {
+			setDefault(&ch.APIVersion, h.DefaultVersion)
+		}
+	}
 	ch.BaseURL = strings.TrimSuffix(ch.BaseURL, "/")
 	setDefault(&ch.Weight, 1)
-	if ch.Type == "anthropic" {
-		setDefault(&ch.APIVersion, defaultAPIVersion)
-	}
-	if ch.Type == "demo" {
+	if ch.Type == demoType {
 		setDefault(&ch.Pace, defaultPace)
 	}
 	t := &ch.Timeouts

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/rosetta-gateway/rosetta/codec/dialects"
 )
 
 // problems collects what is wrong with a config, at most one problem per
@@ -130,20 +132,24 @@ func (ch *Channel) validate(p *problems, path string) {
 	if ch.Name == "" {
 		p.add(path+".name", "missing")
 	}
-	t, known := channelTypes[ch.Type]
+	style := styleHTTP(ch.Type)
 	switch {
 	case ch.Type == "":
-		p.add(path+".type", "missing (want openai, anthropic, gemini or demo)")
-	case !known:
-		p.add(path+".type", "unknown type %q (want openai, anthropic, gemini or demo)", ch.Type)
-	case ch.Type == "demo":
+		p.add(path+".type", "missing (want %s)", orList(channelTypes()))
+	case ch.Type == demoType:
 		if ch.BaseURL != "" {
 			p.add(path+".base_url", "not used by demo channels")
 		}
+	case style == nil:
+		p.add(path+".type", "unknown type %q (want %s)", ch.Type, orList(channelTypes()))
 	default:
 		checkURL(p, path+".base_url", ch.BaseURL)
-		if len(ch.APIKeys) == 0 {
-			p.add(path+".api_keys", "missing (set api_keys or %s)", t.keyEnv)
+		switch {
+		case len(ch.APIKeys) > 0:
+		case style.KeyEnv != "":
+			p.add(path+".api_keys", "missing (set api_keys or %s)", style.KeyEnv)
+		default:
+			p.add(path+".api_keys", "missing")
 		}
 	}
 	for i, k := range ch.APIKeys {
@@ -174,8 +180,12 @@ func (ch *Channel) validate(p *problems, path string) {
 	if ch.Weight < 1 {
 		p.add(path+".weight", "must be at least 1, got %d", ch.Weight)
 	}
-	if ch.APIVersion != "" && ch.Type != "anthropic" {
-		p.add(path+".api_version", "only used by anthropic channels")
+	if ch.APIVersion != "" && (style == nil || style.VersionHeader == "") {
+		if v := versionedTypes(); len(v) > 0 {
+			p.add(path+".api_version", "only used by %s channels", orList(v))
+		} else {
+			p.add(path+".api_version", "not used by any channel type")
+		}
 	}
 	for _, to := range []struct {
 		name string
@@ -195,7 +205,7 @@ func (ch *Channel) validate(p *problems, path string) {
 		p.add(path+".breaker.cooldown", "must be positive, got %s", ch.Breaker.Cooldown)
 	}
 	switch {
-	case ch.Pace != 0 && ch.Type != "demo":
+	case ch.Pace != 0 && ch.Type != demoType:
 		p.add(path+".pace", "only used by demo channels")
 	case ch.Pace < 0:
 		p.add(path+".pace", "must be positive, got %s", ch.Pace)
@@ -225,6 +235,26 @@ func (k *Key) validate(p *problems, path string) {
 	if k.TPM < 0 {
 		p.add(path+".tpm", "must not be negative, got %d", k.TPM)
 	}
+}
+
+// versionedTypes lists the channel types whose API has versions (an
+// api_version to send upstream).
+func versionedTypes() []string {
+	var types []string
+	for _, d := range dialects.All {
+		if d.HTTP().VersionHeader != "" {
+			types = append(types, d.Name())
+		}
+	}
+	return types
+}
+
+// orList writes a list of names as prose: "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // checkHostPort checks that addr is host:port with a numeric port; the host

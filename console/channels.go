@@ -11,9 +11,6 @@ import (
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
-// channelTypes are the upstream styles a channel may speak.
-var channelTypes = []string{"openai", "anthropic", "gemini", "demo"}
-
 type timeoutsView struct {
 	Connect   string `json:"connect,omitempty"`
 	FirstByte string `json:"first_byte,omitempty"`
@@ -113,7 +110,8 @@ func (c *Console) listChannels(cl *call) error {
 	if views == nil {
 		views = []channelView{}
 	}
-	return cl.reply(map[string]any{"channels": views})
+	// The types the gateway takes come along, for the channel form.
+	return cl.reply(map[string]any{"channels": views, "types": c.gw.ChannelTypes()})
 }
 
 type timeoutsInput struct {
@@ -195,13 +193,14 @@ func parseTimeout(field string, in *string, out *time.Duration) error {
 	return nil
 }
 
-// checkChannel validates a channel as it would be stored.
-func checkChannel(ch *store.Channel) error {
+// checkChannel validates a channel as it would be stored; types are the
+// channel types the gateway takes.
+func checkChannel(ch *store.Channel, types []string) error {
 	if err := checkIdent("name", ch.Name, channelNameRule, "letters, digits and . _ -"); err != nil {
 		return err
 	}
-	if !slices.Contains(channelTypes, ch.Type) {
-		return badField("type", "type must be one of %v", channelTypes)
+	if !slices.Contains(types, ch.Type) {
+		return badField("type", "type must be one of %v", types)
 	}
 	if err := checkChannelUpstream(ch); err != nil {
 		return err
@@ -269,7 +268,7 @@ func (c *Console) createChannel(cl *call) error {
 	if err := in.apply(ch); err != nil {
 		return err
 	}
-	if err := checkChannel(ch); err != nil {
+	if err := checkChannel(ch, c.gw.ChannelTypes()); err != nil {
 		return err
 	}
 	if c.configChannel(ch.Name) {
@@ -319,7 +318,7 @@ func (c *Console) updateChannel(cl *call) error {
 	if ch.KeysErr != nil {
 		return badField("api_keys", "the stored API keys cannot be read (%v); enter them again", ch.KeysErr)
 	}
-	if err := checkChannel(ch); err != nil {
+	if err := checkChannel(ch, c.gw.ChannelTypes()); err != nil {
 		return err
 	}
 	if ch.Name != old.Name && c.configChannel(ch.Name) {

@@ -3,11 +3,14 @@ package console
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/codec/dialects"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -79,6 +82,39 @@ func TestChannelLifecycle(t *testing.T) {
 	a.must("DELETE", "/console/api/channels/up", nil)
 	if all, _ := e.st.Channels(ctx); len(all) != 0 {
 		t.Errorf("after delete: %+v", all)
+	}
+}
+
+// The channel list carries the types the gateway takes, for the form, and
+// a channel is checked against them: the console keeps no list of its own.
+func TestChannelTypesFromGateway(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	var list struct {
+		Types []string `json:"types"`
+	}
+	if err := json.Unmarshal(a.do("GET", "/console/api/channels", nil).body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if want := append(dialects.Names(), "demo"); !slices.Equal(list.Types, want) {
+		t.Errorf("types %q, want the registry's %q", list.Types, want)
+	}
+
+	e.gw.mu.Lock()
+	e.gw.types = []string{"future", "demo"}
+	e.gw.mu.Unlock()
+	if err := json.Unmarshal(a.do("GET", "/console/api/channels", nil).body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(list.Types, []string{"future", "demo"}) {
+		t.Errorf("types %q, want the gateway's [future demo]", list.Types)
+	}
+	a.must("POST", "/console/api/channels", map[string]any{"name": "f", "type": "future",
+		"base_url": "https://api.example.com", "api_keys": []string{"sk-future-0001"}, "models": []string{"m"}})
+	r := a.do("POST", "/console/api/channels", map[string]any{"name": "g", "type": "gemini",
+		"base_url": "https://api.example.com", "api_keys": []string{"sk-gemini-0001"}, "models": []string{"m"}})
+	if r.status != 400 || r.errorField() != "type" || !bytes.Contains(r.body, []byte("[future demo]")) {
+		t.Errorf("a type the gateway does not take: %d %s", r.status, r.body)
 	}
 }
 

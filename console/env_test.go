@@ -15,6 +15,7 @@ import (
 	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/codec/dialects"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -47,6 +49,7 @@ type fakeGateway struct {
 	channelsChanged int
 	refuseChannels  map[string]error // ChannelsChanged skips these channels
 	statuses        []ChannelStatus
+	types           []string // ChannelTypes; nil means the registry's
 	served          []servedCall
 }
 
@@ -77,6 +80,16 @@ func (g *fakeGateway) Channels() []ChannelStatus {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]ChannelStatus(nil), g.statuses...)
+}
+
+// ChannelTypes are the registry's types, unless a test set its own.
+func (g *fakeGateway) ChannelTypes() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.types != nil {
+		return slices.Clone(g.types)
+	}
+	return append(dialects.Names(), "demo")
 }
 
 func (g *fakeGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {

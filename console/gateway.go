@@ -27,6 +27,9 @@ type Gateway interface {
 	// Channels reports every channel, from the configuration file and the
 	// store, with its health.
 	Channels() []ChannelStatus
+	// ChannelTypes lists the types a channel may have (the styles the
+	// gateway speaks, and demo), in the order to offer them.
+	ChannelTypes() []string
 	// TestChannel sends a tiny request through the named channel and
 	// reports how long the reply took.
 	TestChannel(ctx context.Context, name string) (time.Duration, error)

@@ -43,6 +43,10 @@ func (c *consoleGateway) Models(allow []string) []console.Model {
 
 func (c *consoleGateway) Channels() []console.ChannelStatus { return channelStatuses(c.g.Channels()) }
 
+// ChannelTypes are the proxy's registry's, which holds no state: it does
+// not need the gateway, so it answers even before g is set.
+func (c *consoleGateway) ChannelTypes() []string { return proxy.ChannelTypes() }
+
 func channelStatuses(in []proxy.ChannelStatus) []console.ChannelStatus {
 	out := make([]console.ChannelStatus, len(in))
 	for i, s := range in {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 // The console in a real browser: headless Chromium, driven over the
@@ -494,6 +497,12 @@ func usagePage(b *tab) {
 
 func channelsPage(b *tab) {
 	b.page("channels", "Channels")
+	// The type select offers the registry's types, as the API lists them.
+	b.waitJS("type select", `!!document.querySelector('form[aria-label="Add a channel"] select[name=type]')`)
+	types := evalJS[[]string](b, `[...document.querySelectorAll('form[aria-label="Add a channel"] select[name=type] option')].map(o => o.value)`)
+	if want := proxy.ChannelTypes(); !slices.Equal(types, want) {
+		b.t.Errorf("channel type select offers %q, want the registry's %q", types, want)
+	}
 	b.click(`button[aria-label="Test channel demo"]`)
 	b.waitJS("test result", `document.querySelector('#main table')?.textContent.includes('ok in')`)
 	b.shot("channels")

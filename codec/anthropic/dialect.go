@@ -14,6 +14,8 @@ type dialect struct{}
 
 var httpFacts = codec.HTTP{
 	IDPrefix:       "msg_",
+	BaseURL:        "https://api.anthropic.com",
+	KeyEnv:         "ANTHROPIC_API_KEY",
 	AuthHeader:     "x-api-key",
 	VersionHeader:  "anthropic-version",
 	VersionAlias:   "vendor-version",

@@ -14,6 +14,8 @@ var Dialect codec.Dialect = dialect{}
 type dialect struct{}
 
 var httpFacts = codec.HTTP{
+	BaseURL:    "https://generativelanguage.googleapis.com",
+	KeyEnv:     "GEMINI_API_KEY",
 	AuthHeader: "x-goog-api-key",
 	KeyHeader:  "x-goog-api-key",
 	KeyQuery:   "key",

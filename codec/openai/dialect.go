@@ -12,6 +12,8 @@ type dialect struct{}
 
 var httpFacts = codec.HTTP{
 	IDPrefix:   "chatcmpl-",
+	BaseURL:    "https://api.openai.com/v1",
+	KeyEnv:     "OPENAI_API_KEY",
 	AuthHeader: "Authorization",
 	AuthPrefix: "Bearer ",
 	KeyHint:    "Send it as 'Authorization: Bearer <key>'.",

@@ -4,16 +4,19 @@ import { h, replace, form, table, confirmButton, announce, fmtNum, fmtMs, list, 
 import { api, APIError } from './api.js';
 import { stateBadge } from './models.js';
 
-const TYPES = ['openai', 'anthropic', 'gemini', 'demo'];
 const TIMEOUTS = [['connect', 'Connect timeout'], ['first_byte', 'First byte timeout'], ['idle', 'Idle timeout'], ['total', 'Total timeout']];
 
 export async function channels(view) {
-  const page = { listBox: h('div'), editBox: h('div') };
+  // types are the channel types the gateway takes, as the list reports
+  // them: the console keeps no list of its own.
+  const page = { listBox: h('div'), editBox: h('div'), types: [] };
   page.refresh = async () => {
-    const { channels: all } = await api('GET', 'channels');
+    const { channels: all, types } = await api('GET', 'channels');
+    page.types = types || [];
     replace(page.listBox, channelTable(all, page));
   };
-  const add = channelForm({ type: 'openai', weight: 1, enabled: true }, false, async (body, f) => {
+  await page.refresh();
+  const add = channelForm({ type: page.types[0], weight: 1, enabled: true }, page.types, false, async (body, f) => {
     await api('POST', 'channels', body);
     f.reset();
     announce(`Channel ${body.name} added`);
@@ -24,13 +27,15 @@ export async function channels(view) {
       h('h2', { id: 'add-channel' }, 'Add a channel'),
       h('p', { class: 'muted' }, 'Channels of the configuration file are edited there; channels added here are kept in the store, their upstream keys encrypted.'),
       add));
-  await page.refresh();
 }
 
-function channelForm(c, editing, save) {
+// channelForm edits c, offering the channel types in types (and c's own,
+// should the gateway no longer take it, so the form shows what is stored).
+function channelForm(c, types, editing, save) {
+  const offered = c.type && !types.includes(c.type) ? [c.type, ...types] : types;
   const fields = [
     { name: 'name', label: 'Name', value: c.name, required: true },
-    { name: 'type', label: 'Type', type: 'select', value: c.type, options: TYPES.map((t) => [t, t]) },
+    { name: 'type', label: 'Type', type: 'select', value: c.type, options: offered.map((t) => [t, t]) },
     { name: 'base_url', label: 'Base URL', value: c.base_url, placeholder: 'https://api.openai.com/v1', help: 'As the provider’s own SDK spells it. Not needed for demo.' },
     { name: 'api_keys', label: 'Upstream API keys', type: 'textarea', rows: 2,
       help: editing ? `One per line. Leave empty to keep the ${(c.api_keys || []).length} current key(s).` : 'One per line; rotated.' },
@@ -123,7 +128,7 @@ function channelActions(c, page) {
 }
 
 function editChannel(c, page) {
-  const f = channelForm(c, true, async (body) => {
+  const f = channelForm(c, page.types, true, async (body) => {
     await api('PATCH', `channels/${encodeURIComponent(c.name)}`, body);
     replace(page.editBox);
     announce(`Channel ${body.name} saved`);
