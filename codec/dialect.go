@@ -18,6 +18,15 @@ var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count"}
 
 func (o Op) String() string { return opNames[o] }
 
+// DecodeCount reads an upstream's count answer with decode into r, as
+// OpCountTokens answers: the count in Usage.Input.
+func DecodeCount(body []byte, r *Response, decode func([]byte) (int, error)) error {
+	n, err := decode(body)
+	r.Reset()
+	r.Usage.Input = n
+	return err
+}
+
 // Options are the per-exchange settings of a dialect's request codec.
 type Options struct {
 	// Version is the API version the client spoke (when decoding) or the

@@ -51,7 +51,7 @@ var countClients = []countClient{
 // X-Rosetta-Token-Count header and the count.
 func (cl countClient) count(t *testing.T, tg *testGateway, model string) (string, int) {
 	t.Helper()
-	resp, body := tg.postAs(t, cl.path(model), cl.header, cl.body(model))
+	resp, body := tg.send(t, "POST", cl.path(model), cl.header, cl.body(model))
 	var m map[string]json.RawMessage
 	var n int
 	if resp.StatusCode != 200 || json.Unmarshal(body, &m) != nil || json.Unmarshal(m[cl.field], &n) != nil || n <= 0 {

@@ -95,14 +95,25 @@ func (tg *testGateway) post(t *testing.T, body string) (*http.Response, []byte) 
 
 func (tg *testGateway) do(t *testing.T, method, path, key, body string) (*http.Response, []byte) {
 	t.Helper()
+	var header map[string]string
+	if key != "" {
+		header = map[string]string{"Authorization": "Bearer " + key}
+	}
+	return tg.send(t, method, path, header, body)
+}
+
+// send sends a JSON body to path with the given headers, and reads the
+// whole answer.
+func (tg *testGateway) send(t *testing.T, method, path string, header map[string]string, body string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(method, tg.url+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
 	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

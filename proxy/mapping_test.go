@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -140,30 +139,6 @@ type mappingClient struct {
 	shown       func(t *testing.T, body []byte) []string
 }
 
-// postAs posts a JSON body to path with the headers of a client's style,
-// and reads the whole answer.
-func (tg *testGateway) postAs(t *testing.T, path string, header map[string]string, body string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest("POST", tg.url+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
-}
-
 func mappingClients() []mappingClient {
 	oaBody := func(stream bool) func(string) string {
 		return func(alias string) string {
@@ -238,7 +213,7 @@ func TestModelMapping(t *testing.T) {
 				tg := startGateway(t, chans["openai"].yaml()+chans["anthropic"].yaml()+chans["gemini"].yaml())
 				ch := chans[typ]
 
-				resp, body := tg.postAs(t, cl.path(ch.alias), cl.header, cl.body(ch.alias))
+				resp, body := tg.send(t, "POST", cl.path(ch.alias), cl.header, cl.body(ch.alias))
 				if resp.StatusCode != 200 {
 					t.Fatalf("status %d (upstream asked %q): %s", resp.StatusCode, ch.lastURI(), body)
 				}

@@ -47,10 +47,7 @@ func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, o codec.
 
 func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
 	if op == codec.OpCountTokens {
-		n, err := DecodeCountTokensResponse(body)
-		r.Reset()
-		r.Usage.Input = n
-		return err
+		return codec.DecodeCount(body, r, DecodeCountTokensResponse)
 	}
 	return DecodeResponse(body, r)
 }
