@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"context"
 	"io"
+	"log/slog"
 	"strconv"
 	"time"
 	"unicode"
@@ -293,4 +295,49 @@ func fmtInt(buf []byte, v uint64) int {
 		v /= 10
 	}
 	return w
+}
+
+// logExchange writes the access-log line of x through the slog logger,
+// when the gateway has no AccessLog. Attributes that are not set are left
+// out: each costs about a tenth of a microsecond on every request. The
+// accessLog writer makes the same line without slog.
+func (g *Gateway) logExchange(x *exchange) {
+	var buf [16]slog.Attr
+	a := append(buf[:0],
+		slog.String("id", string(x.id)),
+		slog.String("endpoint", x.endpoint),
+		slog.Int("status", x.status),
+		slog.Duration("latency", x.elapsed))
+	if x.key != nil {
+		a = append(a, slog.String("key", x.key.Name))
+		if x.key.ID != 0 { // a console key, whose name need not be unique
+			a = append(a, slog.Int64("key_id", x.key.ID))
+		}
+	}
+	if x.model != "" {
+		a = append(a, slog.String("model", x.model), slog.Bool("stream", x.stream))
+	}
+	if x.attempts > 0 {
+		a = append(a, slog.String("channel", x.channel), slog.Int("attempts", x.attempts), slog.Duration("ttfb", x.ttfb))
+	}
+	if u := x.usage; u != (codec.Usage{}) {
+		a = append(a, slog.Int("input_tokens", u.Input), slog.Int("output_tokens", u.Output))
+		if u.CachedInput > 0 {
+			a = append(a, slog.Int("cached_tokens", u.CachedInput))
+		}
+		if u.Reasoning > 0 {
+			a = append(a, slog.Int("reasoning_tokens", u.Reasoning))
+		}
+		if u.Estimated {
+			a = append(a, slog.Bool("estimated", true))
+		}
+	}
+	level := slog.LevelInfo
+	if x.errMsg != "" {
+		a = append(a, slog.String("error", x.errMsg))
+	}
+	if x.status >= 500 {
+		level = slog.LevelWarn
+	}
+	g.log.LogAttrs(context.Background(), level, "request", a...)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // accessExchanges are exchanges as finish sees them, with every optional
@@ -129,9 +130,7 @@ func TestAccessLogAllocs(t *testing.T) {
 		l := newAccessLog(io.Discard, format)
 		x := accessExchanges()[0]
 		var buf []byte
-		if n := testing.AllocsPerRun(100, func() { buf = l.write(buf, x, time.Now()) }); n != 0 {
-			t.Errorf("%s: %v allocations per line", format, n)
-		}
+		testutil.Allocs(t, format+" line", 0, func() { buf = l.write(buf, x, time.Now()) })
 	}
 }
 

@@ -20,8 +20,10 @@ import (
 //	                 connections (channel.go, timedconn.go)
 //	respond.go       a whole answer, relayed or translated
 //	relay.go         a streamed answer, relayed or translated
-//	exchange.go      finish: rate-limit settlement, metrics, access log,
-//	                 usage row
+//	account.go       finish: rate-limit settlement, metrics, the access
+//	                 log (accesslog.go) and the usage row
+//
+// exchange.go holds the request's state through them all.
 
 // operation is what a request asks of a model: the codec operation, and
 // how the pipeline treats it.

@@ -2,13 +2,15 @@
 
 package ratelimit
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
+)
 
 func TestAdmitDoesNotAllocate(t *testing.T) {
 	l := New(nil)
 	s := l.State("key")
 	lim := Limits{RPM: 1 << 40, TPM: 1 << 50}
-	if n := testing.AllocsPerRun(1000, func() { l.Settle(s, 10, 10); l.Admit(s, lim, 10) }); n != 0 {
-		t.Fatalf("Admit+Settle allocate %v times", n)
-	}
+	testutil.Allocs(t, "Admit+Settle", 0, func() { l.Settle(s, 10, 10); l.Admit(s, lim, 10) })
 }

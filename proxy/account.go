@@ -1,8 +1,31 @@
 package proxy
 
 import (
+	"time"
+
 	"github.com/rosetta-gateway/rosetta/store"
 )
+
+// finish settles the exchange's rate-limit reservation, writes its access
+// log line and returns it to the pool. x must not be used afterwards.
+func (g *Gateway) finish(x *exchange) {
+	if x.limit != nil {
+		g.limiter.Settle(x.limit, x.reserved, int64(x.usage.Total()))
+	}
+	now := time.Now()
+	x.elapsed = now.Sub(x.start)
+	g.metrics.observe(x)
+	if g.access != nil {
+		x.line = g.access.write(x.line, x, now)
+	} else {
+		g.logExchange(x)
+	}
+	g.recordUsage(x)
+	x.canon.Reset()
+	x.resp.Reset()
+	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], canon: x.canon, resp: x.resp}
+	g.exchanges.Put(x)
+}
 
 // UsageSink takes the usage rows of finished requests to the store:
 // store.UsageWriter, which writes them in batches. A sink with a
