@@ -2,7 +2,6 @@ package codec_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Golden files of every ordered pair of styles, in testdata/<from>_to_<to>/:
@@ -243,10 +243,7 @@ func (p pair) stream(t *testing.T, in input, check checkFunc) {
 	checkClientStream(t, p.from, out)
 	if p.from.array != nil {
 		arr := newTranscoder(p, p.from.array).Run(t, b)
-		var elems []json.RawMessage
-		if err := json.Unmarshal(arr, &elems); err != nil {
-			t.Errorf("the array stream is not a JSON array: %v", err)
-		}
+		elems := testutil.JSONArray(t, arr)
 		if n := bytes.Count(out, []byte("data: ")); len(elems) != n {
 			t.Errorf("the array stream has %d elements, the SSE stream %d events", len(elems), n)
 		}

@@ -4,10 +4,12 @@ package codec_test
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // The transcoder allocates nothing per event once its buffers have grown:
@@ -27,9 +29,7 @@ func TestTranscoderAllocs(t *testing.T) {
 			out = tc.End(out, b[n:])
 		}
 		run() // grows the buffers
-		if n := testing.AllocsPerRun(20, run); n > perStream {
-			t.Errorf("%v allocations for a stream of %d text deltas", n, deltas)
-		}
+		testutil.AllocsN(t, 20, "a stream of "+strconv.Itoa(deltas)+" text deltas", perStream, run)
 	}
 	for _, s := range passStream {
 		b := longStream(t, s.d.Name(), deltas)

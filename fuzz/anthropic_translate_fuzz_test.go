@@ -11,6 +11,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Black-box fuzz targets of the Anthropic Messages dialect (codec/anthropic):
@@ -145,67 +146,6 @@ func anthropicTranscode(in []byte, split int) []byte {
 	return enc.End(out)
 }
 
-// anthropicStreamProblem checks that out is a well-formed Anthropic stream
-// and returns what is wrong with it, or "".
-func anthropicStreamProblem(out []byte) string {
-	started, blocks, last := false, 0, ""
-	open := map[int]bool{}
-	for len(out) > 0 {
-		n := sse.Next(out)
-		if n == 0 {
-			return "unterminated event"
-		}
-		ev := out[:n]
-		out = out[n:]
-		name, okName := sse.Field(ev, "event")
-		data, multi, okData := sse.Data(ev)
-		var m struct {
-			Type  string `json:"type"`
-			Index *int   `json:"index"`
-		}
-		switch {
-		case !okName || !okData || multi:
-			return "not one named event with one data line: " + string(ev)
-		case json.Unmarshal(data, &m) != nil || !json.Valid(data) || m.Type != string(name):
-			return "data is not JSON of the event's type: " + string(ev)
-		case last == "message_stop" || last == "error":
-			return "event after the end: " + string(ev)
-		}
-		switch m.Type {
-		case "message_start":
-			if started {
-				return "second message_start"
-			}
-			started = true
-		case "content_block_start":
-			if !started || m.Index == nil || *m.Index != blocks {
-				return "block start out of order: " + string(data)
-			}
-			open[blocks] = true
-			blocks++
-		case "content_block_delta", "content_block_stop":
-			if m.Index == nil || !open[*m.Index] {
-				return "delta or stop of a block not open: " + string(data)
-			}
-			if m.Type == "content_block_stop" {
-				delete(open, *m.Index)
-			}
-		case "message_delta", "message_stop":
-			if !started || len(open) > 0 {
-				return m.Type + " before message_start or with blocks open"
-			}
-		case "error":
-		default:
-			return "unexpected event " + m.Type
-		}
-		last = m.Type
-	}
-	if last != "message_stop" && last != "error" {
-		return "the stream does not end with message_stop or error"
-	}
-	return ""
-}
-
 // FuzzAnthropicStream: the stream decoder never panics; whatever the
 // upstream sends, the client gets a well-formed stream, the same whatever
 // the read boundaries, and transcoding that stream again gives it back.
@@ -227,7 +167,7 @@ func FuzzAnthropicStream(f *testing.F) {
 			return
 		}
 		out := anthropicTranscode(in, len(in))
-		if p := anthropicStreamProblem(out); p != "" {
+		if p := testutil.AnthropicStreamError(out); p != "" {
 			t.Fatalf("%s\nin:\n%q\nout:\n%s", p, in, out)
 		}
 		if got := anthropicTranscode(in, int(split)); !bytes.Equal(got, out) {

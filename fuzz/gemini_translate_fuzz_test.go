@@ -13,6 +13,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Black-box fuzz targets for codec/gemini: the decoders never panic and
@@ -152,23 +153,6 @@ func geminiEncode(events []codec.Event, array bool) []byte {
 	return enc.End(out)
 }
 
-// geminiCheckSSE checks that out is a sequence of complete SSE events, each
-// with one data line holding a JSON object.
-func geminiCheckSSE(t *testing.T, in, out []byte) {
-	t.Helper()
-	for rest := out; len(rest) > 0; {
-		n := sse.Next(rest)
-		if n == 0 {
-			t.Fatalf("the stream of %q ends with an incomplete event: %q", in, rest)
-		}
-		data, multi, ok := sse.Data(rest[:n])
-		if !ok || multi || !json.Valid(data) || data[0] != '{' {
-			t.Fatalf("the stream of %q has a bad event %q", in, rest[:n])
-		}
-		rest = rest[n:]
-	}
-}
-
 func FuzzGeminiStream(f *testing.F) {
 	seedFiles(f, "../codec/gemini/testdata/stream/*.sse", "../codec/testdata/wire/gemini/*.sse",
 		"../codec/gemini/testdata/stream_encode/*.out.sse")
@@ -183,16 +167,14 @@ func FuzzGeminiStream(f *testing.F) {
 			}
 		}
 		out := geminiEncode(events, false)
-		geminiCheckSSE(t, in, out)
+		if p := testutil.JSONStreamError(out, false); p != "" {
+			t.Fatalf("the stream of %q: %s", in, p)
+		}
 		again, _ := geminiDecodeSSE(t, out, len(out))
 		if out2 := geminiEncode(again, false); !bytes.Equal(out2, out) {
 			t.Fatalf("encode(decode(out)) != out for %q:\n%s\n%s", in, out, out2)
 		}
-		arr := geminiEncode(events, true)
-		var elems []json.RawMessage
-		if err := json.Unmarshal(arr, &elems); err != nil {
-			t.Fatalf("the array stream of %q is not a JSON array: %v\n%s", in, err, arr)
-		}
+		testutil.JSONArray(t, geminiEncode(events, true))
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Black-box fuzz targets for the OpenAI translation side: the decoders never
@@ -127,32 +128,6 @@ func encodeOpenAIStream(events []codec.Event) []byte {
 	return e.End(out)
 }
 
-// checkOpenAISSE checks that out is a sequence of "data: <JSON object>"
-// events, with [DONE] only at the end.
-func checkOpenAISSE(t *testing.T, out []byte) {
-	t.Helper()
-	for b := out; len(b) > 0; {
-		n := sse.Next(b)
-		if n == 0 {
-			t.Fatalf("unterminated SSE event: %q", b)
-		}
-		data, multi, ok := sse.Data(b[:n])
-		if !ok || multi || !bytes.HasPrefix(b, []byte("data: ")) {
-			t.Fatalf("not one data line: %q", b[:n])
-		}
-		b = b[n:]
-		if sse.IsDone(data) {
-			if len(b) > 0 {
-				t.Fatalf("events after [DONE]: %q", b)
-			}
-			continue
-		}
-		if !json.Valid(data) || data[0] != '{' {
-			t.Fatalf("not a JSON object: %q", data)
-		}
-	}
-}
-
 func FuzzOpenAITranslateStream(f *testing.F) {
 	seedFiles(f, "../codec/openai/testdata/translate/stream/*.sse", "../codec/testdata/wire/openai/*.sse")
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -164,7 +139,7 @@ func FuzzOpenAITranslateStream(f *testing.F) {
 			return
 		}
 		out := encodeOpenAIStream(events)
-		checkOpenAISSE(t, out)
+		testutil.CheckOpenAISSE(t, out)
 		again, err := decodeOpenAIStream(out)
 		if err != nil {
 			t.Fatalf("decoding the encoder's output: %v\n%s", err, out)

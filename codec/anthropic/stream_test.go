@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
-	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 var wireStreams = []string{
@@ -83,87 +82,15 @@ func TestGoldenStreams(t *testing.T) {
 			}
 			out := encodeStream(events, goldenInfo)
 			golden(t, base+".out.sse", out)
-			checkSSE(t, out)
+			if p := testutil.AnthropicStreamError(out); p != "" {
+				t.Errorf("invalid stream: %s\n%s", p, out)
+			}
 			again := encodeStream(decodeStream(t, out), goldenInfo)
 			if !bytes.Equal(again, out) {
 				t.Errorf("encode(decode(out)) differs from out:\n--- got\n%s\n--- want\n%s", again, out)
 			}
 		})
 	}
-}
-
-// checkSSE checks that out is a well-formed Anthropic stream: named events
-// whose data is JSON of the same type, message_start first, block starts in
-// index order, every delta and stop for a started block, and message_stop
-// (or error) last.
-func checkSSE(t *testing.T, out []byte) {
-	t.Helper()
-	if err := validStream(out); err != "" {
-		t.Errorf("invalid stream: %s\n%s", err, out)
-	}
-}
-
-func validStream(out []byte) string {
-	if len(out) == 0 {
-		return "empty"
-	}
-	started, blocks, last := false, 0, ""
-	open := map[int]bool{}
-	for len(out) > 0 {
-		n := sse.Next(out)
-		if n == 0 {
-			return "unterminated event"
-		}
-		ev := out[:n]
-		out = out[n:]
-		name, ok := sse.Field(ev, "event")
-		data, multi, okData := sse.Data(ev)
-		if !ok || !okData || multi {
-			return "event without a name or with other than one data line: " + string(ev)
-		}
-		var m struct {
-			Type  string `json:"type"`
-			Index *int   `json:"index"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil || m.Type != string(name) {
-			return "bad data for " + string(name) + ": " + string(data)
-		}
-		if last == "message_stop" || last == "error" {
-			return "event after the end: " + string(name)
-		}
-		switch m.Type {
-		case "message_start":
-			if started {
-				return "second message_start"
-			}
-			started = true
-		case "content_block_start":
-			if !started || m.Index == nil || *m.Index != blocks {
-				return "block start out of order: " + string(data)
-			}
-			open[blocks] = true
-			blocks++
-		case "content_block_delta", "content_block_stop":
-			if m.Index == nil || !open[*m.Index] {
-				return "delta or stop for a block not open: " + string(data)
-			}
-			if m.Type == "content_block_stop" {
-				delete(open, *m.Index)
-			}
-		case "message_delta", "message_stop":
-			if !started || len(open) > 0 {
-				return m.Type + " before message_start or with blocks open"
-			}
-		case "error", "ping":
-		default:
-			return "unknown event " + m.Type
-		}
-		last = m.Type
-	}
-	if last != "message_stop" && last != "error" {
-		return "stream does not end with message_stop or error"
-	}
-	return ""
 }
 
 // TestStreamBoundaries: the transcoded output is the same whatever the read

@@ -9,24 +9,17 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 func TestAllocs(t *testing.T) {
-	// f checks that fn allocates at most budget times per run.
-	f := func(name string, budget float64, fn func()) {
-		t.Helper()
-		if n := testing.AllocsPerRun(200, fn); n > budget {
-			t.Errorf("%s: %v allocations, want at most %v", name, n, budget)
-		}
-	}
-
 	// The per-event work of a stream: a text chunk in, a text chunk out.
 	var d gemini.StreamDecoder
 	events := make([]codec.Event, 0, 8)
 	events, _ = d.Decode(events, nil, []byte(chunkFirst))
 	for _, chunk := range []string{chunkPlain, chunkText} { // the second has escapes
 		data := []byte(chunk)
-		f("StreamDecoder.Decode", 0, func() {
+		testutil.Allocs(t, "StreamDecoder.Decode", 0, func() {
 			var err error
 			if events, err = d.Decode(events[:0], nil, data); err != nil || len(events) != 1 {
 				panic("bad chunk")
@@ -37,11 +30,11 @@ func TestAllocs(t *testing.T) {
 	s.Reset(codec.StreamInfo{Model: "gemini-2.5-flash", ID: "x", InputTokens: 12})
 	e := codec.Event{Kind: codec.EventDelta, Block: codec.PartText, Text: "a \"quoted\" <delta>\n"}
 	out := make([]byte, 0, 1024)
-	f("StreamEncoder.Encode", 0, func() { out = s.Encode(out[:0], &e) })
+	testutil.Allocs(t, "StreamEncoder.Encode", 0, func() { out = s.Encode(out[:0], &e) })
 
 	var sp gemini.ArraySplitter
 	arr := []byte(`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}` + "\n,\r\n" + `{"x":"]}"}` + "\n]")
-	f("ArraySplitter.Next", 0, func() {
+	testutil.Allocs(t, "ArraySplitter.Next", 0, func() {
 		sp.Reset()
 		for buf := arr; len(buf) > 0; {
 			_, n, _ := sp.Next(buf)
@@ -54,11 +47,11 @@ func TestAllocs(t *testing.T) {
 	body := chatRequest2KB(t)
 	var r codec.Request
 	dst := make([]byte, 0, 4096)
-	f("DecodeRequest+AppendRequest 2KB", 20, func() {
+	testutil.Allocs(t, "DecodeRequest+AppendRequest 2KB", 20, func() {
 		if err := gemini.DecodeRequest(body, &r); err != nil {
 			panic(err)
 		}
 		dst, _, _ = gemini.AppendRequest(dst[:0], &r)
 	})
-	f("AppendRequest 2KB", 0, func() { dst, _, _ = gemini.AppendRequest(dst[:0], &r) })
+	testutil.Allocs(t, "AppendRequest 2KB", 0, func() { dst, _, _ = gemini.AppendRequest(dst[:0], &r) })
 }

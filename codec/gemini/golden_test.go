@@ -3,14 +3,15 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Golden files (testdata/):
@@ -273,15 +274,6 @@ func encodeStream(events []codec.Event, array bool) []byte {
 	return enc.End(out)
 }
 
-// checkArrayJSON checks that an array stream is one valid JSON array.
-func checkArrayJSON(t *testing.T, b []byte) {
-	t.Helper()
-	var v []json.RawMessage
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("the array stream is not a JSON array: %v\n%s", err, b)
-	}
-}
-
 func TestStreamGolden(t *testing.T) {
 	in := inputs(t, "stream", ".sse", "stream_sse_*.sse")
 	for base, p := range inputs(t, "stream", ".array.json", "stream_array.json") {
@@ -305,7 +297,7 @@ func TestStreamGolden(t *testing.T) {
 				t.Errorf("decode → encode → decode changed the events:\n%s", got)
 			}
 			arr := encodeStream(events, true)
-			checkArrayJSON(t, arr)
+			testutil.JSONArray(t, arr)
 			goldentest.Check(t, base+".out.array.json", arr)
 			if got := goldentest.DumpEvents(t, decodeArray(t, arr)); !bytes.Equal(got, canon) {
 				t.Errorf("the array form decodes to other events:\n%s", got)
@@ -324,7 +316,7 @@ func TestStreamEncodeGolden(t *testing.T) {
 				t.Errorf("encode(decode(out)) != out:\n%s", again)
 			}
 			arr := encodeStream(events, true)
-			checkArrayJSON(t, arr)
+			testutil.JSONArray(t, arr)
 			goldentest.Check(t, base+".out.array.json", arr)
 		})
 	}

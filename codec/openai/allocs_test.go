@@ -8,32 +8,27 @@ import (
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 func TestZeroAllocs(t *testing.T) {
-	f := func(name string, fn func()) {
-		t.Helper()
-		if n := testing.AllocsPerRun(100, fn); n != 0 {
-			t.Errorf("%s: %v allocations, want 0", name, n)
-		}
-	}
 	chunk, usage := []byte(chunkContent), []byte(chunkUsage)
-	f("ModelSpan", func() {
+	testutil.Allocs(t, "ModelSpan", 0, func() {
 		if s, _ := openai.ModelSpan(chunk); s < 0 {
 			panic("no model")
 		}
 	})
-	f(`UsageSpan on "usage":null`, func() {
+	testutil.Allocs(t, `UsageSpan on "usage":null`, 0, func() {
 		if s, _ := openai.UsageSpan(chunk); s >= 0 {
 			panic("usage found")
 		}
 	})
-	f("UsageSpan on the usage chunk", func() {
+	testutil.Allocs(t, "UsageSpan on the usage chunk", 0, func() {
 		if s, _ := openai.UsageSpan(usage); s < 0 {
 			panic("no usage")
 		}
 	})
-	f("IsUsageOnlyChunk", func() {
+	testutil.Allocs(t, "IsUsageOnlyChunk", 0, func() {
 		if !openai.IsUsageOnlyChunk(usage) || openai.IsUsageOnlyChunk(chunk) {
 			panic("wrong answer")
 		}
@@ -48,13 +43,13 @@ func TestZeroAllocs(t *testing.T) {
 			body = imageRequest()
 		}
 		var r openai.ChatRequest
-		f("Parse "+c.name, func() {
+		testutil.Allocs(t, "Parse "+c.name, 0, func() {
 			if err := r.Parse(body); err != nil {
 				panic(err)
 			}
 		})
 		dst := make([]byte, 0, len(body)+256)
-		f("AppendUpstream "+c.name, func() {
+		testutil.Allocs(t, "AppendUpstream "+c.name, 0, func() {
 			dst = r.AppendUpstream(dst[:0], body, c.model)
 		})
 	}
@@ -62,7 +57,7 @@ func TestZeroAllocs(t *testing.T) {
 	// The per-event work of the pass-through relay.
 	ev := []byte("data: " + chunkContent + "\n\n")
 	out := make([]byte, 0, 1024)
-	f("relay event", func() {
+	testutil.Allocs(t, "relay event", 0, func() {
 		if out, _ = relayEvent(out[:0], ev, "my-model"); len(out) == 0 {
 			panic("nothing relayed")
 		}

@@ -9,18 +9,12 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // TestTranslateAllocs checks the DESIGN §5 allocation budgets: none per
 // text-delta stream event, at most 20 for a 2 KB request translation.
 func TestTranslateAllocs(t *testing.T) {
-	f := func(name string, budget float64, fn func()) {
-		t.Helper()
-		if n := testing.AllocsPerRun(200, fn); n > budget {
-			t.Errorf("%s: %v allocations, want at most %v", name, n, budget)
-		}
-	}
-
 	for _, c := range []struct{ name, first, data string }{
 		{"text delta", chunkRole, chunkContent},
 		{"escaped text delta", chunkRole, textEscaped},
@@ -38,7 +32,7 @@ func TestTranslateAllocs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f("StreamDecoder "+c.name, 0, func() {
+		testutil.Allocs(t, "StreamDecoder "+c.name, 0, func() {
 			var err error
 			if events, err = d.Decode(events[:0], nil, data); err != nil {
 				panic(err)
@@ -51,7 +45,7 @@ func TestTranslateAllocs(t *testing.T) {
 	events := make([]codec.Event, 0, 8)
 	a, b := []byte(chunkContent), []byte(chunkNoUsage)
 	d.Decode(events[:0], nil, a)
-	f("StreamDecoder text deltas read in full", 0, func() {
+	testutil.Allocs(t, "StreamDecoder text deltas read in full", 0, func() {
 		var err error
 		if events, err = d.Decode(events[:0], nil, b); err != nil {
 			panic(err)
@@ -68,7 +62,7 @@ func TestTranslateAllocs(t *testing.T) {
 		{Kind: codec.EventDelta, Block: codec.PartThinking, Text: " hmm", Signature: "c2ln"},
 		{Kind: codec.EventDelta, Block: codec.PartToolCall, Arguments: `{"a":1}`},
 	} {
-		f("StreamEncoder "+ev.Block.String()+" delta", 0, func() {
+		testutil.Allocs(t, "StreamEncoder "+ev.Block.String()+" delta", 0, func() {
 			e.Reset(testInfo)
 			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventStart})
 			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventBlockStart, Block: ev.Block, ID: "call_1", Name: "f"})
@@ -81,13 +75,13 @@ func TestTranslateAllocs(t *testing.T) {
 	body := chatRequest2KB(t)
 	var r codec.Request
 	dst := make([]byte, 0, 4096)
-	f("DecodeRequest+AppendRequest 2KB", 20, func() {
+	testutil.Allocs(t, "DecodeRequest+AppendRequest 2KB", 20, func() {
 		if err := openai.DecodeRequest(body, &r); err != nil {
 			panic(err)
 		}
 		dst, _, _ = openai.AppendRequest(dst[:0], &r)
 	})
-	f("AppendRequest 2KB", 0, func() {
+	testutil.Allocs(t, "AppendRequest 2KB", 0, func() {
 		dst, _, _ = openai.AppendRequest(dst[:0], &r)
 	})
 
@@ -96,7 +90,7 @@ func TestTranslateAllocs(t *testing.T) {
 	if err := openai.DecodeResponse(resp, &cr); err != nil {
 		t.Fatal(err)
 	}
-	f("AppendResponse", 0, func() {
+	testutil.Allocs(t, "AppendResponse", 0, func() {
 		dst = openai.AppendResponse(dst[:0], &cr, testInfo)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // Golden files, under testdata/translate/:
@@ -279,33 +280,6 @@ func loadEvents(t *testing.T, b []byte) []codec.Event {
 	return events
 }
 
-// checkSSE checks that out is well-formed OpenAI SSE: "data: " lines with a
-// JSON object each, [DONE] only last.
-func checkSSE(t testing.TB, out []byte) {
-	t.Helper()
-	for b := out; len(b) > 0; {
-		n := sse.Next(b)
-		if n == 0 {
-			t.Fatalf("unterminated SSE event in %q", b)
-		}
-		ev := b[:n]
-		b = b[n:]
-		data, multi, ok := sse.Data(ev)
-		if !ok || multi || !bytes.HasPrefix(ev, []byte("data: ")) {
-			t.Fatalf("not a single data line: %q", ev)
-		}
-		if sse.IsDone(data) {
-			if len(b) > 0 {
-				t.Fatalf("events after [DONE]: %q", b)
-			}
-			continue
-		}
-		if !json.Valid(data) {
-			t.Fatalf("invalid JSON in %q", ev)
-		}
-	}
-}
-
 // sameEvents compares two event sequences, ignoring the Start event's
 // details (an OpenAI stream carries the client's id and model, and no
 // early usage).
@@ -355,7 +329,7 @@ func TestStreamGolden(t *testing.T) {
 			}
 			golden(t, base+".events.json", dumpEvents(t, events))
 			out := encodeEvents(events, testInfo)
-			checkSSE(t, out)
+			testutil.CheckOpenAISSE(t, out)
 			golden(t, base+".out.sse", out)
 			requireStreamRoundTrip(t, name, events, out)
 		})
@@ -382,7 +356,7 @@ func TestStreamEncodeGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			events := loadEvents(t, read(t, in))
 			out := encodeEvents(events, testInfo)
-			checkSSE(t, out)
+			testutil.CheckOpenAISSE(t, out)
 			golden(t, base+".out.sse", out)
 			requireStreamRoundTrip(t, name, events, out)
 		})

@@ -8,19 +8,14 @@ import (
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 func TestZeroAllocs(t *testing.T) {
-	f := func(name string, fn func()) {
-		t.Helper()
-		if n := testing.AllocsPerRun(100, fn); n != 0 {
-			t.Errorf("%s: %v allocations, want 0", name, n)
-		}
-	}
 	body := chatRequest(false)
 	fields := []rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "absent"}}
 	for _, all := range []bool{false, true} {
-		f("Lookup", func() {
+		testutil.Allocs(t, "Lookup", 0, func() {
 			if err := rawjson.Lookup(body, fields, all); err != nil {
 				panic(err)
 			}
@@ -29,18 +24,18 @@ func TestZeroAllocs(t *testing.T) {
 	v := body[fields[0].Start:fields[0].End]
 
 	escaped := []byte(`{"\u006dessages":[],"mo\u0064el":"gpt-4o","stre\u0061m":true}`)
-	f("Lookup with escaped keys", func() {
+	testutil.Allocs(t, "Lookup with escaped keys", 0, func() {
 		if err := rawjson.Lookup(escaped, fields, true); err != nil || fields[0].Start < 0 {
 			panic(err)
 		}
 	})
-	f("StringBytes", func() {
+	testutil.Allocs(t, "StringBytes", 0, func() {
 		if _, ok := rawjson.StringBytes(v); !ok {
 			panic("not a plain string")
 		}
 	})
 	buf := make([]byte, 0, 64)
-	f("AppendUnquote", func() {
+	testutil.Allocs(t, "AppendUnquote", 0, func() {
 		if _, err := rawjson.AppendUnquote(buf, []byte(`"mod\u0065l \ud83d\ude00"`)); err != nil {
 			panic(err)
 		}

@@ -8,15 +8,10 @@ import (
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/sse"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 func TestZeroAllocs(t *testing.T) {
-	f := func(name string, in []byte, fn func([]byte)) {
-		t.Helper()
-		if n := testing.AllocsPerRun(100, func() { fn(in) }); n != 0 {
-			t.Errorf("%s: %v allocations, want 0", name, n)
-		}
-	}
 	nextData := func(b []byte) {
 		n := sse.Next(b)
 		if n == 0 {
@@ -26,15 +21,17 @@ func TestZeroAllocs(t *testing.T) {
 			panic("no data")
 		}
 	}
-	f("Next+Data", []byte(typicalEvent), nextData)
-	f("Next+Data, CRLF", []byte(openaiEvents("\r\n")[2]), nextData)
-	f("Next+Data, event line", []byte(testStreams[3].events[3]), nextData)
-	f("Field", []byte(testStreams[3].events[3]), func(b []byte) {
-		if _, ok := sse.Field(b, "event"); !ok {
+	typical, crlf, named := []byte(typicalEvent), []byte(openaiEvents("\r\n")[2]), []byte(testStreams[3].events[3])
+	testutil.Allocs(t, "Next+Data", 0, func() { nextData(typical) })
+	testutil.Allocs(t, "Next+Data, CRLF", 0, func() { nextData(crlf) })
+	testutil.Allocs(t, "Next+Data, event line", 0, func() { nextData(named) })
+	testutil.Allocs(t, "Field", 0, func() {
+		if _, ok := sse.Field(named, "event"); !ok {
 			panic("no event field")
 		}
 	})
 	dst := make([]byte, 0, 1024)
-	f("AppendData", []byte("data: a\ndata: b\n\n"), func(b []byte) { dst = sse.AppendData(dst[:0], b) })
-	f("AppendEvent", []byte(openaiChunks[1]), func(b []byte) { dst = sse.AppendEvent(dst[:0], "delta", b) })
+	multi, chunk := []byte("data: a\ndata: b\n\n"), []byte(openaiChunks[1])
+	testutil.Allocs(t, "AppendData", 0, func() { dst = sse.AppendData(dst[:0], multi) })
+	testutil.Allocs(t, "AppendEvent", 0, func() { dst = sse.AppendEvent(dst[:0], "delta", chunk) })
 }

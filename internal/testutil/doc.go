@@ -1,0 +1,9 @@
+// Package testutil is what the tests of several packages share: the
+// allocation budget of the allocation tests, and the invariants of the
+// streams the codec writes for a client, checked by the codec's golden
+// tests and by the fuzz targets alike.
+//
+// Only _test.go files import it. It depends on testing, the standard
+// library and codec/sse alone, and on nothing that does network I/O, so
+// that the codec's tests may use it (codec/deps_test.go).
+package testutil
