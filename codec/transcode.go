@@ -264,16 +264,24 @@ func (t *Transcoder) frame(dst []byte, appendSSE func([]byte) []byte) []byte {
 		return appendSSE(dst)
 	}
 	t.fresh = appendSSE(t.fresh[:0])
-	for b := t.fresh; len(b) > 0; {
-		n := sse.Next(b)
-		if n == 0 {
-			n = len(b)
-		}
-		if data, _, ok := sse.Data(b[:n]); ok {
-			dst = t.framing.Event(dst, t.frames, b[:n], data)
-			t.frames++
-		}
-		b = b[n:]
-	}
+	dst, t.frames = Reframe(dst, t.fresh, t.framing, t.frames)
 	return dst
+}
+
+// Reframe appends the server-sent events of b framed by f, the first of
+// them being event n of the stream, and returns the number of events framed
+// so far. (End the stream with f.End.)
+func Reframe(dst, b []byte, f Framing, n int) ([]byte, int) {
+	for len(b) > 0 {
+		k := sse.Next(b)
+		if k == 0 {
+			k = len(b)
+		}
+		if data, _, ok := sse.Data(b[:k]); ok {
+			dst = f.Event(dst, n, b[:k], data)
+			n++
+		}
+		b = b[k:]
+	}
+	return dst, n
 }

@@ -143,14 +143,14 @@ func geminiKeep(events []codec.Event) {
 	}
 }
 
+// geminiEncode encodes events for a Gemini client, in SSE or (array) in
+// the JSON-array framing.
 func geminiEncode(events []codec.Event, array bool) []byte {
-	enc := gemini.StreamEncoder{Array: array}
-	enc.Reset(codec.StreamInfo{ID: "fuzz", Model: "m"})
-	var out []byte
-	for i := range events {
-		out = enc.Encode(out, &events[i])
+	var f codec.Framing
+	if array {
+		f = gemini.Framing(true)
 	}
-	return enc.End(out)
+	return testutil.EncodeStream(new(gemini.StreamEncoder), codec.StreamInfo{ID: "fuzz", Model: "m"}, events, f)
 }
 
 func FuzzGeminiStream(f *testing.F) {

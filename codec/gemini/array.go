@@ -7,17 +7,17 @@ package gemini
 // arraySeparator is what Gemini writes between two elements.
 const arraySeparator = "\n,\r\n"
 
-// AppendArrayStart appends the opening of an array stream.
-func AppendArrayStart(dst []byte) []byte { return append(dst, '[') }
+// appendArrayStart appends the opening of an array stream.
+func appendArrayStart(dst []byte) []byte { return append(dst, '[') }
 
-// AppendArrayElement appends one element (a chunk's JSON) of an array
+// appendArrayElement appends one element (a chunk's JSON) of an array
 // stream; n is the number of elements written before it.
-func AppendArrayElement(dst []byte, n int, elem []byte) []byte {
+func appendArrayElement(dst []byte, n int, elem []byte) []byte {
 	if n > 0 {
 		dst = append(dst, arraySeparator...)
 	}
 	return append(dst, elem...)
 }
 
-// AppendArrayEnd appends the closing of an array stream.
-func AppendArrayEnd(dst []byte) []byte { return append(dst, "\n]"...) }
+// appendArrayEnd appends the closing of an array stream.
+func appendArrayEnd(dst []byte) []byte { return append(dst, "\n]"...) }

@@ -127,14 +127,14 @@ type arrayFraming struct{}
 
 func (arrayFraming) Event(dst []byte, n int, _, data []byte) []byte {
 	if n == 0 {
-		dst = AppendArrayStart(dst)
+		dst = appendArrayStart(dst)
 	}
-	return AppendArrayElement(dst, n, data)
+	return appendArrayElement(dst, n, data)
 }
 
 func (arrayFraming) End(dst []byte, n int) []byte {
 	if n == 0 {
-		dst = AppendArrayStart(dst)
+		dst = appendArrayStart(dst)
 	}
-	return AppendArrayEnd(dst)
+	return appendArrayEnd(dst)
 }

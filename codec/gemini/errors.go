@@ -101,7 +101,7 @@ func AppendError(dst []byte, e *codec.Error) []byte {
 // AppendStreamError appends the SSE event that reports a failure after a
 // stream started, as Gemini does: a data event holding the error object
 // (then the stream ends). For the JSON-array form, append AppendError's
-// output as the next element (AppendArrayElement) and close the array.
+// output as the next element: Framing does.
 func AppendStreamError(dst []byte, e *codec.Error) []byte {
 	dst = append(dst, "data: "...)
 	dst = AppendError(dst, e)

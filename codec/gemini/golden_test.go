@@ -263,15 +263,14 @@ func readEvents(t *testing.T, path string) []codec.Event {
 	return events
 }
 
-// encodeStream encodes events with a fresh encoder in the given framing.
+// encodeStream encodes events with a fresh encoder, framed as the client
+// asked (the JSON array with array set).
 func encodeStream(events []codec.Event, array bool) []byte {
-	enc := gemini.StreamEncoder{Array: array}
-	enc.Reset(codec.StreamInfo{})
-	var out []byte
-	for i := range events {
-		out = enc.Encode(out, &events[i])
+	var f codec.Framing
+	if array {
+		f = gemini.Framing(true)
 	}
-	return enc.End(out)
+	return testutil.EncodeStream(new(gemini.StreamEncoder), codec.StreamInfo{}, events, f)
 }
 
 func TestStreamGolden(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// StreamEncoder turns canonical events into a Gemini stream for a client:
-// SSE ("data: <chunk>\r\n\r\n", as Gemini frames it) or, with Array set,
-// the JSON-array form of streamGenerateContent without alt=sse.
+// StreamEncoder turns canonical events into a Gemini stream for a client,
+// in SSE ("data: <chunk>\r\n\r\n", as Gemini frames it); Framing turns
+// that into the JSON-array form of streamGenerateContent without alt=sse.
 //
 // Each text or thinking delta is a chunk with one part; a tool call is
 // buffered from its BlockStart to its BlockStop and sent as one chunk with
@@ -21,12 +21,8 @@ import (
 // An Error event becomes an {"error": …} chunk and ends the stream.
 //
 // The encoder copies what it keeps across events, so the events' strings
-// need to live only for the call of Encode. Reset before each stream; Array
-// survives Reset.
+// need to live only for the call of Encode. Reset before each stream.
 type StreamEncoder struct {
-	// Array selects the JSON-array framing instead of SSE.
-	Array bool
-
 	info     codec.StreamInfo
 	id       []byte
 	model    []byte
@@ -35,7 +31,6 @@ type StreamEncoder struct {
 	finished bool // Finish seen
 	done     bool // the last chunk (or an error) is written
 	ended    bool // End called
-	elems    int  // array elements written
 
 	call                                bool // a tool call is being buffered
 	callID, callName, callArgs, callSig []byte
@@ -45,7 +40,7 @@ var _ codec.StreamEncoder = (*StreamEncoder)(nil)
 
 // Reset readies s for a new stream.
 func (s *StreamEncoder) Reset(info codec.StreamInfo) {
-	*s = StreamEncoder{Array: s.Array, info: info,
+	*s = StreamEncoder{info: info,
 		id: s.id[:0], model: s.model[:0],
 		callID: s.callID[:0], callName: s.callName[:0], callArgs: s.callArgs[:0], callSig: s.callSig[:0]}
 	s.id = append(s.id, info.ID...)
@@ -162,8 +157,7 @@ func (s *StreamEncoder) last(dst []byte) []byte {
 	})
 }
 
-// End writes the last chunk if a Finish came without its Usage and, for the
-// array form, closes the array. A tool call still buffered (no BlockStop:
+// End writes the last chunk if a Finish came without its Usage. A tool call still buffered (no BlockStop:
 // its arguments may be cut short) is dropped rather than sent.
 func (s *StreamEncoder) End(dst []byte) []byte {
 	if s.ended {
@@ -172,12 +166,6 @@ func (s *StreamEncoder) End(dst []byte) []byte {
 	s.ended = true
 	if !s.done && s.finished {
 		dst = s.last(dst)
-	}
-	if s.Array {
-		if s.elems == 0 {
-			dst = AppendArrayStart(dst)
-		}
-		dst = AppendArrayEnd(dst)
 	}
 	return dst
 }
@@ -208,25 +196,9 @@ func (s *StreamEncoder) frame(dst []byte, body func([]byte) []byte) []byte {
 	return s.close(body(s.open(dst)))
 }
 
-func (s *StreamEncoder) open(dst []byte) []byte {
-	if !s.Array {
-		return append(dst, "data: "...)
-	}
-	if s.elems == 0 {
-		dst = AppendArrayStart(dst)
-	} else {
-		dst = append(dst, arraySeparator...)
-	}
-	s.elems++
-	return dst
-}
+func (s *StreamEncoder) open(dst []byte) []byte { return append(dst, "data: "...) }
 
-func (s *StreamEncoder) close(dst []byte) []byte {
-	if s.Array {
-		return dst
-	}
-	return append(dst, "\r\n\r\n"...)
-}
+func (s *StreamEncoder) close(dst []byte) []byte { return append(dst, "\r\n\r\n"...) }
 
 // clientSignature is sig as the client reads it, tagged when the upstream
 // is of another style (codec.TagSignature).

@@ -4,6 +4,6 @@
 // tests and by the fuzz targets alike.
 //
 // Only _test.go files import it. It depends on testing, the standard
-// library and codec/sse alone, and on nothing that does network I/O, so
+// library, codec and codec/sse alone, and on nothing that does network I/O, so
 // that the codec's tests may use it (codec/deps_test.go).
 package testutil
