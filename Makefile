@@ -37,7 +37,7 @@ vet: ## gofmt check and go vet
 	$(GO) vet $(PKGS)
 
 FUZZPARALLEL ?=
-fuzz: ## run every fuzz target for FUZZTIME (default 5s; `make fuzz FUZZTIME=10m` for a long run)
+fuzz: ## run every Fuzz target of the module (fuzz/ and the packages' own), each in its package, for FUZZTIME (default 5s; `make fuzz FUZZTIME=10m` for a long run)
 	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) GO=$(GO) ./scripts/fuzz.sh
 
 bench: ## Go micro-benchmarks with allocations, the split-placement self-test, then the load harness
