@@ -92,6 +92,7 @@ type Transcoder struct {
 	dec     StreamDecoder
 	enc     StreamEncoder
 	framing Framing
+	sse     bool // framing is SSE: events go to the client as they are
 	relay   Relay
 	frames  int // events framed for the client
 	err     error
@@ -125,7 +126,8 @@ func (t *Transcoder) reset(f Framing) {
 	if f == nil {
 		f = SSE
 	}
-	t.pass, t.dec, t.enc, t.framing, t.frames, t.err, t.failure = nil, nil, nil, f, 0, nil, ""
+	_, isSSE := f.(sseFraming)
+	t.pass, t.dec, t.enc, t.framing, t.sse, t.frames, t.err, t.failure = nil, nil, nil, f, isSSE, 0, nil, ""
 	t.relay = Relay{}
 }
 
@@ -209,7 +211,7 @@ func (t *Transcoder) event(dst, ev []byte) []byte {
 		if !ok || multi || sse.IsDone(data) {
 			return t.framed(dst, ev, data, ok)
 		}
-		if _, isSSE := t.framing.(sseFraming); isSSE {
+		if t.sse {
 			return t.pass.RelayEvent(dst, ev, data, &t.relay)
 		}
 		return t.frame(dst, func(b []byte) []byte { return t.pass.RelayEvent(b, ev, data, &t.relay) })
@@ -231,7 +233,7 @@ func (t *Transcoder) event(dst, ev []byte) []byte {
 
 // framed frames an upstream event relayed as it is.
 func (t *Transcoder) framed(dst, ev, data []byte, hasData bool) []byte {
-	if _, isSSE := t.framing.(sseFraming); isSSE {
+	if t.sse {
 		return append(dst, ev...)
 	}
 	if !hasData || sse.IsDone(data) {
@@ -260,7 +262,7 @@ func (t *Transcoder) encode(dst []byte, events []Event) []byte {
 // frame appends what appendSSE writes, as server-sent events or, in
 // another framing, reframed event by event.
 func (t *Transcoder) frame(dst []byte, appendSSE func([]byte) []byte) []byte {
-	if _, isSSE := t.framing.(sseFraming); isSSE {
+	if t.sse {
 		return appendSSE(dst)
 	}
 	t.fresh = appendSSE(t.fresh[:0])

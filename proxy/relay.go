@@ -100,7 +100,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		if c.model != x.model {
 			r.Model = x.route.escaped
 		}
-		rl.tc.ResetPass(c.ch.style, r, x.framing)
+		rl.tc.ResetPass(c.ch.style.Dialect, r, x.framing) // the codec's own value: one indirect call per event, not two
 	} else {
 		rl.tc.ResetTranslate(c.ch.style.decoders.Get().(codec.StreamDecoder),
 			x.style.encoders.Get().(codec.StreamEncoder), x.streamInfo(c.ch.style), x.framing)

@@ -53,10 +53,14 @@ func newBenchRelay(body io.Reader, x *exchange) *relay {
 	return rl
 }
 
-// reset readies the relay for another stream of body.
+// reset readies the relay for another pass-through stream of body.
 func (rl *relay) reset(body io.Reader, x *exchange) {
+	dec, _ := rl.tc.Release()
+	if dec == nil {
+		dec = styleOpenAI.NewStreamDecoder()
+	}
 	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
-	rl.tc.ResetPass(styleOpenAI, codec.Relay{Model: x.route.escaped, Dec: styleOpenAI.NewStreamDecoder()}, nil)
+	rl.tc.ResetPass(styleOpenAI.Dialect, codec.Relay{Model: x.route.escaped, Dec: dec}, nil)
 }
 
 // countingWriter counts the chunks fasthttp would send.
@@ -105,4 +109,45 @@ func BenchmarkRelayEvent(b *testing.B) {
 		rl.WriteTo(&w) //nolint:errcheck
 	}
 	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/event")
+}
+
+// anthropicStream is an Anthropic upstream's text stream with n more text
+// deltas.
+func anthropicStream(tb testing.TB, n int) []byte {
+	raw, err := os.ReadFile("../codec/testdata/wire/anthropic/messages_stream_text.sse")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	evs := bytes.SplitAfter(raw, []byte("\n\n"))
+	const delta = 4 // a content_block_delta with text
+	if !bytes.Contains(evs[delta], []byte(`"text_delta"`)) {
+		tb.Fatalf("event %d is not a text delta: %s", delta, evs[delta])
+	}
+	b := bytes.Join(evs[:delta+1], nil)
+	b = append(b, bytes.Repeat(evs[delta], n)...)
+	return append(b, bytes.Join(evs[delta+1:], nil)...)
+}
+
+// BenchmarkRelayTranslatedEvent is the cost per SSE event of a stream
+// translated on its way: an Anthropic upstream's text deltas to an OpenAI
+// client (framing, decoding, encoding, copy out). Reads of 4 KiB.
+func BenchmarkRelayTranslatedEvent(b *testing.B) {
+	const n = 1000
+	raw := anthropicStream(b, n)
+	x := &exchange{style: styleOpenAI, model: "fast", route: &route{public: "fast", escaped: "fast"}}
+	rd := &chunkedReader{}
+	rl := &relay{in: make([]byte, relayBufSize)}
+	dec, enc := styleAnthropic.NewStreamDecoder(), styleOpenAI.NewStreamEncoder()
+	info := codec.StreamInfo{ID: "chatcmpl-1", Model: "fast", IncludeUsage: true}
+	var w countingWriter
+	events := bytes.Count(raw, []byte("\n\n"))
+	b.SetBytes(int64(len(raw)) / int64(events))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += events {
+		rd.data, rd.size = raw, 4096
+		*rl = relay{x: x, body: rd, in: rl.in, tc: rl.tc}
+		rl.tc.ResetTranslate(dec, enc, info, nil)
+		rl.WriteTo(&w) //nolint:errcheck
+	}
 }

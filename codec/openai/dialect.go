@@ -95,7 +95,15 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
 			return dst
 		}
 	}
-	return codec.AppendModelEvent(dst, ev, data, r.Model, ModelSpan)
+	if r.Model != "" {
+		if s, e := ModelSpan(data); s >= 0 { // spliced here, not through AppendModelEvent: ModelSpan inlines
+			off := cap(ev) - cap(data)
+			dst = append(dst, ev[:off+s]...)
+			dst = append(dst, r.Model...)
+			return append(dst, ev[off+e:]...)
+		}
+	}
+	return append(dst, ev...)
 }
 
 func unsupported(op codec.Op) *codec.Error {
