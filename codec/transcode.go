@@ -16,8 +16,9 @@ type Relay struct {
 	Usage Usage
 	// Dec is a decoder of the stream's dialect, reset for the stream, for
 	// dialects that read the usage by decoding the events.
-	Dec    StreamDecoder
-	events []Event
+	Dec     StreamDecoder
+	decoded bool // RelayDecoded used Dec: its End may report usage
+	events  []Event
 }
 
 // RelayDecoded is RelayEvent for dialects that read usage by decoding the
@@ -25,6 +26,7 @@ type Relay struct {
 // the model name replaced.
 func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) []byte {
 	if len(data) > 0 && r.Dec != nil {
+		r.decoded = true
 		name, _ := sse.Field(ev, "event")
 		r.events, _ = r.Dec.Decode(r.events[:0], name, data)
 		for i := range r.events {
@@ -53,7 +55,7 @@ func AppendModelEvent(dst, ev, data []byte, model string, modelSpan func([]byte)
 
 // end reads what the end of a stream implies for its usage.
 func (r *Relay) end() {
-	if r.Dec == nil {
+	if !r.decoded {
 		return
 	}
 	for _, e := range r.Dec.End(r.events[:0]) {
@@ -107,7 +109,7 @@ type Transcoder struct {
 func (t *Transcoder) ResetPass(d PassThrough, r Relay, f Framing) {
 	t.reset(f)
 	t.pass, t.relay = d, r
-	t.relay.Usage, t.relay.events = Usage{}, t.events[:0]
+	t.relay.Usage, t.relay.decoded, t.relay.events = Usage{}, false, t.events[:0]
 	if t.relay.Dec != nil {
 		t.relay.Dec.Reset()
 	}

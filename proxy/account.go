@@ -21,6 +21,9 @@ func (g *Gateway) finish(x *exchange) {
 		g.logExchange(x)
 	}
 	g.recordUsage(x)
+	if x.inbound != nil {
+		x.inbound.Release()
+	}
 	x.canon.Reset()
 	x.resp.Reset()
 	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], canon: x.canon, resp: x.resp}

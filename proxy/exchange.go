@@ -8,7 +8,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
@@ -41,11 +40,10 @@ type exchange struct {
 	reserved int64
 
 	// The request as read: inbound (when the client's style reads a
-	// request for routing without decoding it: openai.ChatRequest) on the
-	// pass-through path; canon, the canonical form, for other styles and
-	// whenever a channel of another style is tried; resp the canonical
-	// response of a translation.
-	req          openai.ChatRequest
+	// request for routing without decoding it whole, as
+	// openai.ChatRequest does) on the pass-through path; canon, the
+	// canonical form, for other styles and whenever a channel of another
+	// style is tried; resp the canonical response of a translation.
 	inbound      inbound
 	canon        codec.Request
 	canonReady   bool
@@ -65,11 +63,13 @@ var strRequestID = []byte("X-Request-Id")
 
 // inbound is a client's request as its style's own reader read it for
 // routing (openai.ChatRequest), without decoding it whole: it splices the
-// model for a channel of the same style, and decodes into the canonical
-// form without checking the body again.
+// model for a channel of the same style, decodes into the canonical form
+// without checking the body again, and goes back to its pool when the
+// exchange ends.
 type inbound interface {
 	AppendUpstream(dst, body []byte, model string) []byte
 	DecodeRequest(body []byte, c *codec.Request) *codec.Error
+	Release()
 }
 
 // begin starts an exchange of client style s: request id and clock.

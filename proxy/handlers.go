@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
 // The handlers are the gateway's endpoints, one per client style and
@@ -28,12 +29,14 @@ func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
 		return // already answered
 	}
 	body := ctx.PostBody()
-	if e := x.req.Parse(body); e != nil {
+	req := openai.AcquireChatRequest()
+	x.inbound = req
+	if e := req.Parse(body); e != nil {
 		g.fail(ctx, x, e)
 		return
 	}
-	x.stream, x.includeUsage, x.inbound = x.req.Stream, x.req.IncludeUsage, &x.req
-	g.serve(ctx, x, opGenerate, body, x.req.Model)
+	x.stream, x.includeUsage = req.Stream, req.IncludeUsage
+	g.serve(ctx, x, opGenerate, body, req.Model)
 }
 
 // messages serves POST /v1/messages, Anthropic's style.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/bytedance/sonic"
 
@@ -29,6 +30,18 @@ type ChatRequest struct {
 	streamOptions rawjson.Field
 	includeUsage  rawjson.Field
 	nameBuf       [64]byte
+}
+
+var chatRequests = sync.Pool{New: func() any { return new(ChatRequest) }}
+
+// AcquireChatRequest returns a ChatRequest from a pool; Release hands it
+// back.
+func AcquireChatRequest() *ChatRequest { return chatRequests.Get().(*ChatRequest) }
+
+// Release hands r back to the pool; r must not be used afterwards.
+func (r *ChatRequest) Release() {
+	r.Model, r.checked = nil, nil // no hold on the request body
+	chatRequests.Put(r)
 }
 
 const (
