@@ -1,0 +1,158 @@
+package store
+
+// BenchmarkUsageWriter measures what the usage log costs the gateway: the
+// process's CPU time (user and system, every thread: Record on the request
+// path, the writer's goroutine, the driver, SQLite itself when it runs in
+// process, the garbage collector) while b.N rows go through a real
+// UsageWriter into a real store at a steady rate, divided by b.N. One op
+// is one row, so allocs/op and B/op are per row too; ns/op is wall time
+// and only shows the pacing. The pacing itself (a millisecond's sleep and
+// a millisecond's rows, over and over) costs CPU that is not the usage
+// log's: it is measured once alone, shown as pacer-µs/row, and taken out
+// of cpu-µs/row.
+//
+//	go test -run '^$' -bench UsageWriter -benchtime 150000x ./store/
+//	go test -run '^$' -bench UsageWriter -benchtime 150000x -usage-rate 30000 ./store/
+//
+// For PostgreSQL the figure is the gateway's side only; the server's CPU is
+// another process's. Without the PostgreSQL binaries that half is skipped.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/internal/pgtest"
+)
+
+var usageRate = flag.Int("usage-rate", 15000, "rows per second BenchmarkUsageWriter pushes")
+
+func BenchmarkUsageWriter(b *testing.B) {
+	// The writer's own share: Record, the channel, the batching, with a
+	// store that writes nothing.
+	b.Run("discard", func(b *testing.B) { benchUsageWriter(b, "", nil) })
+	b.Run("sqlite", func(b *testing.B) {
+		benchUsageWriter(b, "sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "usage.db") })
+	})
+	b.Run("postgres", func(b *testing.B) {
+		srv, err := pgtest.Start(context.Background())
+		if errors.Is(err, pgtest.ErrNotInstalled) {
+			b.Skip(err)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { srv.Stop() })
+		n := 0
+		benchUsageWriter(b, "postgres", func(b *testing.B) string {
+			n++
+			dsn, err := srv.CreateDatabase(context.Background(), fmt.Sprintf("bench%d", n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return dsn
+		})
+	})
+}
+
+func benchUsageWriter(b *testing.B, driver string, newDSN func(*testing.B) string) {
+	b.Run(fmt.Sprintf("%drows/s", *usageRate), func(b *testing.B) {
+		var s Store = discardStore{}
+		if driver != "" {
+			var err error
+			if s, err = Open(b.Context(), driver, newDSN(b), Options{}); err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+		}
+		rows := benchRows()
+		var errs int
+		w := NewUsageWriter(s, UsageWriterOptions{OnError: func(error) { errs++ }})
+		b.ReportAllocs()
+		before := cpuTime()
+		b.ResetTimer()
+		pushPaced(w, rows, b.N, *usageRate)
+		if err := w.Close(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu := cpuTime() - before
+		if errs > 0 || w.Dropped() > 0 || w.Failed() > 0 {
+			b.Fatalf("%d errors, %d rows dropped, %d failed", errs, w.Dropped(), w.Failed())
+		}
+		pacer := pacerCost()
+		b.ReportMetric(float64((cpu-pacer*time.Duration(b.N)).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/row")
+		b.ReportMetric(float64(pacer.Nanoseconds())/1e3, "pacer-µs/row")
+	})
+}
+
+// pushPaced records n rows at rate rows per second, a millisecond's worth
+// at a time, each stamped with the time it is recorded. With w nil it
+// only paces.
+func pushPaced(w *UsageWriter, rows []Usage, n, rate int) {
+	start := time.Now()
+	for pushed := 0; pushed < n; {
+		due := min(n, int(time.Since(start).Seconds()*float64(rate))+1)
+		for ; pushed < due; pushed++ {
+			u := rows[pushed%len(rows)]
+			u.Time = time.Now()
+			if w != nil {
+				w.Record(u)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+var pacer struct {
+	once sync.Once
+	cost time.Duration
+}
+
+// pacerCost is the CPU time pushPaced takes per row without a writer,
+// measured over a second's rows the first time it is asked.
+func pacerCost() time.Duration {
+	pacer.once.Do(func() {
+		rows, n := benchRows(), *usageRate
+		before := cpuTime()
+		pushPaced(nil, rows, n, *usageRate)
+		pacer.cost = (cpuTime() - before) / time.Duration(n)
+	})
+	return pacer.cost
+}
+
+// benchRows are rows as the gateway writes them: a few keys, models and
+// channels, a distinct request id each.
+func benchRows() []Usage {
+	rows := make([]Usage, 4096)
+	for i := range rows {
+		rows[i] = Usage{KeyID: int64(1 + i%5), KeyName: fmt.Sprintf("team-%d", i%5),
+			Model: []string{"gpt-4o-mini", "claude-sonnet-4", "gemini-2.5-flash"}[i%3], Channel: fmt.Sprintf("channel-%d", i%4),
+			Status: 200, Input: 1200 + int64(i%300), Output: 300 + int64(i%90), Cached: 1024, Reasoning: int64(i % 7),
+			Latency: time.Duration(800+i%400) * time.Millisecond, FirstToken: time.Duration(200+i%50) * time.Millisecond,
+			RequestID: fmt.Sprintf("req_%022d", i), ClientStyle: "openai"}
+	}
+	return rows
+}
+
+// discardStore takes usage rows and key times and writes nothing.
+type discardStore struct{ Store }
+
+func (discardStore) AddUsage(context.Context, []Usage) error              { return nil }
+func (discardStore) TouchKeys(context.Context, map[int64]time.Time) error { return nil }
+func (discardStore) Ping(context.Context) error                           { return nil }
+
+// cpuTime is the CPU time, user and system, the process has used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
