@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,9 @@ type sqlStore struct {
 	w    *sql.DB // writes and transactions (SQLite: one connection)
 	r    *sql.DB // plain reads; the same pool as w for PostgreSQL
 	seal *Sealer // nil when no secret key was given
+
+	insertsMu sync.Mutex
+	inserts   *[maxInsertLog + 1]*sql.Stmt // the usage INSERTs, prepared at the first AddUsage
 }
 
 var _ Store = (*sqlStore)(nil)
@@ -112,6 +116,13 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 
 // Close closes the pools. Calls in flight may fail.
 func (s *sqlStore) Close() error {
+	s.insertsMu.Lock()
+	if s.inserts != nil {
+		for _, st := range s.inserts {
+			st.Close()
+		}
+	}
+	s.insertsMu.Unlock()
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())

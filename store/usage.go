@@ -58,7 +58,13 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	// Before the transaction: SQLite's one writing connection is the
+	// transaction's, and a first Prepare would wait for it.
+	stmts, err := s.usageInserts(ctx)
+	if err != nil {
+		return s.wrap("add usage", err)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		args := make([]any, 0, min(len(rows), maxInsertRows)*usageColCount)
 		for len(rows) > 0 {
 			n := 1 << (bits.Len(uint(min(len(rows), maxInsertRows))) - 1) // largest power of two that fits
@@ -66,7 +72,7 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 			for i := range rows[:n] {
 				args = appendUsageArgs(args, &rows[i])
 			}
-			if _, err := tx.ExecContext(ctx, s.d.insertUsage[bits.Len(uint(n))-1], args...); err != nil {
+			if _, err := tx.StmtContext(ctx, stmts[bits.Len(uint(n))-1]).ExecContext(ctx, args...); err != nil {
 				return err
 			}
 			rows = rows[n:]
@@ -74,6 +80,31 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 		return nil
 	})
 	return s.wrap("add usage", err)
+}
+
+// usageInserts returns the INSERTs of the dialect's insertUsage, prepared
+// on the writing pool the first time (modernc.org/sqlite keeps no cache of
+// statements: an INSERT of 256 rows given as text is parsed again at every
+// Exec). database/sql prepares them again on a new connection by itself.
+func (s *sqlStore) usageInserts(ctx context.Context) (*[maxInsertLog + 1]*sql.Stmt, error) {
+	s.insertsMu.Lock()
+	defer s.insertsMu.Unlock()
+	if s.inserts != nil {
+		return s.inserts, nil
+	}
+	var stmts [maxInsertLog + 1]*sql.Stmt
+	for i, q := range s.d.insertUsage {
+		st, err := s.w.PrepareContext(ctx, q)
+		if err != nil {
+			for _, st := range stmts[:i] {
+				st.Close()
+			}
+			return nil, err
+		}
+		stmts[i] = st
+	}
+	s.inserts = &stmts
+	return s.inserts, nil
 }
 
 func appendUsageArgs(args []any, u *Usage) []any {
