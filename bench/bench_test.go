@@ -146,10 +146,13 @@ func TestSingleRequests(t *testing.T) {
 	}
 }
 
-// TestSplitPlacement runs -placement split briefly (c=4, 300 ms): the
-// servers process (this test binary again) pinned to one CPU, the load
-// generator to the other; no errors, every run measured, the placement
-// proven and this process's CPU mask and GOMAXPROCS restored afterwards.
+// TestSplitPlacement runs -placement split briefly (c=4, 300 ms): the mock
+// (this test binary again) and the gateway, each in a process of its own
+// pinned to one CPU, the load generator to the other; no errors, every run
+// measured, the placement proven and this process's CPU mask and
+// GOMAXPROCS restored afterwards. The gateway is, in turn, the shipped
+// binary (the default: built from the tree, its usage rows checked in its
+// SQLite file), the in-process gateway and the bare pass-through.
 //
 // It pins processes to single CPUs, so it needs those CPUs to itself: under
 // `go test ./...` other packages' tests run alongside and can starve a
@@ -162,7 +165,12 @@ func TestSplitPlacement(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Fatalf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
 	}
-	testSplit(t, false)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"shipped", nil}, {"inprocess", []string{"-gateway", "inprocess"}}, {"bare", []string{"-bare"}}} {
+		t.Run(c.name, func(t *testing.T) { testSplit(t, c.args...) })
+	}
 }
 
 // TestSplitPlacementNginx is TestSplitPlacement with nginx as a third
@@ -181,14 +189,32 @@ func TestSplitPlacementNginx(t *testing.T) {
 		}
 		t.Skip("no nginx on PATH or at /usr/sbin/nginx (apt-get install -y nginx-light)")
 	}
-	testSplit(t, true)
+	testSplit(t, "-nginx")
 }
 
-func testSplit(t *testing.T, nginx bool) {
-	args := []string{"-placement", "split", "-c", "4", "-d", "300ms", "-warmup", "100ms", "-rounds", "1"}
-	if nginx {
-		args = append(args, "-nginx")
+// TestSplitPlacementWrk is TestSplitPlacement with wrk as the load
+// generator (-load wrk) in front of the shipped binary. It is opt-in
+// (ROSETTA_BENCH_WRK=1), so that CI does not depend on wrk; opted in with
+// CI=true, a missing wrk fails it.
+func TestSplitPlacementWrk(t *testing.T) {
+	if os.Getenv("ROSETTA_BENCH_WRK") != "1" {
+		t.Skip("opt-in: set ROSETTA_BENCH_WRK=1 (needs wrk: apt-get install -y wrk)")
 	}
+	if runtime.NumCPU() < 2 {
+		t.Skipf("split placement needs 2 CPUs; this machine has %d", runtime.NumCPU())
+	}
+	if findWrk() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("ROSETTA_BENCH_WRK=1 but no wrk on PATH: apt-get install -y wrk")
+		}
+		t.Skip("no wrk on PATH (apt-get install -y wrk)")
+	}
+	testSplit(t, "-load", "wrk", "-d", "1s", "-warmup", "0s")
+}
+
+func testSplit(t *testing.T, extra ...string) {
+	args := append([]string{"-placement", "split", "-c", "4", "-d", "300ms", "-warmup", "100ms", "-rounds", "1"}, extra...)
+	nginx := slices.Contains(extra, "-nginx")
 	o, err := parseFlags(args)
 	if err != nil {
 		t.Fatal(err)
@@ -239,8 +265,11 @@ func testSplit(t *testing.T, nginx bool) {
 				t.Errorf("%s %s: %d requests, split figures %v", r.mode, x.target, x.requests, x.split)
 				continue
 			}
-			if st := splitStatsOf(x); st.srvCPU <= 0 || (x.target == "nginx" && st.ngxCPU <= 0) {
-				t.Errorf("%s %s: servers CPU %v/req, nginx %v/req: not measured", r.mode, x.target, st.srvCPU, st.ngxCPU)
+			if st := splitStatsOf(x); st.mockCPU <= 0 || (x.target == "nginx" && st.ngxCPU <= 0) || (x.target == "gateway" && st.gwCPU <= 0) {
+				t.Errorf("%s %s: mock CPU %v/req, nginx %v/req, gateway %v/req: not measured", r.mode, x.target, st.mockCPU, st.ngxCPU, st.gwCPU)
+			}
+			if o.load == "wrk" && (x.wrk == nil || x.wrk.p50 <= 0 || x.cpu <= 0) {
+				t.Errorf("%s %s: wrk figures %+v, load CPU %v", r.mode, x.target, x.wrk, x.cpu)
 			}
 		}
 		if !slices.Equal(got, want) {
@@ -250,8 +279,27 @@ func testSplit(t *testing.T, nginx bool) {
 	if str := rows[1]; nginx && countEvents(str.nginx[0].sample) != countEvents(str.direct[0].sample) {
 		t.Errorf("nginx stream has %d events, direct %d", countEvents(str.nginx[0].sample), countEvents(str.direct[0].sample))
 	}
-	for _, s := range []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: servers process",
-		"pinned at start: load generator"} {
+	gwProof := "pinned at start: rosetta serve (shipped binary"
+	switch {
+	case o.bare:
+		gwProof = "pinned at start: bare pass-through"
+	case o.gateway == "inprocess":
+		gwProof = "pinned at start: in-process gateway"
+	}
+	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process",
+		"pinned at start: load generator", gwProof}
+	if o.load == "wrk" {
+		wantReport = append(wantReport, "pinned at start: wrk ", "load generator: wrk ")
+	}
+	switch {
+	case o.bare:
+		wantReport = append(wantReport, "| bare req/s |")
+	case o.gateway == "shipped":
+		wantReport = append(wantReport, "| rosetta req/s |", "rosetta wrote ", "GOMAXPROCS 1 (its own default")
+	default:
+		wantReport = append(wantReport, "| in-process gw req/s |", "WITHOUT a store")
+	}
+	for _, s := range wantReport {
 		if !strings.Contains(report.String(), s) {
 			t.Errorf("report lacks %q", s)
 		}
@@ -265,11 +313,29 @@ func testSplit(t *testing.T, nginx bool) {
 		}
 	}
 
-	servers, ngx := e.split.servers, e.split.nginx
+	if sh := e.split.shipped; sh != nil {
+		var gwReqs int64
+		for _, r := range rows {
+			for _, x := range r.gateway {
+				gwReqs += int64(x.requests)
+			}
+		}
+		all, ok, err := sh.usageRows()
+		if err != nil || ok < gwReqs || all != ok {
+			t.Errorf("the shipped binary's usage_log: %d rows, %d with status 200, err %v; want at least the %d measured gateway requests, all 200",
+				all, ok, err, gwReqs)
+		}
+	}
+	mock, gw, ngx, sh := e.split.mock, e.split.gateway, e.split.nginx, e.split.shipped
 	e.close()
 	closed = true
-	if !servers.exited() || (ngx != nil && !ngx.exited()) {
+	if !mock.exited() || !gw.exited() || (ngx != nil && !ngx.exited()) {
 		t.Errorf("a child process outlived close")
+	}
+	if sh != nil {
+		if _, err := os.Stat(sh.dir); !os.IsNotExist(err) {
+			t.Errorf("the shipped binary's directory %s outlived close (%v)", sh.dir, err)
+		}
 	}
 	if cpus, _ := allowedCPUs(); !slices.Equal(cpus, cpus0) {
 		t.Errorf("CPU mask after close = %v, want %v", cpus, cpus0)

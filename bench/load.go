@@ -79,13 +79,40 @@ type result struct {
 	// sample is the body of one 200 response, for checks.
 	sample []byte
 
-	// split is, in split placement, what the servers process, nginx and the
-	// two cores used in the window; nil in shared placement.
+	// split is, in split placement, what the mock, the gateway, nginx and
+	// the two cores used in the window; nil in shared placement.
 	split *splitSample
+
+	// wrk is wrk's own figures when it generated the load (-load wrk): its
+	// req/s and latency percentiles; lat and ttfb are then empty, and the
+	// run-queue wait of the load generator is not measured.
+	wrk *wrkFigures
 }
 
-func (r *result) reqPerSec() float64 { return float64(r.requests) / r.window.Seconds() }
-func (r *result) failed() bool       { return r.errors > 0 || r.non200 > 0 }
+func (r *result) reqPerSec() float64 {
+	if r.wrk != nil {
+		return r.wrk.rps
+	}
+	return float64(r.requests) / r.window.Seconds()
+}
+
+// pct is the q-quantile of the run's latencies: from wrk's distribution
+// (50%, 99% and max only; -1 for the others) when wrk generated the load.
+func (r *result) pct(q float64) time.Duration {
+	if r.wrk == nil {
+		return percentile(r.lat, q)
+	}
+	switch q {
+	case 0.5:
+		return r.wrk.p50
+	case 0.99:
+		return r.wrk.p99
+	case 1:
+		return r.wrk.max
+	}
+	return -1
+}
+func (r *result) failed() bool { return r.errors > 0 || r.non200 > 0 }
 
 // waitShare is the run-queue wait in the window per available core: 0 on
 // a quiet machine, near or above 1 when other processes hold the cores.
@@ -397,10 +424,33 @@ func (w *worker) do(stream bool, t0 time.Time, sample bool) (ttfb time.Duration,
 	return ttfb, nil
 }
 
-// chatBody is a realistic chat completion request of about 1 KB: a system
-// prompt, a short conversation and the usual settings. With includeUsage it
-// asks for stream_options.include_usage, where the gateway would put it.
+// conversation is the chat history a request carries: a system prompt and
+// the turns, as a JSON array's elements in Chat Completions form (Anthropic's
+// Messages API takes the same turns).
+type conversation struct {
+	name, system, turns string
+	nturns              int
+}
+
+var (
+	// shortConv is the bench's first request body (about 1 KB): a system
+	// prompt and three turns. -body short; the default of shared placement.
+	shortConv = conversation{"short", benchSystem, benchTurns, 3}
+	// longConv is a chat client's request some way into a conversation
+	// (about 3 KB): a longer system prompt and seven turns. -body long; the
+	// default of split placement.
+	longConv = conversation{"long", benchSystemLong, benchTurnsLong, 7}
+)
+
+// chatBody is the short conversation as a chat completion request.
 func chatBody(model string, stream, includeUsage bool) []byte {
+	return chatBodyOf(shortConv, model, stream, includeUsage)
+}
+
+// chatBodyOf is a chat completion request of conversation c with the usual
+// settings. With includeUsage it asks for stream_options.include_usage,
+// where the gateway would put it.
+func chatBodyOf(c conversation, model string, stream, includeUsage bool) []byte {
 	var b []byte
 	b = append(b, '{')
 	if includeUsage {
@@ -408,7 +458,7 @@ func chatBody(model string, stream, includeUsage bool) []byte {
 	}
 	b = append(b, `"model":"`...)
 	b = append(b, model...)
-	b = append(b, `","messages":[{"role":"system","content":"`+benchSystem+`"},`+benchTurns+`],`+
+	b = append(b, `","messages":[{"role":"system","content":"`+c.system+`"},`+c.turns+`],`+
 		`"temperature":0.7,"top_p":1,"max_tokens":512,"presence_penalty":0,"frequency_penalty":0,"user":"ops-dashboard-7"`...)
 	if stream {
 		b = append(b, `,"stream":true`...)
@@ -416,8 +466,7 @@ func chatBody(model string, stream, includeUsage bool) []byte {
 	return append(b, '}')
 }
 
-// The conversation of the bench's requests, in either style: a system
-// prompt and three turns (about 1.2 KB).
+// The conversations of the bench's requests, in either style.
 const (
 	benchSystem = `You are a concise assistant for the operations team of a small online shop. ` +
 		`Answer in plain English, use short paragraphs, and say so when you are not sure. Never invent order numbers.`
@@ -428,16 +477,37 @@ const (
 		`If only checkout is slow, look at its external calls (payment, tax, shipping quotes) and at lock waits on the orders table."},` +
 		`{"role":"user","content":"Only checkout was slow, and the shipping quote calls took 2-3 seconds instead of 200 ms. ` +
 		`Can you summarize the main points for the incident report in a few sentences?"}`
+
+	benchSystemLong = benchSystem + ` The team runs the shop on three app servers behind a load balancer, ` +
+		`one PostgreSQL primary with a replica, and a queue for e-mails and shipping labels. ` +
+		`When you suggest a command or a query, say what it does and whether it is safe to run in production. ` +
+		`When the user pastes logs, quote only the lines that matter. Keep answers under 200 words unless asked for more.`
+	benchTurnsLong = benchTurns + `,` +
+		`{"role":"assistant","content":"Yesterday between 18:00 and 19:30 checkout was slow because the shipping quote calls ` +
+		`took 2-3 s instead of about 200 ms. The database and app servers had headroom and the payment provider reported no incident, ` +
+		`so the delay came from the shipping quote service. Next steps: ask the carrier whether they had an incident, ` +
+		`add a timeout and a cached fallback quote, and alert on the quote latency."},` +
+		`{"role":"user","content":"The carrier says their API was fine. Our logs show many lines like ` +
+		`\"quote request queued: pool exhausted (max=20, waiting=143)\" from 18:02 on. What does that mean, and how do we fix it?"},` +
+		`{"role":"assistant","content":"It means the HTTP client that calls the carrier has a pool of 20 connections and all 20 were busy, ` +
+		`so 143 requests waited for one. Each wait adds to the checkout time even when the carrier answers fast. ` +
+		`Check whether the pool size is per app server, whether responses are read to the end (a body left unread keeps its connection), ` +
+		`and whether the evening traffic simply needs more connections. Raising the limit is safe if the carrier allows it."},` +
+		`{"role":"user","content":"We found it: a deploy at 17:55 stopped closing the response body on errors, so connections leaked until ` +
+		`the pool was empty. Please rewrite the incident summary with the root cause, the timeline and three follow-up actions."}`
 )
 
 // messagesBody is chatBody's conversation as an Anthropic Messages request.
-func messagesBody(model string, stream bool) []byte {
+func messagesBody(model string, stream bool) []byte { return messagesBodyOf(shortConv, model, stream) }
+
+// messagesBodyOf is conversation c as an Anthropic Messages request.
+func messagesBodyOf(c conversation, model string, stream bool) []byte {
 	var b []byte
 	b = append(b, `{"model":"`...)
 	b = append(b, model...)
 	b = append(b, `","max_tokens":512,"temperature":0.7,`+
-		`"system":"`+benchSystem+`",`+
-		`"metadata":{"user_id":"ops-dashboard-7"},"messages":[`+benchTurns+`]`...)
+		`"system":"`+c.system+`",`+
+		`"metadata":{"user_id":"ops-dashboard-7"},"messages":[`+c.turns+`]`...)
 	if stream {
 		b = append(b, `,"stream":true`...)
 	}

@@ -10,17 +10,25 @@
 // process's CPU time and read/write system calls per request, with its
 // run-queue wait, which tells a busy machine from a slow gateway.
 //
-// With -placement split (Linux, two CPUs) it measures in the placement of
-// DESIGN.md §5 instead: the harness re-executes itself as a servers process
-// (mock and gateway, GOMAXPROCS=1) pinned to one CPU, and generates the load
-// from this process pinned to another; with -nginx, an nginx reverse proxy
-// in front of the same mock, pinned to the servers' CPU, is a third
-// contender (see split.go).
+// In this shared placement the gateway is the in-process one: the proxy
+// package inside the bench binary, without a store or usage rows, its log
+// sent to io.Discard; the report says so.
+//
+// With -placement split (Linux, two CPUs) it measures what ships, in the
+// placement of DESIGN.md §5: the `rosetta serve` binary built from the tree
+// (shipped.go) with a user's configuration (the default SQLite store, usage
+// rows, the JSON access log to a file), the mock and, with -nginx, an nginx
+// reverse proxy in front of the same mock, each a process of its own pinned
+// to one CPU; the load comes from this process (or with -load wrk from
+// wrk) pinned to the other, and the request is a chat conversation of
+// about 3 KB (-body long). See split.go.
 //
 //	go run ./bench                       # -c 16,64,256 -d 5s -rounds 3
 //	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
-//	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison
+//	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison, the shipped binary
+//	go run ./bench -placement split -nginx -load wrk -c 64   # the same, wrk as the load generator
+//	go run ./bench -placement split -gateway inprocess -c 64 # the in-process gateway in its own process
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 //	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
 //	go run ./bench -placement split -nginx -c 16 -rate 2000  # open loop: the p50 latency a proxy adds
@@ -68,6 +76,14 @@ type options struct {
 	// every request and stream is translated to and from the OpenAI mock.
 	anthropic bool
 	rate      float64 // open loop: requests per second per run (runSpec.rate); 0 for closed loop
+	// gateway is what serves as the gateway: "shipped" (the rosetta binary
+	// built from this tree, in a process of its own: split placement's
+	// default) or "inprocess" (the proxy package inside the bench binary,
+	// without store or usage rows: shared placement's only kind). -bare
+	// puts the bare pass-through in its place either way.
+	gateway string
+	load    string       // "builtin" (the fasthttp load generator in this process) or "wrk"
+	conv    conversation // the request's conversation (-body)
 }
 
 func main() {
@@ -104,11 +120,12 @@ func parseFlags(args []string) (options, error) {
 	modes := fs.String("modes", "nonstream,stream", "modes to run: nonstream, stream")
 	mapped := fs.Bool("mapped", false, "clients ask for the alias "+mappedPublic+", which the gateway maps to "+
 		mappedUpstream+" (the model name is rewritten in every response and event)")
-	logMode := fs.String("log", "async", "gateway access log: async (JSON through asynclog to io.Discard, its real cost) or discard")
+	logMode := fs.String("log", "async", "the in-process gateway's access log: async (JSON through asynclog to io.Discard) or discard "+
+		"(the shipped binary's is its own: JSON through its async writer to a file)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
 	only := fs.String("only", "", "run only direct, nginx or gateway runs (to profile one side; the table then lacks the others)")
-	placement := fs.String("placement", "shared", "shared: load generator, mock and gateway in this process on all cores; "+
-		"split: mock and gateway in a child process pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
+	placement := fs.String("placement", "shared", "shared: load generator, mock and in-process gateway in this process on all cores; "+
+		"split: mock and gateway (the shipped binary) in processes of their own pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
 	nginx := fs.Bool("nginx", false, "with -placement split: nginx as a plain reverse proxy in front of the same mock, pinned with the servers, "+
 		"as a third contender (Debian: apt-get install -y nginx-light)")
 	hold := fs.Int("hold", 0, "hold mode: open this many slow streams through a gateway child process and report its RSS "+
@@ -124,6 +141,13 @@ func parseFlags(args []string) (options, error) {
 	rate := fs.Float64("rate", 0, "open loop: each run sends this many requests per second in all, spread over its "+
 		"connections, instead of back to back; at a rate the servers carry, latencies are service times, not queueing "+
 		"(DESIGN.md §5's added p50 latency at 16 concurrent: -c 16 -rate 2000)")
+	gateway := fs.String("gateway", "", "what serves as the gateway: shipped (the `rosetta serve` binary built from this tree "+
+		"with a user's configuration: SQLite store, usage rows, access log; split placement only, its default) or inprocess "+
+		"(the proxy package inside the bench binary, no store, no usage rows; the only kind in shared placement)")
+	loadGen := fs.String("load", "builtin", "split placement's load generator: builtin (fasthttp, in this process) or wrk "+
+		"(Debian's wrk, -t 1 with a Lua script for the POST; apt-get install -y wrk)")
+	body := fs.String("body", "", "the request: long (a system prompt and seven turns, about 3 KB; split placement's default) "+
+		"or short (three turns, about 1 KB; shared placement's default)")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -131,6 +155,30 @@ func parseFlags(args []string) (options, error) {
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
 		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare}}
+	o.gateway, o.load = *gateway, *loadGen
+	switch o.gateway {
+	case "":
+		o.gateway = "inprocess"
+		if o.placement == "split" {
+			o.gateway = "shipped"
+		}
+	case "shipped", "inprocess":
+	default:
+		return o, fmt.Errorf("-gateway: unknown %q (want shipped or inprocess)", o.gateway)
+	}
+	switch *body {
+	case "":
+		o.conv = shortConv
+		if o.placement == "split" {
+			o.conv = longConv
+		}
+	case "long":
+		o.conv = longConv
+	case "short":
+		o.conv = shortConv
+	default:
+		return o, fmt.Errorf("-body: unknown %q (want long or short)", *body)
+	}
 	if *client != "openai" && *client != "anthropic" {
 		return o, fmt.Errorf("-client: unknown style %q (want openai or anthropic)", *client)
 	}
@@ -176,6 +224,14 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
 	case o.rate < 0:
 		return o, errors.New("-rate must not be negative")
+	case o.gateway == "shipped" && o.placement != "split":
+		return o, errors.New("-gateway shipped needs -placement split (shared placement runs everything in this process)")
+	case o.load != "builtin" && o.load != "wrk":
+		return o, fmt.Errorf("-load: unknown %q (want builtin or wrk)", o.load)
+	case o.load == "wrk" && o.placement != "split":
+		return o, errors.New("-load wrk needs -placement split (wrk gets the load generator's CPU)")
+	case o.load == "wrk" && o.rate > 0:
+		return o, errors.New("-load wrk runs closed loop: it takes no -rate")
 	case o.hold.streams < 0:
 		return o, errors.New("-hold must not be negative")
 	case o.hold.streams > 0 && (o.hold.holdFor <= 0 || o.hold.every <= 0 || o.hold.sample <= 0):
@@ -346,11 +402,11 @@ func (e *env) targets(o options, stream bool) (direct, gateway target) {
 		public, upstream = mappedPublic, mappedUpstream
 	}
 	direct = target{name: "direct", addr: e.mockAddr, auth: upstreamKey,
-		body: chatBody(upstream, stream, stream), stream: stream}
+		body: chatBodyOf(o.conv, upstream, stream, stream), stream: stream}
 	gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey,
-		body: chatBody(public, stream, false), stream: stream}
+		body: chatBodyOf(o.conv, public, stream, false), stream: stream}
 	if o.anthropic {
-		gateway.body, gateway.anthropic = messagesBody(public, stream), true
+		gateway.body, gateway.anthropic = messagesBodyOf(o.conv, public, stream), true
 	}
 	return direct, gateway
 }
@@ -439,8 +495,8 @@ func summarize(rs []*result) summary {
 	var p50, p99, ttfb, cpu []time.Duration
 	for _, r := range rs {
 		rps = append(rps, r.reqPerSec())
-		p50 = append(p50, percentile(r.lat, 0.50))
-		p99 = append(p99, percentile(r.lat, 0.99))
+		p50 = append(p50, r.pct(0.50))
+		p99 = append(p99, r.pct(0.99))
 		ttfb = append(ttfb, percentile(r.ttfb, 0.50))
 		cpu = append(cpu, r.cpuPerReq())
 		use = append(use, r.cpuUse())
@@ -480,7 +536,12 @@ func runAll(o options, e *env, progress io.Writer) []*row {
 					if e.split != nil {
 						spec.sample = e.split.sample
 					}
-					res := load(t, spec)
+					var res *result
+					if o.load == "wrk" {
+						res = e.split.loadWrk(t, spec)
+					} else {
+						res = load(t, spec)
+					}
 					r.add(res)
 					if e.split != nil {
 						fmt.Fprintf(progress, "%-9s c=%-4d round %d/%d %s\n", mode, c, round+1, o.rounds, e.split.progressLine(res))
@@ -525,21 +586,20 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	if o.mapped {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
 	}
-	fmt.Fprintf(w, "## Rosetta pass-through overhead\n\n")
-	if o.bare {
-		fmt.Fprintf(w, "**-bare: the \"gateway\" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta.**\n\n")
-	}
+	gw := gwLabel(o)
+	fmt.Fprintf(w, "## Rosetta pass-through overhead (%s)\n\n", gw)
+	fmt.Fprintf(w, "**%s**\n\n", gwNote(o))
 	fmt.Fprintf(w, "- %s %s/%s, GOMAXPROCS=%d, CPUs=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
 	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s) interleaved (direct/gateway order alternates); medians across rounds\n",
 		o.dur, o.warmup, o.rounds)
-	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
-		model, o.events, o.eventDelay, o.log)
+	fmt.Fprintf(w, "- request: %s; model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
+		requestLine(o), model, o.events, o.eventDelay, o.log)
 	fmt.Fprintf(w, "- load generator, gateway and mock share this process and its cores: the ratio is a conservative lower bound of the gateway's throughput vs a deployment where it has cores of its own\n")
 	printRate(w, o)
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "| mode | c | direct req/s | gateway req/s | ratio | direct p50 | direct p99 | gateway p50 | gateway p99 | added p50 |")
+	fmt.Fprintf(w, "| mode | c | direct req/s | %[1]s req/s | ratio | direct p50 | direct p99 | %[1]s p50 | %[1]s p99 | added p50 |\n", gw)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		d, g := summarize(r.direct), summarize(r.gateway)
@@ -557,7 +617,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 
 	fmt.Fprintln(w, "\nCPU time of the whole process (client, mock and gateway) per request, medians; the CPU ratio (direct ÷ gateway CPU per request) is what the throughput ratio would be if the process were CPU-bound on cores of its own, and unlike req/s it hardly moves when other processes compete for the cores:")
-	fmt.Fprintln(w, "\n| mode | c | direct CPU/req | gateway CPU/req | gateway's own | CPU ratio | read/write calls per req, direct | gateway | cores used direct / gateway | run-queue wait direct / gateway |")
+	fmt.Fprintf(w, "\n| mode | c | direct CPU/req | %[1]s CPU/req | %[1]s's own | CPU ratio | read/write calls per req, direct | %[1]s | cores used direct / %[1]s | run-queue wait direct / %[1]s |\n", gw)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	lowUse, maxWait := 1.0, 0.0
 	for _, r := range rows {
@@ -591,7 +651,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 	if len(streams) > 0 {
 		fmt.Fprintln(w, "\nStreams, time to first body byte (p50) and events per response (the direct client asks for usage, as the gateway does upstream; the gateway strips the usage chunk its client did not ask for):")
-		fmt.Fprintln(w, "\n| c | direct ttfb p50 | gateway ttfb p50 | added | direct events | gateway events |")
+		fmt.Fprintf(w, "\n| c | direct ttfb p50 | %[1]s ttfb p50 | added | direct events | %[1]s events |\n", gw)
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
 		for _, r := range streams {
 			d, g := summarize(r.direct), summarize(r.gateway)
@@ -601,6 +661,36 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 
 	printErrors(w, rows)
+}
+
+// requestLine describes the request the clients send.
+func requestLine(o options) string {
+	return fmt.Sprintf("the %s chat conversation (a system prompt and %d turns), %d B as the gateway's client sends it non-streamed (-body %s)",
+		o.conv.name, o.conv.nturns, len(chatBodyOf(o.conv, directModel, false, false)), o.conv.name)
+}
+
+// gwLabel names the gateway contender in every table: what it is.
+func gwLabel(o options) string {
+	switch {
+	case o.bare:
+		return "bare"
+	case o.gateway == "shipped":
+		return "rosetta"
+	}
+	return "in-process gw"
+}
+
+// gwNote says what the gateway columns measure.
+func gwNote(o options) string {
+	switch {
+	case o.bare:
+		return `-bare: the "bare" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta: the floor of the design.`
+	case o.gateway == "shipped":
+		return `The "rosetta" columns are the shipped binary: ` + "`rosetta serve`" + ` built from this tree, in a process of its own, ` +
+			`with a configuration as a user writes it (default SQLite store, usage rows on, the JSON access log through its async writer).`
+	}
+	return `-gateway inprocess: the "in-process gw" columns are the proxy package inside the bench binary, ` +
+		`WITHOUT a store or usage rows and with its log sent to io.Discard: not the binary people run (for that, -placement split).`
 }
 
 // printRate says how an open-loop run was paced.

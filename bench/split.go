@@ -3,27 +3,37 @@ package main
 // Split placement (-placement split), the placement of DESIGN.md §5:
 // "gateway and mock on one core, load generator on the other".
 //
-// The harness re-executes itself with the hidden first argument
-// -serve-role=servers: that child runs the mock upstream and the gateway
-// on loopback ports, with GOMAXPROCS=1, pinned to the first CPU this
-// process may use, and reports the ports on its standard output. This
+// Every server runs in a process of its own, pinned to the first CPU this
+// process may use (the servers' CPU):
+//
+//   - the mock upstream: the harness re-executed with the hidden first
+//     argument -serve-role=mock, GOMAXPROCS=1;
+//   - the gateway: by default (-gateway shipped) the real `rosetta serve`
+//     binary, built from this tree at start (shipped.go), with a
+//     configuration file as a user writes it; with -gateway inprocess the
+//     proxy package inside the bench binary (-serve-role=gateway, no store);
+//     with -bare the bare pass-through (-serve-role=gateway -bare);
+//   - with -nginx, an nginx (one worker, a generated configuration in a
+//     temporary directory) in front of the same mock, a third contender.
+//
+// The ready servers report their addresses on their standard output. This
 // process then pins itself to the second CPU (GOMAXPROCS=1) and generates
-// the load. With -nginx, an nginx (one worker, a generated configuration in
-// a temporary directory) proxies to the same mock, pinned to the servers'
-// CPU, and gets the same load as a third contender.
+// the load, or with -load wrk starts wrk pinned there for each run
+// (wrk.go). Each server's CPU time comes from its own /proc/<pid>/stat.
 //
 // Pinning: a child inherits the CPU mask of the thread that forks it, so
-// the harness starts the servers process and nginx from a locked thread
-// narrowed to the servers' CPU (what `taskset -c N` does, without needing
-// taskset); nginx's workers inherit the mask from their master. Every
-// thread's Cpus_allowed_list is checked after the start and again in the
-// report.
+// the harness starts every child from a locked thread narrowed to the CPU
+// (what `taskset -c N` does, without needing taskset); nginx's workers
+// inherit the mask from their master. Every thread's Cpus_allowed_list is
+// checked after the start and again in the report.
 //
-// Clean-up: the servers process exits when its standard input ends (this
-// process closes it, or dies); both children are in process groups of
-// their own, get SIGTERM from the kernel should this process die (Pdeathsig),
-// and are stopped, with the temporary directory removed, on return, on
-// error and on SIGINT, SIGTERM or SIGHUP.
+// Clean-up: the bench's own children exit when their standard input ends
+// (this process closes it, or dies); every child is in a process group of
+// its own, gets SIGTERM from the kernel should this process die
+// (Pdeathsig), and is stopped, with the temporary directories removed, on
+// return, on error and on SIGINT, SIGTERM or SIGHUP. The shipped binary
+// stops on SIGTERM as under systemd: it drains and writes its last usage
+// rows.
 
 import (
 	"bufio"
@@ -48,12 +58,13 @@ import (
 // serveRoleFlag starts the first argument of the servers process.
 const serveRoleFlag = "-serve-role="
 
-// serveMain is the servers process of split placement: it starts the mock
-// and the gateway, writes "ready mock=ADDR gateway=ADDR" on its standard
-// output, and serves until its standard input ends or a signal arrives.
+// serveMain is a server process of split placement or hold mode: role mock
+// starts the mock upstream, writes "ready mock=ADDR" on its standard output
+// and serves until its standard input ends or a signal arrives; role
+// gateway is gatewayMain.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("bench servers", flag.ContinueOnError)
-	role := fs.String("serve-role", "", "servers, or gateway (hold mode)")
+	role := fs.String("serve-role", "", "mock, or gateway (split placement's in-process or bare gateway, hold mode)")
 	events := fs.Int("events", 20, "content chunks per streamed response")
 	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
 	logMode := fs.String("log", "async", "gateway access log: async or discard")
@@ -65,24 +76,24 @@ func serveMain(args []string) int {
 	if *role == "gateway" {
 		return gatewayMain(*mockAddr, *logMode, *bare)
 	}
-	if *role != "servers" {
+	if *role != "mock" {
 		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)
 		return 2
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	e, err := startEnv(options{events: *events, eventDelay: *delay, log: *logMode, bare: *bare})
+	m, err := startMock(*events, *delay, upstreamKey)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench servers:", err)
+		fmt.Fprintln(os.Stderr, "bench mock:", err)
 		return 1
 	}
-	defer e.close()
+	defer m.close()
 	eof := make(chan struct{})
 	go func() {
 		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // any end will do
 		close(eof)
 	}()
-	fmt.Printf("ready mock=%s gateway=%s\n", e.mockAddr, e.gwAddr)
+	fmt.Printf("ready mock=%s\n", m.addr)
 	select {
 	case <-eof:
 	case <-sigs:
@@ -94,7 +105,11 @@ func serveMain(args []string) int {
 type splitEnv struct {
 	srvCPU, loadCPU int
 
-	servers      *proc
+	mock         *proc
+	gateway      *proc // the shipped binary, the in-process gateway's or the bare pass-through's process
+	gwLabel      string
+	shipped      *shipped // the shipped binary's files; nil with -gateway inprocess or -bare
+	wrk          *wrkRunner
 	nginx        *proc // nil without nginx
 	nginxVersion string
 	nginxWorkers []int
@@ -134,9 +149,12 @@ func (s *splitEnv) close() { s.run() }
 type proc struct {
 	name  string
 	cmd   *exec.Cmd
-	stdin io.Closer // closing it asks the servers process to exit; nil for nginx
+	stdin io.Closer // closing it asks the bench's own children to exit; nil for nginx and rosetta
 	done  chan struct{}
 	err   error // how it ended, once done is closed
+	// termWait is how long stop waits after SIGTERM before SIGKILL;
+	// 0 for 3 s.
+	termWait time.Duration
 }
 
 func (p *proc) pid() int { return p.cmd.Process.Pid }
@@ -150,10 +168,15 @@ func (p *proc) exited() bool {
 	}
 }
 
-// startProc starts cmd pinned to cpu, in a process group of its own.
+// startProc starts cmd pinned to cpu (not pinned for cpu < 0), in a
+// process group of its own.
 func startProc(name string, cmd *exec.Cmd, cpu int) (*proc, error) {
 	prepareCmd(cmd)
-	if err := startPinned(cmd, cpu); err != nil {
+	start := cmd.Start
+	if cpu >= 0 {
+		start = func() error { return startPinned(cmd, cpu) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("cannot start the %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
@@ -185,15 +208,20 @@ func (p *proc) stop() {
 		return
 	}
 	signalGroup(p.pid(), syscall.SIGTERM) //nolint:errcheck // nginx: master and workers
-	if !wait(3 * time.Second) {
+	tw := p.termWait
+	if tw <= 0 {
+		tw = 3 * time.Second
+	}
+	if !wait(tw) {
 		fmt.Fprintf(os.Stderr, "bench: the %s (pid %d) ignored SIGTERM; killing its process group\n", p.name, p.pid())
 		signalGroup(p.pid(), syscall.SIGKILL) //nolint:errcheck
 		wait(3 * time.Second)
 	}
 }
 
-// startSplit starts split placement: the servers process, nginx if asked
-// for, and pins this process. On error everything started is stopped.
+// startSplit starts split placement: the mock, the gateway, nginx if asked
+// for, wrk's files with -load wrk, and pins this process. On error
+// everything started is stopped.
 func startSplit(o options, progress io.Writer) (e *env, err error) {
 	cpus, err := allowedCPUs()
 	if err != nil {
@@ -202,7 +230,7 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 	if len(cpus) < 2 {
 		return nil, fmt.Errorf("-placement split needs two CPUs; this process may run on CPU %v only", cpus)
 	}
-	s := &splitEnv{srvCPU: cpus[0], loadCPU: cpus[1]}
+	s := &splitEnv{srvCPU: cpus[0], loadCPU: cpus[1], gwLabel: gwLabel(o)}
 	e = &env{split: s}
 	defer func() {
 		if err != nil {
@@ -223,7 +251,29 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 		}
 	}
 
-	if e.mockAddr, e.gwAddr, err = s.startServers(o); err != nil {
+	if o.load == "wrk" {
+		if s.wrk, err = newWrkRunner(s.loadCPU); err != nil {
+			return nil, err
+		}
+		s.add(s.wrk.close)
+	}
+	var sh *shipped
+	if o.gateway == "shipped" && !o.bare {
+		// Built before anything is pinned: the build has both CPUs.
+		if sh, err = s.buildShipped(progress); err != nil {
+			return nil, err
+		}
+	}
+
+	if e.mockAddr, err = s.startMock(o); err != nil {
+		return nil, err
+	}
+	if sh != nil {
+		e.gwAddr, err = s.startShipped(sh, e.mockAddr)
+	} else {
+		e.gwAddr, err = s.startBenchGateway(o, e.mockAddr)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if nginxBin != "" {
@@ -262,7 +312,7 @@ func (s *splitEnv) catchSignals() {
 	go func() {
 		select {
 		case sig := <-sigs:
-			fmt.Fprintf(os.Stderr, "\nbench: %v: stopping the servers process and nginx\n", sig)
+			fmt.Fprintf(os.Stderr, "\nbench: %v: stopping the mock, the gateway and nginx\n", sig)
 			s.close()
 			os.Exit(1)
 		case <-stop:
@@ -274,32 +324,30 @@ func (s *splitEnv) catchSignals() {
 	})
 }
 
-// startServers starts this program again as the servers process, pinned to
-// the servers' CPU with GOMAXPROCS=1, and returns its mock's and gateway's
-// addresses.
-func (s *splitEnv) startServers(o options) (mockAddr, gwAddr string, err error) {
+// startSelf starts this program again in a server role, pinned to the
+// servers' CPU with GOMAXPROCS=1, and returns it with the first line it
+// writes on its standard output (its "ready ..." line).
+func (s *splitEnv) startSelf(name string, args ...string) (*proc, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
 	}
-	cmd := exec.Command(exe, serveRoleFlag+"servers", "-events="+strconv.Itoa(o.events),
-		"-event-delay="+o.eventDelay.String(), "-log="+o.log, "-bare="+strconv.FormatBool(o.bare))
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1") // the last of duplicate keys wins
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
-	p, err := startProc("servers process", cmd, s.srvCPU)
+	p, err := startProc(name, cmd, s.srvCPU)
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	p.stdin = stdin
-	s.servers = p
 	s.add(p.stop)
 
 	lines := make(chan string, 1)
@@ -309,30 +357,71 @@ func (s *splitEnv) startServers(o options) (mockAddr, gwAddr string, err error) 
 		lines <- line
 		io.Copy(io.Discard, r) //nolint:errcheck // until it exits
 	}()
-	var line string
 	select {
-	case line = <-lines:
+	case line := <-lines:
+		return p, line, nil
 	case <-p.done:
-		return "", "", fmt.Errorf("the servers process exited before it was ready: %v", p.err)
+		return nil, "", fmt.Errorf("the %s exited before it was ready: %v", name, p.err)
 	case <-time.After(20 * time.Second):
-		return "", "", errors.New("the servers process did not report ready within 20s")
+		return nil, "", fmt.Errorf("the %s did not report ready within 20s", name)
 	}
+}
+
+// readyAddr returns the address named key in a "ready key=ADDR" line.
+func readyAddr(name, line, key string) (string, error) {
 	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, "mock="); ok {
-			mockAddr = v
-		} else if v, ok := strings.CutPrefix(f, "gateway="); ok {
-			gwAddr = v
+		if v, ok := strings.CutPrefix(f, key+"="); ok && strings.HasPrefix(line, "ready ") {
+			return v, nil
 		}
 	}
-	if !strings.HasPrefix(line, "ready ") || mockAddr == "" || gwAddr == "" {
-		return "", "", fmt.Errorf("the servers process reported %q, want \"ready mock=ADDR gateway=ADDR\"", line)
-	}
-	proof, err := checkPinned("servers process (mock + gateway, GOMAXPROCS=1)", p.pid(), s.srvCPU)
+	return "", fmt.Errorf("the %s reported %q, want \"ready %s=ADDR\"", name, line, key)
+}
+
+// startMock starts the mock upstream's process and returns its address.
+func (s *splitEnv) startMock(o options) (string, error) {
+	const name = "mock process (GOMAXPROCS=1)"
+	p, line, err := s.startSelf(name, serveRoleFlag+"mock", "-events="+strconv.Itoa(o.events),
+		"-event-delay="+o.eventDelay.String())
 	if err != nil {
-		return "", "", err
+		return "", err
+	}
+	s.mock = p
+	addr, err := readyAddr(name, line, "mock")
+	if err != nil {
+		return "", err
+	}
+	proof, err := checkPinned(name, p.pid(), s.srvCPU)
+	if err != nil {
+		return "", err
 	}
 	s.proof = append(s.proof, proof)
-	return mockAddr, gwAddr, nil
+	return addr, nil
+}
+
+// startBenchGateway starts the bench binary as the gateway's process: the
+// in-process gateway (the proxy package, no store) or with -bare the bare
+// pass-through, in front of the mock at mockAddr; it returns its address.
+func (s *splitEnv) startBenchGateway(o options, mockAddr string) (string, error) {
+	name := "in-process gateway's process (bench binary, proxy package, no store; GOMAXPROCS=1)"
+	if o.bare {
+		name = "bare pass-through's process (GOMAXPROCS=1)"
+	}
+	p, line, err := s.startSelf(name, serveRoleFlag+"gateway", "-mock="+mockAddr, "-log="+o.log,
+		"-bare="+strconv.FormatBool(o.bare))
+	if err != nil {
+		return "", err
+	}
+	s.gateway = p
+	addr, err := readyAddr(name, line, "gateway")
+	if err != nil {
+		return "", err
+	}
+	proof, err := checkPinned(name, p.pid(), s.srvCPU)
+	if err != nil {
+		return "", err
+	}
+	s.proof = append(s.proof, proof)
+	return addr, nil
 }
 
 // checkPinned checks that every thread of a process may run on cpu only,
@@ -379,7 +468,7 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 	minor, _ := strconv.Atoi(string(m[2]))
 	patch, _ := strconv.Atoi(string(m[3]))
 
-	removeStaleNginxDirs()
+	removeStaleDirs(nginxDirPrefix, "nginx.pid")
 	dir, err := os.MkdirTemp("", nginxDirPrefix)
 	if err != nil {
 		return "", err
@@ -459,17 +548,17 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 
 const nginxDirPrefix = "rosetta-bench-nginx-"
 
-// removeStaleNginxDirs removes the temporary directories of earlier runs
-// that could not clean up (killed with SIGKILL): older than ten minutes,
-// and the nginx their pid file names is gone.
-func removeStaleNginxDirs() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), nginxDirPrefix+"*"))
+// removeStaleDirs removes the temporary directories (named prefix*) of
+// earlier runs that could not clean up (killed with SIGKILL): older than
+// ten minutes, and the process their pid file names is gone.
+func removeStaleDirs(prefix, pidFile string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 	for _, d := range dirs {
 		fi, err := os.Stat(d)
 		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < 10*time.Minute {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join(d, "nginx.pid")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(d, pidFile)); err == nil {
 			if _, err := os.Stat("/proc/" + strings.TrimSpace(string(b))); err == nil {
 				continue // still running
 			}
@@ -584,16 +673,20 @@ func (a coreTimes) others(ours time.Duration) float64 {
 // splitSample is what split placement reads of the other processes and the
 // two cores, at the start and at the end of a run's window.
 type splitSample struct {
-	servers, nginx    procTimes
-	srvCore, loadCore coreTimes
+	mock, gateway, nginx procTimes
+	srvCore, loadCore    coreTimes
 }
 
 func (a splitSample) sub(b splitSample) splitSample {
-	return splitSample{a.servers.sub(b.servers), a.nginx.sub(b.nginx), a.srvCore.sub(b.srvCore), a.loadCore.sub(b.loadCore)}
+	return splitSample{a.mock.sub(b.mock), a.gateway.sub(b.gateway), a.nginx.sub(b.nginx),
+		a.srvCore.sub(b.srvCore), a.loadCore.sub(b.loadCore)}
 }
 
 func (s *splitEnv) sample() splitSample {
-	x := splitSample{servers: procTimesOf([]int{s.servers.pid()}), srvCore: coreTimesOf(s.srvCPU), loadCore: coreTimesOf(s.loadCPU)}
+	x := splitSample{mock: procTimesOf([]int{s.mock.pid()}), srvCore: coreTimesOf(s.srvCPU), loadCore: coreTimesOf(s.loadCPU)}
+	if s.gateway != nil {
+		x.gateway = procTimesOf([]int{s.gateway.pid()})
+	}
 	if s.nginx != nil {
 		x.nginx = procTimesOf(append([]int{s.nginx.pid()}, s.nginxWorkers...))
 	}
@@ -602,15 +695,15 @@ func (s *splitEnv) sample() splitSample {
 
 // splitStats is one run's split placement figures.
 type splitStats struct {
-	srvCPU, ngxCPU time.Duration // CPU per request of the servers process and of nginx
-	srvUse         float64       // share of the servers' CPU our processes used
-	srvWait        float64       // their run-queue wait, per window
-	srvIRQ         float64       // share of the servers' CPU in interrupts
-	loadIRQ        float64
-	srvOthers      float64 // share of each CPU other processes used
-	loadOthers     float64
-	srvSteal       float64 // share of each CPU the hypervisor took
-	loadSteal      float64
+	mockCPU, gwCPU, ngxCPU time.Duration // CPU per request of the mock, the gateway and nginx, each its own process
+	srvUse                 float64       // share of the servers' CPU our processes used
+	srvWait                float64       // their run-queue wait, per window
+	srvIRQ                 float64       // share of the servers' CPU in interrupts
+	loadIRQ                float64
+	srvOthers              float64 // share of each CPU other processes used
+	loadOthers             float64
+	srvSteal               float64 // share of each CPU the hypervisor took
+	loadSteal              float64
 }
 
 func splitStatsOf(r *result) splitStats {
@@ -620,29 +713,44 @@ func splitStatsOf(r *result) splitStats {
 	}
 	var st splitStats
 	if r.requests > 0 {
-		st.srvCPU = x.servers.cpu / time.Duration(r.requests)
-		st.ngxCPU = x.nginx.cpu / time.Duration(r.requests)
+		n := time.Duration(r.requests)
+		st.mockCPU, st.gwCPU, st.ngxCPU = x.mock.cpu/n, x.gateway.cpu/n, x.nginx.cpu/n
 	}
-	ours := x.servers.cpu + x.nginx.cpu
+	ours := x.mock.cpu + x.gateway.cpu + x.nginx.cpu
 	st.srvUse = x.srvCore.share(ours)
-	st.srvWait = float64(x.servers.wait+x.nginx.wait) / float64(r.window)
+	st.srvWait = float64(x.mock.wait+x.gateway.wait+x.nginx.wait) / float64(r.window)
 	st.srvIRQ, st.loadIRQ = x.srvCore.share(x.srvCore.irq), x.loadCore.share(x.loadCore.irq)
 	st.srvOthers, st.loadOthers = x.srvCore.others(ours), x.loadCore.others(r.cpu)
 	st.srvSteal, st.loadSteal = x.srvCore.share(x.srvCore.steal), x.loadCore.share(x.loadCore.steal)
 	return st
 }
 
+// fmtLat formats a latency of the tables, "—" for one not measured (< 0).
+func fmtLat(d time.Duration) string {
+	if d < 0 {
+		return "—"
+	}
+	return fmtDur(d)
+}
+
 // progressLine describes one run of split placement.
 func (s *splitEnv) progressLine(r *result) string {
 	st := splitStatsOf(r)
-	line := fmt.Sprintf("%-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  CPU%d: servers %5.1fµs/req",
-		r.target, r.reqPerSec(), fmtDur(percentile(r.lat, 0.5)), fmtDur(percentile(r.lat, 0.99)),
-		fmtDur(percentile(r.lat, 0.999)), fmtDur(percentile(r.lat, 1)), s.srvCPU, us(st.srvCPU))
-	if s.nginx != nil {
+	line := fmt.Sprintf("%-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  CPU%d: mock %5.1fµs/req",
+		r.target, r.reqPerSec(), fmtLat(r.pct(0.5)), fmtLat(r.pct(0.99)),
+		fmtLat(r.pct(0.999)), fmtLat(r.pct(1)), s.srvCPU, us(st.mockCPU))
+	if r.target == "gateway" {
+		line += fmt.Sprintf(" %s %5.1fµs/req", s.gwLabel, us(st.gwCPU))
+	}
+	if r.target == "nginx" {
 		line += fmt.Sprintf(" nginx %5.1fµs/req", us(st.ngxCPU))
 	}
-	line += fmt.Sprintf(", %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %3.0f%%; CPU%d: load %5.1fµs/req, %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %3.0f%%%s",
+	wait := fmt.Sprintf("%3.0f%%", 100*r.waitShare())
+	if r.wrk != nil {
+		wait = "  —"
+	}
+	line += fmt.Sprintf(", %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %3.0f%%; CPU%d: load %5.1fµs/req, %3.0f%% ours %3.0f%% irq %3.0f%% others, wait %s%s",
 		100*st.srvUse, 100*st.srvIRQ, 100*st.srvOthers, 100*st.srvWait, s.loadCPU,
-		us(r.cpuPerReq()), 100*r.cpuUse(), 100*st.loadIRQ, 100*st.loadOthers, 100*r.waitShare(), failNote(r))
+		us(r.cpuPerReq()), 100*r.cpuUse(), 100*st.loadIRQ, 100*st.loadOthers, wait, failNote(r))
 	return line
 }

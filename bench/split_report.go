@@ -17,17 +17,17 @@ type splitSummary struct {
 
 func summarizeSplit(rs []*result) splitSummary {
 	s := splitSummary{summary: summarize(rs), n: len(rs)}
-	var srvCPU, ngxCPU []time.Duration
+	var mockCPU, gwCPU, ngxCPU []time.Duration
 	var use, wait, irq, lirq, oth, loth, st, lst []float64
 	for _, r := range rs {
 		x := splitStatsOf(r)
-		srvCPU, ngxCPU = append(srvCPU, x.srvCPU), append(ngxCPU, x.ngxCPU)
+		mockCPU, gwCPU, ngxCPU = append(mockCPU, x.mockCPU), append(gwCPU, x.gwCPU), append(ngxCPU, x.ngxCPU)
 		use, wait = append(use, x.srvUse), append(wait, x.srvWait)
 		irq, lirq = append(irq, x.srvIRQ), append(lirq, x.loadIRQ)
 		oth, loth = append(oth, x.srvOthers), append(loth, x.loadOthers)
 		st, lst = append(st, x.srvSteal), append(lst, x.loadSteal)
 	}
-	s.splitStats = splitStats{srvCPU: medianDur(srvCPU), ngxCPU: medianDur(ngxCPU), srvUse: median(use),
+	s.splitStats = splitStats{mockCPU: medianDur(mockCPU), gwCPU: medianDur(gwCPU), ngxCPU: medianDur(ngxCPU), srvUse: median(use),
 		srvWait: median(wait), srvIRQ: median(irq), loadIRQ: median(lirq), srvOthers: median(oth),
 		loadOthers: median(loth), srvSteal: median(st), loadSteal: median(lst)}
 	return s
@@ -45,7 +45,7 @@ func (s splitSummary) lat() string {
 	if s.n == 0 {
 		return "—"
 	}
-	return fmtDur(s.p50) + " / " + fmtDur(s.p99)
+	return fmtLat(s.p50) + " / " + fmtLat(s.p99)
 }
 
 func (s splitSummary) cpuCell(d time.Duration) string {
@@ -82,17 +82,43 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 	if o.mapped {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every gateway response and event)"
 	}
-	fmt.Fprintf(w, "## Rosetta pass-through vs nginx, split placement (DESIGN.md §5)\n\n")
-	if o.bare {
-		fmt.Fprintf(w, "**-bare: the \"gateway\" columns are the bare fasthttp pass-through (bench/bare.go), not Rosetta.**\n\n")
+	gw := s.gwLabel
+	fmt.Fprintf(w, "## Rosetta pass-through vs nginx, split placement (DESIGN.md §5): %s\n\n", gw)
+	fmt.Fprintf(w, "**%s**\n\n", gwNote(o))
+	fmt.Fprintf(w, "- %s %s/%s, CPUs=%d; CPU %d: the servers (mock, %s, nginx), each a process of its own; CPU %d: the load generator\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), s.srvCPU, gw, s.loadCPU)
+	if sh := s.shipped; sh != nil {
+		f := s.shippedFacts()
+		var gwReqs int
+		for _, r := range rows {
+			for _, x := range r.gateway {
+				gwReqs += x.requests
+			}
+		}
+		fmt.Fprintf(w, "- rosetta: `go build -o %s ./cmd/rosetta` (%.1fs), started as `rosetta serve -config rosetta.yaml` in %s, GOMAXPROCS %s (its own default, from its CPU mask; read from its /metrics); "+
+			"one openai channel to the mock, a static key, no store section (the default SQLite store, rosetta.db); log and access log: its default JSON through its async writer to stderr, sent to rosetta.log\n",
+			sh.bin, sh.build.Seconds(), sh.dir, sh.gomaxprocs)
+		if f.err != nil {
+			fmt.Fprintf(w, "- **usage rows: cannot read them: %v**\n", f.err)
+		} else {
+			fmt.Fprintf(w, "- rosetta wrote %d usage rows (%d with status 200) into its SQLite file for %d measured requests (and the warm-ups and checks), and %.1f MB of log (%.0f B per row)\n",
+				f.rows, f.rows200, gwReqs, float64(f.logBytes)/1e6, float64(f.logBytes)/float64(max(f.rows, 1)))
+		}
 	}
-	fmt.Fprintf(w, "- %s %s/%s, CPUs=%d; CPU %d: the servers (and nginx), CPU %d: the load generator\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), s.srvCPU, s.loadCPU)
+	if s.wrk != nil {
+		fmt.Fprintf(w, "- load generator: wrk %s (%s), -t 1 -c N --latency, a Lua script for the POST's body and headers; its own req/s and p50/p99, its CPU from its rusage; -d and -warmup rounded up to whole seconds (here %ds and %ds); stream responses read to their end but not checked (a probe before each run checks one)\n",
+			s.wrk.version, s.wrk.bin, wrkSeconds(o.dur), wrkSeconds(o.warmup))
+		if s.wrk.proof != "" {
+			fmt.Fprintf(w, "- pinned at start: %s\n", s.wrk.proof)
+		}
+	} else {
+		fmt.Fprintf(w, "- load generator: the built-in fasthttp client, this process (GOMAXPROCS=1)\n")
+	}
 	for _, p := range s.proof {
 		fmt.Fprintf(w, "- pinned at start: %s\n", p)
 	}
 	// Checked again now: a process that moved would void the numbers.
-	for _, p := range []*proc{s.servers, s.nginx} {
+	for _, p := range []*proc{s.mock, s.gateway, s.nginx} {
 		if p == nil {
 			continue
 		}
@@ -108,12 +134,12 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 	}
 	fmt.Fprintf(w, "- %s measured per run after %s warm-up, %d round(s), the contenders' order rotated each round; medians across rounds\n",
 		o.dur, o.warmup, o.rounds)
-	fmt.Fprintf(w, "- model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
-		model, o.events, o.eventDelay, o.log)
+	fmt.Fprintf(w, "- request: %s; model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s\n",
+		requestLine(o), model, o.events, o.eventDelay)
 	printRate(w, o)
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "| mode | c | direct req/s | nginx req/s | gateway req/s | gateway/nginx | gateway/direct | direct p50 / p99 | nginx p50 / p99 | gateway p50 / p99 | added p50 nginx / gateway |")
+	fmt.Fprintf(w, "| mode | c | direct req/s | nginx req/s | %[1]s req/s | %[1]s/nginx | %[1]s/direct | direct p50 / p99 | nginx p50 / p99 | %[1]s p50 / p99 | added p50 nginx / %[1]s |\n", gw)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		d, n, g := summarizeSplit(r.direct), summarizeSplit(r.nginx), summarizeSplit(r.gateway)
@@ -126,28 +152,21 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 			addedCell(n, d), addedCell(g, d))
 	}
 
-	fmt.Fprintf(w, "\nCPU per request on CPU %d (from /proc/<pid>/stat, 10 ms ticks), medians. The servers process runs the mock in every run, and the gateway too in gateway runs; nginx counts its master and worker. The gateway's own share is estimated as the servers process in gateway runs less the mock's cost behind a proxy (the servers process in nginx runs; without nginx, in direct runs). \"used\" is the share of CPU %d that the servers process and nginx used, \"irq\" the share in interrupts (on loopback, much of the network stack runs there, charged to no process).\n\n", s.srvCPU, s.srvCPU)
-	fmt.Fprintln(w, "| mode | c | servers, direct runs (mock) | servers, nginx runs (mock) | nginx | servers, gateway runs (mock + gateway) | gateway's own ≈ | gateway's own ÷ nginx | used d / n / g | irq d / n / g |")
+	fmt.Fprintf(w, "\nCPU per request on CPU %d (from each process's /proc/<pid>/stat, 10 ms ticks), medians. The mock serves every run; nginx counts its master and worker; %s is its own process, so its figure is its own, measured, not estimated. \"used\" is the share of CPU %d that the mock, nginx and %s used, \"irq\" the share in interrupts (on loopback, much of the network stack runs there, charged to no process).\n\n", s.srvCPU, gw, s.srvCPU, gw)
+	fmt.Fprintf(w, "| mode | c | mock, direct runs | mock, nginx runs | mock, %[1]s runs | nginx | %[1]s | %[1]s ÷ nginx | used d / n / g | irq d / n / g |\n", gw)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		d, n, g := summarizeSplit(r.direct), summarizeSplit(r.nginx), summarizeSplit(r.gateway)
-		mockCPU := d.srvCPU
-		if n.n > 0 {
-			mockCPU = n.srvCPU
-		}
-		own, ownRatio := "—", "—"
-		if g.n > 0 && (n.n > 0 || d.n > 0) {
-			own = fmt.Sprintf("%.1fµs", us(g.srvCPU-mockCPU))
-			if n.n > 0 && n.ngxCPU > 0 {
-				ownRatio = fmt.Sprintf("%.2f×", float64(g.srvCPU-mockCPU)/float64(n.ngxCPU))
-			}
+		ownRatio := "—"
+		if g.n > 0 && n.n > 0 && n.ngxCPU > 0 {
+			ownRatio = fmt.Sprintf("%.2f×", float64(g.gwCPU)/float64(n.ngxCPU))
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s / %s |\n", r.mode, r.conns,
-			d.cpuCell(d.srvCPU), n.cpuCell(n.srvCPU), n.cpuCell(n.ngxCPU), g.cpuCell(g.srvCPU), own, ownRatio,
+			d.cpuCell(d.mockCPU), n.cpuCell(n.mockCPU), g.cpuCell(g.mockCPU), n.cpuCell(n.ngxCPU), g.cpuCell(g.gwCPU), ownRatio,
 			pct(d, d.srvUse), pct(n, n.srvUse), pct(g, g.srvUse), pct(d, d.srvIRQ), pct(n, n.srvIRQ), pct(g, g.srvIRQ))
 	}
 
-	fmt.Fprintf(w, "\nThe load generator on CPU %d, and noise: \"used\" is the share of CPU %d it used (near 100%% means it, not the proxy, may be the limit); run-queue wait is the time our threads were runnable but had no core, per window: pinned to one CPU, a process's threads also queue behind each other (the load generator's most: several threads, one CPU), so wait alone is not noise (on CPU %d it counts direct and gateway runs only: in nginx runs the mock and nginx wait for each other); \"others\" is the share of a CPU that other processes used and steal what the hypervisor took: those two are the noise. Noise columns show the worst run of the row.\n\n", s.loadCPU, s.loadCPU, s.srvCPU)
+	fmt.Fprintf(w, "\nThe load generator on CPU %d, and noise: \"used\" is the share of CPU %d it used (near 100%% means it, not the proxy, may be the limit); run-queue wait is the time our threads were runnable but had no core, per window: pinned to one CPU, a process's threads also queue behind each other (the load generator's most: several threads, one CPU), so wait alone is not noise (on CPU %d it counts direct runs only: in proxied runs the mock and the proxy, two processes on one CPU, wait for each other; with wrk the load generator's wait is not measured: —); \"others\" is the share of a CPU that other processes used and steal what the hypervisor took: those two are the noise. Noise columns show the worst run of the row.\n\n", s.loadCPU, s.loadCPU, s.srvCPU)
 	fmt.Fprintf(w, "| mode | c | load CPU/req d / n / g | CPU %d used d / n / g | CPU %d irq d / n / g | wait CPU %d / CPU %d | others CPU %d / CPU %d | steal CPU %d / CPU %d |\n",
 		s.loadCPU, s.loadCPU, s.srvCPU, s.loadCPU, s.srvCPU, s.loadCPU, s.srvCPU, s.loadCPU)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -157,7 +176,7 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		var srvWait, loadWait, srvOth, loadOth, srvSteal, loadSteal float64
 		for _, x := range r.all() {
 			st := splitStatsOf(x)
-			if x.target != "nginx" {
+			if x.target == "direct" {
 				srvWait = max(srvWait, st.srvWait)
 			}
 			loadWait = max(loadWait, x.waitShare())
@@ -170,12 +189,16 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		worst.srvWait, worst.loadWait = max(worst.srvWait, srvWait), max(worst.loadWait, loadWait)
 		worst.srvOth, worst.loadOth = max(worst.srvOth, srvOth), max(worst.loadOth, loadOth)
 		worst.steal = max(worst.steal, srvSteal, loadSteal)
-		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s / %s / %s | %s / %s / %s | %.0f%% / %.0f%% | %.0f%% / %.0f%% | %.1f%% / %.1f%% |\n",
+		lw := fmt.Sprintf("%.0f%%", 100*loadWait)
+		if s.wrk != nil {
+			lw = "—"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s / %s / %s | %s / %s / %s | %s / %s / %s | %.0f%% / %s | %.0f%% / %.0f%% | %.1f%% / %.1f%% |\n",
 			r.mode, r.conns, d.cpuCell(d.cpu), n.cpuCell(n.cpu), g.cpuCell(g.cpu),
 			pct(d, d.cpuUse), pct(n, n.cpuUse), pct(g, g.cpuUse), pct(d, d.loadIRQ), pct(n, n.loadIRQ), pct(g, g.loadIRQ),
-			100*srvWait, 100*loadWait, 100*srvOth, 100*loadOth, 100*srvSteal, 100*loadSteal)
+			100*srvWait, lw, 100*srvOth, 100*loadOth, 100*srvSteal, 100*loadSteal)
 	}
-	fmt.Fprintf(w, "\nNoise, worst run: run-queue wait %.0f%% on CPU %d, %.0f%% on CPU %d; other processes used up to %.0f%% of CPU %d and %.0f%% of CPU %d; steal up to %.1f%%.\n",
+	fmt.Fprintf(w, "\nNoise, worst run: run-queue wait %.0f%% on CPU %d (direct runs), %.0f%% on CPU %d; other processes used up to %.0f%% of CPU %d and %.0f%% of CPU %d; steal up to %.1f%%.\n",
 		100*worst.srvWait, s.srvCPU, 100*worst.loadWait, s.loadCPU, 100*worst.srvOth, s.srvCPU, 100*worst.loadOth, s.loadCPU, 100*worst.steal)
 	if worst.srvOth > 0.05 || worst.loadOth > 0.05 || worst.steal > 0.05 {
 		fmt.Fprintln(w, "**Note: the machine was busy** (other processes or steal above 5% of a CPU in some run): req/s and latencies measure the contention as much as the code; compare CPU per request, and rerun on a quiet machine for throughput.")
@@ -193,13 +216,13 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		}
 	}
 	if len(streams) > 0 {
-		fmt.Fprintln(w, "\nStreams, time to first body byte (p50) and events per response (direct and nginx clients ask for usage, as the gateway does upstream; the gateway strips the usage chunk its client did not ask for):")
-		fmt.Fprintln(w, "\n| c | direct ttfb p50 | nginx ttfb p50 | gateway ttfb p50 | direct events | nginx events | gateway events |")
+		fmt.Fprintln(w, "\nStreams, time to first body byte (p50; not measured by wrk: —) and events per response (direct and nginx clients ask for usage, as the gateway does upstream; the gateway strips the usage chunk its client did not ask for):")
+		fmt.Fprintf(w, "\n| c | direct ttfb p50 | nginx ttfb p50 | %[1]s ttfb p50 | direct events | nginx events | %[1]s events |\n", gw)
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|")
 		for _, r := range streams {
 			d, n, g := summarizeSplit(r.direct), summarizeSplit(r.nginx), summarizeSplit(r.gateway)
 			ttfb := func(s splitSummary) string {
-				if s.n == 0 {
+				if s.n == 0 || o.load == "wrk" {
 					return "—"
 				}
 				return fmtDur(s.ttfb)
