@@ -50,7 +50,11 @@ type dialect struct {
 	// They are the one place placeholders differ: SQLite looks each named
 	// parameter such as $9 up among those before it, quadratic in a
 	// 3584-parameter statement (measured: 10,000 rows took 7 s with $N,
-	// 0.1 s with ?); PostgreSQL knows only $N.
+	// 0.1 s with ?); PostgreSQL knows only $N. SQLite's are INSERT OR
+	// FAIL: a multi-row INSERT that may abort halfway (OR ABORT, the
+	// default) keeps a statement journal to undo its own rows, a copy of
+	// every page it changes; AddUsage rolls the whole transaction back on
+	// any error, so FAIL, which keeps no journal, loses nothing.
 	insertUsage [maxInsertLog + 1]string
 	// lockMigrations runs first in every migration transaction so two
 	// processes opening one database at once apply each migration once.
@@ -63,7 +67,7 @@ type dialect struct {
 
 var sqliteDialect = &dialect{
 	name:        "sqlite",
-	insertUsage: insertUsageStatements(func(int) string { return "?" }),
+	insertUsage: insertUsageStatements("INSERT OR FAIL INTO", func(int) string { return "?" }),
 	unique: func(err error) bool {
 		c := sqliteCode(err)
 		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
@@ -73,7 +77,7 @@ var sqliteDialect = &dialect{
 
 var postgresDialect = &dialect{
 	name:        "postgres",
-	insertUsage: insertUsageStatements(func(n int) string { return "$" + strconv.Itoa(n) }),
+	insertUsage: insertUsageStatements("INSERT INTO", func(n int) string { return "$" + strconv.Itoa(n) }),
 	// Any constant works as long as it is the same in every process; this
 	// one is "rosetta" in ASCII, 0x726f7365747461 (PostgreSQL 15 has no
 	// hex literals).

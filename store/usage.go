@@ -25,17 +25,18 @@ const (
 )
 
 // insertUsageStatements returns the INSERTs of 1, 2, 4 … maxInsertRows
-// rows, with placeholders written by the dialect's function.
-func insertUsageStatements(placeholder func(n int) string) (list [maxInsertLog + 1]string) {
+// rows, each beginning with insert ("INSERT INTO", or SQLite's "INSERT OR
+// FAIL INTO"), with placeholders written by the dialect's function.
+func insertUsageStatements(insert string, placeholder func(n int) string) (list [maxInsertLog + 1]string) {
 	for i := range list {
-		list[i] = insertUsageStatement(1<<i, placeholder)
+		list[i] = insertUsageStatement(insert, 1<<i, placeholder)
 	}
 	return list
 }
 
-func insertUsageStatement(rows int, placeholder func(n int) string) string {
+func insertUsageStatement(insert string, rows int, placeholder func(n int) string) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO usage_log (" + usageCols + ") VALUES ")
+	b.WriteString(insert + " usage_log (" + usageCols + ") VALUES ")
 	for r := range rows {
 		if r > 0 {
 			b.WriteByte(',')
