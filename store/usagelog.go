@@ -2,20 +2,23 @@ package store
 
 // UsageWriter takes usage rows from the request path and writes them in
 // batches. The request path must never wait for the database, so Record
-// only ever offers the row to a bounded channel: when the writer has fallen
-// behind by a whole buffer, the row is dropped and counted, and the gateway
-// keeps serving. One goroutine drains the channel into a batch and writes
-// it, in one transaction, when it holds Batch rows or Interval has passed;
-// the keys' last-used times ride along as one TouchKeys per batch instead
-// of an UPDATE per request. Close writes whatever is left, so a SIGTERM
-// that closes the writer before exiting loses nothing.
+// only appends the row to a bounded list under a mutex: when the writer
+// has fallen behind by a whole buffer, the row is dropped and counted, and
+// the gateway keeps serving. Record wakes the writer's goroutine only when
+// the list reaches Batch rows, not for every row (a wake-up per row cost
+// more CPU than the rest of Record); the goroutine writes up to Batch rows
+// per transaction, when Batch rows wait or Interval has passed, and the
+// keys' last-used times ride along as one TouchKeys per batch instead of
+// an UPDATE per request. Close writes whatever is left, so a SIGTERM that
+// closes the writer before exiting loses nothing.
 //
 // A failed write is told apart by a Ping. When the database does not
-// answer, the rows are kept (up to Buffer of them; then Record drops) and
-// written when it is back, trying again after a pause that doubles up to
-// maxRetryDelay. When it answers, the batch is tried once more (a lock, a
-// failover) and then cut in halves until the rows it refuses are found:
-// those alone are lost, counted in Failed and reported.
+// answer, the batch is kept and the rows behind it wait (up to Buffer of
+// them; then Record drops), and they are written when it is back, trying
+// again after a pause that doubles up to maxRetryDelay. When it answers,
+// the batch is tried once more (a lock, a failover) and then cut in halves
+// until the rows it refuses are found: those alone are lost, counted in
+// Failed and reported.
 
 import (
 	"context"
@@ -69,17 +72,19 @@ const (
 // UsageWriter batches usage rows into a Store. Record is safe for
 // concurrent use; Close must be called once.
 type UsageWriter struct {
-	s    Store
-	o    UsageWriterOptions
-	rows chan Usage
+	s Store
+	o UsageWriterOptions
 
-	mu     sync.RWMutex // guards closed against Record sending on a closed channel
-	closed bool
+	mu      sync.Mutex
+	pending []Usage // rows taken by Record, not yet in a batch; at most Buffer
+	closed  bool
+
+	full chan struct{} // a token when pending reaches Batch rows
+	stop chan struct{} // closed by Close
+	done chan struct{}
 
 	ctx    context.Context // cancelled when Close gives up waiting
 	cancel context.CancelFunc
-	stop   chan struct{} // closed by Close, after rows
-	done   chan struct{}
 
 	// Only the writer's goroutine uses these.
 	delay   time.Duration // pause before the next try; 0 when the last write worked
@@ -92,7 +97,8 @@ type UsageWriter struct {
 // NewUsageWriter starts a writer into s.
 func NewUsageWriter(s Store, o UsageWriterOptions) *UsageWriter {
 	o.defaults()
-	w := &UsageWriter{s: s, o: o, rows: make(chan Usage, o.Buffer), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &UsageWriter{s: s, o: o, pending: make([]Usage, 0, o.Batch),
+		full: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	go w.run()
 	return w
@@ -101,17 +107,22 @@ func NewUsageWriter(s Store, o UsageWriterOptions) *UsageWriter {
 // Record queues u for writing without blocking. It returns false, and
 // counts the row in Dropped, when the buffer is full or the writer closed.
 func (w *UsageWriter) Record(u Usage) bool {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	if !w.closed {
+	w.mu.Lock()
+	if w.closed || len(w.pending) >= w.o.Buffer {
+		w.mu.Unlock()
+		w.dropped.Add(1)
+		return false
+	}
+	w.pending = append(w.pending, u)
+	n := len(w.pending)
+	w.mu.Unlock()
+	if n == w.o.Batch {
 		select {
-		case w.rows <- u:
-			return true
-		default:
+		case w.full <- struct{}{}:
+		default: // the writer has a token already
 		}
 	}
-	w.dropped.Add(1)
-	return false
+	return true
 }
 
 // Dropped is the number of rows Record turned away.
@@ -132,7 +143,6 @@ func (w *UsageWriter) Close(ctx context.Context) error {
 		return fmt.Errorf("store: usage writer closed twice")
 	}
 	w.closed = true
-	close(w.rows)
 	close(w.stop)
 	w.mu.Unlock()
 	select {
@@ -145,55 +155,84 @@ func (w *UsageWriter) Close(ctx context.Context) error {
 	}
 }
 
-// run is the writer's goroutine: it gathers rows and writes a batch when
-// it is full or when the interval ticks, unless the database is away and
-// it is not yet time to try again; then it stops taking rows once Buffer
-// of them wait, so Record drops instead.
+// run is the writer's goroutine: it writes a batch when Batch rows wait,
+// and whatever waits when the interval ticks, unless the database is away
+// and it is not yet time to try again. At Close it writes everything left.
 func (w *UsageWriter) run() {
 	defer close(w.done)
 	defer w.cancel()
 	tick := time.NewTicker(w.o.Interval)
 	defer tick.Stop()
 	b := newUsageBatch(w.o.Batch)
+	var retry <-chan time.Time // fires when a batch kept back may be tried again
 	for {
-		in := w.rows
-		if len(b.rows) >= w.o.Buffer {
-			in = nil
-		}
+		partial := true
 		select {
-		case u, ok := <-in:
-			if !ok { // closed and drained
-				w.finish(b)
-				return
-			}
-			if b.add(u) >= w.o.Batch && w.due() {
-				w.flush(b)
-			}
+		case <-w.full:
+			partial = false
 		case <-tick.C:
-			if w.due() {
-				w.flush(b)
-			}
+		case <-retry:
 		case <-w.stop:
-			for u := range w.rows {
-				b.add(u)
-			}
 			w.finish(b)
 			return
+		}
+		if !w.due() {
+			continue
+		}
+		// The rows that come while a batch is written go into the next
+		// one when they fill it, or wait for the next tick: a batch of
+		// the few that came meanwhile would cost nearly a full one.
+		for ok := w.take(b, partial); ok && w.flush(b); ok = w.take(b, false) {
+		}
+		retry = nil
+		if w.delay > 0 {
+			retry = time.After(w.delay)
 		}
 	}
 }
 
 func (w *UsageWriter) due() bool { return !time.Now().Before(w.retryAt) }
 
+// take fills b with up to Batch rows from the pending ones (rows a failed
+// write kept in b stay first) and reports whether b is to be written: it
+// is full, or partial is set and b is not empty.
+func (w *UsageWriter) take(b *usageBatch, partial bool) bool {
+	w.mu.Lock()
+	n := min(len(w.pending), w.o.Batch-len(b.rows))
+	if n <= 0 || !partial && len(b.rows)+len(w.pending) < w.o.Batch {
+		w.mu.Unlock()
+		return len(b.rows) >= w.o.Batch || partial && len(b.rows) > 0
+	}
+	from := len(b.rows)
+	if from == 0 && n == len(w.pending) {
+		// All of them into an empty batch: swap the lists, copy nothing.
+		b.rows, w.pending = w.pending, b.rows
+	} else {
+		b.rows = append(b.rows, w.pending[:n]...)
+		rest := copy(w.pending, w.pending[n:])
+		clear(w.pending[rest:]) // drop the strings they hold
+		w.pending = w.pending[:rest]
+	}
+	w.mu.Unlock()
+	b.touch(b.rows[from:])
+	return true
+}
+
 // finish writes the last rows at Close, waiting out the database's
 // absence until Close gives up.
 func (w *UsageWriter) finish(b *usageBatch) {
-	for !w.flush(b) {
-		select {
-		case <-time.After(w.delay):
-		case <-w.ctx.Done():
-			w.lose(b.rows, w.ctx.Err())
-			return
+	for w.take(b, true) {
+		for !w.flush(b) {
+			select {
+			case <-time.After(w.delay):
+			case <-w.ctx.Done():
+				w.mu.Lock()
+				rows := append(b.rows, w.pending...)
+				w.pending = nil
+				w.mu.Unlock()
+				w.lose(rows, w.ctx.Err())
+				return
+			}
 		}
 	}
 }
@@ -208,13 +247,14 @@ func newUsageBatch(n int) *usageBatch {
 	return &usageBatch{rows: make([]Usage, 0, n), touched: make(map[int64]time.Time)}
 }
 
-// add appends u and returns the number of rows now waiting.
-func (b *usageBatch) add(u Usage) int {
-	b.rows = append(b.rows, u)
-	if u.KeyID != 0 && u.Time.After(b.touched[u.KeyID]) {
-		b.touched[u.KeyID] = u.Time
+// touch notes the keys' last-used times of rows.
+func (b *usageBatch) touch(rows []Usage) {
+	for i := range rows {
+		u := &rows[i]
+		if u.KeyID != 0 && u.Time.After(b.touched[u.KeyID]) {
+			b.touched[u.KeyID] = u.Time
+		}
 	}
-	return len(b.rows)
 }
 
 func (b *usageBatch) reset() {
