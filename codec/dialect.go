@@ -69,6 +69,13 @@ type Dialect interface {
 	// the body is not in the style's error shape.
 	DecodeError(status int, body []byte) (_ Error, ok bool)
 
+	// ReadRateLimit reads what an upstream's answer (its headers, and its
+	// error body) says of its rate limits; SetRateLimit writes rl for a
+	// client in the style's header names (buf is scratch, returned for
+	// reuse).
+	ReadRateLimit(h HeaderReader, body []byte) RateLimit
+	SetRateLimit(h HeaderWriter, buf []byte, rl RateLimit) []byte
+
 	// AppendModelList appends the answer to a listing of the models ids,
 	// created (a Unix time) being when the gateway started.
 	AppendModelList(dst []byte, ids []string, created int64) []byte
@@ -95,8 +102,9 @@ type PassThrough interface {
 	// ReadUsage reads the usage a whole response reports.
 	ReadUsage(body []byte) (_ Usage, ok bool)
 	// RelayEvent appends one upstream stream event ev (data is its data,
-	// when it has one line of it) for the client: see Relay.
-	RelayEvent(dst, ev, data []byte, r *Relay) []byte
+	// when it has one line of it) for the client: see Relay. It fails on
+	// an event it cannot decode.
+	RelayEvent(dst, ev, data []byte, r *Relay) ([]byte, error)
 }
 
 // HTTP is a style's HTTP facts, as plain data.
@@ -117,6 +125,10 @@ type HTTP struct {
 	// KeyHeader and KeyQuery carry a client's key when it does not send
 	// it as a bearer token; KeyHint tells a client without a key how.
 	KeyHeader, KeyQuery, KeyHint string
+	// OwnStatuses are the HTTP statuses only this style sends, each with
+	// the standard status nearest to it, which a client of another style
+	// gets instead (Anthropic's 529 overloaded: 503).
+	OwnStatuses map[int]int
 	// IDPrefix starts the ids the gateway makes for responses in the
 	// style ("chatcmpl-", "msg_").
 	IDPrefix string

@@ -29,6 +29,10 @@ type Error struct {
 	// Type keeps the dialect's own type string of an upstream error that is
 	// relayed to a client of the same dialect; "" derives it from Kind.
 	Type string
+	// RateLimit is what the upstream said of its limits with a 429: the
+	// client's style says it in its own header names (or, Gemini's, in the
+	// body).
+	RateLimit RateLimit `json:",omitzero"`
 }
 
 func (e *Error) Error() string { return e.Message }

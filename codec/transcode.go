@@ -21,21 +21,34 @@ type Relay struct {
 	events  []Event
 }
 
-// RelayDecoded is RelayEvent for dialects that read usage by decoding the
-// stream and name the model in the spans modelSpan finds: ev as it is,
-// the model name replaced.
-func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) []byte {
-	if len(data) > 0 && r.Dec != nil {
-		r.decoded = true
-		name, _ := sse.Field(ev, "event")
-		r.events, _ = r.Dec.Decode(r.events[:0], name, data)
-		for i := range r.events {
-			if r.events[i].Kind == EventUsage {
-				r.Usage = r.events[i].Usage
-			}
+// Read decodes one upstream event with Dec, which checks it (an event that
+// cannot be decoded is an error: the upstream sent garbage) and reads the
+// usage it reports.
+func (r *Relay) Read(ev, data []byte) error {
+	if r.Dec == nil || len(data) == 0 {
+		return nil
+	}
+	r.decoded = true
+	name, _ := sse.Field(ev, "event")
+	var err error
+	if r.events, err = r.Dec.Decode(r.events[:0], name, data); err != nil {
+		return err
+	}
+	for i := range r.events {
+		if r.events[i].Kind == EventUsage {
+			r.Usage = r.events[i].Usage
 		}
 	}
-	return AppendModelEvent(dst, ev, data, r.Model, modelSpan)
+	return nil
+}
+
+// RelayDecoded is RelayEvent for dialects whose model name modelSpan finds:
+// ev checked and its usage read (Read), then as it is but for the model.
+func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) ([]byte, error) {
+	if err := r.Read(ev, data); err != nil {
+		return dst, err
+	}
+	return AppendModelEvent(dst, ev, data, r.Model, modelSpan), nil
 }
 
 // AppendModelEvent appends ev with the model name modelSpan finds in its
@@ -146,7 +159,9 @@ func (t *Transcoder) Release() (StreamDecoder, StreamEncoder) {
 
 // Transcode appends the client's bytes for the complete events at the
 // start of in, and reports how many bytes of in it consumed. It stops at
-// an event the decoder rejects (Err reports it).
+// an event the decoder rejects, on either path: on the pass-through path
+// the dialect's RelayEvent decodes too, to check the events (Err reports
+// it).
 func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
 	for t.err == nil {
 		k := sse.Next(in[n:])
@@ -208,15 +223,23 @@ func (t *Transcoder) event(dst, ev []byte) []byte {
 	data, multi, ok := sse.Data(ev)
 	if t.pass != nil {
 		if multi {
+			if t.data = sse.AppendData(t.data[:0], ev); !Valid(t.data) {
+				t.err = ErrNotJSON
+				return dst
+			}
 			data = nil // nothing to rewrite: relayed as it is
 		}
 		if !ok || multi || sse.IsDone(data) {
 			return t.framed(dst, ev, data, ok)
 		}
 		if t.sse {
-			return t.pass.RelayEvent(dst, ev, data, &t.relay)
+			dst, t.err = t.pass.RelayEvent(dst, ev, data, &t.relay)
+			return dst
 		}
-		return t.frame(dst, func(b []byte) []byte { return t.pass.RelayEvent(b, ev, data, &t.relay) })
+		return t.frame(dst, func(b []byte) []byte {
+			b, t.err = t.pass.RelayEvent(b, ev, data, &t.relay)
+			return b
+		})
 	}
 	if !ok {
 		return dst // a comment or keep-alive: nothing to say in another dialect

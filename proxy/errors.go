@@ -87,9 +87,13 @@ func (g *Gateway) panicked(ctx *fasthttp.RequestCtx, v any) {
 var secretLike = regexp.MustCompile(`(sk|pk|rk|ak|key)-[A-Za-z0-9_*.\-]{6,}|AIza[A-Za-z0-9_\-]{10,}`)
 
 // upstreamError turns an upstream error response into the error the client
-// sees: the status and message are kept, anything that looks like a
+// sees: the status (or, for another style's client, the standard one
+// nearest to it) and message are kept, anything that looks like a
 // credential is removed, and a body the gateway cannot read is not echoed.
 func upstreamError(ch *channel, client *dialect, status int, body []byte) *codec.Error {
+	if near, own := ch.style.http.OwnStatuses[status]; own && client != ch.style {
+		status = near // a status the client's SDK would not know
+	}
 	e, ok := ch.style.DecodeError(status, body)
 	if ok && ch.style != client {
 		e.Type = "" // a type of the upstream's style means nothing to this client

@@ -125,6 +125,9 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	x.status, x.errMsg = e.Status, e.Message
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.Status)
+	if e.RateLimit != (codec.RateLimit{}) {
+		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], e.RateLimit)
+	}
 	ctx.SetContentType("application/json")
 	x.buf = x.style.AppendError(x.buf[:0], e)
 	ctx.SetBody(x.buf)

@@ -29,6 +29,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 			bodyBufs.Put(buf)
 		}
 	}()
+	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, c.model, x.stream)
 		if !ok {
@@ -49,6 +50,9 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		if e == nil {
 			return
 		}
+		if w := e.RateLimit.RetryAfter; e.Status == 429 && w > 0 && (retryAfter == 0 || w < retryAfter) {
+			retryAfter = w
+		}
 		last = e
 		if !retry {
 			break
@@ -61,6 +65,9 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	if last == nil {
 		last = errorf(503, codec.KindUnavailable, "no_channel_available",
 			"No upstream channel for '%s' is available now; retry later.", x.model)
+	}
+	if last.Status == 429 && retryAfter > 0 {
+		last.RateLimit.RetryAfter = retryAfter
 	}
 	g.fail(ctx, x, last)
 }
@@ -88,6 +95,9 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	c.ch.answered(outcomeOf(status), now)
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
+		if status == 429 || status >= 500 {
+			e.RateLimit = c.ch.style.ReadRateLimit(&resp.Header, resp.Body())
+		}
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
 		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -10,8 +9,9 @@ import (
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
-// admit applies the key's rate limits, reserving an estimate of the tokens.
-// It answers 429 and returns false when the request is over a limit.
+// admit applies the key's rate limits, reserving an estimate of the tokens,
+// and reports them in the client's style's header names. It answers 429 and
+// returns false when the request is over a limit.
 func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) bool {
 	lim := x.key.Limits
 	if lim == (ratelimit.Limits{}) {
@@ -19,8 +19,9 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	}
 	st := g.limiter.State(x.key.limitKey)
 	d := g.limiter.Admit(st, lim, estimate)
-	setRateHeaders(ctx, lim, d)
+	rl := rateLimitOf(lim, d)
 	if d.Allowed {
+		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], rl)
 		x.limit, x.reserved = st, estimate
 		return true
 	}
@@ -28,31 +29,25 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	if d.ByTokens {
 		kind, what = codec.KindRateLimitTokens, "tokens"
 	}
-	g.fail(ctx, x, errorf(429, kind, "rate_limit_exceeded",
-		"Rate limit reached for %s per minute on this key. Retry after %s.", what, secondsCeil(d.RetryAfter)+"s"))
+	e := errorf(429, kind, "rate_limit_exceeded",
+		"Rate limit reached for %s per minute on this key. Retry after %s.", what, secondsCeil(d.RetryAfter)+"s")
+	e.RateLimit = rl
+	g.fail(ctx, x, e)
 	return false
 }
 
-// setRateHeaders reports a key's limits in OpenAI's header names.
-func setRateHeaders(ctx *fasthttp.RequestCtx, lim ratelimit.Limits, d ratelimit.Decision) {
-	h := &ctx.Response.Header
-	var b [24]byte
+// rateLimitOf is a key's limits and the limiter's decision, as a client is
+// told them.
+func rateLimitOf(lim ratelimit.Limits, d ratelimit.Decision) codec.RateLimit {
+	var rl codec.RateLimit
 	if lim.RPM > 0 {
-		h.SetBytesV("X-Ratelimit-Limit-Requests", strconv.AppendInt(b[:0], lim.RPM, 10))
-		h.SetBytesV("X-Ratelimit-Remaining-Requests", strconv.AppendInt(b[:0], d.RemainingRequests, 10))
-		h.SetBytesV("X-Ratelimit-Reset-Requests", appendSeconds(b[:0], d.Reset))
+		rl.Requests = codec.Quota{Limit: lim.RPM, Remaining: d.RemainingRequests, Reset: d.Reset}
 	}
 	if lim.TPM > 0 {
-		h.SetBytesV("X-Ratelimit-Limit-Tokens", strconv.AppendInt(b[:0], lim.TPM, 10))
-		h.SetBytesV("X-Ratelimit-Remaining-Tokens", strconv.AppendInt(b[:0], d.RemainingTokens, 10))
-		h.SetBytesV("X-Ratelimit-Reset-Tokens", appendSeconds(b[:0], d.Reset))
+		rl.Tokens = codec.Quota{Limit: lim.TPM, Remaining: d.RemainingTokens, Reset: d.Reset}
 	}
 	if !d.Allowed {
-		h.SetBytesV("Retry-After", strconv.AppendInt(b[:0], int64((d.RetryAfter+time.Second-1)/time.Second), 10))
+		rl.RetryAfter = max(d.RetryAfter, time.Nanosecond) // written as at least 1 s
 	}
-}
-
-// appendSeconds writes d as OpenAI's reset headers do: "12.5s".
-func appendSeconds(dst []byte, d time.Duration) []byte {
-	return append(strconv.AppendFloat(dst, d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64), 's')
+	return rl
 }

@@ -109,13 +109,15 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		err := rl.failed
 		if err == nil {
 			err = errors.New("upstream closed the stream without an event")
+			rl.failed = err
 		}
+		e := rl.failure()
 		rl.release()
 		now := time.Now()
 		c.ch.breaker.failure(now)
 		c.ch.broke(transportOutcome(err), now)
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
-		return transportError(err), true
+		return e, true
 	}
 	c.ch.breaker.success()
 	x.status, x.ttfb = 200, time.Since(x.start)
@@ -129,6 +131,16 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	ctx.SetBodyStream(rl, -1)
 	g.metrics.openStreams.Inc()
 	return nil, false
+}
+
+// failure is the client's error for a stream that broke: an event that
+// could not be read, or the connection.
+func (rl *relay) failure() *codec.Error {
+	if rl.tc.Err() != nil {
+		return &codec.Error{Status: 502, Kind: codec.KindUpstream, Code: "upstream_error",
+			Message: "The upstream provider's stream could not be read."}
+	}
+	return transportError(rl.failed)
 }
 
 // SupportsBodyWriteTo tells fasthttp to use WriteTo, chunk by chunk.
@@ -206,7 +218,7 @@ func (rl *relay) fill(want int) bool {
 			rl.takeOut()
 			rl.x.errMsg = rl.failed.Error()
 			if rl.x.ttfb > 0 { // the client has a stream open: tell it in-band
-				rl.out = rl.tc.Fail(rl.out, transportError(rl.failed), rl.x.style)
+				rl.out = rl.tc.Fail(rl.out, rl.failure(), rl.x.style)
 			}
 			rl.finished = true
 		case rl.eof:

@@ -8,6 +8,11 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 )
 
+// errUnreadable is the client's error for an upstream answer that is not
+// what its style's API sends.
+var errUnreadable = &codec.Error{Status: 502, Kind: codec.KindUpstream, Code: "upstream_error",
+	Message: "The upstream provider's response could not be read."}
+
 // respond answers with a whole (non-streamed) upstream response: relayed
 // with the public model name put back when the styles match, else
 // translated. It fails only when the upstream's answer cannot be read.
@@ -18,7 +23,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	if !passThrough(x, c.ch) {
 		if err := c.ch.style.DecodeResponse(x.op.op, b, &x.resp); err != nil {
 			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
-			return errorf(502, codec.KindUpstream, "upstream_error", "The upstream provider's response could not be read.")
+			return errUnreadable
 		}
 		if x.op.metered {
 			x.usage = x.resp.Usage
@@ -27,6 +32,10 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], &x.resp, x.streamInfo(c.ch.style))
 		ctx.SetBody(x.buf)
 		return nil
+	}
+	if !codec.Valid(b) {
+		g.log.Warn("the upstream's response is not JSON", "id", string(x.id), "channel", c.ch.name)
+		return errUnreadable
 	}
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		ctx.Response.Header.SetContentTypeBytes(ct)

@@ -23,6 +23,7 @@ var httpFacts = codec.HTTP{
 	Versions:       []string{Version20230601, Version20261021},
 	KeyHeader:      "x-api-key",
 	KeyHint:        "Send it as 'x-api-key: <key>'.",
+	OwnStatuses:    map[int]int{529: 503},
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
 		if op == codec.OpCountTokens {
 			return append(dst, "/v1/messages/count_tokens"...), true
@@ -125,6 +126,6 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 	return t.canonical(), true
 }
 
-func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
+func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
 }

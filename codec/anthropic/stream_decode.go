@@ -74,6 +74,9 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	case "message_start", "content_block_start", "content_block_stop", "message_delta", "error":
 		return d.decodeOther(dst, data)
 	}
+	if !codec.Valid(data) {
+		return dst, fmt.Errorf("anthropic: a %q event whose data is not JSON", name)
+	}
 	return dst, nil // ping, message_stop and event types added later
 }
 

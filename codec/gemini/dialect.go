@@ -110,7 +110,7 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 	return decodeUsage(&w), true
 }
 
-func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) []byte {
+func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
 }
 
@@ -137,4 +137,21 @@ func (arrayFraming) End(dst []byte, n int) []byte {
 		dst = appendArrayStart(dst)
 	}
 	return appendArrayEnd(dst)
+}
+
+// ReadRateLimit reads how long to wait: Retry-After when the upstream sends
+// it, else the RetryInfo detail of its error body. Gemini sends no quota
+// headers.
+func (dialect) ReadRateLimit(h codec.HeaderReader, body []byte) codec.RateLimit {
+	if d := codec.ParseRetryAfter(h.Peek("Retry-After")); d > 0 {
+		return codec.RateLimit{RetryAfter: d}
+	}
+	e, _ := DecodeError(429, body)
+	return codec.RateLimit{RetryAfter: e.RateLimit.RetryAfter}
+}
+
+// SetRateLimit writes Retry-After; the wait is also in the error body's
+// RetryInfo (AppendError), where Gemini's SDKs read it.
+func (dialect) SetRateLimit(h codec.HeaderWriter, buf []byte, rl codec.RateLimit) []byte {
+	return codec.SetRetryAfter(h, buf, rl)
 }

@@ -3,6 +3,7 @@ package gemini
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -90,10 +91,22 @@ func AppendError(dst []byte, e *codec.Error) []byte {
 	dst = append(dst, `,"status":"`...)
 	dst = append(dst, status...)
 	dst = append(dst, '"')
-	if e.Code != "" {
-		dst = append(dst, `,"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":`...)
-		dst = rawjson.AppendString(dst, e.Code)
-		dst = append(dst, "}]"...)
+	if e.Code != "" || e.RateLimit.RetryAfter > 0 {
+		dst = append(dst, `,"details":[`...)
+		if e.Code != "" {
+			dst = append(dst, `{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":`...)
+			dst = rawjson.AppendString(dst, e.Code)
+			dst = append(dst, '}')
+		}
+		if d := e.RateLimit.RetryAfter; d > 0 {
+			if e.Code != "" {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"`...)
+			dst = strconv.AppendFloat(dst, d.Round(time.Millisecond).Seconds(), 'f', -1, 64)
+			dst = append(dst, `s"}`...)
+		}
+		dst = append(dst, ']')
 	}
 	return append(dst, "}}"...)
 }
@@ -148,6 +161,7 @@ func statusError(status int, v []byte) codec.Error {
 	var sd strDecoder
 	var code int
 	var message, name, reason string
+	var retry time.Duration
 	var kb [40]byte
 	p := parser{b: v}
 	l, _ := p.object()
@@ -160,7 +174,7 @@ func statusError(status int, v []byte) codec.Error {
 		case "status":
 			name, _ = p.str(&sd)
 		case "details":
-			reason = detailReason(&p, &sd)
+			reason, retry = readDetails(&p, &sd)
 		default:
 			p.skip()
 		}
@@ -178,20 +192,33 @@ func statusError(status int, v []byte) codec.Error {
 		kind, status = codec.KindServer, 500
 	}
 	return codec.Error{Status: status, Kind: kind, Message: strings.Clone(message),
-		Type: strings.Clone(name), Code: strings.Clone(reason)}
+		Type: strings.Clone(name), Code: strings.Clone(reason), RateLimit: codec.RateLimit{RetryAfter: retry}}
 }
 
-// detailReason returns the reason of the first detail that has one (a
-// google.rpc.ErrorInfo).
-func detailReason(p *parser, sd *strDecoder) string {
-	var reason string
+// readDetails returns the reason of the first detail that has one (a
+// google.rpc.ErrorInfo) and the retryDelay of a google.rpc.RetryInfo.
+func readDetails(p *parser, sd *strDecoder) (reason string, retry time.Duration) {
+	var kb [40]byte
 	details := p.array()
 	for p.elem(&details) {
-		if reason == "" && p.peek() == '{' {
-			readFolded(p, "reason", &reason, sd)
+		l, ok := p.object()
+		if !ok {
 			continue
 		}
-		p.skip()
+		for k, more := p.key(&l); more; k, more = p.key(&l) {
+			switch string(fold(&kb, k)) {
+			case "reason":
+				if r, ok := p.str(sd); ok && reason == "" {
+					reason = r
+				}
+			case "retrydelay":
+				if d, ok := p.str(sd); ok {
+					retry, _ = time.ParseDuration(d)
+				}
+			default:
+				p.skip()
+			}
+		}
 	}
-	return reason
+	return reason, retry
 }

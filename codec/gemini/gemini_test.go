@@ -3,10 +3,12 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
@@ -270,7 +272,8 @@ func TestErrors(t *testing.T) {
 	g(400, string(goldentest.Read(t, "../testdata/wire/gemini/error_400.json")), codec.Error{Status: 400, Kind: codec.KindInvalidRequest,
 		Type: "INVALID_ARGUMENT", Message: "Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field."}, true)
 	g(429, string(goldentest.Read(t, "../testdata/wire/gemini/error_429.json")), codec.Error{Status: 429, Kind: codec.KindRateLimitRequests,
-		Type: "RESOURCE_EXHAUSTED", Message: "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.5-flash\nPlease retry in 41.27318812s."}, true)
+		Type: "RESOURCE_EXHAUSTED", Message: "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.5-flash\nPlease retry in 41.27318812s.",
+		RateLimit: codec.RateLimit{RetryAfter: 41 * time.Second}}, true) // the RetryInfo detail's retryDelay
 	g(400, `{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`,
 		codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Type: "INVALID_ARGUMENT", Code: "API_KEY_INVALID", Message: "API key not valid."}, true)
 	g(503, `[{"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}]`,
