@@ -1,10 +1,14 @@
 // Command rosetta is the Rosetta model gateway.
 //
-//	rosetta serve [-config rosetta.yaml]   run the gateway
-//	rosetta version                        print the version
+//	rosetta serve [-config rosetta.yaml] [-listen addr]   run the gateway
+//	rosetta version                                       print the version
+//
+// Every command takes -h (or --help): it prints the command's usage and
+// exits 0.
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -30,44 +34,124 @@ import (
 var version = "dev"
 
 func main() {
-	if len(os.Args) < 2 {
-		usage(os.Stderr)
+	err := command(os.Args[1:])
+	var bad usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		// -h asked for the usage, which is printed: not a failure.
+	case errors.As(err, &bad):
+		fmt.Fprintln(os.Stderr, "rosetta:", bad.msg)
+		fmt.Fprint(os.Stderr, bad.usage)
 		os.Exit(2)
-	}
-	switch os.Args[1] {
-	case "serve":
-		if err := serve(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "rosetta:", err)
-			os.Exit(1)
-		}
-	case "version", "-version", "--version":
-		fmt.Println("rosetta", version)
-	case "help", "-h", "-help", "--help":
-		usage(os.Stdout)
 	default:
-		fmt.Fprintf(os.Stderr, "rosetta: unknown command %q\n", os.Args[1])
-		usage(os.Stderr)
-		os.Exit(2)
+		fmt.Fprintln(os.Stderr, "rosetta:", err)
+		os.Exit(1)
 	}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: rosetta <command> [flags]
+// command runs the command that args name.
+func command(args []string) error {
+	if len(args) == 0 {
+		return usageError{"no command given", mainUsage}
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:])
+	case "version", "-version", "--version":
+		if err := noFlags("version", versionUsage, args[1:]); err != nil {
+			return err
+		}
+		fmt.Println("rosetta", version)
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Print(mainUsage)
+		return nil
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", args[0]), mainUsage}
+	}
+}
+
+const mainUsage = `usage: rosetta <command> [flags]
 
 commands:
-  serve     run the gateway (-config FILE; without it, the built-in demo setup)
-  version   print the version
-`)
+  serve                  run the gateway (-config FILE; without it, the built-in demo setup)
+  version                print the version
+
+rosetta <command> -h prints the command's flags.
+`
+
+const versionUsage = "usage: rosetta version\n\nPrints the version.\n"
+
+// usageError is a command line the commands cannot run: main prints msg
+// and usage on stderr and exits 2.
+type usageError struct{ msg, usage string }
+
+func (e usageError) Error() string { return e.msg }
+
+// newFlags makes the flag set of a command, whose usage is the text before
+// the flags' list.
+func newFlags(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fmt.Fprintln(fs.Output(), "\nflags:")
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
-func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	path := fs.String("config", "", "configuration file (YAML); empty: built-in demo setup")
-	logFormat := fs.String("log-format", "json", "log format: json or text")
-	if err := fs.Parse(args); err != nil {
+// parseFlags parses args into fs. On -h or --help it prints the usage on
+// stdout and returns flag.ErrHelp (main exits 0); on a bad flag it returns
+// a usageError with the usage (main exits 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard) // the flag package would print both cases to stderr
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
+	}
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
+	fs.Usage()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Stdout.Write(usage.Bytes())
+		return flag.ErrHelp
+	}
+	return usageError{err.Error(), usage.String()}
+}
+
+// noFlags checks the arguments of a command that takes none but -h.
+func noFlags(name, usage string, args []string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(fs.Output(), usage) }
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, demoKey, err := loadConfig(*path)
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s takes no arguments, got %q", name, fs.Args()), usage}
+	}
+	return nil
+}
+
+const serveUsage = `usage: rosetta serve [-config FILE] [-listen ADDR] [-log-format json|text]
+
+Runs the gateway. Without -config, the built-in demo setup: the demo channel,
+a SQLite store rosetta.db in the working directory, and a key for this run,
+printed on stdout. The listen address is -listen, else ROSETTA_LISTEN, else
+server.listen of the config (default 127.0.0.1:8080).
+`
+
+func serve(args []string) error {
+	fs := newFlags("serve", serveUsage)
+	path := fs.String("config", "", "configuration file (YAML); empty: built-in demo setup")
+	listen := fs.String("listen", "", "address to listen on, host:port (overrides ROSETTA_LISTEN and server.listen)")
+	logFormat := fs.String("log-format", "json", "log format: json or text")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("serve takes no arguments, got %q", fs.Args()), serveUsage}
+	}
+	cfg, demoKey, err := loadConfig(*path, *listen)
 	if err != nil {
 		return err
 	}
@@ -107,7 +191,7 @@ func serve(args []string) error {
 
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {
-		return fmt.Errorf("cannot listen: %w", err)
+		return listenError(cfg.Server.Listen, err)
 	}
 	base := "http://" + ln.Addr().String()
 	public := publicURL(cfg, base)
@@ -172,10 +256,29 @@ func run(g *proxy.Gateway, ln net.Listener, timeout time.Duration, log *slog.Log
 	return nil
 }
 
+// listenError says which address could not be listened on and where to
+// choose another: net's error names it only inside its own wording
+// ("listen tcp 127.0.0.1:8080: bind: address already in use").
+func listenError(addr string, err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err // "bind: address already in use"
+	}
+	return fmt.Errorf("cannot listen on %s: %w (set server.listen in the config, ROSETTA_LISTEN, or -listen)", addr, err)
+}
+
 // loadConfig reads the configuration file, or makes the built-in demo
-// setup without one. With no keys configured, it adds a key for this run
-// and returns its secret to print.
-func loadConfig(path string) (cfg *config.Config, demoKey string, err error) {
+// setup without one, with listen, when set, in place of ROSETTA_LISTEN and
+// server.listen. With no keys configured, it adds a key for this run and
+// returns its secret to print.
+func loadConfig(path, listen string) (cfg *config.Config, demoKey string, err error) {
+	// Through the variable the config reads, so that what follows the
+	// address (the public URL's default) follows -listen too.
+	if listen != "" {
+		if err := os.Setenv("ROSETTA_LISTEN", listen); err != nil {
+			return nil, "", err
+		}
+	}
 	if path == "" {
 		cfg = config.Default(os.Getenv)
 	} else if cfg, err = config.Load(path); err != nil {
