@@ -18,7 +18,7 @@ type sqlStore struct {
 	seal *Sealer // nil when no secret key was given
 
 	insertsMu sync.Mutex
-	inserts   *[maxInsertLog + 1]*sql.Stmt // the usage INSERTs, prepared at the first AddUsage
+	inserts   *sqliteInserts // SQLite: the usage INSERTs, prepared at the first AddUsage
 }
 
 var _ Store = (*sqlStore)(nil)
@@ -116,13 +116,21 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 
 // Close closes the pools. Calls in flight may fail.
 func (s *sqlStore) Close() error {
-	s.insertsMu.Lock()
-	if s.inserts != nil {
-		for _, st := range s.inserts {
-			st.Close()
-		}
+	// The prepared INSERTs go first: SQLite does not free a connection
+	// while statements of it are open. Conn before insertsMu, as in
+	// AddUsage.
+	if conn, err := s.w.Conn(context.Background()); err == nil {
+		conn.Raw(func(dc any) error {
+			s.insertsMu.Lock()
+			defer s.insertsMu.Unlock()
+			if s.inserts != nil && s.inserts.conn == dc {
+				s.inserts.close()
+			}
+			s.inserts = nil
+			return nil
+		})
+		conn.Close()
 	}
-	s.insertsMu.Unlock()
 	err := s.w.Close()
 	if s.r != s.w {
 		err = errors.Join(err, s.r.Close())

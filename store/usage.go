@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 const usageCols = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
@@ -55,63 +58,143 @@ func insertUsageStatement(insert string, rows int, placeholder func(n int) strin
 
 // AddUsage inserts the rows in one transaction. It does not set their IDs:
 // a multi-row INSERT's RETURNING order is not guaranteed by either database.
+// It runs on the driver's own connection (sql.Conn.Raw): SQLite through
+// INSERTs prepared once per connection, PostgreSQL through COPY.
 func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	// Before the transaction: SQLite's one writing connection is the
-	// transaction's, and a first Prepare would wait for it.
-	stmts, err := s.usageInserts(ctx)
+	conn, err := s.w.Conn(ctx)
 	if err != nil {
 		return s.wrap("add usage", err)
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		args := make([]any, 0, min(len(rows), maxInsertRows)*usageColCount)
-		for len(rows) > 0 {
-			n := 1 << (bits.Len(uint(min(len(rows), maxInsertRows))) - 1) // largest power of two that fits
-			args = args[:0]
-			for i := range rows[:n] {
-				args = appendUsageArgs(args, &rows[i])
-			}
-			if _, err := tx.StmtContext(ctx, stmts[bits.Len(uint(n))-1]).ExecContext(ctx, args...); err != nil {
-				return err
-			}
-			rows = rows[n:]
-		}
-		return nil
-	})
-	return s.wrap("add usage", err)
+	defer conn.Close()
+	return s.wrap("add usage", conn.Raw(func(dc any) error { return s.d.addUsage(ctx, s, dc, rows) }))
 }
 
-// usageInserts returns the INSERTs of the dialect's insertUsage, prepared
-// on the writing pool the first time (modernc.org/sqlite keeps no cache of
-// statements: an INSERT of 256 rows given as text is parsed again at every
-// Exec). database/sql prepares them again on a new connection by itself.
-func (s *sqlStore) usageInserts(ctx context.Context) (*[maxInsertLog + 1]*sql.Stmt, error) {
+// sqliteInserts are the usage INSERTs prepared on one SQLite connection,
+// and the arguments of the largest, reused by every batch.
+// modernc.org/sqlite keeps no cache of statements: an INSERT of 256 rows
+// given as text is parsed again at every Exec, and database/sql would
+// convert each of its 3,584 arguments and allocate their list again.
+type sqliteInserts struct {
+	conn  any // the driver connection they were prepared on
+	stmts [maxInsertLog + 1]driver.StmtExecContext
+	args  []driver.NamedValue
+}
+
+// addUsageSQLite writes rows on the SQLite connection dc in one
+// transaction, in INSERTs of power-of-two sizes.
+func addUsageSQLite(ctx context.Context, s *sqlStore, dc any, rows []Usage) error {
 	s.insertsMu.Lock()
 	defer s.insertsMu.Unlock()
-	if s.inserts != nil {
-		return s.inserts, nil
+	ins, err := s.sqliteInserts(ctx, dc)
+	if err != nil {
+		return err
 	}
-	var stmts [maxInsertLog + 1]*sql.Stmt
-	for i, q := range s.d.insertUsage {
-		st, err := s.w.PrepareContext(ctx, q)
-		if err != nil {
-			for _, st := range stmts[:i] {
-				st.Close()
-			}
-			return nil, err
+	tx, err := dc.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{})
+	if err != nil {
+		return err
+	}
+	for len(rows) > 0 {
+		n := 1 << (bits.Len(uint(min(len(rows), maxInsertRows))) - 1) // largest power of two that fits
+		args := ins.args[:n*usageColCount]
+		for i := range rows[:n] {
+			setUsageArgs(args[i*usageColCount:], &rows[i])
 		}
-		stmts[i] = st
+		_, err := ins.stmts[bits.Len(uint(n))-1].ExecContext(ctx, args)
+		for i := range args {
+			args[i].Value = nil // drop the strings
+		}
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		rows = rows[n:]
 	}
-	s.inserts = &stmts
-	return s.inserts, nil
+	return tx.Commit()
 }
 
-func appendUsageArgs(args []any, u *Usage) []any {
-	return append(args, toNS(u.Time), u.KeyID, u.KeyName, u.Model, u.Channel, u.Status, u.Input, u.Output,
-		u.Cached, u.Reasoning, int64(u.Latency), int64(u.FirstToken), u.RequestID, u.ClientStyle)
+// sqliteInserts returns the INSERTs prepared on dc, preparing them when dc
+// is not the connection they were prepared on. Called with insertsMu held.
+func (s *sqlStore) sqliteInserts(ctx context.Context, dc any) (*sqliteInserts, error) {
+	if s.inserts != nil && s.inserts.conn == dc {
+		return s.inserts, nil
+	}
+	// The statements of a connection database/sql closed went with it.
+	s.inserts = nil
+	ins := &sqliteInserts{conn: dc, args: make([]driver.NamedValue, maxInsertRows*usageColCount)}
+	for i := range ins.args {
+		ins.args[i].Ordinal = i + 1
+	}
+	for i, q := range s.d.insertUsage {
+		st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+		if err != nil {
+			ins.close()
+			return nil, err
+		}
+		ins.stmts[i] = st.(driver.StmtExecContext)
+	}
+	s.inserts = ins
+	return ins, nil
 }
+
+func (ins *sqliteInserts) close() {
+	for _, st := range ins.stmts {
+		if st != nil {
+			st.(driver.Stmt).Close()
+		}
+	}
+}
+
+func setUsageArgs(args []driver.NamedValue, u *Usage) {
+	_ = args[usageColCount-1]
+	args[0].Value = toNS(u.Time)
+	args[1].Value = u.KeyID
+	args[2].Value = u.KeyName
+	args[3].Value = u.Model
+	args[4].Value = u.Channel
+	args[5].Value = int64(u.Status)
+	args[6].Value = u.Input
+	args[7].Value = u.Output
+	args[8].Value = u.Cached
+	args[9].Value = u.Reasoning
+	args[10].Value = int64(u.Latency)
+	args[11].Value = int64(u.FirstToken)
+	args[12].Value = u.RequestID
+	args[13].Value = u.ClientStyle
+}
+
+// usageColumns are usageCols for COPY.
+var usageColumns = []string{"time_ns", "key_id", "key_name", "model", "channel", "status", "input_tokens",
+	"output_tokens", "cached_tokens", "reasoning_tokens", "latency_ns", "first_token_ns", "request_id", "client_style"}
+
+// addUsagePostgres writes rows on the pgx connection dc with one COPY,
+// a statement of its own and so a transaction of its own. COPY sends the
+// rows in binary, with no parameters for the server to parse and bind.
+func addUsagePostgres(ctx context.Context, _ *sqlStore, dc any, rows []Usage) error {
+	src := &usageSource{rows: rows, i: -1}
+	_, err := dc.(*stdlib.Conn).Conn().CopyFrom(ctx, pgx.Identifier{"usage_log"}, usageColumns, src)
+	return err
+}
+
+// usageSource hands rows to CopyFrom, one reused list of values at a time.
+type usageSource struct {
+	rows []Usage
+	i    int
+	vals [usageColCount]any
+}
+
+func (s *usageSource) Next() bool { s.i++; return s.i < len(s.rows) }
+
+func (s *usageSource) Values() ([]any, error) {
+	u := &s.rows[s.i]
+	s.vals = [usageColCount]any{toNS(u.Time), u.KeyID, u.KeyName, u.Model, u.Channel, int64(u.Status), u.Input, u.Output,
+		u.Cached, u.Reasoning, int64(u.Latency), int64(u.FirstToken), u.RequestID, u.ClientStyle}
+	return s.vals[:], nil
+}
+
+func (s *usageSource) Err() error { return nil }
 
 func scanUsage(row rowScanner) (Usage, error) {
 	var u Usage

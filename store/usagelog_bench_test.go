@@ -31,7 +31,10 @@ import (
 	"github.com/rosetta-gateway/rosetta/internal/pgtest"
 )
 
-var usageRate = flag.Int("usage-rate", 15000, "rows per second BenchmarkUsageWriter pushes")
+var (
+	usageRate = flag.Int("usage-rate", 15000, "rows per second BenchmarkUsageWriter pushes")
+	batchFlag = flag.Int("usage-batch", 0, "BenchmarkUsageWriter's UsageWriterOptions.Batch; 0: the default")
+)
 
 func BenchmarkUsageWriter(b *testing.B) {
 	// The writer's own share: Record, the channel, the batching, with a
@@ -73,7 +76,7 @@ func benchUsageWriter(b *testing.B, driver string, newDSN func(*testing.B) strin
 		}
 		rows := benchRows()
 		var errs int
-		w := NewUsageWriter(s, UsageWriterOptions{OnError: func(error) { errs++ }})
+		w := NewUsageWriter(s, UsageWriterOptions{Batch: *batchFlag, OnError: func(error) { errs++ }})
 		b.ReportAllocs()
 		before := cpuTime()
 		b.ResetTimer()
@@ -116,10 +119,10 @@ var pacer struct {
 }
 
 // pacerCost is the CPU time pushPaced takes per row without a writer,
-// measured over a second's rows the first time it is asked.
+// measured over three seconds' rows the first time it is asked.
 func pacerCost() time.Duration {
 	pacer.once.Do(func() {
-		rows, n := benchRows(), *usageRate
+		rows, n := benchRows(), 3**usageRate
 		before := cpuTime()
 		pushPaced(nil, rows, n, *usageRate)
 		pacer.cost = (cpuTime() - before) / time.Duration(n)
