@@ -43,6 +43,8 @@ func TestHelpExitsZero(t *testing.T) {
 		{"-h"}, {"--help"}, {"help"},
 		{"serve", "-h"}, {"serve", "--help"}, {"serve", "-config", "x.yaml", "-h"},
 		{"version", "-h"},
+		{"admin", "-h"}, {"admin", "reset-password", "-h"}, {"admin", "reset-password", "--help"},
+		{"admin", "reset-password", "bob", "-h"},
 	} {
 		stdout, stderr, code := runBin(t, t.TempDir(), nil, args...)
 		if code != 0 || !strings.HasPrefix(stdout, "usage: rosetta") || stderr != "" {
@@ -52,7 +54,7 @@ func TestHelpExitsZero(t *testing.T) {
 			t.Errorf("rosetta %q reports help as an error:\n%s%s", args, stdout, stderr)
 		}
 	}
-	for _, args := range [][]string{{"serve", "-bogus"}, {"nope"}, {"serve", "extra"}} {
+	for _, args := range [][]string{{"serve", "-bogus"}, {"admin", "reset-password", "-bogus"}, {"admin"}, {"nope"}, {"serve", "extra"}} {
 		stdout, stderr, code := runBin(t, t.TempDir(), nil, args...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: rosetta") {
 			t.Errorf("rosetta %q: exit %d, want 2 with the usage on stderr\nstdout:\n%s\nstderr:\n%s", args, code, stdout, stderr)

@@ -1,6 +1,7 @@
 // Command rosetta is the Rosetta model gateway.
 //
 //	rosetta serve [-config rosetta.yaml] [-listen addr]   run the gateway
+//	rosetta admin reset-password [-config f] [user]       set a console user's password
 //	rosetta version                                       print the version
 //
 // Every command takes -h (or --help): it prints the command's usage and
@@ -57,6 +58,8 @@ func command(args []string) error {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:])
+	case "admin":
+		return admin(args[1:])
 	case "version", "-version", "--version":
 		if err := noFlags("version", versionUsage, args[1:]); err != nil {
 			return err
@@ -75,6 +78,7 @@ const mainUsage = `usage: rosetta <command> [flags]
 
 commands:
   serve                  run the gateway (-config FILE; without it, the built-in demo setup)
+  admin reset-password   set a console user's password (a lost admin password)
   version                print the version
 
 rosetta <command> -h prints the command's flags.
