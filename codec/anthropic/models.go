@@ -14,19 +14,13 @@ import (
 // id; created is a Unix time in seconds, written as RFC 3339 in UTC.
 func AppendModelList(dst []byte, ids []string, created int64) []byte {
 	var ts [32]byte
-	stamp := time.Unix(created, 0).UTC().AppendFormat(ts[:0], time.RFC3339)
+	stamp := createdAt(ts[:0], created)
 	dst = append(dst, `{"data":[`...)
 	for i, id := range ids {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"type":"model","id":`...)
-		dst = rawjson.AppendString(dst, id)
-		dst = append(dst, `,"display_name":`...)
-		dst = rawjson.AppendString(dst, id)
-		dst = append(dst, `,"created_at":"`...)
-		dst = append(dst, stamp...)
-		dst = append(dst, `"}`...)
+		dst = appendModel(dst, id, stamp)
 	}
 	dst = append(dst, `],"has_more":false,"first_id":`...)
 	if len(ids) == 0 {
@@ -36,6 +30,31 @@ func AppendModelList(dst []byte, ids []string, created int64) []byte {
 	dst = append(dst, `,"last_id":`...)
 	dst = rawjson.AppendString(dst, ids[len(ids)-1])
 	return append(dst, '}')
+}
+
+// AppendModel appends one model object in Anthropic's shape, as
+// GET /v1/models/{model} answers it and AppendModelList lists it:
+// {"type":"model","id","display_name","created_at"}.
+func AppendModel(dst []byte, id string, created int64) []byte {
+	var ts [32]byte
+	return appendModel(dst, id, createdAt(ts[:0], created))
+}
+
+// createdAt appends created, a Unix time in seconds, as RFC 3339 in UTC.
+func createdAt(dst []byte, created int64) []byte {
+	return time.Unix(created, 0).UTC().AppendFormat(dst, time.RFC3339)
+}
+
+// appendModel appends a model object with its created_at already
+// formatted.
+func appendModel(dst []byte, id string, stamp []byte) []byte {
+	dst = append(dst, `{"type":"model","id":`...)
+	dst = rawjson.AppendString(dst, id)
+	dst = append(dst, `,"display_name":`...)
+	dst = rawjson.AppendString(dst, id)
+	dst = append(dst, `,"created_at":"`...)
+	dst = append(dst, stamp...)
+	return append(dst, `"}`...)
 }
 
 // AppendCountTokensResponse appends a count_tokens answer:
