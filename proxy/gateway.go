@@ -195,6 +195,7 @@ func (g *Gateway) loadTable() error {
 func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r := router.New()
 	r.GET("/v1/models", g.listModels)
+	r.GET("/v1/models/{model:*}", g.retrieveModel)
 	r.POST("/v1/chat/completions", g.chatCompletions)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)

@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bytes"
+	"net/url"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
@@ -114,6 +116,44 @@ func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	g.answer(ctx, x, s.AppendModelList(x.buf[:0], g.allowedModels(x.key), g.started.Unix()))
+}
+
+// retrieveModel serves GET /v1/models/{model}, the SDKs' models.retrieve:
+// the model object as listModels lists it, in the style it would choose
+// (Anthropic's for Anthropic's headers, else OpenAI's), and a 404 in that
+// style, as those APIs answer, for a model the key may not use or that
+// does not exist. The model may hold slashes (org/model).
+func (g *Gateway) retrieveModel(ctx *fasthttp.RequestCtx) {
+	s := styleOpenAI
+	h := styleAnthropic.http
+	if len(ctx.Request.Header.Peek(h.KeyHeader)) > 0 &&
+		(len(ctx.Request.Header.Peek(h.VersionHeader)) > 0 || len(ctx.Request.Header.Peek(h.VersionAlias)) > 0) {
+		s = styleAnthropic
+	}
+	x := g.open(ctx, "models.retrieve", s)
+	if x == nil {
+		return
+	}
+	// The router matches the path as sent: an SDK escapes the model's
+	// slashes (org%2Fmodel).
+	id, _ := ctx.UserValue("model").(string)
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
+	for _, m := range g.allowedModels(x.key) {
+		if m != id {
+			continue
+		}
+		if s == styleAnthropic {
+			g.answer(ctx, x, anthropic.AppendModel(x.buf[:0], id, g.started.Unix()))
+		} else {
+			// owned_by as in the list: openai.Dialect's AppendModelList.
+			g.answer(ctx, x, openai.AppendModel(x.buf[:0], id, g.started.Unix(), "rosetta"))
+		}
+		return
+	}
+	g.fail(ctx, x, errorf(404, codec.KindNotFound, "model_not_found",
+		"The model `%s` does not exist or you do not have access to it.", id))
 }
 
 // geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
