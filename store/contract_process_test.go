@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -252,5 +253,53 @@ func testUsageWriterStore(t *testing.T, f *fixture) {
 	}
 	if w.Record(Usage{}) || w.Dropped() != 1 {
 		t.Fatal("Record after Close was accepted")
+	}
+}
+
+// A burst of Record calls from several goroutines, as fast as they go,
+// then Close, which is what SIGTERM comes to in rosetta serve: every row
+// Record took is written. With a buffer that holds the burst none is
+// dropped; with the default one, those dropped are counted and the rest
+// written.
+func testUsageWriterBurst(t *testing.T, f *fixture) {
+	const goroutines, perGoroutine = 8, burstRows / 8
+	for _, c := range []struct {
+		name   string
+		buffer int
+	}{{"buffer holds the burst", burstRows}, {"default buffer", 0}} {
+		before := f.count(t, `SELECT COUNT(*) FROM usage_log`)
+		var mu sync.Mutex
+		var errs []error
+		w := NewUsageWriter(f.s, UsageWriterOptions{Buffer: c.buffer, OnError: func(err error) {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}})
+		var wg sync.WaitGroup
+		var accepted atomic.Int64
+		start := time.Now()
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range perGoroutine {
+					if w.Record(Usage{Time: start, KeyID: int64(1 + g), KeyName: "burst", Model: "m", Channel: "c",
+						Status: 200, Input: int64(i), RequestID: fmt.Sprintf("%d-%d", g, i), ClientStyle: "openai"}) {
+						accepted.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		recorded := time.Since(start)
+		must(t, w.Close(f.ctx))
+		written := f.count(t, `SELECT COUNT(*) FROM usage_log`) - before
+		t.Logf("%s: %d rows recorded in %s, %d dropped, %d written when Close returned after %s",
+			c.name, goroutines*perGoroutine, recorded.Round(time.Millisecond), w.Dropped(), written, time.Since(start).Round(time.Millisecond))
+		if len(errs) > 0 || w.Failed() != 0 || int64(written) != accepted.Load() || accepted.Load()+w.Dropped() != goroutines*perGoroutine {
+			t.Fatalf("%s: %d accepted, %d written, %d dropped, %d failed, errors %v",
+				c.name, accepted.Load(), written, w.Dropped(), w.Failed(), errs)
+		}
+		if c.buffer >= burstRows && w.Dropped() != 0 {
+			t.Fatalf("%s: %d rows dropped", c.name, w.Dropped())
+		}
 	}
 }

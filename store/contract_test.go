@@ -66,6 +66,7 @@ var contractTests = []struct {
 	{"ConcurrentOpen", testConcurrentOpen},
 	{"KilledProcessKeepsCommits", testKilledProcess},
 	{"UsageWriter", testUsageWriterStore},
+	{"UsageWriterBurst", testUsageWriterBurst},
 }
 
 // TestStore runs the contract suite against every driver.
