@@ -8,14 +8,27 @@ GO        ?= go
 PKGS      := ./...
 FUZZTIME  ?= 5s
 BENCHTIME ?= 1s
+CONFIG    ?=
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-run: ## start the gateway on its embedded default (demo channel, printed key)
-	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/rosetta serve $(if $(CONFIG),-config $(CONFIG),)
+# run starts the built binary, not `go run`: go run exits 1 when interrupted, whatever its
+# child's status. On a terminal, job control (set -m) makes the gateway the terminal's
+# foreground process group, so that Ctrl-C reaches the gateway alone: it drains, exits 0, and
+# so does make (make itself, when interrupted, ends by SIGINT whatever its child did). Ctrl-Z
+# stops the gateway alone too: the loop then stops make's own group, so the shell gets the
+# terminal back as usual, and `fg` hands it to the gateway again.
+run: build ## start the gateway on its embedded default (demo channel, printed key); CONFIG=rosetta.yaml for a file
+	@if ! [ -t 0 ]; then exec ./bin/rosetta serve $(RUN_ARGS); fi; \
+	  set -m; status=0; ./bin/rosetta serve $(RUN_ARGS) || status=$$?; \
+	  while [ $$status -eq 148 ] && jobs %1 >/dev/null 2>&1; do \
+	    kill -STOP 0; status=0; fg %1 >/dev/null || status=$$?; \
+	  done; exit $$status
+
+RUN_ARGS = $(if $(CONFIG),-config $(CONFIG),)
 
 build: ## build bin/rosetta
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/rosetta ./cmd/rosetta
