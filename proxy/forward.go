@@ -80,10 +80,25 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	resp := fasthttp.AcquireResponse()
 	g.prepare(req, x, c.ch, body)
 	resp.StreamBody = x.stream
+	if !x.stream { // a stream's relay notices a client gone on its own
+		x.watch.client = ctx.Conn()
+		startWaiting(x.id, &x.watch)
+	}
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
+	if !x.stream {
+		stopWaiting(x.id)
+	}
 	fasthttp.ReleaseRequest(req)
 
 	now := time.Now()
+	if x.watch.left { // fasthttp reports the ended read as a plain error
+		fasthttp.ReleaseResponse(resp)
+		g.log.Info("client went away; upstream request cancelled", "id", string(x.id), "channel", c.ch.name)
+		x.status, x.errMsg = 499, "client went away"
+		ctx.SetConnectionClose()
+		g.finish(x)
+		return nil, false
+	}
 	if err != nil {
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)

@@ -38,3 +38,28 @@ func (c *timedConn) tryRead(fd uintptr) bool {
 	}
 	return true
 }
+
+// clientGone reports whether the client closed its connection: its socket
+// reads as ended (or failed) when peeked at without waiting. Bytes waiting
+// to be read (a next request) mean it is there. A TLS client's close_notify
+// is such bytes: only its FIN, after them, is noticed.
+func clientGone(conn net.Conn) bool {
+	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = tc.NetConn()
+	}
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	gone := false
+	raw.Control(func(fd uintptr) { //nolint:errcheck // a closed socket is gone
+		var b [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		gone = (err == nil && n == 0) || (err != nil && err != syscall.EAGAIN && err != syscall.EINTR)
+	})
+	return gone
+}

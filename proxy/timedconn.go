@@ -38,6 +38,11 @@ type timedConn struct {
 	beforeWait func() bool
 	local      connAddr
 
+	// watch, when set, is the client of the request under way, waiting
+	// for a whole answer: a read that would wait looks at it every
+	// pollClient (see clientgone.go). The head of each request sets it.
+	watch *watch
+
 	// With beforeWait set, a read first asks the socket through raw (when
 	// the connection has one) whether it holds anything.
 	raw       syscall.RawConn
@@ -81,7 +86,12 @@ func upstreamConn(resp *fasthttp.Response) *timedConn {
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
-	c.awaiting.Store(true)
+	if !c.awaiting.Swap(true) { // the head of a new request
+		c.watch = nil
+		if waiting.n.Load() > 0 {
+			c.watch = waitingFor(p)
+		}
+	}
 	return c.Conn.Write(p)
 }
 
@@ -105,9 +115,43 @@ func (c *timedConn) Read(p []byte) (int, error) {
 		c.got(n)
 		return n, err
 	}
+	if c.watch != nil {
+		return c.readWatching(p)
+	}
 	n, err := c.Conn.Read(p)
 	c.got(n)
 	return n, err
+}
+
+// readWatching reads for a client that waits for a whole answer: a read
+// that would wait wakes every pollClient to look at the client, and fails
+// with errClientGone once it has gone (fasthttp then closes the upstream
+// connection, which cancels the request).
+func (c *timedConn) readWatching(p []byte) (int, error) {
+	if n, done, err := c.readNow(p); done {
+		c.got(n)
+		return n, err
+	}
+	for deadline := c.armed; ; {
+		slice := time.Now().UnixNano() + int64(pollClient)
+		if slice >= deadline {
+			slice = deadline
+		}
+		if err := c.Conn.SetReadDeadline(time.Unix(0, slice)); err != nil {
+			return 0, err
+		}
+		c.armed = slice
+		n, err := c.Conn.Read(p)
+		if n == 0 && slice < deadline && isTimeout(err) {
+			if clientGone(c.watch.client) {
+				c.watch.left = true
+				return 0, errClientGone
+			}
+			continue
+		}
+		c.got(n)
+		return n, err
+	}
 }
 
 // arm sets the read deadline the next read needs, unless the one set is
