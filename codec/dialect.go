@@ -79,6 +79,8 @@ type Dialect interface {
 	// AppendModelList appends the answer to a listing of the models ids,
 	// created (a Unix time) being when the gateway started.
 	AppendModelList(dst []byte, ids []string, created int64) []byte
+	// AppendModel appends the answer to a look-up of one model.
+	AppendModel(dst []byte, id string, created int64) []byte
 
 	PassThrough
 }

@@ -3,11 +3,11 @@ package proxy
 import (
 	"bytes"
 	"net/url"
+	"slices"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
@@ -101,16 +101,9 @@ func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operat
 	g.serve(ctx, x, op, body, []byte(x.canon.Model))
 }
 
-// listModels serves GET /v1/models: the public model names the key may use,
-// in Anthropic's shape when the client sends Anthropic's headers, else in
-// OpenAI's.
+// listModels serves GET /v1/models: the public model names the key may use.
 func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
-	s := styleOpenAI
-	h := styleAnthropic.http
-	if len(ctx.Request.Header.Peek(h.KeyHeader)) > 0 &&
-		(len(ctx.Request.Header.Peek(h.VersionHeader)) > 0 || len(ctx.Request.Header.Peek(h.VersionAlias)) > 0) {
-		s = styleAnthropic
-	}
+	s := modelsStyle(ctx)
 	x := g.open(ctx, "models", s)
 	if x == nil {
 		return
@@ -119,17 +112,11 @@ func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 }
 
 // retrieveModel serves GET /v1/models/{model}, the SDKs' models.retrieve:
-// the model object as listModels lists it, in the style it would choose
-// (Anthropic's for Anthropic's headers, else OpenAI's), and a 404 in that
-// style, as those APIs answer, for a model the key may not use or that
-// does not exist. The model may hold slashes (org/model).
+// the model object as listModels lists it, and a 404, as those APIs answer,
+// for a model the key may not use or that does not exist. The model may
+// hold slashes (org/model).
 func (g *Gateway) retrieveModel(ctx *fasthttp.RequestCtx) {
-	s := styleOpenAI
-	h := styleAnthropic.http
-	if len(ctx.Request.Header.Peek(h.KeyHeader)) > 0 &&
-		(len(ctx.Request.Header.Peek(h.VersionHeader)) > 0 || len(ctx.Request.Header.Peek(h.VersionAlias)) > 0) {
-		s = styleAnthropic
-	}
+	s := modelsStyle(ctx)
 	x := g.open(ctx, "models.retrieve", s)
 	if x == nil {
 		return
@@ -140,20 +127,24 @@ func (g *Gateway) retrieveModel(ctx *fasthttp.RequestCtx) {
 	if u, err := url.PathUnescape(id); err == nil {
 		id = u
 	}
-	for _, m := range g.allowedModels(x.key) {
-		if m != id {
-			continue
-		}
-		if s == styleAnthropic {
-			g.answer(ctx, x, anthropic.AppendModel(x.buf[:0], id, g.started.Unix()))
-		} else {
-			// owned_by as in the list: openai.Dialect's AppendModelList.
-			g.answer(ctx, x, openai.AppendModel(x.buf[:0], id, g.started.Unix(), "rosetta"))
-		}
+	if slices.Contains(g.allowedModels(x.key), id) {
+		g.answer(ctx, x, s.AppendModel(x.buf[:0], id, g.started.Unix()))
 		return
 	}
 	g.fail(ctx, x, errorf(404, codec.KindNotFound, "model_not_found",
 		"The model `%s` does not exist or you do not have access to it.", id))
+}
+
+// modelsStyle is the style of a request to /v1/models, which OpenAI and
+// Anthropic share: Anthropic's when the client sends Anthropic's key and
+// version headers, else OpenAI's.
+func modelsStyle(ctx *fasthttp.RequestCtx) *dialect {
+	h := styleAnthropic.http
+	if len(ctx.Request.Header.Peek(h.KeyHeader)) > 0 &&
+		(len(ctx.Request.Header.Peek(h.VersionHeader)) > 0 || len(ctx.Request.Header.Peek(h.VersionAlias)) > 0) {
+		return styleAnthropic
+	}
+	return styleOpenAI
 }
 
 // geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
@@ -170,7 +161,7 @@ func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
 	}
 	for _, id := range ids {
 		if id == one || "models/"+id == one {
-			g.answer(ctx, x, gemini.AppendModel(x.buf[:0], id))
+			g.answer(ctx, x, styleGemini.AppendModel(x.buf[:0], id, g.started.Unix()))
 			return
 		}
 	}

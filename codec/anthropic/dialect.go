@@ -73,6 +73,10 @@ func (dialect) AppendModelList(dst []byte, ids []string, created int64) []byte {
 	return AppendModelList(dst, ids, created)
 }
 
+func (dialect) AppendModel(dst []byte, id string, created int64) []byte {
+	return AppendModel(dst, id, created)
+}
+
 func (dialect) Tagged(body []byte) bool { return codec.HasSignatureTags(body) }
 
 func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {

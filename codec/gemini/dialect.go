@@ -74,6 +74,8 @@ func (dialect) AppendModelList(dst []byte, ids []string, _ int64) []byte {
 	return AppendModelList(dst, ids)
 }
 
+func (dialect) AppendModel(dst []byte, id string, _ int64) []byte { return AppendModel(dst, id) }
+
 func (dialect) Tagged(body []byte) bool { return HasGatewayMarks(body) }
 
 // AppendModelRequest appends body as it is: Gemini names the model in the

@@ -66,6 +66,10 @@ func (dialect) AppendModelList(dst []byte, ids []string, created int64) []byte {
 	return AppendModelList(dst, ids, created, "rosetta")
 }
 
+func (dialect) AppendModel(dst []byte, id string, created int64) []byte {
+	return AppendModel(dst, id, created, "rosetta")
+}
+
 func (dialect) Tagged(body []byte) bool { return codec.HasSignatureTags(body) }
 
 func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
