@@ -2,11 +2,11 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"net"
 	"strings"
 	"time"
 
-	"github.com/bytedance/sonic"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
@@ -39,36 +39,29 @@ func (d *demoUpstream) close() {
 	d.ln.Close()        //nolint:errcheck
 }
 
-type demoRequest struct {
-	Model         string `json:"model"`
-	Stream        bool   `json:"stream"`
-	StreamOptions struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content any    `json:"content"`
-	} `json:"messages"`
-}
-
 func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
-	var req demoRequest
 	if string(ctx.Path()) != "/v1/chat/completions" {
 		ctx.SetStatusCode(404)
 		ctx.SetBody(openai.AppendError(nil, &codec.Error{Kind: codec.KindNotFound, Message: "demo: unknown path"}))
 		return
 	}
-	if err := sonic.Unmarshal(ctx.PostBody(), &req); err != nil {
-		ctx.SetStatusCode(400)
-		ctx.SetBody(openai.AppendError(nil, &codec.Error{Kind: codec.KindInvalidRequest, Message: "demo: " + err.Error()}))
+	var req codec.Request
+	if e := openai.DecodeRequest(ctx.PostBody(), &req); e != nil {
+		ctx.SetStatusCode(e.Status)
+		ctx.SetBody(openai.AppendError(nil, e))
 		return
 	}
-	prompt, last := 0, ""
+	includeUsage := bytes.Contains(ctx.PostBody(), []byte(`"include_usage":true`))
+	// The demo model counts its prompt as the gateway estimates prompts,
+	// so that every count a client sees of one prompt agrees.
+	prompt, last := codec.EstimateTokens(&req), ""
 	for _, m := range req.Messages {
-		text := contentText(m.Content)
-		prompt += len(strings.Fields(text)) + 3
-		if m.Role == "user" {
-			last = text
+		if m.Role == codec.RoleUser {
+			var text []string
+			for _, p := range m.Parts {
+				text = append(text, p.Text)
+			}
+			last = strings.Join(text, " ")
 		}
 	}
 	words := demoReply(last)
@@ -98,7 +91,7 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 			}
 		}
 		send(c.AppendChunk(chunk[:0], false, "", "stop"))
-		if req.StreamOptions.IncludeUsage {
+		if includeUsage {
 			send(c.AppendUsageChunk(chunk[:0], usage))
 		}
 		send([]byte("[DONE]"))
@@ -116,26 +109,6 @@ func demoReply(user string) []string {
 		"\". Add a real channel to rosetta.yaml to talk to a real model."
 	words := strings.SplitAfter(text, " ")
 	return words
-}
-
-// contentText is the text of a message content: a string, or the text
-// parts of an array of parts.
-func contentText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		var parts []string
-		for _, p := range v {
-			if m, ok := p.(map[string]any); ok {
-				if t, ok := m["text"].(string); ok {
-					parts = append(parts, t)
-				}
-			}
-		}
-		return strings.Join(parts, " ")
-	}
-	return ""
 }
 
 // quietLogger drops the demo server's messages: a client that goes away

@@ -61,7 +61,17 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		Model:        x.model,
 		Created:      x.start.Unix(),
 		IncludeUsage: x.includeUsage,
-		InputTokens:  max(x.bodyLen/4, 1), // an estimate, until the upstream reports
+		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
 	}
+}
+
+// estimate is the request's input tokens as the gateway estimates them
+// (codec.EstimateTokens, as count_tokens answers without the upstream's
+// count); a quarter of the body's bytes when it was not decoded.
+func (x *exchange) estimate() int {
+	if x.canonReady {
+		return codec.EstimateTokens(&x.canon)
+	}
+	return max(x.bodyLen/4, 1)
 }
