@@ -107,6 +107,10 @@ type PassThrough interface {
 	// when it has one line of it) for the client: see Relay. It fails on
 	// an event it cannot decode.
 	RelayEvent(dst, ev, data []byte, r *Relay) ([]byte, error)
+	// DecodesRelayed reports whether RelayEvent reads the events with
+	// Relay.Dec (a decoder held for the whole stream: memory per open
+	// stream), rather than on its own.
+	DecodesRelayed() bool
 }
 
 // HTTP is a style's HTTP facts, as plain data.

@@ -21,9 +21,7 @@ type Relay struct {
 	events  []Event
 }
 
-// Read decodes one upstream event with Dec, which checks it (an event that
-// cannot be decoded is an error: the upstream sent garbage) and reads the
-// usage it reports.
+// Read decodes one upstream event with Dec to read the usage it reports.
 func (r *Relay) Read(ev, data []byte) error {
 	if r.Dec == nil || len(data) == 0 {
 		return nil
@@ -43,10 +41,13 @@ func (r *Relay) Read(ev, data []byte) error {
 }
 
 // RelayDecoded is RelayEvent for dialects whose model name modelSpan finds:
-// ev checked and its usage read (Read), then as it is but for the model.
+// ev decoded to read its usage (Read), then relayed as it is but for the
+// model. An event the decoder rejects is an error only when it is not JSON:
+// an event of a shape the decoder does not expect still goes to a client
+// of the upstream's own style.
 func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) ([]byte, error) {
-	if err := r.Read(ev, data); err != nil {
-		return dst, err
+	if err := r.Read(ev, data); err != nil && !Valid(data) {
+		return dst, ErrNotJSON
 	}
 	return AppendModelEvent(dst, ev, data, r.Model, modelSpan), nil
 }

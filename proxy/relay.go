@@ -96,7 +96,10 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
 	if passThrough(x, c.ch) {
-		r := codec.Relay{IncludeUsage: x.includeUsage, Dec: c.ch.style.decoders.Get().(codec.StreamDecoder)}
+		r := codec.Relay{IncludeUsage: x.includeUsage}
+		if c.ch.style.DecodesRelayed() {
+			r.Dec = c.ch.style.decoders.Get().(codec.StreamDecoder)
+		}
 		if c.model != x.model {
 			r.Model = x.route.escaped
 		}
@@ -120,6 +123,10 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		return e, true
 	}
 	c.ch.breaker.success()
+	if x.inbound != nil { // no other channel will be asked: no need to hold it while the stream lasts
+		x.inbound.Release()
+		x.inbound = nil
+	}
 	x.status, x.ttfb = 200, time.Since(x.start)
 	ctx.SetStatusCode(200)
 	ctx.Response.Header.SetContentTypeBytes(strEventStream)

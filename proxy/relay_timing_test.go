@@ -55,12 +55,8 @@ func newBenchRelay(body io.Reader, x *exchange) *relay {
 
 // reset readies the relay for another pass-through stream of body.
 func (rl *relay) reset(body io.Reader, x *exchange) {
-	dec, _ := rl.tc.Release()
-	if dec == nil {
-		dec = styleOpenAI.NewStreamDecoder()
-	}
 	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
-	rl.tc.ResetPass(styleOpenAI.Dialect, codec.Relay{Model: x.route.escaped, Dec: dec}, nil)
+	rl.tc.ResetPass(styleOpenAI.Dialect, codec.Relay{Model: x.route.escaped}, nil)
 }
 
 // countingWriter counts the chunks fasthttp would send.

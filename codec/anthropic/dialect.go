@@ -130,6 +130,8 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 	return t.canonical(), true
 }
 
+func (dialect) DecodesRelayed() bool { return true }
+
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
 }

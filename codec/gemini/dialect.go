@@ -112,6 +112,8 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 	return decodeUsage(&w), true
 }
 
+func (dialect) DecodesRelayed() bool { return true }
+
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
 }

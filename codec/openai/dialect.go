@@ -87,16 +87,25 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 	return u, err == nil
 }
 
-// RelayEvent checks the chunk by decoding it (the fast path reads a text
-// delta in a few tens of nanoseconds) and reads its usage, and leaves out
-// the usage-only chunk when the gateway asked for it for itself (the client
-// did not set stream_options.include_usage; see ChatRequest.AppendUpstream).
+// DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
+func (dialect) DecodesRelayed() bool { return false }
+
+// RelayEvent checks that the chunk is JSON (a stateless check: no decoder
+// held per open stream), reads the usage of the chunk that reports it, and
+// leaves that chunk out when the gateway asked for it for itself (the
+// client did not set stream_options.include_usage; see
+// ChatRequest.AppendUpstream).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	if err := r.Read(ev, data); err != nil {
-		return dst, err
+	if !codec.Valid(data) {
+		return dst, codec.ErrNotJSON
 	}
-	if !r.IncludeUsage && IsUsageOnlyChunk(data) {
-		return dst, nil
+	if s, e := UsageSpan(data); s >= 0 {
+		if u, err := DecodeUsage(data[s:e]); err == nil {
+			r.Usage = u
+		}
+		if !r.IncludeUsage && IsUsageOnlyChunk(data) {
+			return dst, nil
+		}
 	}
 	if r.Model != "" {
 		if s, e := ModelSpan(data); s >= 0 { // spliced here, not through AppendModelEvent: ModelSpan inlines
