@@ -18,18 +18,18 @@ const usageCols = `time_ns, key_id, key_name, model, channel, status, input_toke
 
 const usageColCount = 14
 
-// maxInsertRows is the most rows one INSERT carries (14 parameters each:
-// well under SQLite's 32766 and PostgreSQL's 65535). A batch is cut into
-// INSERTs of power-of-two sizes, so only a handful of distinct statements
-// exist and pgx's per-connection statement cache keeps them prepared.
+// maxInsertRows is the most rows one of SQLite's usage INSERTs carries (14
+// parameters each: well under SQLite's 32766). A batch is cut into INSERTs
+// of power-of-two sizes, so nine statements, prepared once per connection,
+// serve every batch.
 const (
 	maxInsertRows = 1 << maxInsertLog
 	maxInsertLog  = 8
 )
 
 // insertUsageStatements returns the INSERTs of 1, 2, 4 … maxInsertRows
-// rows, each beginning with insert ("INSERT INTO", or SQLite's "INSERT OR
-// FAIL INTO"), with placeholders written by the dialect's function.
+// rows, each beginning with insert (such as "INSERT OR FAIL INTO"), with
+// placeholders written by placeholder.
 func insertUsageStatements(insert string, placeholder func(n int) string) (list [maxInsertLog + 1]string) {
 	for i := range list {
 		list[i] = insertUsageStatement(insert, 1<<i, placeholder)

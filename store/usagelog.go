@@ -30,10 +30,10 @@ import (
 
 // UsageWriterOptions tune a UsageWriter; zero fields take the defaults.
 type UsageWriterOptions struct {
-	// Buffer is the most rows waiting to be written, in the channel and
-	// again in the batch kept while the database is away; default 16384.
+	// Buffer is the most rows waiting for a batch, beside the batch
+	// being written (or kept while the database is away); default 16384.
 	Buffer   int
-	Batch    int           // rows per transaction; default 1000
+	Batch    int           // rows per transaction, at most; default 1000
 	Interval time.Duration // longest a row waits for its batch; default 1s
 	// Timeout bounds one write of a batch; default 10s.
 	Timeout time.Duration
