@@ -24,12 +24,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -232,18 +234,42 @@ func (sh *shipped) logSize() int64 {
 // usageRows counts the rows of the binary's usage log, and those with
 // status 200, reading its SQLite file read-only (WAL: beside the writer).
 func (sh *shipped) usageRows() (all, ok int64, err error) {
+	byStatus, err := sh.usageByStatus()
+	for status, n := range byStatus {
+		all += n
+		if status == 200 {
+			ok += n
+		}
+	}
+	return all, ok, err
+}
+
+// usageByStatus counts the rows of the binary's usage log by status.
+func (sh *shipped) usageByStatus() (map[int64]int64, error) {
 	db, err := sql.Open("sqlite", "file:"+sh.db+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(status = 200), 0) FROM usage_log`).Scan(&all, &ok)
+	rows, err := db.QueryContext(ctx, `SELECT status, count(*) FROM usage_log GROUP BY status ORDER BY status`)
 	if err != nil {
-		return 0, 0, fmt.Errorf("reading %s: %w", sh.db, err)
+		return nil, fmt.Errorf("reading %s: %w", sh.db, err)
 	}
-	return all, ok, nil
+	defer rows.Close()
+	byStatus := map[int64]int64{}
+	for rows.Next() {
+		var status, n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", sh.db, err)
+		}
+		byStatus[status] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", sh.db, err)
+	}
+	return byStatus, nil
 }
 
 // buildShipped builds the binary for split placement, before anything is
@@ -284,6 +310,7 @@ func (s *splitEnv) startShipped(sh *shipped, mockAddr string) (string, error) {
 // the last run) and its log's size.
 type shippedFacts struct {
 	rows, rows200 int64
+	byStatus      string // "200: N, 499: M"
 	logBytes      int64
 	err           error
 }
@@ -295,7 +322,15 @@ func (s *splitEnv) shippedFacts() shippedFacts {
 	}
 	time.Sleep(1500 * time.Millisecond) // the default usage_flush is 1s
 	var f shippedFacts
-	f.rows, f.rows200, f.err = sh.usageRows()
+	var byStatus map[int64]int64
+	if byStatus, f.err = sh.usageByStatus(); f.err == nil {
+		var parts []string
+		for _, st := range slices.Sorted(maps.Keys(byStatus)) {
+			f.rows += byStatus[st]
+			parts = append(parts, fmt.Sprintf("%d: %d", st, byStatus[st]))
+		}
+		f.rows200, f.byStatus = byStatus[200], strings.Join(parts, ", ")
+	}
 	f.logBytes = sh.logSize()
 	return f
 }

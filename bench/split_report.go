@@ -77,6 +77,14 @@ func addedCell(proxy, direct splitSummary) string {
 	return fmtDur(proxy.p50 - direct.p50)
 }
 
+// cutNote says which requests may end without a 200 in the usage log.
+func cutNote(o options) string {
+	if o.load == "wrk" {
+		return "; wrk stops a run with requests in flight, whose rows say how the gateway saw them end"
+	}
+	return ""
+}
+
 func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 	model := directModel + " (same name upstream: no model rewrite)"
 	if o.mapped {
@@ -101,8 +109,8 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		if f.err != nil {
 			fmt.Fprintf(w, "- **usage rows: cannot read them: %v**\n", f.err)
 		} else {
-			fmt.Fprintf(w, "- rosetta wrote %d usage rows (%d with status 200) into its SQLite file for %d measured requests (and the warm-ups and checks), and %.1f MB of log (%.0f B per row)\n",
-				f.rows, f.rows200, gwReqs, float64(f.logBytes)/1e6, float64(f.logBytes)/float64(max(f.rows, 1)))
+			fmt.Fprintf(w, "- rosetta wrote %d usage rows into its SQLite file (by status: %s) for %d measured requests (and the warm-ups and checks%s), and %.1f MB of log (%.0f B per row)\n",
+				f.rows, f.byStatus, gwReqs, cutNote(o), float64(f.logBytes)/1e6, float64(f.logBytes)/float64(max(f.rows, 1)))
 		}
 	}
 	if s.wrk != nil {
