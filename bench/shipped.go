@@ -48,6 +48,7 @@ const (
 type shipped struct {
 	dir, bin, config, db, log string
 	build                     time.Duration // how long go build took
+	tree                      string        // the tree it was built from: git describe --always --dirty, and untracked Go files
 	proc                      *proc
 	addr                      string
 	gomaxprocs                string // as its /metrics says (go_sched_gomaxprocs_threads); "?" when it does not
@@ -107,7 +108,29 @@ func buildShipped() (*shipped, error) {
 		return nil, fmt.Errorf("go build -o %s ./cmd/rosetta (in %s): %w\n%s", sh.bin, root, err, out)
 	}
 	sh.build = time.Since(t0)
+	sh.tree = describeTree(root)
 	return sh, nil
+}
+
+// describeTree says which tree a build saw: its commit, whether tracked
+// files were changed, and how many untracked Go files it compiled too.
+func describeTree(root string) string {
+	out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "not a git checkout"
+	}
+	d := strings.TrimSpace(string(out))
+	st, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=all").Output()
+	n := 0
+	for _, line := range strings.Split(string(st), "\n") {
+		if strings.HasPrefix(line, "?? ") && strings.HasSuffix(line, ".go") && !strings.HasSuffix(line, "_test.go") {
+			n++
+		}
+	}
+	if n > 0 {
+		d += fmt.Sprintf(" + %d untracked Go file(s)", n)
+	}
+	return d
 }
 
 func (sh *shipped) remove() { os.RemoveAll(sh.dir) } //nolint:errcheck

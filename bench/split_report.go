@@ -103,9 +103,9 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 				gwReqs += x.requests
 			}
 		}
-		fmt.Fprintf(w, "- rosetta: `go build -o %s ./cmd/rosetta` (%.1fs), started as `rosetta serve -config rosetta.yaml` in %s, GOMAXPROCS %s (its own default, from its CPU mask; read from its /metrics); "+
+		fmt.Fprintf(w, "- rosetta: `go build -o %s ./cmd/rosetta` of %s (%.1fs), started as `rosetta serve -config rosetta.yaml` in %s, GOMAXPROCS %s (its own default, from its CPU mask; read from its /metrics); "+
 			"one openai channel to the mock, a static key, no store section (the default SQLite store, rosetta.db); log and access log: its default JSON through its async writer to stderr, sent to rosetta.log\n",
-			sh.bin, sh.build.Seconds(), sh.dir, sh.gomaxprocs)
+			sh.bin, sh.tree, sh.build.Seconds(), sh.dir, sh.gomaxprocs)
 		if f.err != nil {
 			fmt.Fprintf(w, "- **usage rows: cannot read them: %v**\n", f.err)
 		} else {
