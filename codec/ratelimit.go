@@ -64,3 +64,44 @@ func SetRetryAfter(h HeaderWriter, buf []byte, rl RateLimit) []byte {
 	}
 	return buf
 }
+
+// QuotaHeaders are a style's quota headers: for requests and then for
+// tokens, the names of the limit, remaining and reset headers, and how
+// the resets are written.
+type QuotaHeaders struct {
+	Names       [2][3]string
+	ParseReset  func(v []byte) time.Duration
+	AppendReset func(dst []byte, d time.Duration) []byte
+}
+
+// Read reads the quotas h reports into rl; a quota without a limit is left
+// out.
+func (qh *QuotaHeaders) Read(h HeaderReader, rl *RateLimit) {
+	for i, q := range [2]*Quota{&rl.Requests, &rl.Tokens} {
+		names := qh.Names[i]
+		if q.Limit = ParseCount(h.Peek(names[0])); q.Limit <= 0 {
+			*q = Quota{}
+			continue
+		}
+		q.Remaining = max(ParseCount(h.Peek(names[1])), 0)
+		q.Reset = qh.ParseReset(h.Peek(names[2]))
+	}
+}
+
+// Write writes the quotas of rl that have a limit, and Retry-After; buf is
+// scratch, returned for reuse.
+func (qh *QuotaHeaders) Write(h HeaderWriter, buf []byte, rl RateLimit) []byte {
+	for i, q := range [2]Quota{rl.Requests, rl.Tokens} {
+		if q.Limit <= 0 {
+			continue
+		}
+		names := qh.Names[i]
+		buf = strconv.AppendInt(buf[:0], q.Limit, 10)
+		h.SetBytesV(names[0], buf)
+		buf = strconv.AppendInt(buf[:0], q.Remaining, 10)
+		h.SetBytesV(names[1], buf)
+		buf = qh.AppendReset(buf[:0], q.Reset)
+		h.SetBytesV(names[2], buf)
+	}
+	return SetRetryAfter(h, buf, rl)
+}

@@ -5,8 +5,11 @@ package proxy
 import (
 	"io"
 	"testing"
+	"time"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
+	"github.com/valyala/fasthttp"
 )
 
 func TestKeyLookupDoesNotAllocate(t *testing.T) {
@@ -26,4 +29,18 @@ func TestRelayAllocatesNothingPerEvent(t *testing.T) {
 		rl.reset(rd, x)
 		rl.WriteTo(io.Discard) //nolint:errcheck
 	})
+}
+
+// A key's limits are reported on every request that has them: in each
+// style's header names, with no allocation.
+func TestRateLimitHeadersDoNotAllocate(t *testing.T) {
+	var resp fasthttp.Response
+	buf := make([]byte, 0, 64)
+	rl := codec.RateLimit{RetryAfter: 1500 * time.Millisecond,
+		Requests: codec.Quota{Limit: 600, Remaining: 599, Reset: 100 * time.Millisecond},
+		Tokens:   codec.Quota{Limit: 200000, Remaining: 199000, Reset: time.Second}}
+	for _, s := range []*dialect{styleOpenAI, styleAnthropic, styleGemini} {
+		s.SetRateLimit(&resp.Header, buf, rl) // the headers exist from here on
+		testutil.Allocs(t, s.Name()+" SetRateLimit", 0, func() { buf = s.SetRateLimit(&resp.Header, buf, rl) })
+	}
 }
