@@ -380,22 +380,8 @@ func readyAddr(name, line, key string) (string, error) {
 // startMock starts the mock upstream's process and returns its address.
 func (s *splitEnv) startMock(o options) (string, error) {
 	const name = "mock process (GOMAXPROCS=1)"
-	p, line, err := s.startSelf(name, serveRoleFlag+"mock", "-events="+strconv.Itoa(o.events),
+	return s.startPinned(name, "mock", &s.mock, serveRoleFlag+"mock", "-events="+strconv.Itoa(o.events),
 		"-event-delay="+o.eventDelay.String())
-	if err != nil {
-		return "", err
-	}
-	s.mock = p
-	addr, err := readyAddr(name, line, "mock")
-	if err != nil {
-		return "", err
-	}
-	proof, err := checkPinned(name, p.pid(), s.srvCPU)
-	if err != nil {
-		return "", err
-	}
-	s.proof = append(s.proof, proof)
-	return addr, nil
 }
 
 // startBenchGateway starts the bench binary as the gateway's process: the
@@ -406,13 +392,20 @@ func (s *splitEnv) startBenchGateway(o options, mockAddr string) (string, error)
 	if o.bare {
 		name = "bare pass-through's process (GOMAXPROCS=1)"
 	}
-	p, line, err := s.startSelf(name, serveRoleFlag+"gateway", "-mock="+mockAddr, "-log="+o.log,
+	return s.startPinned(name, "gateway", &s.gateway, serveRoleFlag+"gateway", "-mock="+mockAddr, "-log="+o.log,
 		"-bare="+strconv.FormatBool(o.bare))
+}
+
+// startPinned starts the bench binary in a server role, keeps its process
+// in *into, checks that it runs pinned with the servers, and returns the
+// address it says it is ready at.
+func (s *splitEnv) startPinned(name, role string, into **proc, args ...string) (string, error) {
+	p, line, err := s.startSelf(name, args...)
 	if err != nil {
 		return "", err
 	}
-	s.gateway = p
-	addr, err := readyAddr(name, line, "gateway")
+	*into = p
+	addr, err := readyAddr(name, line, role)
 	if err != nil {
 		return "", err
 	}
