@@ -217,7 +217,9 @@ func (c *timedConn) SetDeadline(t time.Time) error {
 }
 
 // isTimeout reports whether err is a timeout of any layer.
+// (Not only net.Error: fasthttputil's in-memory connections, the demo
+// channel's, time out with an error that has Timeout but not Temporary.)
 func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, fasthttp.ErrTimeout) || (errors.As(err, &ne) && ne.Timeout())
+	var te interface{ Timeout() bool }
+	return errors.Is(err, fasthttp.ErrTimeout) || (errors.As(err, &te) && te.Timeout())
 }

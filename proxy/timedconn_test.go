@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp/fasthttputil"
 )
 
 // deadlineConn records the read deadlines set on it.
@@ -128,4 +130,29 @@ func BenchmarkTimedConnRead(b *testing.B) {
 			c.Read(p)
 		}
 	})
+}
+
+// A read for a client that waits for a whole answer wakes every pollClient
+// to look at the client; an upstream that answers after several such
+// wakings is read, whatever kind of timeout error its connection gives
+// (fasthttputil's in-memory one, the demo channel's, is not a net.Error).
+func TestWatchingReadOutlastsItsPolls(t *testing.T) {
+	pc := fasthttputil.NewPipeConns()
+	c := newTimedConn(pc.Conn1(), 5*time.Second, 5*time.Second)
+	client, other := net.Pipe() // a client still there (net.Pipe has no socket to look at)
+	defer client.Close()
+	defer other.Close()
+	c.watch = &watch{client: client}
+	go func() {
+		time.Sleep(3 * pollClient)
+		pc.Conn2().Write([]byte("late answer")) //nolint:errcheck
+	}()
+	buf := make([]byte, 64)
+	n, err := c.Read(buf)
+	if err != nil || string(buf[:n]) != "late answer" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	if c.watch.left {
+		t.Fatal("the client was taken for gone")
+	}
 }
