@@ -91,6 +91,19 @@ func (b *breaker) success() {
 	b.mu.Unlock()
 }
 
+// abandon gives back the probe of a half-open circuit whose request ended
+// without a verdict (its client went away): the next request probes.
+func (b *breaker) abandon() {
+	if b.state.Load() != halfOpen {
+		return
+	}
+	b.mu.Lock()
+	if b.state.Load() == halfOpen {
+		b.probing = false
+	}
+	b.mu.Unlock()
+}
+
 // failure records a failure the upstream is to blame for.
 func (b *breaker) failure(now time.Time) {
 	n := b.failures.Add(1)

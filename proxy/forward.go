@@ -93,6 +93,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	now := time.Now()
 	if x.watch.left { // fasthttp reports the ended read as a plain error
 		fasthttp.ReleaseResponse(resp)
+		c.ch.breaker.abandon() // no verdict on the channel
 		g.log.Info("client went away; upstream request cancelled", "id", string(x.id), "channel", c.ch.name)
 		x.status, x.errMsg = 499, "client went away"
 		ctx.SetConnectionClose()
