@@ -10,7 +10,9 @@ package main
 // run has the gateway client's events, without the usage chunk.
 //
 // Run the harness once with and once without -bare (same flags) and divide:
-// the gateway's req/s and CPU per request as a share of the floor's.
+// the gateway's req/s and CPU per request as a share of the floor's. In
+// split placement, -floor runs it beside the gateway instead, in a process
+// of its own and in the same rounds, and the report divides.
 
 import (
 	"crypto/sha256"

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -32,7 +34,7 @@ func TestQuick(t *testing.T) {
 	}
 
 	for _, r := range rows {
-		for _, x := range append(append([]*result(nil), r.direct...), r.gateway...) {
+		for _, x := range r.all() {
 			if x.errors > 0 || x.non200 > 0 {
 				t.Errorf("%s %s: %d errors, %d non-200; first: %s", r.mode, x.target, x.errors, x.non200, x.firstError)
 			}
@@ -46,14 +48,14 @@ func TestQuick(t *testing.T) {
 	}
 
 	non, str := rows[0], rows[1]
-	if got := string(modelOf(non.gateway[0].sample)); got != mappedPublic {
+	if got := string(modelOf(non.of("gateway")[0].sample)); got != mappedPublic {
 		t.Errorf("gateway response model = %q, want the public name %q", got, mappedPublic)
 	}
-	if got := string(modelOf(non.direct[0].sample)); got != mappedUpstream {
+	if got := string(modelOf(non.of("direct")[0].sample)); got != mappedUpstream {
 		t.Errorf("direct response model = %q, want %q", got, mappedUpstream)
 	}
 
-	direct, gateway := str.direct[0].sample, str.gateway[0].sample
+	direct, gateway := str.of("direct")[0].sample, str.of("gateway")[0].sample
 	nd, ng := countEvents(direct), countEvents(gateway)
 	if want := o.events + 4; nd != want { // role, content..., finish, usage, [DONE]
 		t.Errorf("direct stream has %d events, want %d:\n%s", nd, want, direct)
@@ -152,12 +154,16 @@ func TestSingleRequests(t *testing.T) {
 // measured, the placement proven and this process's CPU mask and
 // GOMAXPROCS restored afterwards. The gateway is, in turn, the shipped
 // binary (the default: built from the tree, its usage rows checked in its
-// SQLite file), the in-process gateway and the bare pass-through.
+// SQLite file), the in-process gateway and the bare pass-through. Then, for
+// a second each, the shipped binary with the bare pass-through beside it
+// (-floor), and with the binary built from HEAD beside it (-baseline HEAD):
+// their columns are in every table, with numbers.
 //
 // It pins processes to single CPUs, so it needs those CPUs to itself: under
 // `go test ./...` other packages' tests run alongside and can starve a
 // pinned process for a whole run. It is opt-in (ROSETTA_BENCH_SPLIT=1) and
-// `make bench` runs it on its own.
+// `make bench` runs it on its own. -baseline needs git and a checkout with
+// a HEAD: without them the baseline case skips, or with CI=true fails.
 func TestSplitPlacement(t *testing.T) {
 	if os.Getenv("ROSETTA_BENCH_SPLIT") != "1" {
 		t.Skip("opt-in: set ROSETTA_BENCH_SPLIT=1 (make bench does), on an otherwise idle machine")
@@ -168,9 +174,38 @@ func TestSplitPlacement(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
-	}{{"shipped", nil}, {"inprocess", []string{"-gateway", "inprocess"}}, {"bare", []string{"-bare"}}} {
-		t.Run(c.name, func(t *testing.T) { testSplit(t, c.args...) })
+	}{
+		{"shipped", nil}, {"inprocess", []string{"-gateway", "inprocess"}}, {"bare", []string{"-bare"}},
+		{"floor", []string{"-floor", "-d", "1s"}}, {"baseline", []string{"-baseline", "HEAD", "-d", "1s"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "baseline" {
+				needGitHead(t)
+			}
+			testSplit(t, c.args...)
+		})
 	}
+}
+
+// needGitHead skips the test, or with CI=true fails it, when -baseline
+// HEAD cannot build: no git, or the module is not in a checkout.
+func needGitHead(t *testing.T) {
+	t.Helper()
+	why := ""
+	if _, err := exec.LookPath("git"); err != nil {
+		why = "no git on PATH"
+	} else if root, err := moduleRoot(); err != nil {
+		why = err.Error()
+	} else if _, err := git(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		why = root + " is not a git checkout with a HEAD"
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("-baseline HEAD cannot build: %s", why)
+	}
+	t.Skipf("-baseline HEAD cannot build: %s", why)
 }
 
 // TestSplitPlacementNginx is TestSplitPlacement with nginx as a third
@@ -193,9 +228,9 @@ func TestSplitPlacementNginx(t *testing.T) {
 }
 
 // TestSplitPlacementWrk is TestSplitPlacement with wrk as the load
-// generator (-load wrk) in front of the shipped binary. It is opt-in
-// (ROSETTA_BENCH_WRK=1), so that CI does not depend on wrk; opted in with
-// CI=true, a missing wrk fails it.
+// generator (-load wrk) in front of the shipped binary and, beside it, the
+// bare pass-through (-floor). It is opt-in (ROSETTA_BENCH_WRK=1), so that
+// CI does not depend on wrk; opted in with CI=true, a missing wrk fails it.
 func TestSplitPlacementWrk(t *testing.T) {
 	if os.Getenv("ROSETTA_BENCH_WRK") != "1" {
 		t.Skip("opt-in: set ROSETTA_BENCH_WRK=1 (needs wrk: apt-get install -y wrk)")
@@ -209,12 +244,11 @@ func TestSplitPlacementWrk(t *testing.T) {
 		}
 		t.Skip("no wrk on PATH (apt-get install -y wrk)")
 	}
-	testSplit(t, "-load", "wrk", "-d", "1s", "-warmup", "0s")
+	testSplit(t, "-load", "wrk", "-d", "1s", "-warmup", "0s", "-floor")
 }
 
 func testSplit(t *testing.T, extra ...string) {
 	args := append([]string{"-placement", "split", "-c", "4", "-d", "300ms", "-warmup", "100ms", "-rounds", "1"}, extra...)
-	nginx := slices.Contains(extra, "-nginx")
 	o, err := parseFlags(args)
 	if err != nil {
 		t.Fatal(err)
@@ -247,9 +281,16 @@ func testSplit(t *testing.T, extra ...string) {
 	printReportFor(&report, o, e.split, rows)
 	t.Log("\n" + progress.String() + "\n" + report.String())
 
-	want := []string{"direct", "gateway"}
-	if nginx {
-		want = []string{"direct", "nginx", "gateway"}
+	want := []string{"direct"}
+	if o.nginx {
+		want = append(want, "nginx")
+	}
+	want = append(want, "gateway")
+	if o.floor {
+		want = append(want, "bare")
+	}
+	if o.baseline != "" {
+		want = append(want, "baseline")
 	}
 	if len(rows) != 2 {
 		t.Fatalf("got %d rows, want 2 (nonstream and stream at c=4)", len(rows))
@@ -265,8 +306,8 @@ func testSplit(t *testing.T, extra ...string) {
 				t.Errorf("%s %s: %d requests, split figures %v", r.mode, x.target, x.requests, x.split)
 				continue
 			}
-			if st := splitStatsOf(x); st.mockCPU <= 0 || (x.target == "nginx" && st.ngxCPU <= 0) || (x.target == "gateway" && st.gwCPU <= 0) {
-				t.Errorf("%s %s: mock CPU %v/req, nginx %v/req, gateway %v/req: not measured", r.mode, x.target, st.mockCPU, st.ngxCPU, st.gwCPU)
+			if st := splitStatsOf(x); st.mockCPU <= 0 || (x.target != "direct" && st.ownCPU <= 0) {
+				t.Errorf("%s %s: mock CPU %v/req, its own %v/req: not measured", r.mode, x.target, st.mockCPU, st.ownCPU)
 			}
 			if o.load == "wrk" && (x.wrk == nil || x.wrk.p50 <= 0 || x.cpu <= 0) {
 				t.Errorf("%s %s: wrk figures %+v, load CPU %v", r.mode, x.target, x.wrk, x.cpu)
@@ -276,8 +317,11 @@ func testSplit(t *testing.T, extra ...string) {
 			t.Errorf("%s: ran %v, want %v", r.mode, got, want)
 		}
 	}
-	if str := rows[1]; nginx && countEvents(str.nginx[0].sample) != countEvents(str.direct[0].sample) {
-		t.Errorf("nginx stream has %d events, direct %d", countEvents(str.nginx[0].sample), countEvents(str.direct[0].sample))
+	if str := rows[1]; o.nginx && countEvents(str.of("nginx")[0].sample) != countEvents(str.of("direct")[0].sample) {
+		t.Errorf("nginx stream has %d events, direct %d", countEvents(str.of("nginx")[0].sample), countEvents(str.of("direct")[0].sample))
+	}
+	if str := rows[1]; o.floor {
+		checkEvents(t, str.of("bare")[0].sample, directModel, false)
 	}
 	gwProof := "pinned at start: rosetta serve (shipped binary"
 	switch {
@@ -287,7 +331,7 @@ func testSplit(t *testing.T, extra ...string) {
 		gwProof = "pinned at start: in-process gateway"
 	}
 	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process",
-		"pinned at start: load generator", gwProof}
+		"pinned at start: load generator", gwProof, "- contenders that ran", "  - d = direct: ", "  - g = "}
 	if o.load == "wrk" {
 		wantReport = append(wantReport, "pinned at start: wrk ", "load generator: wrk ")
 	}
@@ -299,42 +343,100 @@ func testSplit(t *testing.T, extra ...string) {
 	default:
 		wantReport = append(wantReport, "| in-process gw req/s |", "WITHOUT a store")
 	}
+	if !o.nginx {
+		wantReport = append(wantReport, "- not run, their columns show —: nginx (no -nginx)")
+	}
+	// The new contenders' columns, with numbers in every row.
+	var cols [][2]string // header cell, what its cells look like
+	if o.floor {
+		wantReport = append(wantReport, "  - f = bare: -floor", "pinned at start: bare pass-through's process (-floor", "Budget (issue 11): rosetta's own CPU per request ≤ 1.25×")
+		cols = append(cols, [2]string{"bare req/s", "n"}, [2]string{"rosetta/bare", "×"}, [2]string{"bare p50 / p99", "lat"},
+			[2]string{"mock, bare runs", "µs"}, [2]string{"bare", "µs"}, [2]string{"rosetta ÷ bare (budget ≤ 1.25)", "×"},
+			[2]string{"bare ttfb p50", "lat"}, [2]string{"bare events", "n"})
+	}
+	if o.baseline != "" {
+		bl := e.split.baseline.label()
+		wantReport = append(wantReport, "  - b = "+bl+": -baseline HEAD", "pinned at start: rosetta serve (baseline binary, "+bl,
+			bl+" wrote ", "`-baseline HEAD` = commit ", "Before/after, rosetta ÷ "+bl+" in the same run: nonstream c=4 req/s ")
+		cols = append(cols, [2]string{bl + " req/s", "n"}, [2]string{"rosetta/" + bl, "×"}, [2]string{bl + " p50 / p99", "lat"},
+			[2]string{"mock, " + bl + " runs", "µs"}, [2]string{bl, "µs"}, [2]string{"rosetta ÷ " + bl, "×"},
+			[2]string{bl + " ttfb p50", "lat"}, [2]string{bl + " events", "n"})
+	}
 	for _, s := range wantReport {
 		if !strings.Contains(report.String(), s) {
 			t.Errorf("report lacks %q", s)
 		}
 	}
-	if nginx && !strings.Contains(report.String(), "pinned at start: nginx worker") {
+	for _, c := range cols {
+		cells := tableColumn(report.String(), c[0])
+		wantRows := 2
+		if strings.Contains(c[0], "ttfb") || strings.Contains(c[0], "events") {
+			wantRows = 1 // the streams table
+		}
+		if len(cells) != wantRows {
+			t.Errorf("column %q: %d cells %q, want %d", c[0], len(cells), cells, wantRows)
+			continue
+		}
+		for _, cell := range cells {
+			if c[1] == "lat" && o.load == "wrk" && strings.Contains(c[0], "ttfb") {
+				continue // wrk measures no time to first byte
+			}
+			if !numberCell[c[1]].MatchString(cell) {
+				t.Errorf("column %q: cell %q is not a number (%s)", c[0], cell, c[1])
+			}
+		}
+	}
+	if o.nginx && !strings.Contains(report.String(), "pinned at start: nginx worker") {
 		t.Errorf("report lacks the nginx worker's placement")
 	}
-	for _, s := range []string{"ERRORS", "PLACEMENT BROKEN"} {
+	for _, s := range []string{"ERRORS", "PLACEMENT BROKEN", "cannot read them"} {
 		if strings.Contains(report.String(), s) {
 			t.Errorf("report says %s", s)
 		}
 	}
 
-	if sh := e.split.shipped; sh != nil {
-		var gwReqs int64
+	for _, b := range []struct {
+		name string
+		sh   *shipped
+	}{{"gateway", e.split.shipped}, {"baseline", baselineShipped(e.split.baseline)}} {
+		if b.sh == nil {
+			continue
+		}
+		var reqs int64
 		for _, r := range rows {
-			for _, x := range r.gateway {
-				gwReqs += int64(x.requests)
+			for _, x := range r.of(b.name) {
+				reqs += int64(x.requests)
 			}
 		}
-		all, ok, err := sh.usageRows()
-		if err != nil || ok < gwReqs || all != ok {
-			t.Errorf("the shipped binary's usage_log: %d rows, %d with status 200, err %v; want at least the %d measured gateway requests, all 200",
-				all, ok, err, gwReqs)
+		all, ok, err := b.sh.usageRows()
+		if err != nil || ok < reqs || all != ok {
+			t.Errorf("the %s's usage_log: %d rows, %d with status 200, err %v; want at least the %d measured requests, all 200",
+				b.name, all, ok, err, reqs)
 		}
 	}
-	mock, gw, ngx, sh := e.split.mock, e.split.gateway, e.split.nginx, e.split.shipped
+	mock, list, sh, bl := e.split.mock, e.split.list, e.split.shipped, e.split.baseline
 	e.close()
 	closed = true
-	if !mock.exited() || !gw.exited() || (ngx != nil && !ngx.exited()) {
-		t.Errorf("a child process outlived close")
+	if !mock.exited() {
+		t.Errorf("the mock outlived close")
 	}
-	if sh != nil {
-		if _, err := os.Stat(sh.dir); !os.IsNotExist(err) {
-			t.Errorf("the shipped binary's directory %s outlived close (%v)", sh.dir, err)
+	for _, c := range list {
+		if c.proc != nil && !c.proc.exited() {
+			t.Errorf("the %s's process outlived close", c.name)
+		}
+	}
+	for _, dir := range []*shipped{sh, baselineShipped(bl)} {
+		if dir == nil {
+			continue
+		}
+		if _, err := os.Stat(dir.dir); !os.IsNotExist(err) {
+			t.Errorf("the shipped binary's directory %s outlived close (%v)", dir.dir, err)
+		}
+	}
+	if bl != nil {
+		root, _ := moduleRoot()
+		if wt, err := git(root, "worktree", "list", "--porcelain"); err != nil || strings.Contains(wt, bl.src) {
+			t.Errorf("the baseline's worktree %s outlived close: %v\n%s", bl.src, err, wt)
 		}
 	}
 	if cpus, _ := allowedCPUs(); !slices.Equal(cpus, cpus0) {
@@ -343,6 +445,53 @@ func testSplit(t *testing.T, extra ...string) {
 	if got := runtime.GOMAXPROCS(0); got != procs0 {
 		t.Errorf("GOMAXPROCS after close = %d, want %d", got, procs0)
 	}
+}
+
+func baselineShipped(b *baseline) *shipped {
+	if b == nil {
+		return nil
+	}
+	return b.sh
+}
+
+// numberCell is what a table cell with a number looks like, by kind.
+var numberCell = map[string]*regexp.Regexp{
+	"n":   regexp.MustCompile(`^[0-9]+$`),
+	"×":   regexp.MustCompile(`^[0-9]+\.[0-9]{2}×$`),
+	"µs":  regexp.MustCompile(`^[0-9]+\.[0-9]µs$`),
+	"lat": regexp.MustCompile(`^[0-9.]+(ns|µs|ms|s)( / [0-9.]+(ns|µs|ms|s))?$`),
+}
+
+// tableColumn returns the body cells of the column headed exactly header
+// in the first markdown table of report that has one.
+func tableColumn(report, header string) []string {
+	split := func(line string) []string {
+		f := strings.Split(strings.TrimSpace(line), "|")
+		if len(f) < 3 {
+			return nil
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		return f[1 : len(f)-1]
+	}
+	lines := strings.Split(report, "\n")
+	for i, line := range lines {
+		col := slices.Index(split(line), header)
+		if !strings.HasPrefix(line, "|") || col < 0 {
+			continue
+		}
+		var cells []string
+		for _, body := range lines[i+2:] { // past the alignment row
+			f := split(body)
+			if !strings.HasPrefix(body, "|") || len(f) <= col {
+				break
+			}
+			cells = append(cells, f[col])
+		}
+		return cells
+	}
+	return nil
 }
 
 // startChecked starts the harness's servers for the flags, closed at the

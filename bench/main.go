@@ -21,7 +21,11 @@
 // reverse proxy in front of the same mock, each a process of its own pinned
 // to one CPU; the load comes from this process (or with -load wrk from
 // wrk) pinned to the other, and the request is a chat conversation of
-// about 3 KB (-body long). See split.go.
+// about 3 KB (-body long). Two more contenders can run beside the shipped
+// binary, in the same rounds: -floor, the bare fasthttp pass-through
+// (bare.go), whose CPU per request the gateway's is divided by, and
+// -baseline REV, the shipped binary built from git revision REV
+// (baseline.go), for before and after figures from one run. See split.go.
 //
 //	go run ./bench                       # -c 16,64,256 -d 5s -rounds 3
 //	go run ./bench -quick                # c=16, 1s, 1 round: a smoke test
@@ -32,6 +36,8 @@
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 //	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
 //	go run ./bench -placement split -nginx -c 16 -rate 2000  # open loop: the p50 latency a proxy adds
+//	go run ./bench -placement split -floor -c 64             # rosetta's CPU per request ÷ the bare floor's, same run
+//	go run ./bench -placement split -baseline HEAD~3 -c 64   # before (HEAD~3) and after (the tree), same run
 package main
 
 import (
@@ -46,6 +52,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,11 +74,18 @@ type options struct {
 	mapped     bool     // clients ask for a public alias the gateway maps
 	log        string   // the gateway's access log: "async" or "discard"
 	cpuprofile string
-	only       string // "direct", "nginx" or "gateway" to run one side only (for profiling); "" for all
+	only       string // a contender's name (direct, nginx, gateway, bare, baseline) to run it only (for profiling); "" for all
 	placement  string // "shared" (one process) or "split" (servers and load generator on CPUs of their own)
-	nginx      bool   // split placement: nginx as a third contender
-	hold       holdOptions
-	bare       bool // a bare fasthttp pass-through in the gateway's place (bare.go)
+	nginx      bool   // split placement: nginx as a contender
+	// floor: split placement: the bare pass-through (bare.go) as a
+	// contender beside the gateway, named "bare", in a process of its own.
+	floor bool
+	// baseline: split placement: a git revision; the shipped binary built
+	// from it (baseline.go) is a contender beside the one built from the
+	// tree, named "baseline". "" for none.
+	baseline string
+	hold     holdOptions
+	bare     bool // a bare fasthttp pass-through in the gateway's place (bare.go)
 	// anthropic: the gateway's clients speak Anthropic's Messages API, so
 	// every request and stream is translated to and from the OpenAI mock.
 	anthropic bool
@@ -123,7 +137,7 @@ func parseFlags(args []string) (options, error) {
 	logMode := fs.String("log", "async", "the in-process gateway's access log: async (JSON through asynclog to io.Discard) or discard "+
 		"(the shipped binary's is its own: JSON through its async writer to a file)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
-	only := fs.String("only", "", "run only direct, nginx or gateway runs (to profile one side; the table then lacks the others)")
+	only := fs.String("only", "", "run only direct, nginx, gateway, bare (-floor) or baseline (-baseline) runs (to profile one side; the table then lacks the others)")
 	placement := fs.String("placement", "shared", "shared: load generator, mock and in-process gateway in this process on all cores; "+
 		"split: mock and gateway (the shipped binary) in processes of their own pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
 	nginx := fs.Bool("nginx", false, "with -placement split: nginx as a plain reverse proxy in front of the same mock, pinned with the servers, "+
@@ -148,6 +162,12 @@ func parseFlags(args []string) (options, error) {
 		"(Debian's wrk, -t 1 with a Lua script for the POST; apt-get install -y wrk)")
 	body := fs.String("body", "", "the request: long (a system prompt and seven turns, about 3 KB; split placement's default) "+
 		"or short (three turns, about 1 KB; shared placement's default)")
+	floor := fs.Bool("floor", false, "with -placement split: the bare fasthttp pass-through (the -bare process, bench/bare.go) as a contender "+
+		"beside the gateway, pinned with the servers and rotated with the others; the tables divide the gateway's req/s and CPU per request by the floor's "+
+		"(issue 11's budget: CPU ≤ 1.25× the floor's)")
+	baseline := fs.String("baseline", "", "with -placement split: a git revision (HEAD~3, a tag, a commit); the shipped binary built from it "+
+		"(git worktree in a temporary directory, go build ./cmd/rosetta) runs beside the one built from the tree as the contender rosetta@<short rev>, "+
+		"with the same kind of configuration in its own directory; the tables divide the tree's req/s and CPU per request by the baseline's: before and after, one run")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -156,6 +176,7 @@ func parseFlags(args []string) (options, error) {
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
 		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare}}
 	o.gateway, o.load = *gateway, *loadGen
+	o.floor, o.baseline = *floor, strings.TrimSpace(*baseline)
 	switch o.gateway {
 	case "":
 		o.gateway = "inprocess"
@@ -212,14 +233,32 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-events must not be negative")
 	case o.log != "async" && o.log != "discard":
 		return o, fmt.Errorf("-log: unknown %q (want async or discard)", o.log)
-	case o.only != "" && o.only != "direct" && o.only != "gateway" && o.only != "nginx":
-		return o, fmt.Errorf("-only: unknown %q (want direct, nginx or gateway)", o.only)
+	case o.only != "" && !slices.Contains(contenderNames, o.only):
+		return o, fmt.Errorf("-only: unknown %q (want one of %s)", o.only, strings.Join(contenderNames, ", "))
 	case o.placement != "shared" && o.placement != "split":
 		return o, fmt.Errorf("-placement: unknown %q (want shared or split)", o.placement)
 	case o.nginx && o.placement != "split":
 		return o, errors.New("-nginx needs -placement split (nginx is only compared in the placement of DESIGN.md §5)")
 	case o.only == "nginx" && !o.nginx:
 		return o, errors.New("-only nginx needs -nginx")
+	case o.only == "bare" && !o.floor:
+		return o, errors.New("-only bare needs -floor (with -bare, the bare pass-through is the gateway: -only gateway)")
+	case o.only == "baseline" && o.baseline == "":
+		return o, errors.New("-only baseline needs -baseline REV")
+	case o.floor && o.placement != "split":
+		return o, errors.New("-floor needs -placement split (each contender in a process of its own; in shared placement, -bare)")
+	case o.floor && o.bare:
+		return o, errors.New("-floor runs the bare pass-through beside the gateway, -bare in its place: choose one")
+	case o.floor && o.mapped:
+		return o, errors.New("-floor: the bare pass-through rewrites no model name: it takes no -mapped")
+	case o.floor && o.anthropic:
+		return o, errors.New("-floor: the bare pass-through does not translate: it takes no -client anthropic")
+	case o.baseline != "" && o.placement != "split":
+		return o, errors.New("-baseline needs -placement split (the binaries run as processes of their own)")
+	case o.baseline != "" && (o.gateway != "shipped" || o.bare):
+		return o, errors.New("-baseline compares two shipped binaries: it takes no -gateway inprocess or -bare")
+	case strings.HasPrefix(o.baseline, "-"):
+		return o, fmt.Errorf("-baseline: %q is not a git revision", o.baseline)
 	case o.bare && o.mapped:
 		return o, errors.New("-bare rewrites no model name: it takes no -mapped")
 	case o.rate < 0:
@@ -290,10 +329,9 @@ const (
 )
 
 // env is the mock upstream and the gateway in front of it, and in split
-// placement nginx in front of the same mock.
+// placement the other contenders in front of the same mock.
 type env struct {
 	mockAddr, gwAddr string
-	nginxAddr        string // "" without nginx
 
 	// Shared placement (and the servers process of split placement): the
 	// servers run in this process.
@@ -411,18 +449,70 @@ func (e *env) targets(o options, stream bool) (direct, gateway target) {
 	return direct, gateway
 }
 
-// contenders returns the targets of a mode in their first round's order:
-// direct, nginx when there is one, gateway. nginx gets exactly the direct
-// client's requests, so that the mock behind it does the direct run's work.
+// contenderNames are the contenders' names, in the order of the list, the
+// rounds and the tables' columns.
+var contenderNames = []string{"direct", "nginx", "gateway", "bare", "baseline"}
+
+// contender is a server the load runs against, in turn with the others:
+// the mock itself (direct), nginx, the gateway, the bare pass-through
+// (-floor) or the baseline binary (-baseline). A row keeps the results of
+// each by its name, and the reports have columns for each, in the list's
+// order.
+type contender struct {
+	name  string // direct, nginx, gateway, bare or baseline: the results' target, -only's value
+	label string // its name in the tables: direct, nginx, rosetta, in-process gw, bare, rosetta@<rev>
+	abbr  string // its letter in the tables' "x / y / z" cells
+	about string // what it is, for the report's list of contenders
+	addr  string // "" when it does not run (no -nginx, or nginx missing): its columns show —
+	// asDirect: its clients send the direct client's requests (the
+	// upstream key and model, include_usage on streams), so that the mock
+	// behind it does a direct run's work: direct and nginx. The others get
+	// the gateway client's.
+	asDirect bool
+	// Split placement: its process, and further ones whose CPU is its own
+	// too (nginx's workers); nil for direct, which has none.
+	proc *proc
+	pids []int
+}
+
+// isProxy says whether c stands between the client and the mock.
+func (c *contender) isProxy() bool { return c.name != "direct" }
+
+// list returns the contenders: in split placement those it set up, else
+// direct and the in-process gateway.
+func (e *env) list(o options) []*contender {
+	if e.split != nil {
+		return e.split.list
+	}
+	return []*contender{
+		{name: "direct", label: "direct", abbr: "d", addr: e.mockAddr, asDirect: true},
+		{name: "gateway", label: gwLabel(o), abbr: "g", addr: e.gwAddr},
+	}
+}
+
+// ran says whether c runs in this harness run.
+func (c *contender) ran(o options) bool { return c.addr != "" && (o.only == "" || o.only == c.name) }
+
+// contenders returns the targets of a mode in their first round's order,
+// the list's: direct, nginx, gateway, bare, baseline, those there are.
+// nginx gets exactly the direct client's requests, so that the mock
+// behind it does the direct run's work; bare and baseline the gateway
+// client's.
 func (e *env) contenders(o options, stream bool) []target {
 	direct, gateway := e.targets(o, stream)
-	ts := []target{direct}
-	if e.nginxAddr != "" {
-		n := direct
-		n.name, n.addr = "nginx", e.nginxAddr
-		ts = append(ts, n)
+	var ts []target
+	for _, c := range e.list(o) {
+		if c.addr == "" {
+			continue
+		}
+		t := gateway
+		if c.asDirect {
+			t = direct
+		}
+		t.name, t.addr = c.name, c.addr
+		ts = append(ts, t)
 	}
-	return append(ts, gateway)
+	return ts
 }
 
 // check sends one request of each kind before the runs, so that a broken
@@ -444,30 +534,40 @@ func (e *env) check(o options) error {
 
 func listenLoopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 
-// row is one mode and concurrency: every round's direct, nginx (split
-// placement with -nginx) and gateway run.
+// row is one mode and concurrency: every round's run of each contender,
+// by its name.
 type row struct {
-	mode    string
-	conns   int
-	direct  []*result
-	nginx   []*result
-	gateway []*result
+	mode  string
+	conns int
+	names []string // the contenders, in the list's order
+	runs  map[string][]*result
+}
+
+func newRow(mode string, conns int, list []*contender) *row {
+	r := &row{mode: mode, conns: conns, runs: map[string][]*result{}}
+	for _, c := range list {
+		r.names = append(r.names, c.name)
+	}
+	return r
 }
 
 func (r *row) add(res *result) {
-	switch res.target {
-	case "direct":
-		r.direct = append(r.direct, res)
-	case "nginx":
-		r.nginx = append(r.nginx, res)
-	default:
-		r.gateway = append(r.gateway, res)
+	if !slices.Contains(r.names, res.target) {
+		r.names = append(r.names, res.target)
 	}
+	r.runs[res.target] = append(r.runs[res.target], res)
 }
 
-// all returns every run of the row.
+// of returns the runs of the contender named name; none when it did not run.
+func (r *row) of(name string) []*result { return r.runs[name] }
+
+// all returns every run of the row, contender by contender.
 func (r *row) all() []*result {
-	return append(append(append([]*result(nil), r.direct...), r.nginx...), r.gateway...)
+	var all []*result
+	for _, name := range r.names {
+		all = append(all, r.runs[name]...)
+	}
+	return all
 }
 
 func (r *row) failed() bool {
@@ -516,15 +616,16 @@ func summarize(rs []*result) summary {
 func countEvents(b []byte) int { return bytes.Count(b, []byte("\n\n")) }
 
 // runAll runs every mode and concurrency, rounds interleaved: each round
-// starts one contender later (direct, gateway; or direct, nginx, gateway
-// rotated), so that no contender always runs on a warmer process.
+// starts one contender later (direct, gateway; or direct, nginx, gateway,
+// bare, baseline, those there are, rotated), so that no contender always
+// runs on a warmer process.
 func runAll(o options, e *env, progress io.Writer) []*row {
 	var rows []*row
 	for _, mode := range o.modes {
 		stream := mode == "stream"
 		ts := e.contenders(o, stream)
 		for _, c := range o.conns {
-			r := &row{mode: mode, conns: c}
+			r := newRow(mode, c, e.list(o))
 			for round := range o.rounds {
 				k := round % len(ts)
 				order := append(append([]target(nil), ts[k:]...), ts[:k]...)
@@ -602,7 +703,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	fmt.Fprintf(w, "| mode | c | direct req/s | %[1]s req/s | ratio | direct p50 | direct p99 | %[1]s p50 | %[1]s p99 | added p50 |\n", gw)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
-		d, g := summarize(r.direct), summarize(r.gateway)
+		d, g := summarize(r.of("direct")), summarize(r.of("gateway"))
 		ratio := 0.0
 		if d.rps > 0 {
 			ratio = g.rps / d.rps
@@ -621,7 +722,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	lowUse, maxWait := 1.0, 0.0
 	for _, r := range rows {
-		d, g := summarize(r.direct), summarize(r.gateway)
+		d, g := summarize(r.of("direct")), summarize(r.of("gateway"))
 		ratio := 0.0
 		if g.cpu > 0 {
 			ratio = float64(d.cpu) / float64(g.cpu)
@@ -654,7 +755,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 		fmt.Fprintf(w, "\n| c | direct ttfb p50 | %[1]s ttfb p50 | added | direct events | %[1]s events |\n", gw)
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
 		for _, r := range streams {
-			d, g := summarize(r.direct), summarize(r.gateway)
+			d, g := summarize(r.of("direct")), summarize(r.of("gateway"))
 			fmt.Fprintf(w, "| %d | %s | %s | %s | %d | %d |\n", r.conns, fmtDur(d.ttfb), fmtDur(g.ttfb),
 				fmtDur(g.ttfb-d.ttfb), d.events, g.events)
 		}
@@ -678,6 +779,18 @@ func gwLabel(o options) string {
 		return "rosetta"
 	}
 	return "in-process gw"
+}
+
+// gwAbout says what the gateway contender is, in split placement's list
+// of contenders.
+func gwAbout(o options) string {
+	switch {
+	case o.bare:
+		return "-bare: the bare fasthttp pass-through (bench/bare.go) in the gateway's place"
+	case o.gateway == "shipped":
+		return "the shipped binary, `rosetta serve` built from this tree"
+	}
+	return "-gateway inprocess: the proxy package inside the bench binary, no store"
 }
 
 // gwNote says what the gateway columns measure.

@@ -13,9 +13,10 @@ package main
 // unchanged: its own GOMAXPROCS (1, from its CPU mask), its default JSON
 // log and access log through its async writer to standard error, which
 // goes to DIR/rosetta.log as a service manager would send it to a file or
-// the journal. Its address comes from its banner on standard output
-// (it listens on 127.0.0.1:0). It is stopped with SIGTERM, as systemd does:
-// it drains and writes its last usage rows.
+// the journal. It listens on 127.0.0.1:0; its address comes from its
+// banner on standard output, or from its log's start line (older binaries,
+// a -baseline's, print the banner in demo mode only). It is stopped with
+// SIGTERM, as systemd does: it drains and writes its last usage rows.
 
 import (
 	"bufio"
@@ -44,8 +45,10 @@ const (
 	modulePath       = "github.com/rosetta-gateway/rosetta"
 )
 
-// shipped is the shipped binary's files and process.
+// shipped is the shipped binary's files and process: the tree's, or with
+// -baseline the baseline's (baseline.go).
 type shipped struct {
+	kind                      string // "shipped binary", "baseline binary, rosetta@<rev>": in its process's name
 	dir, bin, config, db, log string
 	build                     time.Duration // how long go build took
 	tree                      string        // the tree it was built from: git describe --always --dirty, and untracked Go files
@@ -98,8 +101,7 @@ func buildShipped() (*shipped, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := &shipped{dir: dir, bin: filepath.Join(dir, "rosetta"), config: filepath.Join(dir, "rosetta.yaml"),
-		db: filepath.Join(dir, "rosetta.db"), log: filepath.Join(dir, "rosetta.log")}
+	sh := newShipped(dir, "shipped binary")
 	t0 := time.Now()
 	cmd := exec.Command(goTool(), "build", "-o", sh.bin, "./cmd/rosetta")
 	cmd.Dir = root
@@ -133,6 +135,13 @@ func describeTree(root string) string {
 	return d
 }
 
+// newShipped is a shipped binary's files in dir; kind says which binary it
+// is, in its process's name: "rosetta serve (KIND)".
+func newShipped(dir, kind string) *shipped {
+	return &shipped{kind: kind, dir: dir, bin: filepath.Join(dir, "rosetta"), config: filepath.Join(dir, "rosetta.yaml"),
+		db: filepath.Join(dir, "rosetta.db"), log: filepath.Join(dir, "rosetta.log")}
+}
+
 func (sh *shipped) remove() { os.RemoveAll(sh.dir) } //nolint:errcheck
 
 // shippedConfig is the configuration file: what a user writes to put the
@@ -159,7 +168,12 @@ keys:
 `, mockAddr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
 }
 
-var bannerRE = regexp.MustCompile(`Rosetta is serving on http://(\S+) `)
+var (
+	bannerRE = regexp.MustCompile(`Rosetta is serving on http://(\S+) `)
+	// servingRE finds the address in the log's start line, JSON or text:
+	// older binaries (a -baseline's) print the banner only in demo mode.
+	servingRE = regexp.MustCompile(`(?m)^.*"?msg"?[=:]"rosetta is serving".*?\blisten"?[=:]"?([^"\s]+)`)
+)
 
 // start writes the configuration and starts `rosetta serve -config
 // rosetta.yaml` in the directory, pinned to cpu (not pinned for cpu < 0),
@@ -187,7 +201,7 @@ func (sh *shipped) start(mockAddr string, cpu int) error {
 	if err != nil {
 		return err
 	}
-	p, err := startProc("rosetta serve (shipped binary)", cmd, cpu)
+	p, err := startProc("rosetta serve ("+sh.kind+")", cmd, cpu)
 	if err != nil {
 		return err
 	}
@@ -195,7 +209,7 @@ func (sh *shipped) start(mockAddr string, cpu int) error {
 	sh.proc = p
 	os.WriteFile(filepath.Join(sh.dir, "rosetta.pid"), []byte(strconv.Itoa(p.pid())), 0o600) //nolint:errcheck // for removeStaleDirs
 
-	addrs := make(chan string, 1)
+	addrs := make(chan string, 2)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -206,6 +220,25 @@ func (sh *shipped) start(mockAddr string, cpu int) error {
 		}
 		io.Copy(io.Discard, stdout) //nolint:errcheck // until it exits
 	}()
+	polled := make(chan struct{})
+	defer close(polled)
+	go func() { // the log's start line, for a binary without the banner
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-polled:
+				return
+			case <-tick.C:
+			}
+			if b, err := os.ReadFile(sh.log); err == nil {
+				if m := servingRE.FindSubmatch(b); m != nil {
+					addrs <- string(m[1])
+					return
+				}
+			}
+		}
+	}()
 	select {
 	case sh.addr = <-addrs:
 		sh.gomaxprocs = metricsGOMAXPROCS(sh.addr)
@@ -213,7 +246,7 @@ func (sh *shipped) start(mockAddr string, cpu int) error {
 	case <-p.done:
 		return fmt.Errorf("rosetta serve exited at start (%v)%s", p.err, sh.logTail())
 	case <-time.After(30 * time.Second):
-		return fmt.Errorf("rosetta serve printed no banner within 30s%s", sh.logTail())
+		return fmt.Errorf("rosetta serve printed no banner and logged no start line within 30s%s", sh.logTail())
 	}
 }
 
@@ -309,18 +342,19 @@ func (s *splitEnv) buildShipped(progress io.Writer) (*shipped, error) {
 	return sh, nil
 }
 
-// startShipped starts the shipped binary pinned to the servers' CPU in
-// front of the mock and returns its address.
-func (s *splitEnv) startShipped(sh *shipped, mockAddr string) (string, error) {
+// startShipped starts a shipped binary (the tree's or the baseline's)
+// pinned to the servers' CPU in front of the mock, keeps its process in
+// *into and returns its address.
+func (s *splitEnv) startShipped(sh *shipped, mockAddr string, into **proc) (string, error) {
 	err := sh.start(mockAddr, s.srvCPU)
 	if sh.proc != nil {
-		s.gateway = sh.proc
+		*into = sh.proc
 		s.add(sh.proc.stop)
 	}
 	if err != nil {
 		return "", err
 	}
-	proof, err := checkPinned("rosetta serve (shipped binary, its own process)", sh.proc.pid(), s.srvCPU)
+	proof, err := checkPinned("rosetta serve ("+sh.kind+", its own process)", sh.proc.pid(), s.srvCPU)
 	if err != nil {
 		return "", err
 	}
@@ -328,9 +362,9 @@ func (s *splitEnv) startShipped(sh *shipped, mockAddr string) (string, error) {
 	return sh.addr, nil
 }
 
-// shippedFacts is what the report says the shipped binary did: its usage
+// shippedFacts is what the report says a shipped binary did: its usage
 // rows (read after its flush interval, 1 s by default, has passed since
-// the last run) and its log's size.
+// the last run: the caller waits, flushWait) and its log's size.
 type shippedFacts struct {
 	rows, rows200 int64
 	byStatus      string // "200: N, 499: M"
@@ -338,12 +372,14 @@ type shippedFacts struct {
 	err           error
 }
 
-func (s *splitEnv) shippedFacts() shippedFacts {
-	sh := s.shipped
+// flushWait is how long the report waits for the shipped binaries' last
+// usage rows: the default usage_flush is 1s.
+const flushWait = 1500 * time.Millisecond
+
+func shippedFactsOf(sh *shipped) shippedFacts {
 	if sh == nil {
 		return shippedFacts{err: errors.New("no shipped binary")}
 	}
-	time.Sleep(1500 * time.Millisecond) // the default usage_flush is 1s
 	var f shippedFacts
 	var byStatus map[int64]int64
 	if byStatus, f.err = sh.usageByStatus(); f.err == nil {

@@ -176,3 +176,21 @@ func TestGatewayFlags(t *testing.T) {
 		t.Errorf("the in-process gateway's report does not say so:\n%s", report.String())
 	}
 }
+
+// TestServingLine: the address of a binary that prints no banner (older
+// revisions, in -baseline, print it in demo mode only) comes from its
+// log's start line, JSON or text.
+func TestServingLine(t *testing.T) {
+	for _, line := range []string{
+		`{"time":"2026-11-25T15:47:35Z","level":"INFO","msg":"rosetta is serving","version":"dev","listen":"127.0.0.1:34629","config":"rosetta.yaml","channels":1}`,
+		`time=2026-11-25T15:47:35Z level=INFO msg="rosetta is serving" version=dev listen=127.0.0.1:34629 config=rosetta.yaml`,
+	} {
+		log := `{"level":"INFO","msg":"store opened","listen":"no"}` + "\n" + line + "\n"
+		if m := servingRE.FindStringSubmatch(log); m == nil || m[1] != "127.0.0.1:34629" {
+			t.Errorf("%s: found %q", line, m)
+		}
+	}
+	if servingRE.MatchString(`{"msg":"cannot listen","listen":"127.0.0.1:1"}`) {
+		t.Error("a line that is not the start line matched")
+	}
+}

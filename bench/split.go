@@ -14,7 +14,16 @@ package main
 //     proxy package inside the bench binary (-serve-role=gateway, no store);
 //     with -bare the bare pass-through (-serve-role=gateway -bare);
 //   - with -nginx, an nginx (one worker, a generated configuration in a
-//     temporary directory) in front of the same mock, a third contender.
+//     temporary directory) in front of the same mock;
+//   - with -floor, the bare pass-through (-serve-role=gateway -bare, as
+//     with -bare) beside the gateway, in front of the same mock;
+//   - with -baseline REV, a second shipped binary, built from git revision
+//     REV (baseline.go), in a directory and with a configuration of its own.
+//
+// These are the contenders (contender, in main.go): direct (the mock
+// itself), nginx, the gateway, bare and baseline, in that order, a list
+// that the runs, the samples of their processes' CPU and the report go
+// over; each round rotates it by one.
 //
 // The ready servers report their addresses on their standard output. This
 // process then pins itself to the second CPU (GOMAXPROCS=1) and generates
@@ -105,14 +114,17 @@ func serveMain(args []string) int {
 type splitEnv struct {
 	srvCPU, loadCPU int
 
-	mock         *proc
-	gateway      *proc // the shipped binary, the in-process gateway's or the bare pass-through's process
-	gwLabel      string
-	shipped      *shipped // the shipped binary's files; nil with -gateway inprocess or -bare
+	mock *proc
+	// list is the contenders in the order of the rounds and the tables:
+	// direct, nginx (listed without -nginx too: it does not run, and its
+	// columns show —), the gateway (the shipped binary, the in-process
+	// gateway's or the bare pass-through's process), then with -floor bare
+	// and with -baseline the baseline binary.
+	list         []*contender
+	shipped      *shipped  // the shipped binary's files; nil with -gateway inprocess or -bare
+	baseline     *baseline // -baseline: the baseline binary's revision and files; nil without
 	wrk          *wrkRunner
-	nginx        *proc // nil without nginx
 	nginxVersion string
-	nginxWorkers []int
 	nginxNote    string // why -nginx runs lack nginx, when they do
 
 	proof []string // where each process runs, checked at the start
@@ -144,6 +156,16 @@ func (c *cleanups) run() {
 }
 
 func (s *splitEnv) close() { s.run() }
+
+// contender returns the contender named name, nil when it is not listed.
+func (s *splitEnv) contender(name string) *contender {
+	for _, c := range s.list {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
 
 // proc is a child process.
 type proc struct {
@@ -230,8 +252,12 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 	if len(cpus) < 2 {
 		return nil, fmt.Errorf("-placement split needs two CPUs; this process may run on CPU %v only", cpus)
 	}
-	s := &splitEnv{srvCPU: cpus[0], loadCPU: cpus[1], gwLabel: gwLabel(o)}
+	s := &splitEnv{srvCPU: cpus[0], loadCPU: cpus[1]}
 	e = &env{split: s}
+	direct := &contender{name: "direct", label: "direct", abbr: "d", asDirect: true, about: "the mock itself, no proxy"}
+	ngx := &contender{name: "nginx", label: "nginx", abbr: "n", asDirect: true, about: "no -nginx"}
+	gw := &contender{name: "gateway", label: gwLabel(o), abbr: "g", about: gwAbout(o)}
+	s.list = []*contender{direct, ngx, gw}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -247,6 +273,7 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 				return nil, errors.New(msg)
 			}
 			s.nginxNote = msg + ". This run has NO nginx contender: the nginx columns are empty."
+			ngx.about = "no nginx binary found"
 			fmt.Fprintf(progress, "\n!!!!!!!!\n!!! %s\n!!!!!!!!\n\n", s.nginxNote)
 		}
 	}
@@ -257,9 +284,16 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 		}
 		s.add(s.wrk.close)
 	}
+	// The binaries are built before anything is pinned: the builds have
+	// both CPUs. The baseline's first: a revision that names no commit
+	// fails at once.
+	if o.baseline != "" {
+		if s.baseline, err = s.buildBaseline(o.baseline, progress); err != nil {
+			return nil, err
+		}
+	}
 	var sh *shipped
 	if o.gateway == "shipped" && !o.bare {
-		// Built before anything is pinned: the build has both CPUs.
 		if sh, err = s.buildShipped(progress); err != nil {
 			return nil, err
 		}
@@ -268,16 +302,35 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 	if e.mockAddr, err = s.startMock(o); err != nil {
 		return nil, err
 	}
+	direct.addr = e.mockAddr
 	if sh != nil {
-		e.gwAddr, err = s.startShipped(sh, e.mockAddr)
+		gw.about += " (" + sh.tree + ")"
+		e.gwAddr, err = s.startShipped(sh, e.mockAddr, &gw.proc)
 	} else {
-		e.gwAddr, err = s.startBenchGateway(o, e.mockAddr)
+		e.gwAddr, err = s.startBenchGateway(o, e.mockAddr, &gw.proc)
 	}
 	if err != nil {
 		return nil, err
 	}
+	gw.addr = e.gwAddr
 	if nginxBin != "" {
-		if e.nginxAddr, err = s.startNginx(nginxBin, e.mockAddr); err != nil {
+		if err = s.startNginx(ngx, nginxBin, e.mockAddr); err != nil {
+			return nil, err
+		}
+	}
+	if o.floor {
+		bare := &contender{name: "bare", label: "bare", abbr: "f",
+			about: "-floor: the bare fasthttp pass-through (bench/bare.go), the floor of the design, in a process of its own"}
+		s.list = append(s.list, bare)
+		if bare.addr, err = s.startBare(e.mockAddr, &bare.proc); err != nil {
+			return nil, err
+		}
+	}
+	if bl := s.baseline; bl != nil {
+		c := &contender{name: "baseline", label: bl.label(), abbr: "b",
+			about: fmt.Sprintf("-baseline %s: the shipped binary built from commit %s, in a directory of its own", bl.rev, bl.short)}
+		s.list = append(s.list, c)
+		if c.addr, err = s.startShipped(bl.sh, e.mockAddr, &c.proc); err != nil {
 			return nil, err
 		}
 	}
@@ -312,7 +365,7 @@ func (s *splitEnv) catchSignals() {
 	go func() {
 		select {
 		case sig := <-sigs:
-			fmt.Fprintf(os.Stderr, "\nbench: %v: stopping the mock, the gateway and nginx\n", sig)
+			fmt.Fprintf(os.Stderr, "\nbench: %v: stopping the mock and the contenders, removing their directories\n", sig)
 			s.close()
 			os.Exit(1)
 		case <-stop:
@@ -386,14 +439,23 @@ func (s *splitEnv) startMock(o options) (string, error) {
 
 // startBenchGateway starts the bench binary as the gateway's process: the
 // in-process gateway (the proxy package, no store) or with -bare the bare
-// pass-through, in front of the mock at mockAddr; it returns its address.
-func (s *splitEnv) startBenchGateway(o options, mockAddr string) (string, error) {
+// pass-through, in front of the mock at mockAddr; it keeps the process in
+// *into and returns its address.
+func (s *splitEnv) startBenchGateway(o options, mockAddr string, into **proc) (string, error) {
 	name := "in-process gateway's process (bench binary, proxy package, no store; GOMAXPROCS=1)"
 	if o.bare {
 		name = "bare pass-through's process (GOMAXPROCS=1)"
 	}
-	return s.startPinned(name, "gateway", &s.gateway, serveRoleFlag+"gateway", "-mock="+mockAddr, "-log="+o.log,
+	return s.startPinned(name, "gateway", into, serveRoleFlag+"gateway", "-mock="+mockAddr, "-log="+o.log,
 		"-bare="+strconv.FormatBool(o.bare))
+}
+
+// startBare starts -floor's bare pass-through, the process -bare starts in
+// the gateway's place, beside the gateway in front of the mock at
+// mockAddr; it keeps the process in *into and returns its address.
+func (s *splitEnv) startBare(mockAddr string, into **proc) (string, error) {
+	return s.startPinned("bare pass-through's process (-floor, beside the gateway; GOMAXPROCS=1)", "gateway", into,
+		serveRoleFlag+"gateway", "-mock="+mockAddr, "-bare=true")
 }
 
 // startPinned starts the bench binary in a server role, keeps its process
@@ -446,15 +508,16 @@ func findNginx() string {
 var nginxVersionRE = regexp.MustCompile(`nginx/(\d+)\.(\d+)\.(\d+)`)
 
 // startNginx starts nginx pinned to the servers' CPU as a plain reverse
-// proxy in front of the mock, and returns its address.
-func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
+// proxy in front of the mock, as the contender c: its address, its master
+// and its workers.
+func (s *splitEnv) startNginx(c *contender, bin, mockAddr string) error {
 	info, err := exec.Command(bin, "-V").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("%s -V: %w: %s", bin, err, info)
+		return fmt.Errorf("%s -V: %w: %s", bin, err, info)
 	}
 	m := nginxVersionRE.FindSubmatch(info)
 	if m == nil {
-		return "", fmt.Errorf("%s -V: no version in %q", bin, info)
+		return fmt.Errorf("%s -V: no version in %q", bin, info)
 	}
 	s.nginxVersion = fmt.Sprintf("%s.%s.%s", m[1], m[2], m[3])
 	major, _ := strconv.Atoi(string(m[1]))
@@ -464,20 +527,20 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 	removeStaleDirs(nginxDirPrefix, "nginx.pid")
 	dir, err := os.MkdirTemp("", nginxDirPrefix)
 	if err != nil {
-		return "", err
+		return err
 	}
 	s.add(func() { os.RemoveAll(dir) }) //nolint:errcheck
 	// Workers may run as another user (nginx's "user", when started as root).
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	addr, err := freeLoopbackAddr()
 	if err != nil {
-		return "", err
+		return err
 	}
 	conf := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(conf, []byte(nginxConf(dir, mockAddr, addr, string(info))), 0o644); err != nil {
-		return "", err
+		return err
 	}
 	errLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	args := []string{"-p", dir + "/", "-c", conf}
@@ -486,16 +549,16 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 	}
 	stderr, err := os.Create(stderrLog)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer stderr.Close() // the child has its own copy
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	p, err := startProc("nginx", cmd, s.srvCPU)
 	if err != nil {
-		return "", err
+		return err
 	}
-	s.nginx = p
+	c.proc = p
 	s.add(p.stop)
 
 	logs := func() string {
@@ -511,14 +574,14 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if p.exited() {
-			return "", fmt.Errorf("nginx exited at start (%v); its configuration is %s%s", p.err, conf, logs())
+			return fmt.Errorf("nginx exited at start (%v); its configuration is %s%s", p.err, conf, logs())
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("nginx did not start listening on %s within 10s%s", addr, logs())
+			return fmt.Errorf("nginx did not start listening on %s within 10s%s", addr, logs())
 		}
-		if s.nginxWorkers = childPids(p.pid()); len(s.nginxWorkers) > 0 {
-			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-				c.Close()
+		if c.pids = childPids(p.pid()); len(c.pids) > 0 {
+			if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				conn.Close()
 				break
 			}
 		}
@@ -526,25 +589,28 @@ func (s *splitEnv) startNginx(bin, mockAddr string) (string, error) {
 	}
 	proof, err := checkPinned("nginx "+s.nginxVersion+" master", p.pid(), s.srvCPU)
 	if err != nil {
-		return "", err
+		return err
 	}
 	s.proof = append(s.proof, proof)
-	for _, w := range s.nginxWorkers {
+	for _, w := range c.pids {
 		proof, err := checkPinned("nginx worker", w, s.srvCPU)
 		if err != nil {
-			return "", err
+			return err
 		}
 		s.proof = append(s.proof, proof)
 	}
-	return addr, nil
+	c.addr = addr
+	c.about = fmt.Sprintf("nginx %s as a plain reverse proxy, its master and %d worker(s)", s.nginxVersion, len(c.pids))
+	return nil
 }
 
 const nginxDirPrefix = "rosetta-bench-nginx-"
 
 // removeStaleDirs removes the temporary directories (named prefix*) of
 // earlier runs that could not clean up (killed with SIGKILL): older than
-// ten minutes, and the process their pid file names is gone.
-func removeStaleDirs(prefix, pidFile string) {
+// ten minutes, and the process their pid file names is gone. It returns
+// how many it removed.
+func removeStaleDirs(prefix, pidFile string) (removed int) {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
 	for _, d := range dirs {
 		fi, err := os.Stat(d)
@@ -556,8 +622,11 @@ func removeStaleDirs(prefix, pidFile string) {
 				continue // still running
 			}
 		}
-		os.RemoveAll(d) //nolint:errcheck
+		if os.RemoveAll(d) == nil {
+			removed++
+		}
 	}
+	return removed
 }
 
 // tail returns the last n bytes of b.
@@ -666,37 +735,53 @@ func (a coreTimes) others(ours time.Duration) float64 {
 // splitSample is what split placement reads of the other processes and the
 // two cores, at the start and at the end of a run's window.
 type splitSample struct {
-	mock, gateway, nginx procTimes
-	srvCore, loadCore    coreTimes
+	mock              procTimes
+	own               map[string]procTimes // each proxy's processes, by contender name, the idle ones' too
+	srvCore, loadCore coreTimes
 }
 
 func (a splitSample) sub(b splitSample) splitSample {
-	return splitSample{a.mock.sub(b.mock), a.gateway.sub(b.gateway), a.nginx.sub(b.nginx),
-		a.srvCore.sub(b.srvCore), a.loadCore.sub(b.loadCore)}
+	d := splitSample{mock: a.mock.sub(b.mock), own: make(map[string]procTimes, len(a.own)),
+		srvCore: a.srvCore.sub(b.srvCore), loadCore: a.loadCore.sub(b.loadCore)}
+	for name, t := range a.own {
+		d.own[name] = t.sub(b.own[name])
+	}
+	return d
+}
+
+// ours is the time of all the servers' processes: the mock and every
+// proxy, the one loaded and the idle ones.
+func (a splitSample) ours() procTimes {
+	t := a.mock
+	for _, x := range a.own {
+		t.cpu, t.wait = t.cpu+x.cpu, t.wait+x.wait
+	}
+	return t
 }
 
 func (s *splitEnv) sample() splitSample {
-	x := splitSample{mock: procTimesOf([]int{s.mock.pid()}), srvCore: coreTimesOf(s.srvCPU), loadCore: coreTimesOf(s.loadCPU)}
-	if s.gateway != nil {
-		x.gateway = procTimesOf([]int{s.gateway.pid()})
-	}
-	if s.nginx != nil {
-		x.nginx = procTimesOf(append([]int{s.nginx.pid()}, s.nginxWorkers...))
+	x := splitSample{mock: procTimesOf([]int{s.mock.pid()}), own: make(map[string]procTimes, len(s.list)),
+		srvCore: coreTimesOf(s.srvCPU), loadCore: coreTimesOf(s.loadCPU)}
+	for _, c := range s.list {
+		if c.proc != nil {
+			x.own[c.name] = procTimesOf(append([]int{c.proc.pid()}, c.pids...))
+		}
 	}
 	return x
 }
 
 // splitStats is one run's split placement figures.
 type splitStats struct {
-	mockCPU, gwCPU, ngxCPU time.Duration // CPU per request of the mock, the gateway and nginx, each its own process
-	srvUse                 float64       // share of the servers' CPU our processes used
-	srvWait                float64       // their run-queue wait, per window
-	srvIRQ                 float64       // share of the servers' CPU in interrupts
-	loadIRQ                float64
-	srvOthers              float64 // share of each CPU other processes used
-	loadOthers             float64
-	srvSteal               float64 // share of each CPU the hypervisor took
-	loadSteal              float64
+	mockCPU    time.Duration // CPU per request of the mock, its own process
+	ownCPU     time.Duration // of the run's proxy, its own processes (nginx: master and workers); 0 in direct runs
+	srvUse     float64       // share of the servers' CPU our processes used
+	srvWait    float64       // their run-queue wait, per window
+	srvIRQ     float64       // share of the servers' CPU in interrupts
+	loadIRQ    float64
+	srvOthers  float64 // share of each CPU other processes used
+	loadOthers float64
+	srvSteal   float64 // share of each CPU the hypervisor took
+	loadSteal  float64
 }
 
 func splitStatsOf(r *result) splitStats {
@@ -707,11 +792,12 @@ func splitStatsOf(r *result) splitStats {
 	var st splitStats
 	if r.requests > 0 {
 		n := time.Duration(r.requests)
-		st.mockCPU, st.gwCPU, st.ngxCPU = x.mock.cpu/n, x.gateway.cpu/n, x.nginx.cpu/n
+		st.mockCPU, st.ownCPU = x.mock.cpu/n, x.own[r.target].cpu/n
 	}
-	ours := x.mock.cpu + x.gateway.cpu + x.nginx.cpu
+	all := x.ours()
+	ours := all.cpu
 	st.srvUse = x.srvCore.share(ours)
-	st.srvWait = float64(x.mock.wait+x.gateway.wait+x.nginx.wait) / float64(r.window)
+	st.srvWait = float64(all.wait) / float64(r.window)
 	st.srvIRQ, st.loadIRQ = x.srvCore.share(x.srvCore.irq), x.loadCore.share(x.loadCore.irq)
 	st.srvOthers, st.loadOthers = x.srvCore.others(ours), x.loadCore.others(r.cpu)
 	st.srvSteal, st.loadSteal = x.srvCore.share(x.srvCore.steal), x.loadCore.share(x.loadCore.steal)
@@ -729,14 +815,11 @@ func fmtLat(d time.Duration) string {
 // progressLine describes one run of split placement.
 func (s *splitEnv) progressLine(r *result) string {
 	st := splitStatsOf(r)
-	line := fmt.Sprintf("%-7s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  CPU%d: mock %5.1fµs/req",
+	line := fmt.Sprintf("%-8s %8.0f req/s  p50 %-7s p99 %-7s p99.9 %-7s max %-7s  CPU%d: mock %5.1fµs/req",
 		r.target, r.reqPerSec(), fmtLat(r.pct(0.5)), fmtLat(r.pct(0.99)),
 		fmtLat(r.pct(0.999)), fmtLat(r.pct(1)), s.srvCPU, us(st.mockCPU))
-	if r.target == "gateway" {
-		line += fmt.Sprintf(" %s %5.1fµs/req", s.gwLabel, us(st.gwCPU))
-	}
-	if r.target == "nginx" {
-		line += fmt.Sprintf(" nginx %5.1fµs/req", us(st.ngxCPU))
+	if c := s.contender(r.target); c != nil && c.proc != nil {
+		line += fmt.Sprintf(" %s %5.1fµs/req", c.label, us(st.ownCPU))
 	}
 	wait := fmt.Sprintf("%3.0f%%", 100*r.waitShare())
 	if r.wrk != nil {
