@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"maps"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -151,6 +153,59 @@ func outcomeOf(status int) outcome {
 	return outcomeClientError
 }
 
+// requestCounter returns the request counter of x's endpoint, model and
+// status, from its route's cache when it has a route.
+func (m *metrics) requestCounter(x *exchange) prometheus.Counter {
+	if x.route == nil {
+		return m.requestsOf(x)
+	}
+	k := counterKey{x.endpoint, x.status}
+	if c := x.route.requests.get(k); c != nil {
+		return c
+	}
+	c := m.requestsOf(x)
+	x.route.requests.put(k, c)
+	return c
+}
+
+func (m *metrics) requestsOf(x *exchange) prometheus.Counter {
+	var b [8]byte
+	return m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10)))
+}
+
+// counterCache keeps the counters of a route's label values: a label
+// lookup hashes every value and takes a lock, costing more than the
+// increment. It is copied on write, so a read takes no lock; its keys are
+// few (endpoints × statuses seen).
+type counterCache struct {
+	mu sync.Mutex
+	m  atomic.Pointer[map[counterKey]prometheus.Counter]
+}
+
+type counterKey struct {
+	endpoint string
+	status   int
+}
+
+func (c *counterCache) get(k counterKey) prometheus.Counter {
+	if m := c.m.Load(); m != nil {
+		return (*m)[k]
+	}
+	return nil
+}
+
+func (c *counterCache) put(k counterKey, v prometheus.Counter) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.m.Load()
+	m := make(map[counterKey]prometheus.Counter, 1)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[k] = v
+	c.m.Store(&m)
+}
+
 // timers returns the latency and first-byte histograms of an endpoint,
 // resolving them once: a label lookup costs more than the observation.
 func (m *metrics) timers(endpoint string, stream bool) (prometheus.Observer, prometheus.Observer) {
@@ -175,8 +230,7 @@ func (m *metrics) timers(endpoint string, stream bool) (prometheus.Observer, pro
 
 // observe records a finished exchange.
 func (m *metrics) observe(x *exchange) {
-	var b [8]byte
-	m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10))).Inc()
+	m.requestCounter(x).Inc()
 	lat, first := m.timers(x.endpoint, x.stream)
 	lat.Observe(x.elapsed.Seconds())
 	if x.ttfb > 0 {
