@@ -5,6 +5,7 @@
 package rawjson_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -21,6 +22,29 @@ func TestZeroAllocs(t *testing.T) {
 			}
 		})
 	}
+	testutil.Allocs(t, "LookupValid", 0, func() {
+		if err := rawjson.LookupValid(body, fields); err != nil {
+			panic(err)
+		}
+	})
+	chunk := []byte(streamChunk)
+	testutil.Allocs(t, "Valid", 0, func() {
+		if !rawjson.Valid(chunk) || !rawjson.Valid(body) {
+			panic("invalid")
+		}
+	})
+	keys, at := []string{"model", "usage"}, make([]int, 2)
+	testutil.Allocs(t, "ValidKeys", 0, func() {
+		if !rawjson.ValidKeys(chunk, keys, at) || at[0] < 0 {
+			panic("invalid")
+		}
+	})
+	deep := []byte(strings.Repeat("[", 5000) + strings.Repeat("]", 5000))
+	testutil.Allocs(t, "Valid nested 5000 deep", 0, func() {
+		if !rawjson.Valid(deep) {
+			panic("invalid")
+		}
+	})
 	v := body[fields[0].Start:fields[0].End]
 
 	escaped := []byte(`{"\u006dessages":[],"mo\u0064el":"gpt-4o","stre\u0061m":true}`)

@@ -4,15 +4,18 @@
 //
 // Lookup checks the structure of the document (brackets, commas, colons, literals, numbers) but
 // not the contents of strings (escapes, control characters, UTF-8): skipping a megabyte of base64
-// must cost one vectorized search, not a look at every byte. Callers that need a fully validated
-// document use sonic.Valid as well. The package imports only the standard library.
+// must cost one vectorized search, not a look at every byte. LookupValid checks strings as well,
+// in the same pass, and Valid checks a document of any kind; both accept what encoding/json.Valid
+// accepts. Besides the standard library, the package imports sonic's decoder, whose native Skip
+// Lookup uses on containers.
 package rawjson
 
 import (
 	"bytes"
 	"fmt"
-	"github.com/bytedance/sonic/decoder"
 	"unicode/utf8"
+
+	"github.com/bytedance/sonic/decoder"
 )
 
 // maxDepth is encoding/json's nesting limit (sonic's is lower), so Lookup rejects no document for
@@ -41,8 +44,8 @@ func (e *SyntaxError) Error() string {
 }
 
 // Lookup scans the JSON object in b and fills the value spans of the requested top-level keys.
-// With all == false it may stop as soon as every field is found (callers that already validated b
-// with sonic.Valid, or that trust the source, use this); with all == true it scans to the end.
+// With all == false it may stop as soon as every field is found (callers that already validated b,
+// or that trust the source, use this); with all == true it scans to the end.
 // It never panics and allocates only to return an error; on malformed input it returns a
 // *SyntaxError.
 //
@@ -52,11 +55,21 @@ func (e *SyntaxError) Error() string {
 // follows the point where all == false stops goes unnoticed, so access checks need all == true.
 //
 // The keys in fields should be distinct; of repeated ones only the first is filled in.
-func Lookup(b []byte, fields []Field, all bool) error {
+func Lookup(b []byte, fields []Field, all bool) error { return lookup(b, fields, all, false) }
+
+// LookupValid is Lookup with all == true that checks the whole document as encoding/json.Valid
+// does, strings included: it accepts a document if and only if encoding/json.Valid accepts it
+// and Lookup(b, fields, true) does (it is a JSON object, with no requested key repeated). It
+// reads b once, where sonic.Valid, ValidStrings and Lookup read it three times; its errors for
+// invalid JSON say less about the problem than Lookup's. It allocates only to return an error.
+func LookupValid(b []byte, fields []Field) error { return lookup(b, fields, true, true) }
+
+// lookup is Lookup; strict checks what LookupValid checks.
+func lookup(b []byte, fields []Field, all, strict bool) error {
 	for i := range fields {
 		fields[i].Start, fields[i].End = -1, -1
 	}
-	s := scanner{b: b}
+	s := scanner{b: b, strict: strict}
 	s.ws()
 	if !s.consume('{') {
 		return s.err("want a JSON object")
@@ -108,8 +121,9 @@ func Lookup(b []byte, fields []Field, all bool) error {
 
 // scanner is a cursor over a JSON document. Its methods leave s.i where they stopped.
 type scanner struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	strict bool // check strings, and values with validValue
 	// arrays has bit d set when the container at depth d of the value being skipped is an
 	// array; a fixed bit set tracks nesting without allocating.
 	arrays [(maxDepth + 63) / 64]uint64
@@ -166,7 +180,13 @@ func (s *scanner) key() ([]byte, error) {
 		return nil, s.err("want an object key")
 	}
 	start := s.i
-	if err := s.skipString(); err != nil {
+	if s.strict {
+		end := validValue(s.b, s.i, nil, nil, 0) // a string: no nesting
+		if end < 0 {
+			return nil, &SyntaxError{Offset: start, Msg: "invalid string"}
+		}
+		s.i = end
+	} else if err := s.skipString(); err != nil {
 		return nil, err
 	}
 	k := s.b[start+1 : s.i-1]
@@ -208,6 +228,18 @@ func (s *scanner) skipString() error {
 // (the messages array of a chat request); what it rejects is skipped again
 // by skipValue, which names the problem.
 func (s *scanner) skipTopValue() error {
+	if s.strict {
+		// The top-level object is one level of encoding/json's limit.
+		end := validValue(s.b, s.i, nil, nil, maxDepth-1)
+		if end == errDeep {
+			end = validDeep(s.b, s.i, nil, maxDepth-1)
+		}
+		if end < 0 {
+			return s.err("invalid value")
+		}
+		s.i = end
+		return nil
+	}
 	if c := s.peek(); c == '{' || c == '[' {
 		if start, end := decoder.Skip(s.b[s.i:]); start == 0 && end > 0 {
 			s.i += end

@@ -115,3 +115,69 @@ func BenchmarkValidStrings(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValid compares Valid, which checks strings too, with sonic.Valid
+// (structure only) and sonic.Valid with ValidStrings (what it replaces), on
+// a stream chunk, a chat request and a request carrying a base64 image.
+func BenchmarkValid(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"chunk_250B", []byte(streamChunk)},
+		{"ping_16B", []byte(`{"type": "ping"}`)},
+		{"request_2KB", chatRequest(true)},
+		{"request_4MB_base64", imageRequest()},
+	} {
+		for _, v := range []struct {
+			name  string
+			valid func([]byte) bool
+		}{
+			{"Valid", rawjson.Valid},
+			{"sonic.Valid", sonic.Valid},
+			{"sonic.Valid+ValidStrings", func(b []byte) bool { return sonic.Valid(b) && rawjson.ValidStrings(b) }},
+		} {
+			b.Run(c.name+"/"+v.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.body)))
+				for b.Loop() {
+					if !v.valid(c.body) {
+						b.Fatal("invalid")
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLookupValid compares LookupValid with the three passes it
+// replaces in a request reader: sonic.Valid, ValidStrings and Lookup.
+func BenchmarkLookupValid(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"request_2KB", chatRequest(false)},
+		{"request_4MB_base64", imageRequest()},
+	} {
+		fields := []rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+		b.Run(c.name+"/LookupValid", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if err := rawjson.LookupValid(c.body, fields); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/sonic.Valid+ValidStrings+Lookup", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if !sonic.Valid(c.body) || !rawjson.ValidStrings(c.body) || rawjson.Lookup(c.body, fields, true) != nil {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,461 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// Valid reports whether b is one JSON value, with whitespace around it
+// allowed: it accepts exactly what encoding/json.Valid accepts. Like
+// encoding/json it checks string contents (no control characters, only
+// valid escapes) but not their UTF-8, and it refuses nesting deeper than
+// 10000 containers. It never allocates.
+//
+// It is one pass written for the small documents of a stream, in place of
+// sonic.Valid (which does not check string contents): a chunk of a few
+// hundred bytes costs about what sonic.Valid costs, a smaller one a
+// fraction (most of sonic.Valid's cost is fixed), and a document of a few
+// KB somewhat more; long strings (base64) go to vectorized searches, so a
+// megabyte image costs a fraction of sonic.Valid with ValidStrings.
+func Valid(b []byte) bool { return ValidKeys(b, nil, nil) }
+
+// ValidKeys is Valid that also finds members by their key: at[k] is set to
+// the offset of the value of the first member, at any depth and in
+// document order, whose key is spelled keys[k] between its quotes (escapes
+// are not decoded, so "mod\u0065l" is not "model"), or to -1 when there is
+// none. at must be as long as keys, and each key shorter than 64 bytes.
+// The offsets mean nothing when b is not valid.
+//
+// In a valid document, the first member so named is where the first
+// unescaped `"key"` that a colon follows is: a relay that looks for a key
+// that way can have it from the check instead of a search.
+func ValidKeys(b []byte, keys []string, at []int) bool {
+	var f *finder
+	var fs finder
+	if len(keys) > 0 {
+		fs = finder{keys: keys, at: at[:len(keys)]}
+		for k, key := range keys {
+			fs.at[k] = -1
+			fs.lens |= 1 << len(key)
+		}
+		fs.left = len(keys)
+		f = &fs
+	}
+	end := validValue(b, SkipSpace(b, 0), f, nil, maxDepth)
+	if end == errDeep {
+		end = validDeep(b, SkipSpace(b, 0), f, maxDepth)
+	}
+	return end >= 0 && SkipSpace(b, end) == len(b)
+}
+
+// validDeep is validValue with room for limit levels of nesting, for a
+// value nested deeper than 63 (which no API sends): it is apart so that
+// the common case does not clear a 1.3 KB stack.
+//
+//go:noinline
+func validDeep(b []byte, i int, f *finder, limit int) int {
+	var deep [(maxDepth + 62) / 63]uint64
+	return validValue(b, i, f, deep[:], limit)
+}
+
+// finder is what ValidKeys looks for, and what it found.
+type finder struct {
+	keys []string
+	at   []int
+	lens uint64 // bit n set when a key is n bytes long
+	left int    // keys not found yet
+}
+
+// found notes that the key b[ks:ke] introduces the value at v.
+func (f *finder) found(b []byte, ks, ke, v int) {
+	for k, key := range f.keys {
+		if f.at[k] < 0 && string(b[ks:ke]) == key {
+			f.at[k] = v
+			if f.left--; f.left == 0 {
+				f.lens = 0 // nothing more to compare
+			}
+		}
+	}
+}
+
+// The failures of validValue: errSyntax for invalid JSON, errDeep for
+// nesting deeper than its stack (which does not imply invalid JSON).
+const (
+	errSyntax = -1
+	errDeep   = -2
+)
+
+// validValue checks the JSON value that starts at b[i] and returns the
+// offset just past it, or errSyntax. Its stack is a word for 63 levels of
+// nesting, then the words of deep, if any: past them it returns errDeep.
+// The value may nest limit levels deep. f, if not nil, collects keys.
+//
+// It is one loop over the tokens, without calls but for numbers, and it
+// takes the separators of compact JSON (`":"`, `","`, `{"`) in one step:
+// a call or a mispredicted branch per token costs more than most strings
+// of a stream chunk.
+func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// stack has a bit for each open container, 1 for an array, the
+	// innermost lowest, above a 1 that marks the bottom: 1 is no
+	// container open. When it holds 63, it moves to deep[d] and starts
+	// again from 1.
+	stack := uint64(1)
+	d := 0
+	key := false // the string at i is an object key
+	ks := 0      // where the last string's contents start
+	var c byte
+
+value: // i is at the start of a value, or of a key when key is set
+	if i >= len(b) {
+		return errSyntax
+	}
+	c = b[i]
+	if c == '"' {
+		i++
+		goto str
+	}
+	if key {
+		return errSyntax
+	}
+	switch c {
+	case '{', '[':
+		if stack>>63 != 0 {
+			if d == len(deep) {
+				return errDeep
+			}
+			deep[d] = stack
+			d++
+			stack = 1
+		}
+		if d > 0 && 63*d+bits.Len64(stack)-1 >= limit {
+			return errSyntax // encoding/json's limit
+		}
+		i++
+		if c == '{' && i < len(b) && b[i] == '"' {
+			stack <<= 1
+			i++
+			key = true
+			goto str
+		}
+		if i < len(b) && b[i] <= ' ' {
+			i = skipSpace(b, i)
+		}
+		if i < len(b) && b[i] == c+2 { // '{'+2 is '}' and '['+2 is ']'
+			i++
+			if stack == 1 && d > 0 {
+				d--
+				stack = deep[d]
+			}
+			goto after // an empty container is a complete value
+		}
+		stack <<= 1
+		if c == '[' {
+			stack |= 1
+		} else {
+			key = true
+		}
+		goto value
+	case 't':
+		if len(b)-i < 4 || string(b[i:i+4]) != "true" {
+			return errSyntax
+		}
+		i += 4
+	case 'f':
+		if len(b)-i < 5 || string(b[i:i+5]) != "false" {
+			return errSyntax
+		}
+		i += 5
+	case 'n':
+		if len(b)-i < 4 || string(b[i:i+4]) != "null" {
+			return errSyntax
+		}
+		i += 4
+	default:
+		if i = validNumber(b, i); i < 0 {
+			return errSyntax
+		}
+	}
+	goto after
+
+str: // i is just past the opening quote of a string
+	ks = i
+	for {
+		if i+8 <= len(b) {
+			// A word at a time (SWAR): qm flags the quotes, bm the
+			// backslashes and control characters, and the lowest flag of
+			// each is exact (a borrow flags only bytes above a flagged
+			// one). Most strings of a stream chunk end in their first
+			// word.
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, e := w^'"'*ones, w^'\\'*ones
+			qm := (q - ones) &^ q & highs
+			bm := ((w-0x20*ones)&^w | (e-ones)&^e) & highs
+			if qm != 0 && bm&(qm&-qm-1) == 0 { // a quote before any other flag
+				i += bits.TrailingZeros64(qm)>>3 + 1
+				break
+			}
+			if bm != 0 {
+				i += bits.TrailingZeros64(bm) >> 3 // a backslash or a control character
+			} else {
+				// A longer string: four words at a time (base64 is most of a
+				// large document), then a word at a time in the last 32
+				// bytes.
+				for i += 8; i+32 <= len(b); i += 32 {
+					if i-ks >= 256 {
+						i = longString(b, i)
+						goto flagged
+					}
+					m0 := special(binary.LittleEndian.Uint64(b[i:])) & highs
+					m1 := special(binary.LittleEndian.Uint64(b[i+8:])) & highs
+					m2 := special(binary.LittleEndian.Uint64(b[i+16:])) & highs
+					m3 := special(binary.LittleEndian.Uint64(b[i+24:])) & highs
+					if m0|m1|m2|m3 != 0 {
+						switch {
+						case m0 != 0:
+							i += bits.TrailingZeros64(m0) >> 3
+						case m1 != 0:
+							i += 8 + bits.TrailingZeros64(m1)>>3
+						case m2 != 0:
+							i += 16 + bits.TrailingZeros64(m2)>>3
+						default:
+							i += 24 + bits.TrailingZeros64(m3)>>3
+						}
+						goto flagged
+					}
+				}
+				for ; i+8 <= len(b); i += 8 {
+					if m := special(binary.LittleEndian.Uint64(b[i:])) & highs; m != 0 {
+						i += bits.TrailingZeros64(m) >> 3
+						break
+					}
+				}
+			}
+		}
+	flagged:
+		// The last bytes of b, a byte at a time, unless b[i] is flagged
+		// already.
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return errSyntax // unterminated
+		}
+		if c = b[i]; c == '"' {
+			i++
+			break
+		}
+		if c != '\\' || i+1 >= len(b) {
+			return errSyntax // a control character, or a backslash at the end
+		}
+		switch escapes[b[i+1]] {
+		case 2:
+			i += 2
+		case 6:
+			if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+				return errSyntax
+			}
+			i += 6
+		default:
+			return errSyntax
+		}
+	}
+	// i is just past the closing quote of a string.
+	if key {
+		key = false
+		ke := i - 1
+		if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ':'|'"'<<8 {
+			i += 2
+			if f != nil && f.lens>>(ke-ks)&1 != 0 {
+				f.found(b, ks, ke, i-1)
+			}
+			goto str
+		}
+		if i < len(b) && b[i] <= ' ' {
+			i = skipSpace(b, i)
+		}
+		if i >= len(b) || b[i] != ':' {
+			return errSyntax
+		}
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			if b[i] == ' ' && i+1 < len(b) && b[i+1] > ' ' {
+				i++ // one space, as in `": "`
+			} else {
+				i = skipSpace(b, i)
+			}
+		}
+		if f != nil && f.lens>>(ke-ks)&1 != 0 {
+			f.found(b, ks, ke, i)
+		}
+		goto value
+	}
+
+after: // a value is complete: close the containers it completes, then
+	// move to the next element
+	if stack == 1 {
+		return i
+	}
+	if stack&1 == 0 && i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ','|'"'<<8 {
+		i += 2
+		key = true
+		goto str
+	}
+	if i < len(b) && b[i] <= ' ' {
+		i = skipSpace(b, i)
+	}
+	if i >= len(b) {
+		return errSyntax
+	}
+	switch c = b[i]; {
+	case c == ',':
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			if b[i] == ' ' && i+1 < len(b) && b[i+1] > ' ' {
+				i++ // one space, as in `": "`
+			} else {
+				i = skipSpace(b, i)
+			}
+		}
+		key = stack&1 == 0
+		goto value
+	case c == ']' && stack&1 == 1, c == '}' && stack&1 == 0:
+		i++
+		if stack >>= 1; stack == 1 && d > 0 {
+			d--
+			stack = deep[d]
+		}
+		goto after
+	}
+	return errSyntax
+}
+
+// longString returns the offset of the first quote, backslash or control
+// character at or after b[i], or len(b), for a string that has run long
+// (base64): the quote and the backslash are found with vectorized searches,
+// which leaves only control characters to a look at each word, four at a
+// time.
+func longString(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	end := len(b)
+	if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
+		end = i + q
+	}
+	if e := bytes.IndexByte(b[i:end], '\\'); e >= 0 {
+		end = i + e
+	}
+	for ; i+32 <= end; i += 32 {
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		w2 := binary.LittleEndian.Uint64(b[i+16:])
+		w3 := binary.LittleEndian.Uint64(b[i+24:])
+		if ((w0-0x20*ones)&^w0|(w1-0x20*ones)&^w1|(w2-0x20*ones)&^w2|(w3-0x20*ones)&^w3)&highs != 0 {
+			break
+		}
+	}
+	for ; i+8 <= end; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < end; i++ {
+		if b[i] < 0x20 {
+			return i
+		}
+	}
+	return end
+}
+
+// skipSpace is SkipSpace for validValue, which calls it only at
+// whitespace. Indented JSON (OpenAI's responses) has runs of a newline and
+// spaces: it takes them eight bytes at a time, as far as the first byte
+// above a space, when they hold nothing but newlines and spaces.
+func skipSpace(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// Exact per byte (no carry crosses a byte): the high bit of a byte
+		// of above is set when the byte is above 0x20; of ws, when it is a
+		// space or a newline.
+		above := ((w &^ highs) + (0x7f-0x20)*ones | w) & highs
+		s, n := w^' '*ones, w^'\n'*ones
+		ws := ^((s&^highs + ^uint64(highs)) | s) & highs
+		ws |= ^((n&^highs + ^uint64(highs)) | n) & highs
+		run := above&-above - 1 // the bits below the first byte above a space
+		if above == 0 {
+			run = ^uint64(0)
+		}
+		if run&highs&^ws != 0 {
+			break // a tab, a carriage return or a control character: a byte at a time
+		}
+		if above != 0 {
+			return i + bits.TrailingZeros64(above)>>3
+		}
+		i += 8
+	}
+	return SkipSpace(b, i)
+}
+
+// escapes has the length of each escape by the byte after its backslash,
+// 0 for none: \uXXXX still needs its four hex digits checked.
+var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2, 't': 2, 'u': 6}
+
+// special has the high bit set in each byte of w that is a quote, a
+// backslash or below 0x20, and in no byte below the lowest of those; bytes
+// above it may be flagged too.
+func special(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
+	return (w-0x20*ones)&^w | (q-ones)&^q | (e-ones)&^e
+}
+
+// validNumber checks the number at b[i] by the JSON grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, and returns the offset
+// just past it, or errSyntax. What follows is the caller's to check (01 is
+// the number 0 followed by 1, which no container or document accepts).
+func validNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return errSyntax
+	}
+	switch c := b[i]; {
+	case c == '0':
+		i++
+	case '1' <= c && c <= '9':
+		i = digits(b, i+1)
+	default:
+		return errSyntax
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return errSyntax
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return errSyntax
+		}
+		i = j
+	}
+	return i
+}
+
+// digits returns the offset of the first byte at or after b[i] that is not
+// a decimal digit, or len(b).
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}

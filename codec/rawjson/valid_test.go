@@ -1,0 +1,331 @@
+package rawjson_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bytedance/sonic"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// validSeeds are documents on the edges of JSON's grammar, for the tests
+// and the fuzz targets that hold a validator to encoding/json.Valid.
+func validSeeds() []string {
+	long := strings.Repeat("a", 40)
+	seeds := []string{
+		// whole documents and whitespace
+		``, ` `, "\t\n\r ", `{}`, `[]`, ` {} `, "\n[\r]\t", `{ }`, `[ ]`, `""`, `0`, `true`, `false`, `null`,
+		"\v{}", "\f[]", "{}\v", "\u00a0{}", "\ufeff{}", "{}\x00", "\x00", "{\n}", "[\t1\t,\r2\n]",
+		// several values, trailing garbage
+		`{}{}`, `{} {}`, `[] []`, `1 2`, `"a" "b"`, `{},`, `[],`, `{}]`, `[]]`, `{}}`, `[1]]`, `{"a":1}}`, `nullx`, `truefalse`, `1}`, `"a"]`,
+		// literals
+		`tru`, `fals`, `nul`, `True`, `NULL`, `[tru]`, `[nul]`, `[truex]`, `[true,false,null]`, `{"a":t}`, `nan`, `NaN`, `Infinity`, `-Infinity`,
+		// numbers
+		`01`, `-01`, `00`, `-0`, `-`, `--1`, `+1`, `1.`, `.1`, `1.e5`, `1e`, `1e+`, `1e-`, `1E5`, `1e+05`, `-0.0e-0`, `0x1`, `1_000`,
+		`[01]`, `[1.]`, `[-]`, `[1e]`, `{"a":01}`, `{"a":-}`, `[1e5.0]`, `[1.5.5]`, `123456789012345678901234567890`, `[0,-0,1.25e-3]`,
+		`1 `, ` 1`, `[1 ]`, `[ 1]`, `[1,2 ,3]`, `-1e`, `0.`, `0e`, `2e308`, `[-01]`, `{"a":1.0e}`, `[0.0.0]`,
+		// strings: escapes, control characters, unterminated
+		`"abc`, `"`, `"\"`, `"\\"`, `"\\\"`, `"a\"b"`, `"\/"`, `"\b\f\n\r\t"`, `"\q"`, `"\x41"`, `"\'"`, `"\u"`, `"\u12"`, `"\u123"`,
+		`"\u123g"`, `"\u00e9"`, `"\uD83D\uDE00"`, `"\uD83D"`, `"\uDE00x"`, `"\U0041"`, `"\0"`, "\"\x00\"", "\"a\x01b\"", "\"\x1f\"",
+		"\"\t\"", "\"\n\"", "\"\x7f\"", "\"\x80\xff\"", "\"\xc3\xa9\"", "\"\xed\xa0\x80\"", `"\` + "\n" + `"`, `"\`,
+		`"` + long, `"` + long + `\`, `"` + long + `\"`, `"` + long + `"`, `"` + long + "\x01\"", `"` + long + `\q"`, `"` + long + `\u00"`,
+		" \"00000000000000000000000000000000", "\"00000000000000000000000000000000", `["` + long, `["` + long + `"`, `["` + long + `"]`,
+		`{"` + long + `":"` + long + `"}`, `{"` + long + "\x1f\":1}", `["` + strings.Repeat(`\\`, 20) + `"]`, `["` + strings.Repeat(`\\`, 20) + `\"]`,
+		`"` + strings.Repeat("x", 31) + `"`, `"` + strings.Repeat("x", 32) + `"`, `"` + strings.Repeat("x", 33) + `"`, `"` + strings.Repeat("x", 64) + "\x05" + `"`,
+		`"` + strings.Repeat("y", 100) + `\u00e9` + strings.Repeat("z", 70) + `"`, `"` + strings.Repeat("y", 100) + "\x7f\xff" + `"`,
+		// strings long enough for the vectorized searches, with what ends them at each offset of a word
+		`"` + strings.Repeat("x", 600) + `"`, `"` + strings.Repeat("x", 600), `"` + strings.Repeat("x", 700) + `\`,
+		`"` + strings.Repeat("x", 300) + "\x01" + strings.Repeat("x", 300) + `"`, `"` + strings.Repeat("x", 301) + `\n` + strings.Repeat("x", 300) + `"`,
+		`"` + strings.Repeat("x", 302) + `\q` + strings.Repeat("x", 300) + `"`, `["` + strings.Repeat("x", 403) + `\"` + strings.Repeat("x", 100) + `"]`,
+		`["` + strings.Repeat("x", 404) + `\\"` + strings.Repeat("x", 100) + `"]`, `{"a":"` + strings.Repeat("x", 405) + "\x1f" + `"}`,
+		`{"a":"` + strings.Repeat("x", 406) + `\u12` + `"}`, `{"a":"` + strings.Repeat("x", 407) + `"}`, `{"a":"` + strings.Repeat("x ", 300) + "\x7f\xc3\xa9\t" + `"}`,
+		// objects and arrays
+		`{"a":1,}`, `[1,]`, `[,1]`, `[,]`, `{,}`, `[1 2]`, `[1,,2]`, `{"a" 1}`, `{"a":1 "b":2}`, `{1:2}`, `{a:1}`, `{'a':1}`, `{"a"}`,
+		`{"a":}`, `{"a"::1}`, `{"a",1}`, `{"a":1,"a":2}`, `{"":""}`, `[{}]`, `[[]]`, `{"a":[1,{"b":[tru]}]}`, `{"a":[1,{"b":[true]}]}`,
+		`[}`, `{]`, `[{]}`, `{"a":[}]}`, `[1}`, `{"a":1]`, `{"a":{"b":{"c":[]}}}`, `[[[[[]]]]]`, `[[[[[]]]]`, `{"a":"\u0000"}`,
+		`{"a" : "b" , "c" : [ 1 , { } ] }`, `{"a":"b",}`, `{"a":"b","}`, `{"a":"b":"c"}`, `{"a":"b"]`, `["a":"b"]`, `{"a","b"}`,
+		`{"a":"b","c"}`, `{"a":"b" "c":1}`, `{"a\"":1}`, `{"a\\":1}`, `{"\u0061":1}`,
+		// requests and stream chunks
+		`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}],"usage":null}`,
+		`{"model":"m","usage":{"prompt_tokens":1},"x":{"model":"n","usage":null}}`, `{"a":{"model":1},"model":"m"}`, `{"mod\u0065l":"a","model":"b"}`,
+		`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"messages":[],"model":"a","model":"b"}`, `{"stream":true,"stre\u0061m":false}`, `{"model" : "a" , "messages" : [ ] }`,
+		"{\n  \"a\": [1, 2.5e3, -0],\n\t\"b\": {\"c\": \"d\\n\"}\r\n}\n",
+	}
+	for _, d := range []int{62, 63, 64, 65, 100, 127, 128} {
+		seeds = append(seeds, strings.Repeat("[", d)+strings.Repeat("]", d), strings.Repeat(`{"a":`, d)+"1"+strings.Repeat("}", d),
+			strings.Repeat("[", d)+strings.Repeat("]", d-1), strings.Repeat("[", d)+"{}"+strings.Repeat("]", d))
+	}
+	return seeds
+}
+
+// addValidSeeds adds validSeeds and the documents of testdata/corpus to
+// f's seeds.
+func addValidSeeds(f *testing.F) {
+	for _, s := range validSeeds() {
+		f.Add([]byte(s))
+	}
+	paths, err := filepath.Glob("testdata/corpus/*.json")
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no corpus: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// TestValidMatchesEncodingJSON checks Valid against encoding/json.Valid on
+// the seeds, each also cut short at every length, and on nesting around
+// sonic's limit (4096) and encoding/json's (10000).
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	check := func(doc string) {
+		t.Helper()
+		if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+			t.Errorf("Valid(%.80q) = %v, encoding/json says %v", doc, got, want)
+		}
+	}
+	for _, doc := range validSeeds() {
+		for n := range len(doc) + 1 {
+			check(doc[:n])
+		}
+	}
+	for _, d := range []int{4096, 4097, 9999, 10000, 10001, 20000} {
+		check(strings.Repeat("[", d) + strings.Repeat("]", d))
+		check(strings.Repeat(`{"":`, d-1) + "[]" + strings.Repeat("}", d-1))
+		check(strings.Repeat(`{"":`, d-1) + "{ }" + strings.Repeat("}", d-1))
+		check(strings.Repeat(`[{"a":`, d/2) + "0" + strings.Repeat("}]", d/2))
+		check(strings.Repeat("[", d) + strings.Repeat("]", d-1))
+		check(strings.Repeat("[", d) + strings.Repeat("]", d) + " ")
+	}
+}
+
+// TestValidIndented checks Valid against encoding/json.Valid on the corpus
+// indented in the ways whitespace can be laid out (runs of spaces longer
+// than a word, tabs, carriage returns), whole and cut short, and with a
+// control character in place of each byte of whitespace.
+func TestValidIndented(t *testing.T) {
+	paths, err := filepath.Glob("testdata/corpus/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, p := range paths {
+		doc, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, indent := range []string{"  ", "\t", strings.Repeat(" ", 9), " \t"} {
+			var buf bytes.Buffer
+			if err := json.Indent(&buf, doc, "", indent); err != nil {
+				continue // not valid JSON: Indent has nothing to lay out
+			}
+			for _, d := range [][]byte{buf.Bytes(), bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))} {
+				for n := 0; n <= len(d); n += 1 + n/64 {
+					if got, want := rawjson.Valid(d[:n]), json.Valid(d[:n]); got != want {
+						t.Fatalf("Valid(%s indented %q, cut at %d) = %v, encoding/json says %v", p, indent, n, got, want)
+					}
+				}
+				for i, c := range d {
+					if c != ' ' && c != '\n' {
+						continue
+					}
+					e := slices.Clone(d)
+					e[i] = 0x0b
+					if rawjson.Valid(e) {
+						t.Fatalf("Valid(%s indented %q with a control character at %d) = true", p, indent, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzValid holds Valid to encoding/json.Valid on every input: an event
+// that Valid passes reaches a client's parser, and an event that
+// encoding/json takes must not end a stream.
+func FuzzValid(f *testing.F) {
+	addValidSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := rawjson.Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+// firstKey is where a search for the key finds its value (as
+// openai.ModelSpan searches): after the first `"key"` whose quote no odd
+// run of backslashes precedes and that a colon follows; -1 if none.
+func firstKey(b []byte, key string) int {
+	k := []byte(`"` + key + `"`)
+	for off := 0; ; {
+		i := bytes.Index(b[off:], k)
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		n := 0
+		for at-1-n >= 0 && b[at-1-n] == '\\' {
+			n++
+		}
+		j := rawjson.SkipSpace(b, at+len(k))
+		if j < len(b) && b[j] == ':' && n%2 == 0 {
+			return rawjson.SkipSpace(b, j+1)
+		}
+		off = at + 1
+	}
+}
+
+// validKeys are the keys FuzzValidKeys and TestValidKeys look for.
+var validKeys = []string{"model", "usage", "a", ""}
+
+func TestValidKeys(t *testing.T) {
+	f := func(doc string, want ...string) {
+		t.Helper()
+		at := []int{7, 7, 7, 7}
+		if !rawjson.ValidKeys([]byte(doc), validKeys, at) {
+			t.Fatalf("ValidKeys(%s) = false", doc)
+		}
+		for k, key := range validKeys {
+			got := ""
+			if at[k] >= 0 {
+				got = doc[at[k]:min(at[k]+3, len(doc))]
+			} else if at[k] != -1 {
+				t.Fatalf("ValidKeys(%s): %q at %d, want -1", doc, key, at[k])
+			}
+			if got != want[k] {
+				t.Errorf("ValidKeys(%s): %q at %q, want %q", doc, key, got, want[k])
+			}
+		}
+	}
+	f(`{}`, "", "", "", "")
+	f(`{"model":"m1","usage":null,"a":123,"":[1]}`, `"m1`, `nul`, `123`, `[1]`)
+	f(`{"x":{"model":"m1"},"model":"m2"}`, `"m1`, "", "", "")
+	f(`{"mod\u0065l":"m1","model":"m2"}`, `"m2`, "", "", "")
+	f(`{"models":1,"modelx":2,"Model":3}`, "", "", "", "")
+	f(`[{"a" : 1},{"a":2}]`, "", "", `1},`, "")
+	f("{\"a\"\n:\t\"v\"}", "", "", `"v"`, "")
+	f(`{"k":"\"model\":1","usage":{}}`, "", `{}}`, "", "")
+	f(`{"model":"a","model":"b"}`, `"a"`, "", "", "")
+	if rawjson.ValidKeys([]byte(`{"model":"a",}`), validKeys, make([]int, 4)) {
+		t.Error("ValidKeys took invalid JSON")
+	}
+}
+
+// FuzzValidKeys holds ValidKeys to encoding/json.Valid, and what it finds to
+// firstKey, the search it saves the relay.
+func FuzzValidKeys(f *testing.F) {
+	addValidSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		at := make([]int, len(validKeys))
+		ok := rawjson.ValidKeys(b, validKeys, at)
+		if want := json.Valid(b); ok != want {
+			t.Fatalf("ValidKeys(%q) = %v, encoding/json says %v", b, ok, want)
+		}
+		if !ok {
+			return
+		}
+		for k, key := range validKeys {
+			if want := firstKey(b, key); at[k] != want {
+				t.Fatalf("ValidKeys(%q): %q at %d, the search finds it at %d", b, key, at[k], want)
+			}
+		}
+	})
+}
+
+// lookupFields are the fields the LookupValid tests ask for: those of
+// openai.ChatRequest.Parse, and two more.
+func lookupFields() []rawjson.Field {
+	return []rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}, {Key: "a"}, {Key: ""}}
+}
+
+// depth is the deepest nesting of containers in the valid JSON b.
+func depth(b []byte) int {
+	d, deepest := 0, 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = rawjson.StringEnd(b, i) - 1
+		case '{', '[':
+			d++
+			deepest = max(deepest, d)
+		case '}', ']':
+			d--
+		}
+	}
+	return deepest
+}
+
+func TestLookupValid(t *testing.T) {
+	ok := func(doc string) {
+		t.Helper()
+		fields, want := lookupFields(), lookupFields()
+		if err := rawjson.LookupValid([]byte(doc), fields); err != nil {
+			t.Fatalf("LookupValid(%.80q): %v", doc, err)
+		}
+		if err := rawjson.Lookup([]byte(doc), want, true); err != nil || !slices.Equal(fields, want) {
+			t.Fatalf("LookupValid(%.80q) found %v, Lookup %v (%v)", doc, fields, want, err)
+		}
+	}
+	bad := func(doc string) {
+		t.Helper()
+		err := rawjson.LookupValid([]byte(doc), lookupFields())
+		var se *rawjson.SyntaxError
+		if !errors.As(err, &se) || se.Offset < 0 || se.Offset > len(doc) {
+			t.Errorf("LookupValid(%.80q) = %v, want a *SyntaxError", doc, err)
+		}
+	}
+	ok(`{}`)
+	ok(` { "model" : "m" , "messages" : [ {"role":"user"} ] , "a" : null } `)
+	ok(`{"x":{"model":"inner"},"model":"m","stream":true,"stream_options":{"include_usage":true},"":0}`)
+	ok(`{"mod\u0065l":"m","b":"\u00e9\"\\\/\b\f\n\r\t"}`)
+	ok(`{"a":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`) // 10000 levels with the object
+	bad(`{"a":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`)
+	bad(`{"a":` + strings.Repeat("[", 9998) + "{ }" + strings.Repeat("]", 9998) + `,"b":` + strings.Repeat("[", 9999) + "{}" + strings.Repeat("]", 9999) + `}`)
+	bad(`[]`)
+	bad(`"model"`)
+	bad(`{"model":"a","model":"b"}`)
+	bad(`{"model":"a","mod\u0065l":"b"}`)
+	bad("{\"model\":\"a\x01\"}")
+	bad("{\"a\x01\":1}")
+	bad(`{"model":"\x"}`)
+	bad(`{"x":"\u00"}`)
+	bad(`{"x":[1,]}`)
+	bad(`{"x":01}`)
+	bad(`{"x":1}x`)
+	bad(`{"x":"` + strings.Repeat("a", 40))
+}
+
+// FuzzLookupValid holds LookupValid to encoding/json.Valid and Lookup: it
+// must accept a document if and only if both do, and then find what Lookup
+// finds. It also compares it with the three passes it replaces in
+// openai.ChatRequest.Parse (sonic.Valid, ValidStrings, Lookup), which
+// differ only where sonic's nesting limit (4096) is below encoding/json's.
+func FuzzLookupValid(f *testing.F) {
+	addValidSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, want := lookupFields(), lookupFields()
+		err := rawjson.LookupValid(b, fields)
+		lookupErr := rawjson.Lookup(b, want, true)
+		valid := json.Valid(b)
+		if (err == nil) != (valid && lookupErr == nil) {
+			t.Fatalf("LookupValid(%q) = %v; encoding/json.Valid %v, Lookup %v", b, err, valid, lookupErr)
+		}
+		if err == nil && !slices.Equal(fields, want) {
+			t.Fatalf("LookupValid(%q) found %v, Lookup %v", b, fields, want)
+		}
+		old := sonic.Valid(b) && rawjson.ValidStrings(b) && lookupErr == nil
+		if old != (err == nil) && !(err == nil && depth(b) > 4096) {
+			t.Fatalf("LookupValid(%q) = %v; sonic.Valid+ValidStrings+Lookup accept: %v", b, err, old)
+		}
+	})
+}
