@@ -90,25 +90,34 @@ func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
 func (dialect) DecodesRelayed() bool { return false }
 
+// relayKeys are the keys RelayEvent has the JSON check find: the chunk's
+// model and its usage.
+var relayKeys = []string{"model", "usage"}
+
 // RelayEvent checks that the chunk is JSON (a stateless check: no decoder
 // held per open stream), reads the usage of the chunk that reports it, and
 // leaves that chunk out when the gateway asked for it for itself (the
 // client did not set stream_options.include_usage; see
-// ChatRequest.AppendUpstream).
+// ChatRequest.AppendUpstream). The check finds where the first "model" and
+// "usage" keys are, where ModelSpan and UsageSpan would search for them
+// (the same keys in a valid chunk).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	if !codec.Valid(data) {
+	var at [2]int
+	if !rawjson.ValidKeys(data, relayKeys, at[:]) {
 		return dst, codec.ErrNotJSON
 	}
-	if s, e := UsageSpan(data); s >= 0 {
-		if u, err := DecodeUsage(data[s:e]); err == nil {
-			r.Usage = u
-		}
-		if !r.IncludeUsage && IsUsageOnlyChunk(data) {
-			return dst, nil
+	if !endsWithNullUsage(data) {
+		if s, e := usageSpanAt(data, at[1]); s >= 0 {
+			if u, err := DecodeUsage(data[s:e]); err == nil {
+				r.Usage = u
+			}
+			if !r.IncludeUsage && IsUsageOnlyChunk(data) {
+				return dst, nil
+			}
 		}
 	}
 	if r.Model != "" {
-		if s, e := ModelSpan(data); s >= 0 { // spliced here, not through AppendModelEvent: ModelSpan inlines
+		if s, e := modelSpanAt(data, at[0]); s >= 0 {
 			off := cap(ev) - cap(data)
 			dst = append(dst, ev[:off+s]...)
 			dst = append(dst, r.Model...)

@@ -1,11 +1,13 @@
 package openai_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"os"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
@@ -34,6 +36,23 @@ func chatRequest2KB(tb testing.TB) []byte {
 	return b
 }
 
+// chatRequest3KB is chatRequest2KB with two more turns of conversation at
+// the start of its messages: ~3 KB.
+func chatRequest3KB(tb testing.TB) []byte {
+	tb.Helper()
+	const turns = `{"role":"user","content":"Before we start: I drive about 40 miles a day, mostly highway, and I park on the street, so I care about fuel economy, a good warranty and a car that is not too long. My budget is firm."},` +
+		`{"role":"assistant","content":"Thanks, that helps. For 40 highway miles a day a hybrid sedan is a good fit: most average 45 to 55 mpg on the highway, come with an 8-year hybrid battery warranty and are under 185 inches long, which makes street parking easier. I will check what we have in stock."},` +
+		`{"role":"user","content":"Great. Also, I would rather avoid anything with a CVT if possible, and I need Apple CarPlay."},` +
+		`{"role":"assistant","content":"Noted: no CVT if we can avoid it, and Apple CarPlay is a must. Toyota's hybrids use an eCVT, which is a planetary gear set rather than a belt CVT, so it has a much better reliability record; I will point out which trims have wireless CarPlay."},`
+	b := chatRequest2KB(tb)
+	i := bytes.Index(b, []byte(`"messages":[`))
+	if i < 0 {
+		tb.Fatal("no messages")
+	}
+	i += len(`"messages":[`)
+	return append(append(append([]byte(nil), b[:i]...), turns...), b[i:]...)
+}
+
 // imageRequest returns a ~1 MB streamed chat request carrying a base64 image,
 // with its model last.
 func imageRequest() []byte {
@@ -46,9 +65,16 @@ func imageRequest() []byte {
 		base64.StdEncoding.EncodeToString(img))
 }
 
+// relay is relayEvent's stream state, kept outside it: a Relay handed to
+// RelayEvent through the Dialect interface would be allocated per call.
+var relay codec.Relay
+
 // relayEvent does what the pass-through relay does with the first event in
-// in: frame it, find its data, look for usage and splice the client's model
-// name into the copy it appends to dst. It returns dst and the event length.
+// in: frame it, find its data and hand it to the dialect's RelayEvent, which
+// checks that it is JSON, reads its usage (leaving out the usage chunk the
+// client did not ask for) and splices the client's model name into the copy
+// it appends to dst. It returns dst and the event length, and panics on an
+// event RelayEvent rejects.
 func relayEvent(dst, in []byte, model string) ([]byte, int) {
 	n := sse.Next(in)
 	ev := in[:n]
@@ -56,15 +82,10 @@ func relayEvent(dst, in []byte, model string) ([]byte, int) {
 	if !ok || multi || sse.IsDone(data) {
 		return append(dst, ev...), n
 	}
-	if s, e := openai.UsageSpan(data); s >= 0 && e > s && openai.IsUsageOnlyChunk(data) {
-		return dst, n // a relay would decode the usage and drop the chunk here
+	relay = codec.Relay{Model: model}
+	dst, err := openai.Dialect.RelayEvent(dst, ev, data, &relay)
+	if err != nil {
+		panic(err)
 	}
-	s, e := openai.ModelSpan(data)
-	if s < 0 {
-		return append(dst, ev...), n
-	}
-	off := cap(ev) - cap(data) // data is a subslice of ev
-	dst = append(dst, ev[:off+s]...)
-	dst = append(dst, model...)
-	return append(dst, ev[off+e:]...), n
+	return dst, n
 }

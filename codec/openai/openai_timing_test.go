@@ -61,6 +61,29 @@ func BenchmarkSpans(b *testing.B) {
 	bench("IsUsageOnlyChunk", usage, func(in []byte) { openai.IsUsageOnlyChunk(in) })
 }
 
+// BenchmarkParse reads and checks a chat request as the pass-through path
+// does: a ~3 KB one with tools, and a ~1 MB one carrying a base64 image.
+func BenchmarkParse(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"3KB", chatRequest3KB(b)},
+		{"1MB_image", imageRequest()},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var r openai.ChatRequest
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if err := r.Parse(c.body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkModelSplice reads a chat request and writes the upstream body with
 // a mapped model name, against decoding into a map and encoding it again.
 func BenchmarkModelSplice(b *testing.B) {

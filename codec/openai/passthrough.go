@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/bytedance/sonic"
-
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -55,16 +53,17 @@ const (
 // invalid-request error naming the offending field.
 func (r *ChatRequest) Parse(body []byte) *codec.Error {
 	*r = ChatRequest{}
-	if !sonic.Valid(body) || !rawjson.ValidStrings(body) {
-		return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
+	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+	// One pass checks the JSON, strings included, and finds the fields. A
+	// full scan: a duplicate "model" after the first must be caught, or the
+	// allow-list would check one name while the upstream reads another.
+	if err := rawjson.LookupValid(body, fields[:]); err != nil {
+		if !rawjson.Valid(body) {
+			return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
+		}
+		return invalid("", err.Error()) // not an object, or a key repeated
 	}
 	r.checked = body
-	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
-	// A full scan: a duplicate "model" after the first must be caught, or
-	// the allow-list would check one name while the upstream reads another.
-	if err := rawjson.Lookup(body, fields[:], true); err != nil {
-		return invalid("", err.Error())
-	}
 	r.objStart = bytes.IndexByte(body, '{')
 
 	m := fields[fModel]
@@ -220,8 +219,11 @@ var (
 // first `"model":"` (an unescaped quote followed by a colon can only be a
 // key, never string content), which in OpenAI output is the top-level one:
 // it precedes "choices". Names with escapes are reported as absent.
-func ModelSpan(b []byte) (start, end int) {
-	v := valueAfterKey(b, keyModel)
+func ModelSpan(b []byte) (start, end int) { return modelSpanAt(b, valueAfterKey(b, keyModel)) }
+
+// modelSpanAt is ModelSpan given v, the offset of the value of the first
+// "model" key (valueAfterKey), or -1.
+func modelSpanAt(b []byte, v int) (start, end int) {
 	if v < 0 || b[v] != '"' {
 		return -1, -1
 	}
@@ -239,7 +241,13 @@ func UsageSpan(b []byte) (start, end int) {
 	if endsWithNullUsage(b) {
 		return -1, -1
 	}
-	v := valueAfterKey(b, keyUsage)
+	return usageSpanAt(b, valueAfterKey(b, keyUsage))
+}
+
+// usageSpanAt is UsageSpan given v, the offset of the value of the first
+// "usage" key (valueAfterKey), or -1, for a b that does not end with a
+// null usage.
+func usageSpanAt(b []byte, v int) (start, end int) {
 	if v < 0 || b[v] != '{' {
 		return -1, -1
 	}
@@ -251,16 +259,20 @@ func UsageSpan(b []byte) (start, end int) {
 	return f[0].Start, f[0].End
 }
 
-// endsWithNullUsage reports whether the object b ends with `"usage":null}`:
-// with include_usage on, OpenAI puts that on every chunk but the last, and
-// checking the tail settles them without a scan.
+// endsWithNullUsage reports whether the object b ends with `"usage":null}`,
+// whitespace allowed between the tokens: with include_usage on, OpenAI puts
+// that on every chunk but the last, and checking the tail settles them
+// without a scan.
 func endsWithNullUsage(b []byte) bool {
 	for _, tail := range [...]string{"}", "null", ":", `"usage"`} {
-		b = bytes.TrimRight(b, " \t\r\n")
-		if !bytes.HasSuffix(b, []byte(tail)) {
+		n := len(b)
+		for n > 0 && rawjson.IsSpace(b[n-1]) {
+			n--
+		}
+		if n < len(tail) || string(b[n-len(tail):n]) != tail {
 			return false
 		}
-		b = b[:len(b)-len(tail)]
+		b = b[:n-len(tail)]
 	}
 	return true
 }

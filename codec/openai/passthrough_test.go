@@ -175,6 +175,42 @@ func TestParseInvalidStrings(t *testing.T) {
 	}
 }
 
+// Parse accepts what encoding/json accepts: nesting to its limit of 10000
+// (sonic.Valid, which Parse used before, stopped at 4096), not one more.
+func TestParseNesting(t *testing.T) {
+	body := func(d int) []byte {
+		return []byte(`{"model":"m",` + msgs + `,"metadata":` + strings.Repeat("[", d) + strings.Repeat("]", d) + `}`)
+	}
+	for _, d := range []int{4097, 9999} {
+		var r openai.ChatRequest
+		if err := r.Parse(body(d)); err != nil || string(r.Model) != "m" {
+			t.Errorf("Parse(a body nested %d deep) = %v, model %q", d+1, err, r.Model)
+		}
+	}
+	var r openai.ChatRequest
+	if b := body(10000); json.Valid(b) {
+		t.Fatal("encoding/json takes 10001 levels")
+	} else if err := r.Parse(b); err == nil || !strings.Contains(err.Message, "valid JSON") {
+		t.Errorf("Parse(a body nested 10001 deep) = %v, want the invalid JSON error", err)
+	}
+}
+
+// Parse's messages for a body that is JSON but not a request name the
+// problem, as Lookup's did when Parse checked the JSON in a pass of its own.
+func TestParseMessages(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"model":"a","model":"b",` + msgs + `}`: `invalid JSON at offset 13: duplicate key "model"`,
+		`[{"model":"m",` + msgs + `}]`:           `invalid JSON at offset 0: want a JSON object`,
+		`{"model":"a\x",` + msgs + `}`:           `We could not parse the JSON body of your request. (The body must be valid JSON.)`,
+		"{\"model\":\"a\",\"x\":\"\x00\"}":       `We could not parse the JSON body of your request. (The body must be valid JSON.)`,
+	} {
+		var r openai.ChatRequest
+		if err := r.Parse([]byte(body)); err == nil || err.Message != want {
+			t.Errorf("Parse(%q) = %v, want %q", body, err, want)
+		}
+	}
+}
+
 func TestAppendUpstream(t *testing.T) {
 	f := func(body, model, want string) {
 		t.Helper()

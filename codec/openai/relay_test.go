@@ -1,0 +1,123 @@
+package openai_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// relayReference is what RelayEvent did before its JSON check found the
+// model and usage keys: a check (encoding/json.Valid, which RelayEvent must
+// agree with), then UsageSpan, IsUsageOnlyChunk and ModelSpan, each a
+// search of its own.
+func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
+	if !json.Valid(data) {
+		return dst, codec.ErrNotJSON
+	}
+	if s, e := openai.UsageSpan(data); s >= 0 {
+		if u, err := openai.DecodeUsage(data[s:e]); err == nil {
+			r.Usage = u
+		}
+		if !r.IncludeUsage && openai.IsUsageOnlyChunk(data) {
+			return dst, nil
+		}
+	}
+	if r.Model != "" {
+		if s, e := openai.ModelSpan(data); s >= 0 {
+			off := cap(ev) - cap(data)
+			dst = append(dst, ev[:off+s]...)
+			dst = append(dst, r.Model...)
+			return append(dst, ev[off+e:]...), nil
+		}
+	}
+	return append(dst, ev...), nil
+}
+
+// checkRelay compares RelayEvent with relayReference on one event whose
+// data is data, with the client asking for usage or not.
+func checkRelay(t *testing.T, data []byte) {
+	t.Helper()
+	ev := append(append([]byte("data: "), data...), "\n\n"...)
+	d := ev[len("data: ") : len(ev)-2]
+	for _, includeUsage := range []bool{false, true} {
+		var got, want codec.Relay
+		got.Model, want.Model = "my-model", "my-model"
+		got.IncludeUsage, want.IncludeUsage = includeUsage, includeUsage
+		out, err := openai.Dialect.RelayEvent([]byte("x"), ev, d, &got)
+		wantOut, wantErr := relayReference([]byte("x"), ev, d, &want)
+		if !errors.Is(err, wantErr) || !bytes.Equal(out, wantOut) || got.Usage != want.Usage {
+			t.Fatalf("RelayEvent(%q, include usage %v) = %q, %v, usage %+v; want %q, %v, usage %+v",
+				data, includeUsage, out, err, got.Usage, wantOut, wantErr, want.Usage)
+		}
+	}
+}
+
+// relaySeeds are chunks for TestRelayEventMatchesSearches and
+// FuzzRelayEvent: OpenAI's, and the shapes that tell a check that finds
+// keys from searches for them.
+func relaySeeds() []string {
+	return []string{
+		chunkContent, chunkFinish, chunkUsage, chunkNoUsage, chunkToolCall, textEscaped, toolArgsStart, toolArgsDelta,
+		`{"model":"m","usage":{"prompt_tokens":3,"completion_tokens":4},"choices":[]}`,
+		`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4},"model":"m"}`,
+		`{"x":{"model":"nested","usage":{"prompt_tokens":1}},"model":"top","usage":{"prompt_tokens":2},"choices":[]}`,
+		`{"x":{"usage":7},"usage":{"prompt_tokens":2},"choices":[]}`,
+		`{"us\u0061ge":{"prompt_tokens":2},"x":{"usage":{}},"choices":[]}`,
+		`{"mod\u0065l":"a","model":"b"}`, `{"model":"we\"ird"}`, `{"model" : "spaced" , "usage" : null }`, `{"model":7}`,
+		`{"k":"\"model\":\"x\"","model":"y"}`, `{"k":"a\\","model":"y"}`, `{"usage":{"prompt_tokens":-1},"choices":[]}`,
+		`{"usage":{"prompt_tokens":1},"choices":[],"usage":null}`, `{"id":"1","x\"usage":null}`,
+		"{\"model\":\"a\x01\"}", `{"model":"a\x"}`, `{"model":"a",}`, `{"model":"a"} x`, `[{"model":"a"}]`, `"model"`, `{`,
+		`{"model":"m","choices":[` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `]}`,
+	}
+}
+
+// TestRelayEventMatchesSearches checks that RelayEvent, whose JSON check
+// finds the model and usage keys, relays each seed as the searches did.
+func TestRelayEventMatchesSearches(t *testing.T) {
+	for _, s := range relaySeeds() {
+		checkRelay(t, []byte(s))
+	}
+}
+
+// TestRelayEventRejects checks that what encoding/json rejects ends the
+// stream, strings included (sonic.Valid, the check before, took the control
+// character and the bad escape), and that what it accepts goes through,
+// nesting deeper than sonic's 4096 levels included.
+func TestRelayEventRejects(t *testing.T) {
+	for _, data := range []string{
+		"{\"choices\":[{\"delta\":{\"content\":\"a\x01b\"}}]}", `{"choices":[{"delta":{"content":"\q"}}]}`,
+		`{"choices":[]`, `{"choices":[]}}`, `{"choices":[],}`, `{"n":01}`, `{"n":-}`, `{"n":1e}`, `{"n":tru}`,
+		`"` + strings.Repeat("x", 40), `{"a":1}{"a":2}`, ``,
+	} {
+		relay := codec.Relay{Model: "m"}
+		ev := []byte("data: " + data + "\n\n")
+		if _, err := openai.Dialect.RelayEvent(nil, ev, ev[6:len(ev)-2], &relay); !errors.Is(err, codec.ErrNotJSON) {
+			t.Errorf("RelayEvent(%q) = %v, want ErrNotJSON", data, err)
+		}
+	}
+	deep := `{"choices":[],"x":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	relay := codec.Relay{}
+	ev := []byte("data: " + deep + "\n\n")
+	if _, err := openai.Dialect.RelayEvent(nil, ev, ev[6:len(ev)-2], &relay); err != nil {
+		t.Errorf("RelayEvent on a chunk nested 5001 deep: %v", err)
+	}
+}
+
+// FuzzRelayEvent holds RelayEvent to relayReference: the same bytes
+// relayed, usage read and error, whatever the data.
+func FuzzRelayEvent(f *testing.F) {
+	for _, s := range relaySeeds() {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bytes.ContainsAny(data, "\r\n") {
+			return // not one line of data
+		}
+		checkRelay(t, data)
+	})
+}
