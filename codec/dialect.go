@@ -12,11 +12,47 @@ const (
 	// OpCountTokens counts a request's input tokens: a Request in, a
 	// Response whose Usage.Input is the count out.
 	OpCountTokens
+	// OpComplete completes a text prompt (OpenAI's legacy /completions):
+	// relayed as it is, never translated.
+	OpComplete
+	// OpEmbed turns texts into vectors (OpenAI's /embeddings).
+	OpEmbed
 )
 
-var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count"}
+var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
+	OpEmbed: "embedding"}
 
 func (o Op) String() string { return opNames[o] }
+
+// Endpoint is the family of APIs op belongs to, by the name a channel's
+// configuration narrows what it serves with (channels[].endpoints): chat
+// (generate and count tokens), completions, embeddings.
+func (o Op) Endpoint() string { return opEndpoints[o] }
+
+var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings"}
+
+// Endpoints lists the endpoint families, in a stable order.
+func Endpoints() []string { return []string{"chat", "completions", "embeddings"} }
+
+// Ops lists the operations.
+func Ops() []Op { return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed} }
+
+// Serves reports whether a dialect's API has an endpoint for op.
+func Serves(d Dialect, op Op) bool {
+	_, ok := d.HTTP().Path(nil, op, "model", false)
+	return ok
+}
+
+// ServedEndpoints lists the endpoint families a dialect's API has.
+func ServedEndpoints(d Dialect) []string {
+	var list []string
+	for _, op := range Ops() {
+		if e := op.Endpoint(); Serves(d, op) && (len(list) == 0 || list[len(list)-1] != e) {
+			list = append(list, e)
+		}
+	}
+	return list
+}
 
 // DecodeCount reads an upstream's count answer with decode into r, as
 // OpCountTokens answers: the count in Usage.Input.

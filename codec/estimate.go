@@ -24,5 +24,8 @@ func EstimateTokens(r *Request) int {
 	for _, t := range r.Tools {
 		n += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
-	return max(n/4, 1)
+	return EstimateText(n)
 }
+
+// EstimateText is the estimate of n bytes of text: four bytes a token.
+func EstimateText(n int) int { return max(n/4, 1) }

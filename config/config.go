@@ -155,6 +155,13 @@ type Channel struct {
 	// versions (anthropic). Default: the style's DefaultVersion, 2023-06-01.
 	APIVersion string `yaml:"api_version"`
 
+	// Endpoints narrows what the channel serves for its models to these
+	// endpoint families: chat (chat completions, messages,
+	// generateContent, token counts), completions (the legacy text
+	// completions), embeddings. Default: every family its type serves
+	// (openai and demo: all; anthropic and gemini: chat).
+	Endpoints []string `yaml:"endpoints"`
+
 	// Timeouts bound each upstream request.
 	Timeouts Timeouts `yaml:"timeouts"`
 

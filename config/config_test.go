@@ -95,6 +95,12 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: demo, models: [m], breaker: {cooldown: -1s}}]", "rosetta.yaml: channels[0].breaker.cooldown: must be positive, got -1s")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], pace: 1s}]", "rosetta.yaml: channels[0].pace: only used by demo channels")
 	f("channels: [{name: a, type: demo, models: [m], pace: -1s}]", "rosetta.yaml: channels[0].pace: must be positive, got -1s")
+	f("channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [chat, embeddings]}]",
+		"rosetta.yaml: channels[0].endpoints[1]: anthropic channels do not serve embeddings (they serve chat)")
+	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions or embeddings)`)
+	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
+		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 
 	// keys
 	f("keys: [{key: 0123456789abcdef}]", "rosetta.yaml: keys[0].name: missing")

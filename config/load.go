@@ -43,6 +43,19 @@ func styleHTTP(typ string) *codec.HTTP {
 	return nil
 }
 
+// ServedEndpoints lists the endpoint families a channel of type typ can
+// serve (codec.Op.Endpoint); nil for unknown types. A demo channel
+// simulates an OpenAI-compatible upstream.
+func ServedEndpoints(typ string) []string {
+	if typ == demoType {
+		typ = dialects.All[0].Name()
+	}
+	if d := dialects.Named(typ); d != nil {
+		return codec.ServedEndpoints(d)
+	}
+	return nil
+}
+
 // Load reads the file at path and parses it with Parse, taking the
 // environment from os.Getenv.
 func Load(path string) (*Config, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/dialects"
 )
 
@@ -174,6 +175,8 @@ func (ch *Channel) validate(p *problems, path string) {
 		}
 	}
 
+	ch.validateEndpoints(p, path)
+
 	if ch.Priority < 0 {
 		p.add(path+".priority", "must not be negative, got %d", ch.Priority)
 	}
@@ -237,6 +240,26 @@ func (k *Key) validate(p *problems, path string) {
 	}
 }
 
+// validateEndpoints checks that every endpoint family named is one the
+// channel's type serves, once.
+func (ch *Channel) validateEndpoints(p *problems, path string) {
+	served := ServedEndpoints(ch.Type)
+	if served == nil {
+		return // the type is wrong: said already
+	}
+	for i, e := range ch.Endpoints {
+		at := fmt.Sprintf("%s.endpoints[%d]", path, i)
+		switch {
+		case !slices.Contains(codec.Endpoints(), e):
+			p.add(at, "unknown endpoint %q (want %s)", e, orList(codec.Endpoints()))
+		case !slices.Contains(served, e):
+			p.add(at, "%s channels do not serve %s (they serve %s)", ch.Type, e, andList(served))
+		case slices.Index(ch.Endpoints, e) < i:
+			p.add(at, "%q listed twice", e)
+		}
+	}
+}
+
 // versionedTypes lists the channel types whose API has versions (an
 // api_version to send upstream).
 func versionedTypes() []string {
@@ -250,11 +273,16 @@ func versionedTypes() []string {
 }
 
 // orList writes a list of names as prose: "a", "a or b", "a, b or c".
-func orList(names []string) string {
+func orList(names []string) string { return proseList(names, " or ") }
+
+// andList writes a list of names as prose: "a", "a and b", "a, b and c".
+func andList(names []string) string { return proseList(names, " and ") }
+
+func proseList(names []string, last string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
 }
 
 // checkHostPort checks that addr is host:port with a numeric port; the host

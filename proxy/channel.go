@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,10 @@ type channel struct {
 	client  *fasthttp.HostClient
 	demo    *demoUpstream // the in-process upstream of a demo channel
 	base    string        // base URL, without a trailing slash
+	// ops has bit op set for each operation the channel serves: its
+	// style's API has it, and its configured endpoints, if any, name its
+	// family.
+	ops uint32
 	// auth holds the credential header's value for each of the
 	// channel's keys, used in turn.
 	auth    [][]byte
@@ -62,6 +67,11 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 	}
 	for _, k := range c.APIKeys {
 		ch.auth = append(ch.auth, []byte(ch.style.http.AuthPrefix+k))
+	}
+	for _, op := range codec.Ops() {
+		if codec.Serves(ch.style, op) && (len(c.Endpoints) == 0 || slices.Contains(c.Endpoints, op.Endpoint())) {
+			ch.ops |= 1 << op
+		}
 	}
 	var dial func() (net.Conn, error)
 	if c.Type == "demo" {
@@ -129,8 +139,14 @@ func (ch *channel) close() {
 // appendURI appends the URL of op for model on the channel; ok is false
 // when the channel's style has no such operation.
 func (ch *channel) appendURI(dst []byte, op codec.Op, model string, stream bool) (_ []byte, ok bool) {
+	if !ch.serves(op) {
+		return dst, false
+	}
 	return ch.style.http.Path(append(dst, ch.base...), op, model, stream)
 }
+
+// serves reports whether the channel serves op.
+func (ch *channel) serves(op codec.Op) bool { return ch.ops&(1<<op) != 0 }
 
 // setHeaders sets the channel's next credential and its API version.
 func (ch *channel) setHeaders(req *fasthttp.Request) {

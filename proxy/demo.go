@@ -3,10 +3,16 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"time"
 
+	"github.com/bytedance/sonic"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
@@ -40,18 +46,31 @@ func (d *demoUpstream) close() {
 }
 
 func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
-	if string(ctx.Path()) != "/v1/chat/completions" {
-		ctx.SetStatusCode(404)
-		ctx.SetBody(openai.AppendError(nil, &codec.Error{Kind: codec.KindNotFound, Message: "demo: unknown path"}))
-		return
+	switch string(ctx.Path()) {
+	case "/v1/chat/completions":
+		d.chat(ctx)
+	case "/v1/completions":
+		d.complete(ctx)
+	case "/v1/embeddings":
+		demoEmbed(ctx)
+	default:
+		demoError(ctx, &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "demo: unknown path"})
 	}
+}
+
+func demoError(ctx *fasthttp.RequestCtx, e *codec.Error) {
+	ctx.SetStatusCode(e.Status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(openai.AppendError(nil, e))
+}
+
+// chat answers a chat completion.
+func (d *demoUpstream) chat(ctx *fasthttp.RequestCtx) {
 	var req codec.Request
 	if e := openai.DecodeRequest(ctx.PostBody(), &req); e != nil {
-		ctx.SetStatusCode(e.Status)
-		ctx.SetBody(openai.AppendError(nil, e))
+		demoError(ctx, e)
 		return
 	}
-	includeUsage := bytes.Contains(ctx.PostBody(), []byte(`"include_usage":true`))
 	// The demo model counts its prompt as the gateway estimates prompts,
 	// so that every count a client sees of one prompt agrees.
 	prompt, last := codec.EstimateTokens(&req), ""
@@ -68,34 +87,118 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 	c := openai.Completion{ID: "chatcmpl-demo", Created: time.Now().Unix(), Model: req.Model}
 	usage := codec.Usage{Input: prompt, Output: len(words)}
 	if !req.Stream {
-		ctx.SetContentType("application/json")
-		ctx.SetBody(c.AppendResponse(nil, strings.Join(words, ""), "stop", usage))
+		demoJSON(ctx, c.AppendResponse(nil, strings.Join(words, ""), "stop", usage))
 		return
+	}
+	d.stream(ctx, words, c.AppendChunk(nil, true, "", ""),
+		func(dst []byte, word, finish string) []byte { return c.AppendChunk(dst, false, word, finish) },
+		c.AppendUsageChunk(nil, usage))
+}
+
+// complete answers a legacy text completion with the chat reply to its
+// prompt.
+func (d *demoUpstream) complete(ctx *fasthttp.RequestCtx) {
+	var req struct {
+		Model  string `json:"model"`
+		Prompt any    `json:"prompt"`
+		Stream bool   `json:"stream"`
+	}
+	if sonic.Unmarshal(ctx.PostBody(), &req) != nil || req.Prompt == nil {
+		demoError(ctx, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Message: "demo: want a model and a prompt"})
+		return
+	}
+	prompt := fmt.Sprint(req.Prompt)
+	words := demoReply(prompt)
+	c := openai.Completion{ID: "cmpl-demo", Created: time.Now().Unix(), Model: req.Model}
+	usage := codec.Usage{Input: codec.EstimateText(len(prompt)), Output: len(words)}
+	if !req.Stream {
+		demoJSON(ctx, c.AppendText(nil, strings.Join(words, ""), "stop", usage))
+		return
+	}
+	d.stream(ctx, words, nil, c.AppendTextChunk, c.AppendTextUsageChunk(nil, usage))
+}
+
+// stream sends a reply as SSE events at the demo's pace: first (when
+// set), a chunk per word, the finishing chunk, the usage chunk when the
+// request asked for it, and [DONE].
+func (d *demoUpstream) stream(ctx *fasthttp.RequestCtx, words []string, first []byte,
+	chunk func(dst []byte, text, finish string) []byte, usage []byte) {
+	if !bytes.Contains(ctx.PostBody(), []byte(`"include_usage":true`)) {
+		usage = nil
 	}
 	ctx.SetContentType("text/event-stream")
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		var b []byte
-		send := func(chunk []byte) bool {
-			b = sse.AppendEvent(b[:0], "", chunk)
+		var b, c []byte
+		send := func(event []byte) bool {
+			b = sse.AppendEvent(b[:0], "", event)
 			w.Write(b) //nolint:errcheck // Flush reports the error
 			return w.Flush() == nil
 		}
-		var chunk []byte
-		if !send(c.AppendChunk(chunk[:0], true, "", "")) {
+		if first != nil && !send(first) {
 			return
 		}
 		for _, word := range words {
 			time.Sleep(d.pace)
-			if !send(c.AppendChunk(chunk[:0], false, word, "")) {
+			if !send(chunk(c[:0], word, "")) {
 				return
 			}
 		}
-		send(c.AppendChunk(chunk[:0], false, "", "stop"))
-		if includeUsage {
-			send(c.AppendUsageChunk(chunk[:0], usage))
+		send(chunk(c[:0], "", "stop"))
+		if usage != nil {
+			send(usage)
 		}
 		send([]byte("[DONE]"))
 	})
+}
+
+// demoEmbed answers an embeddings request: for each input a unit vector
+// drawn from a hash of it, so that one text always gets one vector.
+func demoEmbed(ctx *fasthttp.RequestCtx) {
+	var req openai.EmbeddingsRequest
+	if e := openai.DecodeEmbeddingsRequest(ctx.PostBody(), &req); e != nil {
+		demoError(ctx, e)
+		return
+	}
+	dims := cmp.Or(req.Dimensions, demoDimensions)
+	if dims > maxDemoDimensions {
+		demoError(ctx, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest,
+			Message: fmt.Sprintf("demo: at most %d dimensions", maxDemoDimensions)})
+		return
+	}
+	var vectors [][]float32
+	size := 0
+	for _, t := range req.Texts {
+		vectors = append(vectors, demoVector(t, dims))
+		size += len(t)
+	}
+	for _, ids := range req.Tokens {
+		vectors = append(vectors, demoVector(fmt.Sprint(ids), dims))
+		size += 4 * len(ids)
+	}
+	demoJSON(ctx, openai.AppendEmbeddings(nil, req.Model, vectors, req.Base64, codec.Usage{Input: codec.EstimateText(size)}))
+}
+
+const demoDimensions, maxDemoDimensions = 16, 4096
+
+func demoVector(text string, dims int) []float32 {
+	h := fnv.New64a()
+	h.Write([]byte(text)) //nolint:errcheck // never fails
+	r := rand.New(rand.NewPCG(h.Sum64(), 0))
+	v := make([]float32, dims)
+	var norm float64
+	for i := range v {
+		x := r.NormFloat64()
+		v[i], norm = float32(x), norm+x*x
+	}
+	for i := range v {
+		v[i] = float32(float64(v[i]) / math.Sqrt(norm))
+	}
+	return v
+}
+
+func demoJSON(ctx *fasthttp.RequestCtx, body []byte) {
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
 }
 
 // demoReply is the demo model's answer to a user message, as words that keep

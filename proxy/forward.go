@@ -30,11 +30,13 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 	}()
 	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
+	served := false              // a candidate serves the operation
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, c.model, x.stream)
 		if !ok {
 			continue
 		}
+		served = true
 		x.uri = uri
 		var e *codec.Error
 		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
@@ -62,7 +64,10 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.op.fallback(g, ctx, x)
 		return
 	}
-	if last == nil {
+	switch {
+	case !served:
+		last = errNotServed(x)
+	case last == nil:
 		last = errorf(503, codec.KindUnavailable, "no_channel_available",
 			"No upstream channel for '%s' is available now; retry later.", x.model)
 	}
@@ -70,6 +75,14 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		last.RateLimit.RetryAfter = retryAfter
 	}
 	g.fail(ctx, x, last)
+}
+
+// errNotServed is the 503 for a model none of whose channels serves the
+// operation's endpoint family (its type has no such API, or its
+// configuration leaves it out).
+func errNotServed(x *exchange) *codec.Error {
+	return errorf(503, codec.KindUnavailable, "endpoint_not_served",
+		"No channel of the model '%s' serves %s.", x.model, x.op.op.Endpoint())
 }
 
 // attempt sends the request to one channel. It returns nil when a response

@@ -197,6 +197,8 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.GET("/v1/models", g.listModels)
 	r.GET("/v1/models/{model:*}", g.retrieveModel)
 	r.POST("/v1/chat/completions", g.chatCompletions)
+	r.POST("/v1/completions", g.completions)
+	r.POST("/v1/embeddings", g.embeddings)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)

@@ -26,19 +26,38 @@ var (
 // path it goes upstream with the model name (and the usage option of
 // streams) spliced in.
 func (g *Gateway) chatCompletions(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "chat.completions", styleOpenAI)
+	g.serveOpenAI(ctx, "chat.completions", opGenerate, openai.PassChat)
+}
+
+// completions serves POST /v1/completions, the legacy text completions,
+// relayed as chat completions are to the channels that serve them.
+func (g *Gateway) completions(ctx *fasthttp.RequestCtx) {
+	g.serveOpenAI(ctx, "completions", opComplete, openai.PassCompletions)
+}
+
+// embeddings serves POST /v1/embeddings, relayed to the channels that
+// serve them with the model name spliced in; encoding_format, dimensions
+// and the vectors pass untouched.
+func (g *Gateway) embeddings(ctx *fasthttp.RequestCtx) {
+	g.serveOpenAI(ctx, "embeddings", opEmbed, openai.PassEmbeddings)
+}
+
+// serveOpenAI serves an OpenAI-style JSON endpoint whose request is
+// relayed as it is to channels of the client's style.
+func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *operation, kind openai.PassKind) {
+	x := g.open(ctx, endpoint, styleOpenAI)
 	if x == nil {
 		return // already answered
 	}
 	body := ctx.PostBody()
 	req := openai.AcquireChatRequest()
 	x.inbound = req
-	if e := req.Parse(body); e != nil {
+	if e := req.ParseAs(body, kind); e != nil {
 		g.fail(ctx, x, e)
 		return
 	}
 	x.stream, x.includeUsage = req.Stream, req.IncludeUsage
-	g.serve(ctx, x, opGenerate, body, req.Model)
+	g.serve(ctx, x, op, body, req.Model)
 }
 
 // messages serves POST /v1/messages, Anthropic's style.

@@ -45,6 +45,8 @@ type operation struct {
 
 var (
 	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
+	opComplete    = &operation{op: codec.OpComplete, metered: true}
+	opEmbed       = &operation{op: codec.OpEmbed, metered: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )

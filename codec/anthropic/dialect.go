@@ -25,10 +25,13 @@ var httpFacts = codec.HTTP{
 	KeyHint:        "Send it as 'x-api-key: <key>'.",
 	OwnStatuses:    map[int]int{529: 503},
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
-		if op == codec.OpCountTokens {
+		switch op {
+		case codec.OpGenerate:
+			return append(dst, "/v1/messages"...), true
+		case codec.OpCountTokens:
 			return append(dst, "/v1/messages/count_tokens"...), true
 		}
-		return append(dst, "/v1/messages"...), true
+		return dst, false
 	},
 }
 

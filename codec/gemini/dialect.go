@@ -21,12 +21,15 @@ var httpFacts = codec.HTTP{
 	KeyQuery:   "key",
 	KeyHint:    "Send it as '?key=<key>' or 'x-goog-api-key: <key>'.",
 	Path: func(dst []byte, op codec.Op, model string, stream bool) ([]byte, bool) {
-		if op == codec.OpCountTokens {
+		switch op {
+		case codec.OpGenerate:
+			return AppendPath(dst, model, stream), true
+		case codec.OpCountTokens:
 			dst = append(dst, "/v1beta/"+modelsSegment...)
 			dst = appendPathSegment(dst, strings.TrimPrefix(model, modelsSegment))
 			return append(dst, ":"+MethodCountTokens...), true
 		}
-		return AppendPath(dst, model, stream), true
+		return dst, false
 	},
 }
 

@@ -18,10 +18,15 @@ var httpFacts = codec.HTTP{
 	AuthPrefix: "Bearer ",
 	KeyHint:    "Send it as 'Authorization: Bearer <key>'.",
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
-		if op != codec.OpGenerate {
-			return dst, false // OpenAI has no token count
+		switch op {
+		case codec.OpGenerate:
+			return append(dst, "/chat/completions"...), true
+		case codec.OpComplete:
+			return append(dst, "/completions"...), true
+		case codec.OpEmbed:
+			return append(dst, "/embeddings"...), true
 		}
-		return append(dst, "/chat/completions"...), true
+		return dst, false // OpenAI has no token count
 	},
 }
 

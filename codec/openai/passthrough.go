@@ -43,17 +43,37 @@ func (r *ChatRequest) Release() {
 }
 
 const (
-	fModel = iota
-	fMessages
+	fModel    = iota
+	fMessages // or the other kinds' required field
 	fStream
 	fStreamOptions
 )
 
+// PassKind is the API of a request the gateway relays as it is: each has
+// its required field besides the model.
+type PassKind uint8
+
+// The kinds of relayed requests.
+const (
+	PassChat        PassKind = iota // chat completions: messages
+	PassCompletions                 // legacy text completions: prompt
+	PassEmbeddings                  // embeddings: input, never streamed
+)
+
 // Parse reads and checks a chat completion request body. It returns an
 // invalid-request error naming the offending field.
-func (r *ChatRequest) Parse(body []byte) *codec.Error {
+func (r *ChatRequest) Parse(body []byte) *codec.Error { return r.ParseAs(body, PassChat) }
+
+// ParseAs reads and checks a request body of kind k, as Parse does.
+func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	*r = ChatRequest{}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+	switch k {
+	case PassCompletions:
+		fields[fMessages].Key = "prompt"
+	case PassEmbeddings:
+		fields[fMessages].Key = "input"
+	}
 	// One pass checks the JSON, strings included, and finds the fields. A
 	// full scan: a duplicate "model" after the first must be caught, or the
 	// allow-list would check one name while the upstream reads another.
@@ -85,14 +105,11 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error {
 	}
 	r.Model, r.model = name, m
 
-	msgs := fields[fMessages]
-	switch {
-	case msgs.Start < 0:
-		return invalid("messages", "Missing required parameter: 'messages'.")
-	case rawjson.KindOf(body[msgs.Start:msgs.End]) != rawjson.KindArray:
-		return invalid("messages", "'messages' must be an array")
-	case rawjson.ArrayEmpty(body[msgs.Start:msgs.End]):
-		return invalid("messages", "'messages' must contain at least one message")
+	if e := checkRequired(body, fields[fMessages], k); e != nil {
+		return e
+	}
+	if k == PassEmbeddings {
+		return nil // not streamed: its stream fields are the upstream's to judge
 	}
 
 	if s := fields[fStream]; s.Start >= 0 {
@@ -105,6 +122,24 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error {
 		}
 	}
 	return r.parseStreamOptions(body, fields[fStreamOptions])
+}
+
+// checkRequired checks the field a kind of request cannot go without.
+func checkRequired(body []byte, f rawjson.Field, k PassKind) *codec.Error {
+	if f.Start < 0 {
+		return invalid(f.Key, "Missing required parameter: '"+f.Key+"'.")
+	}
+	v := body[f.Start:f.End]
+	kind := rawjson.KindOf(v)
+	switch {
+	case k == PassChat && kind != rawjson.KindArray:
+		return invalid(f.Key, "'messages' must be an array")
+	case k == PassChat && rawjson.ArrayEmpty(v):
+		return invalid(f.Key, "'messages' must contain at least one message")
+	case k != PassChat && kind != rawjson.KindString && kind != rawjson.KindArray:
+		return invalid(f.Key, "'"+f.Key+"' must be a string or an array")
+	}
+	return nil
 }
 
 // DecodeRequest decodes body into c for a translation, as the package's
