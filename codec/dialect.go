@@ -133,12 +133,10 @@ type PassThrough interface {
 	// replaced by the upstream's name. (A style that names the model in
 	// the URL appends the body unchanged.)
 	AppendModelRequest(dst, body []byte, model string) []byte
-	// ModelSpan finds the model name in a response body or in a stream
-	// event's data: the span between its quotes, or -1, -1 when there is
-	// none (or the name is written with escapes).
-	ModelSpan(data []byte) (start, end int)
-	// ReadUsage reads the usage a whole response reports.
-	ReadUsage(body []byte) (_ Usage, ok bool)
+	// ReadRelayed checks that a whole response is JSON (ok false when it
+	// is not) and reads what the gateway needs of it, in as few passes as
+	// the style allows.
+	ReadRelayed(body []byte) (_ Relayed, ok bool)
 	// RelayEvent appends one upstream stream event ev (data is its data,
 	// when it has one line of it) for the client: see Relay. It fails on
 	// an event it cannot decode.
@@ -147,6 +145,28 @@ type PassThrough interface {
 	// Relay.Dec (a decoder held for the whole stream: memory per open
 	// stream), rather than on its own.
 	DecodesRelayed() bool
+}
+
+// Relayed is what the gateway reads of a whole response it relays.
+type Relayed struct {
+	// ModelStart and ModelEnd delimit the model name between its quotes;
+	// -1, -1 when there is none (or it is written with escapes).
+	ModelStart, ModelEnd int
+	// Usage is what the response reports, when HasUsage.
+	Usage    Usage
+	HasUsage bool
+}
+
+// ReadRelayedWith is ReadRelayed for a style that reads the model span and
+// the usage in passes of their own, after Valid.
+func ReadRelayedWith(body []byte, modelSpan func([]byte) (int, int), usage func([]byte) (Usage, bool)) (Relayed, bool) {
+	if !Valid(body) {
+		return Relayed{}, false
+	}
+	var r Relayed
+	r.ModelStart, r.ModelEnd = modelSpan(body)
+	r.Usage, r.HasUsage = usage(body)
+	return r, true
 }
 
 // HTTP is a style's HTTP facts, as plain data.

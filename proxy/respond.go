@@ -33,22 +33,23 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		ctx.SetBody(x.buf)
 		return nil
 	}
-	if !codec.Valid(b) {
+	r, ok := x.style.ReadRelayed(b)
+	if !ok {
 		g.log.Warn("the upstream's response is not JSON", "id", string(x.id), "channel", c.ch.name)
 		return errUnreadable
 	}
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		ctx.Response.Header.SetContentTypeBytes(ct)
 	}
-	if s, e := x.style.ModelSpan(b); s >= 0 && c.model != x.model {
-		ctx.Response.AppendBody(b[:s])
+	if r.ModelStart >= 0 && c.model != x.model {
+		ctx.Response.AppendBody(b[:r.ModelStart])
 		ctx.Response.AppendBodyString(x.route.escaped)
-		ctx.Response.AppendBody(b[e:])
+		ctx.Response.AppendBody(b[r.ModelEnd:])
 	} else {
 		ctx.SetBody(b)
 	}
 	if x.op.metered {
-		x.usage, _ = x.style.ReadUsage(b)
+		x.usage = r.Usage
 	}
 	return nil
 }

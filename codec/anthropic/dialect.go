@@ -86,7 +86,9 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 	return rawjson.AppendReplaced(dst, body, "model", model)
 }
 
-func (dialect) ModelSpan(data []byte) (int, int) { return modelSpan(data) }
+func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
+	return codec.ReadRelayedWith(body, modelSpan, readUsage)
+}
 
 var quotedModel = []byte(`"model"`)
 
@@ -118,8 +120,8 @@ func modelSpan(data []byte) (int, int) {
 	return m.Start + s, m.Start + e
 }
 
-// ReadUsage reads the top-level usage of a Message.
-func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
+// readUsage reads the top-level usage of a Message.
+func readUsage(body []byte) (codec.Usage, bool) {
 	f := [...]rawjson.Field{{Key: "usage"}}
 	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
 		return codec.Usage{}, false

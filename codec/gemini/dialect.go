@@ -85,7 +85,9 @@ func (dialect) Tagged(body []byte) bool { return HasGatewayMarks(body) }
 // URL.
 func (dialect) AppendModelRequest(dst, body []byte, _ string) []byte { return append(dst, body...) }
 
-func (dialect) ModelSpan(data []byte) (int, int) { return modelSpan(data) }
+func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
+	return codec.ReadRelayedWith(body, modelSpan, readUsage)
+}
 
 var quotedModelVersion = []byte(`"modelVersion"`)
 
@@ -101,8 +103,8 @@ func modelSpan(data []byte) (int, int) {
 	return rawjson.StringSpan(data, f[0])
 }
 
-// ReadUsage reads the top-level usageMetadata of a response.
-func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
+// readUsage reads the top-level usageMetadata of a response.
+func readUsage(body []byte) (codec.Usage, bool) {
 	f := [...]rawjson.Field{{Key: "usageMetadata"}}
 	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
 		return codec.Usage{}, false

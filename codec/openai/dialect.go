@@ -81,15 +81,21 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 	return rawjson.AppendReplaced(dst, body, "model", model)
 }
 
-func (dialect) ModelSpan(data []byte) (int, int) { return ModelSpan(data) }
-
-func (dialect) ReadUsage(body []byte) (codec.Usage, bool) {
-	s, e := UsageSpan(body)
-	if s < 0 {
-		return codec.Usage{}, false
+// ReadRelayed checks a whole response and finds its top-level model and
+// usage in one pass (rawjson.ValidTopKeys).
+func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
+	var at [2]int
+	if !rawjson.ValidTopKeys(body, relayKeys, at[:]) {
+		return codec.Relayed{}, false
 	}
-	u, err := DecodeUsage(body[s:e])
-	return u, err == nil
+	r := codec.Relayed{}
+	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
+	if end := rawjson.ContainerEnd(body, at[1]); end > 0 && body[at[1]] == '{' {
+		if u, err := DecodeUsage(body[at[1]:end]); err == nil {
+			r.Usage, r.HasUsage = u, true
+		}
+	}
+	return r, true
 }
 
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.

@@ -30,11 +30,17 @@ func Valid(b []byte) bool { return ValidKeys(b, nil, nil) }
 // In a valid document, the first member so named is where the first
 // unescaped `"key"` that a colon follows is: a relay that looks for a key
 // that way can have it from the check instead of a search.
-func ValidKeys(b []byte, keys []string, at []int) bool {
+func ValidKeys(b []byte, keys []string, at []int) bool { return validKeys(b, keys, at, false) }
+
+// ValidTopKeys is ValidKeys for the members of the top-level object
+// alone: a member so named in a nested value is passed over.
+func ValidTopKeys(b []byte, keys []string, at []int) bool { return validKeys(b, keys, at, true) }
+
+func validKeys(b []byte, keys []string, at []int, top bool) bool {
 	var f *finder
 	var fs finder
 	if len(keys) > 0 {
-		fs = finder{keys: keys, at: at[:len(keys)]}
+		fs = finder{keys: keys, at: at[:len(keys)], top: top}
 		for k, key := range keys {
 			fs.at[k] = -1
 			fs.lens |= 1 << len(key)
@@ -65,6 +71,7 @@ type finder struct {
 	at   []int
 	lens uint64 // bit n set when a key is n bytes long
 	left int    // keys not found yet
+	top  bool   // only the keys of the top-level object
 }
 
 // found notes that the key b[ks:ke] introduces the value at v.
@@ -267,7 +274,7 @@ str: // i is just past the opening quote of a string
 		ke := i - 1
 		if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ':'|'"'<<8 {
 			i += 2
-			if f != nil && f.lens>>(ke-ks)&1 != 0 {
+			if f != nil && f.lens>>(ke-ks)&1 != 0 && (!f.top || stack == 2 && d == 0) {
 				f.found(b, ks, ke, i-1)
 			}
 			goto str
@@ -286,7 +293,7 @@ str: // i is just past the opening quote of a string
 				i = skipSpace(b, i)
 			}
 		}
-		if f != nil && f.lens>>(ke-ks)&1 != 0 {
+		if f != nil && f.lens>>(ke-ks)&1 != 0 && (!f.top || stack == 2 && d == 0) {
 			f.found(b, ks, ke, i)
 		}
 		goto value

@@ -329,3 +329,40 @@ func FuzzLookupValid(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidTopKeys: ValidTopKeys finds a key where Lookup finds it among
+// the top-level members (in a document where Lookup finds no duplicate,
+// keys written without escapes), and no nested one.
+func FuzzValidTopKeys(f *testing.F) {
+	addValidSeeds(f)
+	f.Add([]byte(`{"a":{"model":"x"},"model":"y","usage":{"usage":1}}`))
+	f.Add([]byte(`[{"model":"x"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		at := make([]int, len(validKeys))
+		ok := rawjson.ValidTopKeys(b, validKeys, at)
+		if want := json.Valid(b); ok != want {
+			t.Fatalf("ValidTopKeys(%q) = %v, encoding/json says %v", b, ok, want)
+		}
+		fields := make([]rawjson.Field, len(validKeys))
+		for k, key := range validKeys {
+			fields[k].Key = key
+		}
+		if !ok || rawjson.Lookup(b, fields, true) != nil || bytes.IndexByte(b, '\\') >= 0 {
+			return
+		}
+		for k, key := range validKeys {
+			if at[k] != fields[k].Start {
+				t.Fatalf("ValidTopKeys(%q): %q at %d, Lookup finds it at %d", b, key, at[k], fields[k].Start)
+			}
+		}
+	})
+}
+
+func TestContainerEnd(t *testing.T) {
+	b := []byte(`{"a":[1,{"b":"}"}],"c":{}} `)
+	for _, c := range []struct{ i, want int }{{0, 26}, {5, 18}, {8, 17}, {23, 25}, {24, -1}, {1, -1}, {-1, -1}, {30, -1}} {
+		if got := rawjson.ContainerEnd(b, c.i); got != c.want {
+			t.Errorf("ContainerEnd(%d) = %d, want %d", c.i, got, c.want)
+		}
+	}
+}
