@@ -136,7 +136,8 @@ func parseFlags(args []string) (options, error) {
 		mappedUpstream+" (the model name is rewritten in every response and event)")
 	logMode := fs.String("log", "async", "the in-process gateway's access log: async (JSON through asynclog to io.Discard) or discard "+
 		"(the shipped binary's is its own: JSON through its async writer to a file)")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file; "+
+		"with -placement split and the shipped gateway, of the shipped binary (rosetta serve -cpuprofile) instead")
 	only := fs.String("only", "", "run only direct, nginx, gateway, bare (-floor) or baseline (-baseline) runs (to profile one side; the table then lacks the others)")
 	placement := fs.String("placement", "shared", "shared: load generator, mock and in-process gateway in this process on all cores; "+
 		"split: mock and gateway (the shipped binary) in processes of their own pinned to one CPU, the load generator pinned to another (DESIGN.md §5; Linux, 2 CPUs)")
@@ -298,7 +299,7 @@ func run(o options, out, progress io.Writer) (bool, error) {
 	if err := e.check(o); err != nil {
 		return false, err
 	}
-	if o.cpuprofile != "" {
+	if o.cpuprofile != "" && (e.split == nil || e.split.shipped == nil) { // else the shipped binary profiles itself
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
 			return false, err

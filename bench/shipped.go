@@ -55,6 +55,7 @@ type shipped struct {
 	proc                      *proc
 	addr                      string
 	gomaxprocs                string // as its /metrics says (go_sched_gomaxprocs_threads); "?" when it does not
+	profile                   string // -cpuprofile: the binary's own CPU profile, written when it stops; "" for none
 }
 
 // moduleRoot returns the directory of this module's go.mod: two levels
@@ -187,7 +188,15 @@ func (sh *shipped) start(mockAddr string, cpu int) error {
 		return err
 	}
 	defer logf.Close() // the child has its own copy
-	cmd := exec.Command(sh.bin, "serve", "-config", filepath.Base(sh.config))
+	args := []string{"serve", "-config", filepath.Base(sh.config)}
+	if sh.profile != "" {
+		abs, err := filepath.Abs(sh.profile)
+		if err != nil {
+			return err
+		}
+		args = append(args, "-cpuprofile", abs)
+	}
+	cmd := exec.Command(sh.bin, args...)
 	cmd.Dir = sh.dir
 	// The harness's environment without ROSETTA_* variables, which would
 	// override the file (ROSETTA_LISTEN) or the store's key.

@@ -297,6 +297,7 @@ func startSplit(o options, progress io.Writer) (e *env, err error) {
 		if sh, err = s.buildShipped(progress); err != nil {
 			return nil, err
 		}
+		sh.profile = o.cpuprofile
 	}
 
 	if e.mockAddr, err = s.startMock(o); err != nil {

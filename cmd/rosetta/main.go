@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -149,11 +150,19 @@ func serve(args []string) error {
 	path := fs.String("config", "", "configuration file (YAML); empty: built-in demo setup")
 	listen := fs.String("listen", "", "address to listen on, host:port (overrides ROSETTA_LISTEN and server.listen)")
 	logFormat := fs.String("log-format", "json", "log format: json or text")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile (pprof) of the whole run to this file, for `go tool pprof`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("serve takes no arguments, got %q", fs.Args()), serveUsage}
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	cfg, demoKey, err := loadConfig(*path, *listen)
 	if err != nil {
@@ -231,6 +240,19 @@ func serve(args []string) error {
 		log.Info("stopped")
 	}
 	return err
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // usageFlushTimeout bounds writing the last usage rows at shutdown.
