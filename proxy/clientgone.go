@@ -15,24 +15,28 @@ import (
 //
 // fasthttp neither tells a handler that its client has gone nor shows it
 // the upstream connection its request goes out on. So the exchange is
-// registered under its request id while it waits; the upstream connection
-// finds it by the X-Request-Id header in the request it writes, and while
-// a read would wait it wakes every pollClient to look at the client's
-// socket without reading it (clientGone). A request answered without a
-// wait pays only the registration (a map insert and delete, no allocation)
-// and the scan of its head for the id.
+// registered under its request id while it waits, and the upstream
+// connection finds it by the X-Request-Id header in the request it writes.
+// One goroutine, running while any exchange waits, looks every pollClient
+// at the clients of those that have waited that long, without reading
+// their sockets (clientGone), and wakes the upstream read of a client that
+// has gone, which then fails (timedConn.Read). A request answered within
+// pollClient pays only the registration (a map insert and delete, no
+// allocation) and the scan of its head for the id: no system call, no
+// deadline, no clock read on its upstream reads.
 
-// pollClient is how often a waiting upstream read looks at its client.
+// pollClient is how often the clients of waiting exchanges are looked at.
 const pollClient = 250 * time.Millisecond
 
-// watch is a waiting exchange's client connection, as its upstream
-// connection sees it (clientGone looks at it). left records that the
-// upstream read was ended because the client had gone (fasthttp reports
-// that read's error as a plain EOF). The exchange's goroutine, which runs
-// the upstream read, alone uses it.
+// watch is a waiting exchange's client connection, and the upstream
+// connection its request went out on (set by that connection's Write).
+// left records that the upstream read was ended because the client had
+// gone (fasthttp reports that read's error as a plain EOF).
 type watch struct {
 	client net.Conn
-	left   bool
+	since  time.Time   // when the exchange began to wait
+	up     *timedConn  // under waiting's lock
+	left   atomic.Bool // set by the watcher, read by the exchange
 }
 
 // waiting registers the watches of the exchanges waiting for a whole
@@ -40,8 +44,9 @@ type watch struct {
 // client's own, reused) is watched for neither.
 var waiting = struct {
 	sync.Mutex
-	m map[idKey]waiter
-	n atomic.Int32 // len(m), read without the lock
+	m        map[idKey]waiter
+	n        atomic.Int32 // len(m), read without the lock
+	watching bool         // the watcher runs
 }{m: map[idKey]waiter{}}
 
 // idKey is a request id as a map key that costs no allocation (ids are at
@@ -66,6 +71,10 @@ func startWaiting(id []byte, w *watch) {
 		waiting.n.Add(1)
 	}
 	waiting.m[k] = waiter{w: w, n: e.n + 1}
+	if !waiting.watching {
+		waiting.watching = true
+		go watchClients()
+	}
 	waiting.Unlock()
 }
 
@@ -83,9 +92,9 @@ func stopWaiting(id []byte) {
 
 var strRequestIDLine = []byte("\r\nX-Request-Id: ")
 
-// waitingFor returns the watch of the exchange whose request head p is, or
-// nil when it does not wait.
-func waitingFor(p []byte) *watch {
+// waitingFor returns the watch of the exchange whose request head p is,
+// written on c, or nil when it does not wait.
+func waitingFor(p []byte, c *timedConn) *watch {
 	i := bytes.Index(p, strRequestIDLine)
 	if i < 0 {
 		return nil
@@ -99,10 +108,70 @@ func waitingFor(p []byte) *watch {
 		return nil
 	}
 	waiting.Lock()
+	defer waiting.Unlock()
 	e := waiting.m[k]
-	waiting.Unlock()
 	if e.n != 1 {
 		return nil // none, or ambiguous
 	}
+	e.w.up = c
 	return e.w
+}
+
+// watchClients looks at the clients of the waiting exchanges every
+// pollClient, until none waits.
+func watchClients() {
+	t := time.NewTicker(pollClient)
+	defer t.Stop()
+	var long []waitingClient
+	for now := range t.C {
+		var busy bool
+		if long, busy = waitingSince(long[:0], now.Add(-pollClient)); !busy {
+			return
+		}
+		for _, c := range long {
+			if clientGone(c.w.client) {
+				wake(c)
+			}
+		}
+	}
+}
+
+// waitingClient is an exchange the watcher looks at, with its key in
+// waiting.
+type waitingClient struct {
+	k idKey
+	w *watch
+}
+
+// waitingSince appends the exchanges that have waited since before t on
+// an upstream connection; when none waits at all it reports false and
+// marks the watcher stopped. The clients are looked at outside the lock,
+// which the request path takes.
+func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy bool) {
+	waiting.Lock()
+	defer waiting.Unlock()
+	if len(waiting.m) == 0 {
+		waiting.watching = false
+		return dst, false
+	}
+	for k, e := range waiting.m {
+		if e.n == 1 && e.w.up != nil && e.w.since.Before(t) && !e.w.left.Load() {
+			dst = append(dst, waitingClient{k, e.w})
+		}
+	}
+	return dst, true
+}
+
+// wake ends the upstream read of an exchange whose client has gone, if
+// it still waits: its connection's read deadline is moved to the past.
+// A connection woken just after it was handed to another request reads
+// on (timedConn.Read tells a wake from its own deadline).
+func wake(c waitingClient) {
+	waiting.Lock()
+	defer waiting.Unlock()
+	if e := waiting.m[c.k]; e.w != c.w || e.n != 1 {
+		return // it stopped waiting meanwhile
+	}
+	c.w.left.Store(true)
+	c.w.up.Conn.SetReadDeadline(time.Unix(1, 0)) //nolint:errcheck // a closed connection needs no waking
 }

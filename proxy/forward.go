@@ -94,7 +94,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	g.prepare(req, x, c.ch, body)
 	resp.StreamBody = x.stream
 	if !x.stream { // a stream's relay notices a client gone on its own
-		x.watch.client = ctx.Conn()
+		x.watch.client, x.watch.since = ctx.Conn(), x.start
 		startWaiting(x.id, &x.watch)
 	}
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
@@ -104,7 +104,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	fasthttp.ReleaseRequest(req)
 
 	now := time.Now()
-	if x.watch.left { // fasthttp reports the ended read as a plain error
+	if x.watch.left.Load() { // fasthttp reports the ended read as a plain error
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.abandon() // no verdict on the channel
 		g.log.Info("client went away; upstream request cancelled", "id", string(x.id), "channel", c.ch.name)

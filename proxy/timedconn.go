@@ -39,8 +39,8 @@ type timedConn struct {
 	local      connAddr
 
 	// watch, when set, is the client of the request under way, waiting
-	// for a whole answer: a read that would wait looks at it every
-	// pollClient (see clientgone.go). The head of each request sets it.
+	// for a whole answer (see clientgone.go): when it has gone, the
+	// watcher wakes the read, which fails. The head of each request sets it.
 	watch *watch
 
 	// With beforeWait set, a read first asks the socket through raw (when
@@ -89,69 +89,55 @@ func (c *timedConn) Write(p []byte) (int, error) {
 	if !c.awaiting.Swap(true) { // the head of a new request
 		c.watch = nil
 		if waiting.n.Load() > 0 {
-			c.watch = waitingFor(p)
+			c.watch = waitingFor(p, c)
 		}
 	}
 	return c.Conn.Write(p)
 }
 
 func (c *timedConn) Read(p []byte) (int, error) {
+	for {
+		n, err := c.read(p)
+		if err != nil && n == 0 && c.watch != nil && c.watch.left.Load() {
+			return 0, errClientGone
+		}
+		if err == nil || n > 0 || !c.woken(err) {
+			c.got(n)
+			return n, err
+		}
+	}
+}
+
+func (c *timedConn) read(p []byte) (int, error) {
 	if err := c.arm(); err != nil {
 		return 0, err
 	}
 	if c.beforeWait != nil {
 		n, done, err := c.readNow(p)
-		if !done {
-			// The read would wait: send on what came in before, then
-			// arm again, as sending may have taken a while.
-			if !c.beforeWait() {
-				return 0, errClientGone
-			}
-			if err := c.arm(); err != nil {
-				return 0, err
-			}
-			n, err = c.Conn.Read(p)
+		if done {
+			return n, err
 		}
-		c.got(n)
-		return n, err
-	}
-	if c.watch != nil {
-		return c.readWatching(p)
-	}
-	n, err := c.Conn.Read(p)
-	c.got(n)
-	return n, err
-}
-
-// readWatching reads for a client that waits for a whole answer: a read
-// that would wait wakes every pollClient to look at the client, and fails
-// with errClientGone once it has gone (fasthttp then closes the upstream
-// connection, which cancels the request).
-func (c *timedConn) readWatching(p []byte) (int, error) {
-	if n, done, err := c.readNow(p); done {
-		c.got(n)
-		return n, err
-	}
-	for deadline := c.armed; ; {
-		slice := time.Now().UnixNano() + int64(pollClient)
-		if slice >= deadline {
-			slice = deadline
+		// The read would wait: send on what came in before, then
+		// arm again, as sending may have taken a while.
+		if !c.beforeWait() {
+			return 0, errClientGone
 		}
-		if err := c.Conn.SetReadDeadline(time.Unix(0, slice)); err != nil {
+		if err := c.arm(); err != nil {
 			return 0, err
 		}
-		c.armed = slice
-		n, err := c.Conn.Read(p)
-		if n == 0 && slice < deadline && isTimeout(err) {
-			if clientGone(c.watch.client) {
-				c.watch.left = true
-				return 0, errClientGone
-			}
-			continue
-		}
-		c.got(n)
-		return n, err
 	}
+	return c.Conn.Read(p)
+}
+
+// woken reports whether a read timed out before the deadline armed: the
+// client watcher woke it (see wake) for a request that had ended. The
+// next arm sets the deadline again.
+func (c *timedConn) woken(err error) bool {
+	if !isTimeout(err) || time.Now().UnixNano() >= c.armed {
+		return false
+	}
+	c.armed = 0
+	return true
 }
 
 // arm sets the read deadline the next read needs, unless the one set is

@@ -132,19 +132,19 @@ func BenchmarkTimedConnRead(b *testing.B) {
 	})
 }
 
-// A read for a client that waits for a whole answer wakes every pollClient
-// to look at the client; an upstream that answers after several such
-// wakings is read, whatever kind of timeout error its connection gives
-// (fasthttputil's in-memory one, the demo channel's, is not a net.Error).
-func TestWatchingReadOutlastsItsPolls(t *testing.T) {
+// A read woken by the client watcher after its request ended (the wake
+// meant for the request the connection served before) reads on: only its
+// own deadline, or its own client's leaving, ends it, whatever kind of
+// timeout error its connection gives (fasthttputil's in-memory one, the
+// demo channel's, is not a net.Error).
+func TestWokenReadReadsOn(t *testing.T) {
 	pc := fasthttputil.NewPipeConns()
 	c := newTimedConn(pc.Conn1(), 5*time.Second, 5*time.Second)
-	client, other := net.Pipe() // a client still there (net.Pipe has no socket to look at)
-	defer client.Close()
-	defer other.Close()
-	c.watch = &watch{client: client}
+	c.watch = &watch{} // a client still there
 	go func() {
-		time.Sleep(3 * pollClient)
+		time.Sleep(50 * time.Millisecond)
+		c.Conn.SetReadDeadline(time.Unix(1, 0)) //nolint:errcheck // as wake does
+		time.Sleep(100 * time.Millisecond)
 		pc.Conn2().Write([]byte("late answer")) //nolint:errcheck
 	}()
 	buf := make([]byte, 64)
@@ -152,7 +152,58 @@ func TestWatchingReadOutlastsItsPolls(t *testing.T) {
 	if err != nil || string(buf[:n]) != "late answer" {
 		t.Fatalf("read %q, %v", buf[:n], err)
 	}
-	if c.watch.left {
-		t.Fatal("the client was taken for gone")
+}
+
+// The watcher ends the upstream read of a request whose client closed its
+// connection within two polls, and stops once no request waits.
+func TestWatcherEndsReadOfGoneClient(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ln.Accept() // the gateway's side of the client's connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+
+	pc := fasthttputil.NewPipeConns()
+	c := newTimedConn(pc.Conn1(), 5*time.Second, 5*time.Second)
+	id := []byte("req_watcher_test")
+	w := &watch{client: server, since: time.Now()}
+	startWaiting(id, w)
+	if _, err := c.Write([]byte("POST /v1/x HTTP/1.1\r\nX-Request-Id: req_watcher_test\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if c.watch != w || w.up != c {
+		t.Fatal("the upstream connection did not find the waiting exchange by its request id")
+	}
+	go func() { time.Sleep(100 * time.Millisecond); client.Close() }()
+	start := time.Now()
+	n, err := c.Read(make([]byte, 16))
+	stopWaiting(id)
+	if n != 0 || err != errClientGone || !w.left.Load() {
+		t.Fatalf("read %d, %v, left %v; want errClientGone", n, err, w.left.Load())
+	}
+	if d := time.Since(start); d > 3*pollClient {
+		t.Errorf("the read ended %v after the client left, want within %v", d, 3*pollClient)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		waiting.Lock()
+		running := waiting.watching
+		waiting.Unlock()
+		if !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher still runs with no request waiting")
+		}
+		time.Sleep(pollClient / 5)
 	}
 }
