@@ -90,8 +90,8 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	}
 	r := codec.Relayed{}
 	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
-	if end := rawjson.ContainerEnd(body, at[1]); end > 0 && body[at[1]] == '{' {
-		if u, err := DecodeUsage(body[at[1]:end]); err == nil {
+	if at[1] >= 0 && body[at[1]] == '{' {
+		if u, err := DecodeUsage(body[at[1]:]); err == nil {
 			r.Usage, r.HasUsage = u, true
 		}
 	}

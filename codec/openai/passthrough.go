@@ -361,52 +361,56 @@ func escaped(b []byte, i int) bool {
 	return n%2 == 1
 }
 
-// DecodeUsage decodes an OpenAI usage object. It reads the four counts it
-// needs with rawjson instead of a struct decode: this runs on every
-// response, and costs a tenth of sonic.Unmarshal here.
+// DecodeUsage decodes the OpenAI usage object at the start of b (what
+// follows it is not read). It reads the four counts it needs member by
+// member instead of a struct decode: this runs on every response, and a
+// usage object is small enough that a lookup's fixed cost would be most
+// of the work.
 func DecodeUsage(b []byte) (codec.Usage, error) {
-	f := [...]rawjson.Field{{Key: "prompt_tokens"}, {Key: "completion_tokens"},
-		{Key: "prompt_tokens_details"}, {Key: "completion_tokens_details"}}
-	if err := rawjson.Lookup(b, f[:], false); err != nil {
-		return codec.Usage{}, err
-	}
 	var u codec.Usage
 	var err error
-	if u.Input, err = count(b, f[0]); err != nil {
-		return u, err
+	m := rawjson.Members(b)
+	for m.Next() && err == nil {
+		switch v := m.Value(); string(m.Key()) {
+		case "prompt_tokens":
+			u.Input, err = count(v)
+		case "completion_tokens":
+			u.Output, err = count(v)
+		case "prompt_tokens_details":
+			u.CachedInput, err = detail(v, "cached_tokens")
+		case "completion_tokens_details":
+			u.Reasoning, err = detail(v, "reasoning_tokens")
+		}
 	}
-	if u.Output, err = count(b, f[1]); err != nil {
-		return u, err
+	if err == nil {
+		err = m.Err()
 	}
-	if u.CachedInput, err = detail(b, f[2], "cached_tokens"); err != nil {
-		return u, err
-	}
-	u.Reasoning, err = detail(b, f[3], "reasoning_tokens")
 	return u, err
 }
 
-// detail reads one count of a details object (which may be absent or null).
-func detail(b []byte, obj rawjson.Field, key string) (int, error) {
-	if obj.Start < 0 || rawjson.KindOf(b[obj.Start:obj.End]) == rawjson.KindNull {
+// detail reads one count of a details object (which may be null).
+func detail(v []byte, key string) (int, error) {
+	if rawjson.KindOf(v) == rawjson.KindNull {
 		return 0, nil
 	}
-	v := b[obj.Start:obj.End]
-	f := [...]rawjson.Field{{Key: key}}
-	if err := rawjson.Lookup(v, f[:], false); err != nil {
-		return 0, err
+	m := rawjson.Members(v)
+	for m.Next() {
+		if string(m.Key()) == key {
+			return count(m.Value())
+		}
 	}
-	return count(v, f[0])
+	return 0, m.Err()
 }
 
-// count reads a token count: absent or null is 0, anything but a
-// non-negative integer is an error.
-func count(b []byte, f rawjson.Field) (int, error) {
-	if f.Start < 0 || rawjson.KindOf(b[f.Start:f.End]) == rawjson.KindNull {
+// count reads a token count: null is 0, anything but a non-negative
+// integer is an error.
+func count(v []byte) (int, error) {
+	if rawjson.KindOf(v) == rawjson.KindNull {
 		return 0, nil
 	}
-	n, err := strconv.Atoi(string(b[f.Start:f.End]))
+	n, err := strconv.Atoi(string(v))
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("usage: %q is not a token count", b[f.Start:f.End])
+		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
 }

@@ -357,12 +357,3 @@ func FuzzValidTopKeys(f *testing.F) {
 		}
 	})
 }
-
-func TestContainerEnd(t *testing.T) {
-	b := []byte(`{"a":[1,{"b":"}"}],"c":{}} `)
-	for _, c := range []struct{ i, want int }{{0, 26}, {5, 18}, {8, 17}, {23, 25}, {24, -1}, {1, -1}, {-1, -1}, {30, -1}} {
-		if got := rawjson.ContainerEnd(b, c.i); got != c.want {
-			t.Errorf("ContainerEnd(%d) = %d, want %d", c.i, got, c.want)
-		}
-	}
-}

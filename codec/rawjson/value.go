@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/bytedance/sonic/decoder"
 )
 
 // Kind is the kind of a JSON value.
@@ -223,17 +221,4 @@ func empty(v []byte, opening, closing byte) bool {
 		}
 	}
 	return true
-}
-
-// ContainerEnd returns the offset just past the object or array that starts
-// at b[i], or -1. It checks no more than a skip needs: meant for a document
-// already validated.
-func ContainerEnd(b []byte, i int) int {
-	if i < 0 || i >= len(b) || b[i] != '{' && b[i] != '[' {
-		return -1
-	}
-	if start, end := decoder.Skip(b[i:]); start == 0 && end > 0 {
-		return i + end
-	}
-	return -1
 }

@@ -1,0 +1,73 @@
+package rawjson
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMembers(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string // key=value pairs
+		end  int      // -1: broken
+	}{
+		{`{}`, nil, 2},
+		{` { } tail`, nil, 4},
+		{`{"a":1,"b" : {"c":[1,2]} , "d":null}`, []string{"a=1", "b={\"c\":[1,2]}", "d=null"}, 36},
+		{"{\n  \"k\\u0065y\": \"v\\n\"\n}", []string{`k\u0065y="v\n"`}, 23},
+		{`{"a":{}`, []string{"a={}"}, -1},
+		{`{"a":1`, []string{"a=1"}, -1},
+		{`{"a":1,}`, []string{"a=1"}, -1},
+		{`{"a" 1}`, nil, -1},
+		{`{"a":01}`, []string{"a=0"}, -1},
+		{`{"a":"` + "\x01" + `"}`, nil, -1},
+		{`{,}`, nil, -1},
+		{`[]`, nil, -1},
+		{``, nil, -1},
+		{`{"a":1]`, []string{"a=1"}, -1},
+	} {
+		m := Members([]byte(c.in))
+		var got []string
+		for m.Next() {
+			got = append(got, string(m.Key())+"="+string(m.Value()))
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%q: members %q, want %q", c.in, got, c.want)
+		}
+		for i := range min(len(got), len(c.want)) {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: member %d %q, want %q", c.in, i, got[i], c.want[i])
+			}
+		}
+		if end := m.End(); end != c.end || (m.Err() == nil) != (c.end >= 0) {
+			t.Errorf("%q: end %d, err %v; want end %d", c.in, end, m.Err(), c.end)
+		}
+		if m.Next() {
+			t.Errorf("%q: Next after the end", c.in)
+		}
+	}
+}
+
+// A document is read whole without an error exactly when it is a valid
+// JSON object, as encoding/json sees it; every member Next yields is one.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[true,{"c":null}]}`, `{"a":"\u00e9"}`, `{"a":1,}`, `{"a" :-0.5e3 }`, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m := Members(b)
+		n := 0
+		for m.Next() {
+			n++
+			if !json.Valid(m.Value()) {
+				t.Fatalf("%q: member value %q is not JSON", b, m.Value())
+			}
+		}
+		end := m.End()
+		var obj map[string]json.RawMessage
+		valid := end >= 0 && json.Unmarshal(b[:end], &obj) == nil
+		if (end >= 0) != valid {
+			t.Fatalf("%q: end %d, err %v; encoding/json: valid object %v", b, end, m.Err(), valid)
+		}
+	})
+}
