@@ -126,3 +126,16 @@ func BenchmarkModelSplice(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTagged looks for gateway-tagged signatures in a 3 KB chat
+// request, as every pass-through request does.
+func BenchmarkTagged(b *testing.B) {
+	body := chatRequest3KB(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if openai.Dialect.Tagged(body) {
+			b.Fatal("tagged")
+		}
+	}
+}
