@@ -25,7 +25,10 @@ const (
 // needs. A same-style exchange is relayed untouched, so an untagged
 // signature comes from the client's own style.
 
-const sigTag = "rosetta:"
+// SigTag is how a tagged signature starts: 8 bytes, which a request
+// reader's check of the strings can look for (rawjson.LookupValidMarked)
+// before HasSignatureTags is run on the whole body.
+const SigTag = "rosetta:"
 
 // TagSignature returns sig as a client of style client receives it from a
 // provider of style origin: unchanged within one style (or with no origin
@@ -34,14 +37,14 @@ func TagSignature(sig, origin, client string) string {
 	if sig == "" || origin == "" || origin == client {
 		return sig
 	}
-	return sigTag + origin + ":" + sig
+	return SigTag + origin + ":" + sig
 }
 
 // SplitSignature reads a signature a client of style client sent: the
 // signature and the style whose provider minted it (client itself when it
 // is not tagged).
 func SplitSignature(s, client string) (sig, origin string) {
-	rest, ok := strings.CutPrefix(s, sigTag)
+	rest, ok := strings.CutPrefix(s, SigTag)
 	if !ok {
 		return s, client
 	}
@@ -53,7 +56,7 @@ func SplitSignature(s, client string) (sig, origin string) {
 }
 
 // sigTagQuoted is how a tagged signature starts in JSON.
-var sigTagQuoted = []byte(`"` + sigTag)
+var sigTagQuoted = []byte(`"` + SigTag)
 
 // HasSignatureTags reports whether a request body holds a string that
 // starts as a tagged signature does. Such a request cannot be relayed as it

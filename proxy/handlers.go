@@ -56,7 +56,7 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 		g.fail(ctx, x, e)
 		return
 	}
-	x.stream, x.includeUsage = req.Stream, req.IncludeUsage
+	x.stream, x.includeUsage, x.tagged = req.Stream, req.IncludeUsage, req.Tagged
 	g.serve(ctx, x, op, body, req.Model)
 }
 

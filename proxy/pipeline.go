@@ -73,7 +73,9 @@ func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, bo
 		return
 	}
 	x.model, x.route, x.bodyLen = rt.public, rt, len(body)
-	x.tagged = x.style.Tagged(body)
+	if x.inbound == nil { // its reader has looked already
+		x.tagged = x.style.Tagged(body)
+	}
 	if op.metered && !g.admit(ctx, x, int64(len(body)/4)) {
 		return
 	}

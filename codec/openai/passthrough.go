@@ -21,6 +21,9 @@ type ChatRequest struct {
 	// IncludeUsage reports whether a streaming client asked for usage
 	// (stream_options.include_usage).
 	IncludeUsage bool
+	// Tagged reports whether the body holds a signature the gateway
+	// tagged (codec.HasSignatureTags), found by the body's check.
+	Tagged bool
 
 	objStart      int    // offset of the body's opening brace
 	checked       []byte // the body whose strings Parse checked
@@ -29,6 +32,9 @@ type ChatRequest struct {
 	includeUsage  rawjson.Field
 	nameBuf       [64]byte
 }
+
+// sigTagMark is how a string the gateway tagged starts (codec.SigTag).
+var sigTagMark = [8]byte([]byte(codec.SigTag))
 
 var chatRequests = sync.Pool{New: func() any { return new(ChatRequest) }}
 
@@ -77,7 +83,8 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	// One pass checks the JSON, strings included, and finds the fields. A
 	// full scan: a duplicate "model" after the first must be caught, or the
 	// allow-list would check one name while the upstream reads another.
-	if err := rawjson.LookupValid(body, fields[:]); err != nil {
+	marked, err := rawjson.LookupValidMarked(body, fields[:], &sigTagMark)
+	if err != nil {
 		if !rawjson.Valid(body) {
 			return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
 		}
@@ -85,6 +92,7 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	}
 	r.checked = body
 	r.objStart = bytes.IndexByte(body, '{')
+	r.Tagged = marked && codec.HasSignatureTags(body)
 
 	m := fields[fModel]
 	if m.Start < 0 {

@@ -12,6 +12,7 @@ package rawjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 
@@ -55,17 +56,30 @@ func (e *SyntaxError) Error() string {
 // follows the point where all == false stops goes unnoticed, so access checks need all == true.
 //
 // The keys in fields should be distinct; of repeated ones only the first is filled in.
-func Lookup(b []byte, fields []Field, all bool) error { return lookup(b, fields, all, false) }
+func Lookup(b []byte, fields []Field, all bool) error { return lookup(b, fields, all, false, nil) }
 
 // LookupValid is Lookup with all == true that checks the whole document as encoding/json.Valid
 // does, strings included: it accepts a document if and only if encoding/json.Valid accepts it
 // and Lookup(b, fields, true) does (it is a JSON object, with no requested key repeated). It
 // reads b once, where sonic.Valid, ValidStrings and Lookup read it three times; its errors for
 // invalid JSON say less about the problem than Lookup's. It allocates only to return an error.
-func LookupValid(b []byte, fields []Field) error { return lookup(b, fields, true, true) }
+func LookupValid(b []byte, fields []Field) error { return lookup(b, fields, true, true, nil) }
 
-// lookup is Lookup; strict checks what LookupValid checks.
-func lookup(b []byte, fields []Field, all, strict bool) error {
+// LookupValidMarked is LookupValid that also reports whether a string
+// value of the document (not a key) starts with mark, 8 bytes compared
+// as they are spelled: a check for a rare prefix costs nothing beside the
+// check of the strings, where a search of the document would cost as much
+// as the check (a request's signatures tagged by the gateway, see
+// codec.HasSignatureTags).
+func LookupValidMarked(b []byte, fields []Field, mark *[8]byte) (marked bool, err error) {
+	f := finder{mark: binary.LittleEndian.Uint64(mark[:])}
+	err = lookup(b, fields, true, true, &f)
+	return f.marked, err
+}
+
+// lookup is Lookup; strict checks what LookupValid checks, and f, if not
+// nil, is what the check of the values looks for.
+func lookup(b []byte, fields []Field, all, strict bool, f *finder) error {
 	for i := range fields {
 		fields[i].Start, fields[i].End = -1, -1
 	}
@@ -88,7 +102,7 @@ func lookup(b []byte, fields []Field, all, strict bool) error {
 				return &SyntaxError{Offset: keyAt, Msg: "invalid escape in key"}
 			}
 			valueAt := s.i
-			if err := s.skipTopValue(); err != nil {
+			if err := s.skipTopValue(f); err != nil {
 				return err
 			}
 			if j >= 0 {
@@ -226,13 +240,14 @@ func (s *scanner) skipString() error {
 // skipTopValue moves past a value of the top-level object. Containers go to
 // sonic's native skipper, which is several times faster on dense documents
 // (the messages array of a chat request); what it rejects is skipped again
-// by skipValue, which names the problem.
-func (s *scanner) skipTopValue() error {
+// by skipValue, which names the problem. A strict scanner checks the value
+// with validValue instead, which looks for what f names, if anything.
+func (s *scanner) skipTopValue(f *finder) error {
 	if s.strict {
 		// The top-level object is one level of encoding/json's limit.
-		end := validValue(s.b, s.i, nil, nil, maxDepth-1)
+		end := validValue(s.b, s.i, f, nil, maxDepth-1)
 		if end == errDeep {
-			end = validDeep(s.b, s.i, nil, maxDepth-1)
+			end = validDeep(s.b, s.i, f, maxDepth-1)
 		}
 		if end < 0 {
 			return s.err("invalid value")

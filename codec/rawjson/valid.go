@@ -72,6 +72,10 @@ type finder struct {
 	lens uint64 // bit n set when a key is n bytes long
 	left int    // keys not found yet
 	top  bool   // only the keys of the top-level object
+	// mark, when not 0, is the first 8 bytes of a string value to look
+	// for (little-endian); marked is set when one starts so.
+	mark   uint64
+	marked bool
 }
 
 // found notes that the key b[ks:ke] introduces the value at v.
@@ -188,6 +192,9 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
+	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == f.mark {
+		f.marked = true
+	}
 	for {
 		if i+8 <= len(b) {
 			// A word at a time (SWAR): qm flags the quotes, bm the

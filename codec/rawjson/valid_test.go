@@ -327,7 +327,52 @@ func FuzzLookupValid(f *testing.F) {
 		if old != (err == nil) && !(err == nil && depth(b) > 4096) {
 			t.Fatalf("LookupValid(%q) = %v; sonic.Valid+ValidStrings+Lookup accept: %v", b, err, old)
 		}
+		marked, merr := rawjson.LookupValidMarked(b, lookupFields(), &testMark)
+		if (merr == nil) != (err == nil) {
+			t.Fatalf("LookupValidMarked(%q) = %v, LookupValid %v", b, merr, err)
+		}
+		var v any // escapes decoded: compare documents without them
+		if err == nil && !bytes.Contains(b, []byte{'\\'}) && json.Unmarshal(b, &v) == nil && marked != markedValue(v) {
+			t.Fatalf("LookupValidMarked(%q) marked %v, a string value starting %q: %v", b, marked, testMark, !marked)
+		}
 	})
+}
+
+var testMark = [8]byte([]byte("rosetta:"))
+
+// markedValue reports whether a decoded document holds a string value
+// (not a key) that starts with testMark.
+func markedValue(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.HasPrefix(v, string(testMark[:]))
+	case []any:
+		return slices.ContainsFunc(v, markedValue)
+	case map[string]any:
+		for _, e := range v {
+			if markedValue(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestLookupValidMarked(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"model":"m","messages":[{"content":[{"signature":"rosetta:anthropic:abc"}]}]}`: true,
+		`{"model":"rosetta:x"}`:              true,
+		`{"rosetta:x":"y","a":["rosetta"]}`:  false, // a key, and a shorter string
+		`{"a":" rosetta:x","b":"Rosetta:x"}`: false,
+		`{"a":{"b":[1,{"c":"rosetta:"}]}}`:   true,
+		`{"a":"\u0072osetta:x"}`:             false, // escapes are not decoded
+	} {
+		fields := lookupFields()
+		marked, err := rawjson.LookupValidMarked([]byte(doc), fields, &testMark)
+		if err != nil || marked != want {
+			t.Errorf("LookupValidMarked(%s) = %v, %v; want %v", doc, marked, err, want)
+		}
+	}
 }
 
 // FuzzValidTopKeys: ValidTopKeys finds a key where Lookup finds it among
