@@ -129,7 +129,7 @@ func watchClients() {
 			return
 		}
 		for _, c := range long {
-			if clientGone(c.w.client) {
+			if clientGone(c.client) {
 				wake(c)
 			}
 		}
@@ -137,10 +137,12 @@ func watchClients() {
 }
 
 // waitingClient is an exchange the watcher looks at, with its key in
-// waiting.
+// waiting and its client, read under the lock: once the exchange stops
+// waiting its watch is reset for the next request.
 type waitingClient struct {
-	k idKey
-	w *watch
+	k      idKey
+	w      *watch
+	client net.Conn
 }
 
 // waitingSince appends the exchanges that have waited since before t on
@@ -156,7 +158,7 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 	}
 	for k, e := range waiting.m {
 		if e.n == 1 && e.w.up != nil && e.w.since.Before(t) && !e.w.left.Load() {
-			dst = append(dst, waitingClient{k, e.w})
+			dst = append(dst, waitingClient{k, e.w, e.w.client})
 		}
 	}
 	return dst, true
