@@ -64,6 +64,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		IncludeUsage: x.includeUsage,
 		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
+		Embed:        &x.canon.Embed,
 	}
 }
 

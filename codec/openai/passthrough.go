@@ -22,6 +22,7 @@ type ChatRequest struct {
 	// (stream_options.include_usage).
 	IncludeUsage bool
 
+	kind          PassKind
 	objStart      int    // offset of the body's opening brace
 	checked       []byte // the body whose strings Parse checked
 	model         rawjson.Field
@@ -66,7 +67,7 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error { return r.ParseAs(body, P
 
 // ParseAs reads and checks a request body of kind k, as Parse does.
 func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
-	*r = ChatRequest{}
+	*r = ChatRequest{kind: k}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
 	switch k {
 	case PassCompletions:
@@ -145,8 +146,12 @@ func checkRequired(body []byte, f rawjson.Field, k PassKind) *codec.Error {
 // DecodeRequest decodes body into c for a translation, as the package's
 // DecodeRequest does, but without checking the strings of body again when
 // it is the body (the same slice) that Parse last checked; body must not
-// have changed since. Any other body is checked in full.
+// have changed since. Any other body is checked in full. An embeddings
+// request decodes as DecodeEmbeddingsRequest does.
 func (r *ChatRequest) DecodeRequest(body []byte, c *codec.Request) *codec.Error {
+	if r.kind == PassEmbeddings {
+		return DecodeEmbeddingsRequest(body, c)
+	}
 	_, err := decodeRequest(body, c, nil, r.checkedBody(body))
 	return err
 }
