@@ -41,12 +41,16 @@ type operation struct {
 	fallback func(g *Gateway, ctx *fasthttp.RequestCtx, x *exchange)
 	// served, when set, marks a response from a channel.
 	served func(ctx *fasthttp.RequestCtx)
+	// estimates: an answer that reports no usage (Gemini's embeddings
+	// have none) is counted with the gateway's estimate of the input,
+	// and the client is told so (estimateUsage).
+	estimates bool
 }
 
 var (
 	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
 	opComplete    = &operation{op: codec.OpComplete, metered: true}
-	opEmbed       = &operation{op: codec.OpEmbed, metered: true}
+	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )
