@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
 )
 
 // geminiEmbedUpstream answers batchEmbedContents for model as the Gemini
@@ -135,5 +137,179 @@ func TestEmbeddingsErrorsOpenAIStyle(t *testing.T) {
 	}
 	if bad.hits.Load() != 1 || good.hits.Load() != 1 {
 		t.Fatalf("upstreams called again: bad %d, good %d", bad.hits.Load(), good.hits.Load())
+	}
+}
+
+// genaiClient is the official Gemini client of the gateway, with key.
+func genaiClient(t *testing.T, tg *testGateway, key string) *genai.Client {
+	t.Helper()
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: key, Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: tg.url},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// geminiPost posts body to a Gemini method of the gateway with the key in
+// the query, and reads the JSON answer.
+func (tg *testGateway) geminiPost(t *testing.T, target, body string) (*http.Response, map[string]any) {
+	t.Helper()
+	resp, got := tg.send(t, "POST", "/v1beta/models/"+target+"?key="+openKey, nil, body)
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatalf("%s: %d %s", target, resp.StatusCode, got)
+	}
+	return resp, m
+}
+
+// TestGeminiEmbeddings drives embedContent (genai's EmbedContent calls
+// batchEmbedContents) to a Gemini channel, which gets the client's batch
+// with its own model in each request, and to an OpenAI channel, which gets
+// /embeddings; embedContent itself goes to a Gemini channel as a batch of
+// one and comes back as one embedding.
+func TestGeminiEmbeddings(t *testing.T) {
+	ge, oa := geminiEmbedUpstream(t, "gemini-embedding-001"), endpointsUpstream(t)
+	tg := startGateway(t, embedChannel("ge", ge, "")+"  - {name: oa, type: openai, base_url: \""+oa.baseURL()+
+		"\", api_keys: ["+upstreamKey+"], model_map: {gpt-embed: text-embedding-3-small}}\n")
+	client := genaiClient(t, tg, openKey)
+	dims := int32(4)
+	texts := []*genai.Content{genai.NewContentFromText("hello", genai.RoleUser), genai.NewContentFromText("world", genai.RoleUser)}
+	config := &genai.EmbedContentConfig{TaskType: "RETRIEVAL_QUERY", OutputDimensionality: &dims}
+
+	t.Run("gemini channel", func(t *testing.T) {
+		res, err := client.Models.EmbedContent(context.Background(), "embed-x", texts, config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Embeddings) != 2 || fmt.Sprint(res.Embeddings[1].Values) != "[1.5 -1 5]" {
+			t.Fatalf("embeddings %+v", res.Embeddings)
+		}
+		got := ge.lastRequest()
+		var sent struct {
+			Requests []struct {
+				Model, TaskType      string
+				OutputDimensionality int
+				Content              struct{ Parts []struct{ Text string } }
+			}
+		}
+		if got.path != "/v1beta/models/gemini-embedding-001:batchEmbedContents" || got.header.Get("x-goog-api-key") != upstreamKey ||
+			json.Unmarshal(got.body, &sent) != nil || len(sent.Requests) != 2 || strings.Contains(string(got.body), "embed-x") {
+			t.Fatalf("upstream got %s %v\n%s", got.path, got.header, got.body)
+		}
+		for i, r := range sent.Requests {
+			if r.Model != "models/gemini-embedding-001" || r.TaskType != "RETRIEVAL_QUERY" || r.OutputDimensionality != 4 ||
+				r.Content.Parts[0].Text != texts[i].Parts[0].Text {
+				t.Errorf("request %d: %+v", i, r)
+			}
+		}
+		// Byte for byte but for the model, which goes where a request
+		// has none.
+		body := `{"requests":[{"model":"models/embed-x", "content":{"parts":[{"text":"a"}]},"task_type":"CLUSTERING"},` +
+			`{"content":{"parts":[{"text":"bc"}]}}] }`
+		resp, m := tg.geminiPost(t, "embed-x:batchEmbedContents", body)
+		if resp.StatusCode != 200 || fmt.Sprint(m) != "map[embeddings:[map[values:[0.5 -1 1]] map[values:[1.5 -1 2]]]]" {
+			t.Fatalf("%d %v", resp.StatusCode, m)
+		}
+		want := strings.ReplaceAll(body, "models/embed-x", "models/gemini-embedding-001")
+		want = strings.Replace(want, `{"content"`, `{"model":"models/gemini-embedding-001","content"`, 1)
+		if got := string(ge.lastRequest().body); got != want {
+			t.Fatalf("upstream got\n%s\nwant\n%s", got, want)
+		}
+	})
+	t.Run("openai channel", func(t *testing.T) {
+		res, err := client.Models.EmbedContent(context.Background(), "gpt-embed", texts, config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Embeddings) != 2 || res.Embeddings[1].Values[0] != 0.0023064255 || len(res.Embeddings[0].Values) != 4 {
+			t.Fatalf("embeddings %+v", res.Embeddings)
+		}
+		got := oa.lastRequest()
+		const sent = `{"model":"text-embedding-3-small","input":["hello","world"],"dimensions":4}`
+		if got.path != "/v1/embeddings" || got.header.Get("Authorization") != "Bearer "+upstreamKey || string(got.body) != sent {
+			t.Fatalf("upstream got %s %v\n%s", got.path, got.header, got.body)
+		}
+	})
+	t.Run("embedContent", func(t *testing.T) {
+		resp, m := tg.geminiPost(t, "embed-x:embedContent",
+			`{"content":{"parts":[{"text":"hi"}]},"taskType":"RETRIEVAL_DOCUMENT","title":"Doc","outputDimensionality":3}`)
+		if resp.StatusCode != 200 || fmt.Sprint(m) != "map[embedding:map[values:[0.5 -1 2]]]" || resp.Header.Get("X-Rosetta-Token-Count") != "estimate" {
+			t.Fatalf("%d %v", resp.StatusCode, m)
+		}
+		const sent = `{"requests":[{"model":"models/gemini-embedding-001","content":{"parts":[{"text":"hi"}]},` +
+			`"taskType":"RETRIEVAL_DOCUMENT","title":"Doc","outputDimensionality":3}]}`
+		if got := ge.lastRequest(); got.path != "/v1beta/models/gemini-embedding-001:batchEmbedContents" || string(got.body) != sent {
+			t.Fatalf("upstream got %s\n%s", got.path, got.body)
+		}
+	})
+}
+
+// TestEmbeddingsErrorsGeminiStyle: a Gemini client's embeddings fail over
+// from a channel that answers 500 to the next; an unknown model is a 503, a
+// body without content, or of the other method, a 400, and a missing key a
+// 401, all in Gemini's shape, with no upstream called.
+func TestEmbeddingsErrorsGeminiStyle(t *testing.T) {
+	bad := newMock(t, jsonReply(500, []byte(`{"error":{"code":500,"message":"boom","status":"INTERNAL"}}`)))
+	good := geminiEmbedUpstream(t, "gemini-embedding-001")
+	tg := startGateway(t, embedChannel("bad", bad, ", priority: 0")+embedChannel("good", good, ", priority: 1"))
+	res, err := genaiClient(t, tg, openKey).Models.EmbedContent(context.Background(), "embed-x", genai.Text("hi"), nil)
+	if err != nil || len(res.Embeddings) != 1 || bad.hits.Load() != 1 || good.hits.Load() != 1 {
+		t.Fatalf("%v %+v (bad %d, good %d)", err, res, bad.hits.Load(), good.hits.Load())
+	}
+
+	one := `{"content":{"parts":[{"text":"hi"}]}}`
+	for _, c := range []struct {
+		target, body string
+		status       int
+	}{
+		{"nope:batchEmbedContents", `{"requests":[` + one + `]}`, 503},
+		{"nope:embedContent", one, 503},
+		{"embed-x:embedContent", `{"taskType":"RETRIEVAL_QUERY"}`, 400},
+		{"embed-x:batchEmbedContents", `{"requests":[]}`, 400},
+		{"embed-x:batchEmbedContents", `{"requests":[{"content":{"parts":[{"text":7}]}}]}`, 400},
+		{"embed-x:batchEmbedContents", one, 400},
+		{"embed-x:embedContent", `{"requests":[` + one + `]}`, 400},
+	} {
+		resp, m := tg.geminiPost(t, c.target, c.body)
+		geminiErr(t, resp.StatusCode, m, c.status)
+	}
+	resp, got := tg.send(t, "POST", "/v1beta/models/embed-x:embedContent", nil, one)
+	var m map[string]any
+	json.Unmarshal(got, &m)
+	geminiErr(t, resp.StatusCode, m, 401)
+	if bad.hits.Load() != 1 || good.hits.Load() != 1 {
+		t.Fatalf("upstreams called again: bad %d, good %d", bad.hits.Load(), good.hits.Load())
+	}
+}
+
+// TestDemoGeminiEmbeddings: the demo channel (OpenAI-compatible) answers
+// Gemini's embedding methods too, through the translation: one unit vector
+// per text, one text one vector, with the asked dimensions.
+func TestDemoGeminiEmbeddings(t *testing.T) {
+	tg := startGateway(t, "  - {name: demo, type: demo, models: [demo], pace: 1ms}\n")
+	dims := int32(8)
+	res, err := genaiClient(t, tg, clientKey).Models.EmbedContent(context.Background(), "demo",
+		[]*genai.Content{genai.NewContentFromText("hello", genai.RoleUser), genai.NewContentFromText("world", genai.RoleUser)},
+		&genai.EmbedContentConfig{OutputDimensionality: &dims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Embeddings) != 2 || len(res.Embeddings[0].Values) != 8 || fmt.Sprint(res.Embeddings[0].Values) == fmt.Sprint(res.Embeddings[1].Values) {
+		t.Fatalf("embeddings %+v", res.Embeddings)
+	}
+	norm := 0.0
+	for _, x := range res.Embeddings[0].Values {
+		norm += float64(x) * float64(x)
+	}
+	if math.Abs(norm-1) > 1e-5 {
+		t.Errorf("not a unit vector: %v", res.Embeddings[0].Values)
+	}
+	resp, got := tg.send(t, "POST", "/v1beta/models/demo:embedContent", map[string]string{"x-goog-api-key": clientKey},
+		`{"content":{"parts":[{"text":"hello"}]},"outputDimensionality":8}`)
+	var one struct{ Embedding struct{ Values []float32 } }
+	if resp.StatusCode != 200 || json.Unmarshal(got, &one) != nil || fmt.Sprint(one.Embedding.Values) != fmt.Sprint(res.Embeddings[0].Values) {
+		t.Fatalf("%d %s", resp.StatusCode, got)
 	}
 }
