@@ -75,7 +75,7 @@ func (d *embedDecoder) request(at string, w *embedRequest, e *codec.Embed) (batc
 	var kb [40]byte
 	l, ok := p.object()
 	if !ok {
-		return false, d.syntaxError(strings.TrimSuffix(at, "."))
+		return false, syntaxError(p, strings.TrimSuffix(at, "."))
 	}
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
 		field := ""
@@ -107,11 +107,11 @@ func (d *embedDecoder) request(at string, w *embedRequest, e *codec.Embed) (batc
 			p.skip()
 		}
 		if !ok {
-			return false, d.syntaxError(at + field)
+			return false, syntaxError(p, at+field)
 		}
 	}
 	if p.err {
-		return false, d.syntaxError(strings.TrimSuffix(at, "."))
+		return false, syntaxError(p, strings.TrimSuffix(at, "."))
 	}
 	return batch, nil
 }
@@ -138,7 +138,7 @@ func (d *embedDecoder) batch(e *codec.Embed) *codec.Error {
 		e.Title = cmp.Or(e.Title, w.title)
 	}
 	if p.err {
-		return d.syntaxError("requests")
+		return syntaxError(p, "requests")
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (d *embedDecoder) content(at string, w *embedRequest) *codec.Error {
 	var kb [40]byte
 	l, ok := p.object()
 	if !ok {
-		return d.syntaxError(at + "content")
+		return syntaxError(p, at+"content")
 	}
 	var texts []string
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
@@ -168,7 +168,7 @@ func (d *embedDecoder) content(at string, w *embedRequest) *codec.Error {
 		parts := p.array()
 		for j := 0; p.elem(&parts); j++ {
 			if field, ok := parsePart(p, &d.part, &d.sd); !ok {
-				return d.syntaxError(at + "content." + field)
+				return syntaxError(p, at+"content."+field)
 			}
 			if !isTextPart(&d.part) {
 				return invalid(at+"content.parts["+strconv.Itoa(j)+"]",
@@ -178,7 +178,7 @@ func (d *embedDecoder) content(at string, w *embedRequest) *codec.Error {
 		}
 	}
 	if p.err {
-		return d.syntaxError(at + "content")
+		return syntaxError(p, at+"content")
 	}
 	if len(texts) == 0 {
 		return invalid(at+"content.parts", "The content has no text to embed.")
@@ -190,15 +190,6 @@ func (d *embedDecoder) content(at string, w *embedRequest) *codec.Error {
 func isTextPart(w *wirePart) bool {
 	return w.InlineData == (wireBlob{}) && w.FileData == (wireFileData{}) && w.FunctionCall.Name == "" &&
 		w.FunctionResponse.Name == "" && !w.ServerSide
-}
-
-// syntaxError is the 400 for malformed JSON, or a value of the wrong kind
-// at field.
-func (d *embedDecoder) syntaxError(field string) *codec.Error {
-	if d.p.err {
-		return invalid("", "Invalid JSON payload received")
-	}
-	return invalid(field, "Invalid value at '"+field+"'")
 }
 
 // AppendEmbedRequest appends the body of a batchEmbedContents request for
