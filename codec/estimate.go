@@ -24,6 +24,12 @@ func EstimateTokens(r *Request) int {
 	for _, t := range r.Tools {
 		n += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
+	for _, t := range r.Embed.Texts {
+		n += len(t)
+	}
+	for _, ids := range r.Embed.Tokens {
+		n += 4 * len(ids) // a token each
+	}
 	return EstimateText(n)
 }
 

@@ -171,6 +171,27 @@ type Request struct {
 	// IncludeUsage: the client asked for usage in the stream (OpenAI);
 	// other dialects always report it.
 	IncludeUsage bool
+
+	// Embed is what an OpEmbed request asks (left out of the goldens'
+	// dumps of other requests).
+	Embed Embed `json:",omitzero"`
+}
+
+// Embed is an embeddings request: a vector for each input, in order.
+type Embed struct {
+	Texts []string
+	// Tokens are inputs given as token ids (OpenAI's), which only an
+	// OpenAI upstream reads; an embeddings request holds texts or tokens.
+	Tokens     [][]int
+	Dimensions int // 0: the model's own
+	// TaskType and Title are Gemini's hints of what the vectors are for
+	// (RETRIEVAL_DOCUMENT and the document's title...); OpenAI has none.
+	TaskType, Title string
+	// How the client wants its answer, for its own style's encoder
+	// (StreamInfo.Embed): the vectors as base64 (OpenAI's
+	// encoding_format), one embedding rather than a list (Gemini's
+	// embedContent).
+	Base64, Single bool
 }
 
 // Reset empties r for reuse, keeping the capacity of its slices.
@@ -214,6 +235,8 @@ type Response struct {
 	// StopSequence is the stop sequence that matched, when the dialect says.
 	StopSequence string
 	Usage        Usage
+	// Vectors answer an OpEmbed request: one per input, in order.
+	Vectors [][]float32 `json:",omitempty"`
 }
 
 // Reset empties r for reuse.

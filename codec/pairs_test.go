@@ -28,6 +28,10 @@ import (
 //	upstream stream  testdata/in/<to>/stream_<case>.sse      → stream_<case>.sse (the client's stream)
 //	                                                            and, for Gemini clients, stream_<case>.array.json
 //	upstream error   testdata/in/<to>/error_<status>_<case>.json → error_<status>_<case>.json
+//	embeddings       testdata/in/<from>/embed_request_<case>.json → embed_request_<case>.json (and .dropped.json),
+//	                 testdata/in/<to>/embed_response_<case>.json → embed_response_<case><shape>.json, for each
+//	                                                            shape the client may ask its vectors in
+//	                                                            (pairs of styles that both embed)
 //
 // The provider fixtures of testdata/wire/<style>/ are inputs too, named
 // <surface>_wire_<rest of the file name>. Everything goes through the
@@ -54,20 +58,22 @@ type style struct {
 	// array, when set, is the style's other stream framing (Gemini's
 	// streamGenerateContent without alt=sse: one JSON array).
 	array codec.Framing
+	// embedShapes are the forms a client of the style may ask its
+	// vectors in, by the suffix of their goldens ("" the default).
+	embedShapes map[string]codec.Embed
 }
 
 func (s *style) name() string { return s.Name() }
 
-func (s *style) decodeRequest(b []byte, r *codec.Request) ([]string, *codec.Error) {
-	if s.decodeDropped != nil {
+func (s *style) decodeRequest(op codec.Op, b []byte, r *codec.Request) ([]string, *codec.Error) {
+	if s.decodeDropped != nil && op == codec.OpGenerate {
 		return s.decodeDropped(b, r)
 	}
-	return nil, s.DecodeRequest(codec.OpGenerate, b, r, s.opts)
+	return nil, s.DecodeRequest(op, b, r, s.opts)
 }
 
-func (s *style) appendRequest(dst []byte, r *codec.Request) ([]byte, []string, *codec.Error) {
-	return s.AppendRequest(codec.OpGenerate, dst, r, s.opts)
-}
+// embeds reports whether r is an embeddings request.
+func embeds(r *codec.Request) bool { return len(r.Embed.Texts)+len(r.Embed.Tokens) > 0 }
 
 var styles = []*style{{
 	Dialect: openai.Dialect,
@@ -77,12 +83,16 @@ var styles = []*style{{
 	info: codec.StreamInfo{ID: "chatcmpl-rosetta0001", Model: "public-model", Created: 1795252445, IncludeUsage: true, InputTokens: 42},
 	// A channel serves thinking requests with a reasoning model.
 	model: func(r *codec.Request) string {
-		if r.Thinking.Enabled {
+		switch {
+		case embeds(r):
+			return "text-embedding-3-small"
+		case r.Thinking.Enabled:
 			return "gpt-5-mini"
 		}
 		return "gpt-4.1-mini"
 	},
-	wire: map[string][]string{"request": {"chat_request_"}, "response": {"chat_response_"}, "stream": {"chat_stream_"}, "error": {"error_"}},
+	wire:        map[string][]string{"request": {"chat_request_"}, "response": {"chat_response_"}, "stream": {"chat_stream_"}, "error": {"error_"}},
+	embedShapes: map[string]codec.Embed{"": {}, ".base64": {Base64: true}},
 }, {
 	Dialect: anthropic.Dialect,
 	opts:    codec.Options{Version: anthropic.Version20230601},
@@ -92,10 +102,16 @@ var styles = []*style{{
 }, {
 	Dialect: gemini.Dialect,
 	info:    codec.StreamInfo{ID: "rosetta0001", Model: "public-model", Created: 1795252445, InputTokens: 42},
-	model:   func(*codec.Request) string { return "gemini-2.5-flash" },
+	model: func(r *codec.Request) string {
+		if embeds(r) {
+			return "gemini-embedding-001"
+		}
+		return "gemini-2.5-flash"
+	},
 	// Gemini upstreams are always asked for SSE (gemini.AppendPath).
-	wire:  map[string][]string{"request": {"generate_request_"}, "response": {"generate_response_", "response_"}, "stream": {"stream_sse_"}, "error": {"error_"}},
-	array: gemini.Framing(true),
+	wire:        map[string][]string{"request": {"generate_request_"}, "response": {"generate_response_", "response_"}, "stream": {"stream_sse_"}, "error": {"error_"}},
+	array:       gemini.Framing(true),
+	embedShapes: map[string]codec.Embed{"": {}, ".single": {Single: true}},
 }}
 
 // pair is an ordered pair of different styles and its golden directory.
@@ -164,10 +180,22 @@ func TestPairsGolden(t *testing.T) {
 				goldentest.Check(t, filepath.Join(p.dir, name), got)
 			}
 			for _, in := range inputs(t, p.from, "request") {
-				t.Run(in.name, func(t *testing.T) { p.request(t, in, check) })
+				t.Run(in.name, func(t *testing.T) { p.request(t, codec.OpGenerate, in, check) })
 			}
 			for _, in := range inputs(t, p.to, "response") {
-				t.Run(in.name, func(t *testing.T) { p.response(t, in, check) })
+				t.Run(in.name, func(t *testing.T) { p.response(t, codec.OpGenerate, in, "", p.info(), check) })
+			}
+			if codec.Serves(p.from, codec.OpEmbed) && codec.Serves(p.to, codec.OpEmbed) {
+				for _, in := range inputs(t, p.from, "embed_request") {
+					t.Run(in.name, func(t *testing.T) { p.request(t, codec.OpEmbed, in, check) })
+				}
+				for _, in := range inputs(t, p.to, "embed_response") {
+					for suffix, shape := range p.from.embedShapes {
+						info := p.info()
+						info.Embed = &shape
+						t.Run(in.name+suffix, func(t *testing.T) { p.response(t, codec.OpEmbed, in, suffix, info, check) })
+					}
+				}
 			}
 			for _, in := range inputs(t, p.to, "stream") {
 				t.Run(in.name, func(t *testing.T) { p.stream(t, in, check) })
@@ -193,17 +221,17 @@ func checkNoStrays(t *testing.T, dir string, written map[string]bool) {
 
 type checkFunc func(t *testing.T, name string, got []byte)
 
-// request translates a client's request into the upstream's, as
+// request translates a client's request for op into the upstream's, as
 // proxy/forward.go upstreamBody does.
-func (p pair) request(t *testing.T, in input, check checkFunc) {
+func (p pair) request(t *testing.T, op codec.Op, in input, check checkFunc) {
 	var r codec.Request
 	var drops goldentest.Dropped
 	var err *codec.Error
-	if drops.Decode, err = p.from.decodeRequest(goldentest.Read(t, in.path), &r); err != nil {
+	if drops.Decode, err = p.from.decodeRequest(op, goldentest.Read(t, in.path), &r); err != nil {
 		t.Fatalf("%s.DecodeRequest: %v", p.from.name(), err)
 	}
 	r.Model = p.to.model(&r)
-	out, encDrops, err := p.to.appendRequest(nil, &r)
+	out, encDrops, err := p.to.AppendRequest(op, nil, &r, p.to.opts)
 	if err != nil {
 		// A request the upstream's style cannot take: the client gets a
 		// 400 in its own style, which is the golden.
@@ -216,21 +244,25 @@ func (p pair) request(t *testing.T, in input, check checkFunc) {
 		check(t, in.name+".dropped.json", d)
 	}
 	var again codec.Request
-	if _, err := p.to.decodeRequest(out, &again); err != nil {
+	if _, err := p.to.decodeRequest(op, out, &again); err != nil {
 		t.Errorf("the upstream request is not one a %s client could send: %v", p.to.name(), err)
 	}
 }
 
-// response translates an upstream's whole answer into the client's.
-func (p pair) response(t *testing.T, in input, check checkFunc) {
+// response translates an upstream's whole answer to op into the client's,
+// given info, into the golden named for the input and suffix.
+func (p pair) response(t *testing.T, op codec.Op, in input, suffix string, info codec.StreamInfo, check checkFunc) {
 	var r codec.Response
-	if err := p.to.DecodeResponse(codec.OpGenerate, goldentest.Read(t, in.path), &r); err != nil {
+	if err := p.to.DecodeResponse(op, goldentest.Read(t, in.path), &r); err != nil {
 		t.Fatalf("%s.DecodeResponse: %v", p.to.name(), err)
 	}
-	out := p.from.AppendResponse(codec.OpGenerate, nil, &r, p.info())
-	check(t, in.name+".json", goldentest.IndentJSON(t, out))
+	if info.Embed != nil && info.Embed.Single && len(r.Vectors) != 1 {
+		return // one embedding answers one text
+	}
+	out := p.from.AppendResponse(op, nil, &r, info)
+	check(t, in.name+suffix+".json", goldentest.IndentJSON(t, out))
 	var again codec.Response
-	if err := p.from.DecodeResponse(codec.OpGenerate, out, &again); err != nil {
+	if err := p.from.DecodeResponse(op, out, &again); err != nil {
 		t.Errorf("the client's %s answer does not decode: %v", p.from.name(), err)
 	}
 }

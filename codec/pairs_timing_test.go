@@ -32,12 +32,12 @@ func BenchmarkPairsTranslateRequest2KB(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if _, err := p.from.decodeRequest(body, &r); err != nil {
+				if _, err := p.from.decodeRequest(codec.OpGenerate, body, &r); err != nil {
 					b.Fatal(err)
 				}
 				r.Model = p.to.model(&r)
 				var err *codec.Error
-				if dst, _, err = p.to.appendRequest(dst[:0], &r); err != nil {
+				if dst, _, err = p.to.AppendRequest(codec.OpGenerate, dst[:0], &r, p.to.opts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -80,6 +80,9 @@ type StreamInfo struct {
 	// signatures the encoder tags for a client of another style
 	// (TagSignature).
 	Origin string
+	// Embed is the client's request of an OpEmbed answer, which says how
+	// it wants the vectors (Base64, Single).
+	Embed *Embed
 }
 
 // StreamDecoder turns an upstream dialect's SSE events into canonical events.

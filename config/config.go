@@ -158,8 +158,10 @@ type Channel struct {
 	// Endpoints narrows what the channel serves for its models to these
 	// endpoint families: chat (chat completions, messages,
 	// generateContent, token counts), completions (the legacy text
-	// completions), embeddings. Default: every family its type serves
-	// (openai and demo: all; anthropic and gemini: chat).
+	// completions), embeddings (OpenAI's /embeddings, Gemini's
+	// embedContent and batchEmbedContents). Default: every family its
+	// type serves (openai and demo: all; gemini: chat and embeddings;
+	// anthropic: chat).
 	Endpoints []string `yaml:"endpoints"`
 
 	// Timeouts bound each upstream request.

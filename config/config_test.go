@@ -97,6 +97,8 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: demo, models: [m], pace: -1s}]", "rosetta.yaml: channels[0].pace: must be positive, got -1s")
 	f("channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [chat, embeddings]}]",
 		"rosetta.yaml: channels[0].endpoints[1]: anthropic channels do not serve embeddings (they serve chat)")
+	f("channels: [{name: a, type: gemini, api_keys: [k], models: [m], endpoints: [embeddings, completions]}]",
+		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat and embeddings)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
 		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions or embeddings)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",

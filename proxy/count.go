@@ -18,3 +18,10 @@ func (g *Gateway) estimateCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
 	g.answer(ctx, x, x.style.AppendResponse(codec.OpCountTokens, x.buf[:0], &x.resp, codec.StreamInfo{}))
 }
+
+// estimateUsage is the usage of an answer that reports none: the gateway's
+// estimate of the input, marked so, and X-Rosetta-Token-Count says so.
+func (x *exchange) estimateUsage(ctx *fasthttp.RequestCtx) codec.Usage {
+	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
+	return codec.Usage{Input: x.estimate(), Estimated: true}
+}

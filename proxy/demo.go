@@ -154,28 +154,26 @@ func (d *demoUpstream) stream(ctx *fasthttp.RequestCtx, words []string, first []
 // demoEmbed answers an embeddings request: for each input a unit vector
 // drawn from a hash of it, so that one text always gets one vector.
 func demoEmbed(ctx *fasthttp.RequestCtx) {
-	var req openai.EmbeddingsRequest
+	var req codec.Request
 	if e := openai.DecodeEmbeddingsRequest(ctx.PostBody(), &req); e != nil {
 		demoError(ctx, e)
 		return
 	}
-	dims := cmp.Or(req.Dimensions, demoDimensions)
+	dims := cmp.Or(req.Embed.Dimensions, demoDimensions)
 	if dims > maxDemoDimensions {
 		demoError(ctx, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest,
 			Message: fmt.Sprintf("demo: at most %d dimensions", maxDemoDimensions)})
 		return
 	}
 	var vectors [][]float32
-	size := 0
-	for _, t := range req.Texts {
+	for _, t := range req.Embed.Texts {
 		vectors = append(vectors, demoVector(t, dims))
-		size += len(t)
 	}
-	for _, ids := range req.Tokens {
+	for _, ids := range req.Embed.Tokens {
 		vectors = append(vectors, demoVector(fmt.Sprint(ids), dims))
-		size += 4 * len(ids)
 	}
-	demoJSON(ctx, openai.AppendEmbeddings(nil, req.Model, vectors, req.Base64, codec.Usage{Input: codec.EstimateText(size)}))
+	usage := codec.Usage{Input: codec.EstimateTokens(&req)}
+	demoJSON(ctx, openai.AppendEmbeddings(nil, req.Model, vectors, req.Embed.Base64, usage))
 }
 
 const demoDimensions, maxDemoDimensions = 16, 4096

@@ -168,7 +168,8 @@ func decodeVector(t *testing.T, s string) []float32 {
 }
 
 // TestEndpointNotServed: a model none of whose channels serves an
-// endpoint (their type has no such API, or their endpoints leave it out)
+// endpoint (their type has no such API, or their endpoints leave it out:
+// the Gemini channel's embeddings)
 // gets a 503 that names the endpoint, in the OpenAI shape, and no upstream
 // is called; the endpoints the channel serves still work.
 func TestEndpointNotServed(t *testing.T) {
@@ -176,7 +177,7 @@ func TestEndpointNotServed(t *testing.T) {
 	chat := newMock(t, jsonReply(200, fixture(t, "chat_response.json")))
 	tg := startGateway(t,
 		"  - {name: claude, type: anthropic, base_url: \""+up.srv.URL+"\", api_keys: [k], models: [claude-x]}\n"+
-			"  - {name: gem, type: gemini, base_url: \""+up.srv.URL+"\", api_keys: [k], models: [gemini-x]}\n"+
+			"  - {name: gem, type: gemini, base_url: \""+up.srv.URL+"\", api_keys: [k], models: [gemini-x], endpoints: [chat]}\n"+
 			"  - {name: chatonly, type: openai, base_url: \""+chat.baseURL()+"\", api_keys: [k], models: [gpt-4o-mini], endpoints: [chat]}\n")
 	for _, c := range []struct{ path, model, endpoint string }{
 		{"/v1/embeddings", "claude-x", "embeddings"},

@@ -75,8 +75,8 @@ func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
 }
 
 // geminiPost serves POST /v1beta/models/{model}:{method}: generateContent,
-// streamGenerateContent (JSON array, or SSE with alt=sse) and countTokens,
-// Gemini's style.
+// streamGenerateContent (JSON array, or SSE with alt=sse), countTokens,
+// embedContent and batchEmbedContents, Gemini's style.
 func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 	model, method, ok := gemini.ParsePath(string(ctx.Path()))
 	op := opGenerate
@@ -84,6 +84,10 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 	case gemini.MethodGenerate, gemini.MethodStream:
 	case gemini.MethodCountTokens:
 		op = opCountTokens
+	case gemini.MethodBatchEmbed:
+		op = opEmbed
+	case gemini.MethodEmbed:
+		op = opEmbedOne
 	default:
 		ok = false
 	}
@@ -109,6 +113,11 @@ func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operat
 	body := ctx.PostBody()
 	if e := x.style.DecodeRequest(op.op, body, &x.canon, x.opts); e != nil {
 		g.fail(ctx, x, e)
+		return
+	}
+	if x.canon.Embed.Single != op.single {
+		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "",
+			"embedContent takes one 'content', batchEmbedContents a list of 'requests'."))
 		return
 	}
 	if model != "" {

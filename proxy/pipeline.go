@@ -41,12 +41,22 @@ type operation struct {
 	fallback func(g *Gateway, ctx *fasthttp.RequestCtx, x *exchange)
 	// served, when set, marks a response from a channel.
 	served func(ctx *fasthttp.RequestCtx)
+	// estimates: an answer that reports no usage (Gemini's embeddings
+	// have none) is counted with the gateway's estimate of the input,
+	// and the client is told so (estimateUsage).
+	estimates bool
+	// single: the request embeds one content and is answered with one
+	// embedding (Gemini's embedContent), where the codec.OpEmbed of
+	// every other request embeds a list; it goes up as a list of one, so
+	// it is translated even to a channel of its style.
+	single bool
 }
 
 var (
 	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
 	opComplete    = &operation{op: codec.OpComplete, metered: true}
-	opEmbed       = &operation{op: codec.OpEmbed, metered: true}
+	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
+	opEmbedOne    = &operation{op: codec.OpEmbed, metered: true, estimates: true, single: true, translated: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )

@@ -25,6 +25,9 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
 			return errUnreadable
 		}
+		if x.op.estimates && x.resp.Usage == (codec.Usage{}) {
+			x.resp.Usage = x.estimateUsage(ctx)
+		}
 		if x.op.metered {
 			x.usage = x.resp.Usage
 		}
@@ -50,6 +53,9 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	}
 	if x.op.metered {
 		x.usage = r.Usage
+		if x.op.estimates && !r.HasUsage {
+			x.usage = x.estimateUsage(ctx)
+		}
 	}
 	return nil
 }
@@ -64,6 +70,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		IncludeUsage: x.includeUsage,
 		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
+		Embed:        &x.canon.Embed,
 	}
 }
 

@@ -299,20 +299,23 @@ func TestErrorsInEachStyle(t *testing.T) {
 		t.Errorf("unknown model: %d %v", s, m)
 	}
 
-	geminiErr := func(status int, m map[string]any, wantStatus int) {
-		t.Helper()
-		e, _ := m["error"].(map[string]any)
-		if status != wantStatus || e["code"] != float64(wantStatus) || e["status"] == "" || e["message"] == "" {
-			t.Errorf("status %d body %v, want %d in Gemini's shape", status, m, wantStatus)
-		}
-	}
 	gen := `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`
 	s, m = post("/v1beta/models/gemini-x:generateContent", nil, gen)
-	geminiErr(s, m, 401)
+	geminiErr(t, s, m, 401)
 	s, m = post("/v1beta/models/gemini-x:generateContent?key="+openKey, nil, `{"contents":`)
-	geminiErr(s, m, 400)
+	geminiErr(t, s, m, 400)
 	s, m = post("/v1beta/models/nope:generateContent?key="+openKey, nil, gen)
-	geminiErr(s, m, 503)
+	geminiErr(t, s, m, 503)
+}
+
+// geminiErr checks that an answer of status with the body m is a Gemini
+// error of wantStatus.
+func geminiErr(t *testing.T, status int, m map[string]any, wantStatus int) {
+	t.Helper()
+	e, _ := m["error"].(map[string]any)
+	if status != wantStatus || e["code"] != float64(wantStatus) || e["status"] == "" || e["message"] == "" {
+		t.Errorf("status %d body %v, want %d in Gemini's shape", status, m, wantStatus)
+	}
 }
 
 // TestGeminiArrayStream: without alt=sse a Gemini stream is one JSON array,

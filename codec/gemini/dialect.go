@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -25,9 +24,11 @@ var httpFacts = codec.HTTP{
 		case codec.OpGenerate:
 			return AppendPath(dst, model, stream), true
 		case codec.OpCountTokens:
-			dst = append(dst, "/v1beta/"+modelsSegment...)
-			dst = appendPathSegment(dst, strings.TrimPrefix(model, modelsSegment))
-			return append(dst, ":"+MethodCountTokens...), true
+			return appendMethodPath(dst, model, MethodCountTokens), true
+		case codec.OpEmbed:
+			// One call for any number of texts: an embedContent request
+			// goes up as a batch of one.
+			return appendMethodPath(dst, model, MethodBatchEmbed), true
 		}
 		return dst, false
 	},
@@ -37,29 +38,41 @@ func (dialect) Name() string      { return "gemini" }
 func (dialect) HTTP() *codec.HTTP { return &httpFacts }
 
 func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec.Options) *codec.Error {
-	if op == codec.OpCountTokens {
+	switch op {
+	case codec.OpCountTokens:
 		return DecodeCountTokensRequest(body, r)
+	case codec.OpEmbed:
+		return DecodeEmbedRequest(body, r)
 	}
 	return DecodeRequest(body, r)
 }
 
 func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.Options) ([]byte, []string, *codec.Error) {
-	if op == codec.OpCountTokens {
+	switch op {
+	case codec.OpCountTokens:
 		return AppendCountTokensRequest(dst, r)
+	case codec.OpEmbed:
+		return AppendEmbedRequest(dst, r)
 	}
 	return AppendRequest(dst, r)
 }
 
 func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
-	if op == codec.OpCountTokens {
+	switch op {
+	case codec.OpCountTokens:
 		return codec.DecodeCount(body, r, DecodeCountTokensResponse)
+	case codec.OpEmbed:
+		return DecodeEmbedResponse(body, r)
 	}
 	return DecodeResponse(body, r)
 }
 
 func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
-	if op == codec.OpCountTokens {
+	switch op {
+	case codec.OpCountTokens:
 		return AppendCountTokensResponse(dst, r.Usage.Input)
+	case codec.OpEmbed:
+		return AppendEmbedResponse(dst, r.Vectors, info.Embed != nil && info.Embed.Single)
 	}
 	return AppendResponse(dst, r, info)
 }
@@ -82,8 +95,18 @@ func (dialect) AppendModel(dst []byte, id string, _ int64) []byte { return Appen
 func (dialect) Tagged(body []byte) bool { return HasGatewayMarks(body) }
 
 // AppendModelRequest appends body as it is: Gemini names the model in the
-// URL.
-func (dialect) AppendModelRequest(dst, body []byte, _ string) []byte { return append(dst, body...) }
+// URL, and in each request of a batchEmbedContents body, which gets model
+// there too (AppendBatchModel).
+func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
+	if bytes.Contains(body, quotedRequests) {
+		if out, ok := AppendBatchModel(dst, body, model); ok {
+			return out
+		}
+	}
+	return append(dst, body...)
+}
+
+var quotedRequests = []byte(`"requests"`)
 
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	return codec.ReadRelayedWith(body, modelSpan, readUsage)

@@ -4,13 +4,14 @@ import "strings"
 
 // The methods of a model that the gateway serves.
 const (
-	MethodGenerate     = "generateContent"
-	MethodStream       = "streamGenerateContent"
-	MethodCountTokens  = "countTokens"
-	modelsSegment      = "models/"
-	supportedMethods   = `["generateContent","streamGenerateContent","countTokens"]`
-	streamPathSuffix   = ":" + MethodStream + "?alt=sse"
-	generatePathSuffix = ":" + MethodGenerate
+	MethodGenerate    = "generateContent"
+	MethodStream      = "streamGenerateContent"
+	MethodCountTokens = "countTokens"
+	MethodEmbed       = "embedContent"
+	MethodBatchEmbed  = "batchEmbedContents"
+	modelsSegment     = "models/"
+	supportedMethods  = `["generateContent","streamGenerateContent","countTokens"]`
+	sseQuery          = "?alt=sse"
 )
 
 // ParsePath reads the model and the method from a request path such as
@@ -49,12 +50,17 @@ func ParsePath(path string) (model, method string, ok bool) {
 // (":streamGenerateContent?alt=sse"). A "models/" prefix of model is
 // accepted; bytes outside [A-Za-z0-9-._~] are percent-encoded.
 func AppendPath(dst []byte, model string, stream bool) []byte {
+	if stream {
+		return append(appendMethodPath(dst, model, MethodStream), sseQuery...)
+	}
+	return appendMethodPath(dst, model, MethodGenerate)
+}
+
+// appendMethodPath appends the path of a method of model, as AppendPath.
+func appendMethodPath(dst []byte, model, method string) []byte {
 	dst = append(dst, "/v1beta/"+modelsSegment...)
 	dst = appendPathSegment(dst, strings.TrimPrefix(model, modelsSegment))
-	if stream {
-		return append(dst, streamPathSuffix...)
-	}
-	return append(dst, generatePathSuffix...)
+	return append(append(dst, ':'), method...)
 }
 
 func appendPathSegment(dst []byte, s string) []byte {

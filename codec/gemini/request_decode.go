@@ -138,8 +138,12 @@ func (pc *pendingCalls) answerID(id string) {
 
 // syntaxError is the 400 for malformed JSON, or a value of the wrong kind
 // at field.
-func (d *requestDecoder) syntaxError(field string) *codec.Error {
-	if d.p.err {
+func (d *requestDecoder) syntaxError(field string) *codec.Error { return syntaxError(&d.p, field) }
+
+// syntaxError is the 400 for what p failed to read: malformed JSON, or a
+// value of the wrong kind at field.
+func syntaxError(p *parser, field string) *codec.Error {
+	if p.err {
 		return invalid("", "Invalid JSON payload received")
 	}
 	return invalid(field, "Invalid value at '"+field+"'")

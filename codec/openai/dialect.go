@@ -34,27 +34,40 @@ func (dialect) Name() string      { return "openai" }
 func (dialect) HTTP() *codec.HTTP { return &httpFacts }
 
 func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec.Options) *codec.Error {
-	if op != codec.OpGenerate {
-		return unsupported(op)
+	switch op {
+	case codec.OpGenerate:
+		return DecodeRequest(body, r)
+	case codec.OpEmbed:
+		return DecodeEmbeddingsRequest(body, r)
 	}
-	return DecodeRequest(body, r)
+	return unsupported(op)
 }
 
 func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.Options) ([]byte, []string, *codec.Error) {
-	if op != codec.OpGenerate {
-		return dst, nil, unsupported(op)
+	switch op {
+	case codec.OpGenerate:
+		return AppendRequest(dst, r)
+	case codec.OpEmbed:
+		out, dropped := AppendEmbeddingsRequest(dst, r)
+		return out, dropped, nil
 	}
-	return AppendRequest(dst, r)
+	return dst, nil, unsupported(op)
 }
 
 func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
-	if op != codec.OpGenerate {
-		return unsupported(op)
+	switch op {
+	case codec.OpGenerate:
+		return DecodeResponse(body, r)
+	case codec.OpEmbed:
+		return DecodeEmbeddingsResponse(body, r)
 	}
-	return DecodeResponse(body, r)
+	return unsupported(op)
 }
 
 func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	if op == codec.OpEmbed {
+		return AppendEmbeddings(dst, info.Model, r.Vectors, info.Embed != nil && info.Embed.Base64, r.Usage)
+	}
 	return AppendResponse(dst, r, info)
 }
 

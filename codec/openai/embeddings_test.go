@@ -13,27 +13,30 @@ import (
 )
 
 func TestDecodeEmbeddingsRequest(t *testing.T) {
+	req := func(model, user string, e codec.Embed) codec.Request {
+		return codec.Request{Model: model, User: user, Embed: e}
+	}
 	for _, c := range []struct {
 		body  string
-		want  EmbeddingsRequest
+		want  codec.Request
 		param string // of the error, "-" for none
 	}{
-		{`{"model":"m","input":"hi"}`, EmbeddingsRequest{Model: "m", Texts: []string{"hi"}}, "-"},
+		{`{"model":"m","input":"hi"}`, req("m", "", codec.Embed{Texts: []string{"hi"}}), "-"},
 		{`{"model":"m","input":["a","b"],"encoding_format":"base64","dimensions":8,"user":"u"}`,
-			EmbeddingsRequest{Model: "m", Texts: []string{"a", "b"}, Base64: true, Dimensions: 8, User: "u"}, "-"},
-		{`{"model":"m","input":[1,2,3]}`, EmbeddingsRequest{Model: "m", Tokens: [][]int{{1, 2, 3}}}, "-"},
-		{`{"model":"m","input":[[1],[2,3]]}`, EmbeddingsRequest{Model: "m", Tokens: [][]int{{1}, {2, 3}}}, "-"},
-		{`{"model":"m","input":"x","encoding_format":"float"}`, EmbeddingsRequest{Model: "m", Texts: []string{"x"}}, "-"},
-		{`{"model":"m"}`, EmbeddingsRequest{}, "input"},
-		{`{"model":"m","input":[]}`, EmbeddingsRequest{}, "input"},
-		{`{"model":"m","input":[1,"a"]}`, EmbeddingsRequest{}, "input"},
-		{`{"model":"m","input":{"a":1}}`, EmbeddingsRequest{}, "input"},
-		{`{"input":"x"}`, EmbeddingsRequest{}, "model"},
-		{`{"model":"m","input":"x","encoding_format":"hex"}`, EmbeddingsRequest{}, "encoding_format"},
-		{`{"model":"m","input":"x","dimensions":-1}`, EmbeddingsRequest{}, "dimensions"},
-		{`{"model":"m","input":"x"`, EmbeddingsRequest{}, ""},
+			req("m", "u", codec.Embed{Texts: []string{"a", "b"}, Base64: true, Dimensions: 8}), "-"},
+		{`{"model":"m","input":[1,2,3]}`, req("m", "", codec.Embed{Tokens: [][]int{{1, 2, 3}}}), "-"},
+		{`{"model":"m","input":[[1],[2,3]]}`, req("m", "", codec.Embed{Tokens: [][]int{{1}, {2, 3}}}), "-"},
+		{`{"model":"m","input":"x","encoding_format":"float"}`, req("m", "", codec.Embed{Texts: []string{"x"}}), "-"},
+		{`{"model":"m"}`, codec.Request{}, "input"},
+		{`{"model":"m","input":[]}`, codec.Request{}, "input"},
+		{`{"model":"m","input":[1,"a"]}`, codec.Request{}, "input"},
+		{`{"model":"m","input":{"a":1}}`, codec.Request{}, "input"},
+		{`{"input":"x"}`, codec.Request{}, "model"},
+		{`{"model":"m","input":"x","encoding_format":"hex"}`, codec.Request{}, "encoding_format"},
+		{`{"model":"m","input":"x","dimensions":-1}`, codec.Request{}, "dimensions"},
+		{`{"model":"m","input":"x"`, codec.Request{}, ""},
 	} {
-		var r EmbeddingsRequest
+		var r codec.Request
 		e := DecodeEmbeddingsRequest([]byte(c.body), &r)
 		switch {
 		case c.param == "-" && e != nil:
@@ -104,15 +107,91 @@ func FuzzEmbeddingsRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var r EmbeddingsRequest
+		var r codec.Request
 		if e := DecodeEmbeddingsRequest(body, &r); e != nil {
 			if e.Status != 400 {
 				t.Fatalf("status %d", e.Status)
 			}
 			return
 		}
-		if r.Model == "" || r.Inputs() == 0 || r.Dimensions < 0 || !json.Valid(body) {
+		if r.Model == "" || len(r.Embed.Texts)+len(r.Embed.Tokens) == 0 || r.Embed.Dimensions < 0 || !json.Valid(body) {
 			t.Fatalf("accepted %q as %+v", body, r)
+		}
+	})
+}
+
+// TestEmbeddingsRequestRoundTrip: the body the encoder writes for an
+// upstream decodes back to the request, Gemini's hints aside (dropped).
+func TestEmbeddingsRequestRoundTrip(t *testing.T) {
+	for _, r := range []codec.Request{
+		{Model: "m", User: "u", Embed: codec.Embed{Texts: []string{"a", "\"b\"\n"}, Dimensions: 8, TaskType: "RETRIEVAL_QUERY", Title: "t"}},
+		{Model: "m", Embed: codec.Embed{Tokens: [][]int{{1, 2}, {3}}}},
+	} {
+		out, dropped := AppendEmbeddingsRequest(nil, &r)
+		var back codec.Request
+		if e := DecodeEmbeddingsRequest(out, &back); e != nil {
+			t.Fatalf("%s: %v", out, e)
+		}
+		want := r
+		want.Embed.TaskType, want.Embed.Title = "", ""
+		if !reflect.DeepEqual(back, want) {
+			t.Errorf("%s read back as %+v", out, back)
+		}
+		if r.Embed.Title != "" && !reflect.DeepEqual(dropped, []string{"task_type", "title"}) {
+			t.Errorf("dropped %v", dropped)
+		}
+	}
+}
+
+func TestDecodeEmbeddingsResponse(t *testing.T) {
+	b64 := string(AppendVectorBase64(nil, []float32{0.5, -2}))
+	for _, c := range []struct {
+		body string
+		want [][]float32 // nil: an error
+		in   int
+	}{
+		{`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.25,1e-3]}],"model":"m","usage":{"prompt_tokens":3,"total_tokens":3}}`,
+			[][]float32{{0.25, 1e-3}}, 3},
+		{`{"data":[{"index":1,"embedding":` + b64 + `},{"index":0,"embedding":[]}]}`, [][]float32{{}, {0.5, -2}}, 0},
+		{`{"data":[{"index":1,"embedding":[1]}]}`, nil, 0},
+		{`{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]}`, nil, 0},
+		{`{"data":[{"index":0,"embedding":"not base64!"}]}`, nil, 0},
+		{`{"data":[{"index":0,"embedding":{"a":1}}]}`, nil, 0},
+		{`{"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":"x"}}`, nil, 0},
+		{`{"data":`, nil, 0},
+	} {
+		var r codec.Response
+		err := DecodeEmbeddingsResponse([]byte(c.body), &r)
+		switch {
+		case c.want == nil && err == nil:
+			t.Errorf("%s: read as %v", c.body, r.Vectors)
+		case c.want != nil && (err != nil || !reflect.DeepEqual(r.Vectors, c.want) || r.Usage.Input != c.in):
+			t.Errorf("%s: %v %v (usage %d)", c.body, err, r.Vectors, r.Usage.Input)
+		}
+	}
+}
+
+func FuzzEmbeddingsResponse(f *testing.F) {
+	for _, s := range []string{`{"data":[{"index":0,"embedding":[0.5,1]}],"usage":{"prompt_tokens":2}}`,
+		`{"data":[{"index":1,"embedding":"AAAAPw=="},{"index":0,"embedding":[]}]}`, `{"data":[{"index":-1}]}`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var r codec.Response
+		if DecodeEmbeddingsResponse(body, &r) != nil {
+			return
+		}
+		for i, v := range r.Vectors {
+			if v == nil {
+				t.Fatalf("%q: no vector at %d", body, i)
+			}
+		}
+		for _, b64 := range []bool{false, true} {
+			out := AppendEmbeddings(nil, "m", r.Vectors, b64, r.Usage)
+			var again codec.Response
+			if err := DecodeEmbeddingsResponse(out, &again); err != nil || !reflect.DeepEqual(again.Vectors, r.Vectors) {
+				t.Fatalf("%q → %s: %v", body, out, err)
+			}
 		}
 	})
 }

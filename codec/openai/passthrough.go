@@ -25,6 +25,7 @@ type ChatRequest struct {
 	// tagged (codec.HasSignatureTags), found by the body's check.
 	Tagged bool
 
+	kind          PassKind
 	objStart      int    // offset of the body's opening brace
 	checked       []byte // the body whose strings Parse checked
 	model         rawjson.Field
@@ -72,7 +73,7 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error { return r.ParseAs(body, P
 
 // ParseAs reads and checks a request body of kind k, as Parse does.
 func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
-	*r = ChatRequest{}
+	*r = ChatRequest{kind: k}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
 	switch k {
 	case PassCompletions:
@@ -153,8 +154,12 @@ func checkRequired(body []byte, f rawjson.Field, k PassKind) *codec.Error {
 // DecodeRequest decodes body into c for a translation, as the package's
 // DecodeRequest does, but without checking the strings of body again when
 // it is the body (the same slice) that Parse last checked; body must not
-// have changed since. Any other body is checked in full.
+// have changed since. Any other body is checked in full. An embeddings
+// request decodes as DecodeEmbeddingsRequest does.
 func (r *ChatRequest) DecodeRequest(body []byte, c *codec.Request) *codec.Error {
+	if r.kind == PassEmbeddings {
+		return DecodeEmbeddingsRequest(body, c)
+	}
 	_, err := decodeRequest(body, c, nil, r.checkedBody(body))
 	return err
 }
