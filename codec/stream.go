@@ -80,6 +80,9 @@ type StreamInfo struct {
 	// signatures the encoder tags for a client of another style
 	// (TagSignature).
 	Origin string
+	// Request is the request answered, for an answer that gives some of
+	// it back (a rerank's documents, which not every upstream returns).
+	Request *Request
 }
 
 // StreamDecoder turns an upstream dialect's SSE events into canonical events.

@@ -158,7 +158,7 @@ type Channel struct {
 	// Endpoints narrows what the channel serves for its models to these
 	// endpoint families: chat (chat completions, messages,
 	// generateContent, token counts), completions (the legacy text
-	// completions), embeddings. Default: every family its type serves
+	// completions), embeddings, rerank. Default: every family its type serves
 	// (openai and demo: all; anthropic and gemini: chat).
 	Endpoints []string `yaml:"endpoints"`
 

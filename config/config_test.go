@@ -98,7 +98,7 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [chat, embeddings]}]",
 		"rosetta.yaml: channels[0].endpoints[1]: anthropic channels do not serve embeddings (they serve chat)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
-		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions or embeddings)`)
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings or rerank)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
 		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 

@@ -25,6 +25,8 @@ var httpFacts = codec.HTTP{
 			return append(dst, "/completions"...), true
 		case codec.OpEmbed:
 			return append(dst, "/embeddings"...), true
+		case codec.OpRerank:
+			return append(dst, "/rerank"...), true
 		}
 		return dst, false // OpenAI has no token count
 	},
@@ -34,6 +36,9 @@ func (dialect) Name() string      { return "openai" }
 func (dialect) HTTP() *codec.HTTP { return &httpFacts }
 
 func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec.Options) *codec.Error {
+	if op == codec.OpRerank {
+		return DecodeRerankRequest(body, r)
+	}
 	if op != codec.OpGenerate {
 		return unsupported(op)
 	}
@@ -41,6 +46,10 @@ func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec
 }
 
 func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.Options) ([]byte, []string, *codec.Error) {
+	if op == codec.OpRerank {
+		out, e := AppendRerankRequest(dst, r)
+		return out, nil, e
+	}
 	if op != codec.OpGenerate {
 		return dst, nil, unsupported(op)
 	}
@@ -48,6 +57,9 @@ func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.
 }
 
 func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error {
+	if op == codec.OpRerank {
+		return codec.DecodeRanking(body, r)
+	}
 	if op != codec.OpGenerate {
 		return unsupported(op)
 	}
@@ -55,6 +67,9 @@ func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error
 }
 
 func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	if op == codec.OpRerank {
+		return AppendRerankResponse(dst, r, info)
+	}
 	return AppendResponse(dst, r, info)
 }
 
