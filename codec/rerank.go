@@ -71,6 +71,9 @@ type rankingWire struct {
 // the tokens it reports (RerankUsage).
 func DecodeRanking(body []byte, r *Response) error {
 	r.Reset()
+	if !Valid(body) { // sonic's skip of the raw meta does not check it
+		return ErrNotJSON
+	}
 	var w rankingWire
 	if err := api.Unmarshal(body, &w); err != nil {
 		return err

@@ -63,9 +63,9 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{type: demo, models: [m]}]", "rosetta.yaml: channels[0].name: missing")
 	f("channels: [{name: a, type: demo, models: [m]}, {name: a, type: demo, models: [m]}]",
 		`rosetta.yaml: channels[1].name: "a" already used by channels[0]`)
-	f("channels: [{name: a, models: [m]}]", "rosetta.yaml: channels[0].type: missing (want openai, anthropic, gemini or demo)")
+	f("channels: [{name: a, models: [m]}]", "rosetta.yaml: channels[0].type: missing (want openai, anthropic, gemini, cohere or demo)")
 	f("channels: [{name: a, type: demo, models: [m]}, {name: b, type: foo, models: [m]}]",
-		`rosetta.yaml: channels[1].type: unknown type "foo" (want openai, anthropic, gemini or demo)`)
+		`rosetta.yaml: channels[1].type: unknown type "foo" (want openai, anthropic, gemini, cohere or demo)`)
 	f("channels: [{name: a, type: openai, base_url: 'ftp://x', api_keys: [k], models: [m]}]",
 		`rosetta.yaml: channels[0].base_url: "ftp://x" is not an absolute http(s) URL`)
 	f("channels: [{name: a, type: openai, base_url: /v1, api_keys: [k], models: [m]}]",
@@ -148,7 +148,7 @@ keys:
 		"rosetta.yaml: channels[2].name: cannot unmarshal !!seq into string (line 10)",
 		`rosetta.yaml: keys[0].key: ${APP_KEY} is not set`,
 		`rosetta.yaml: server.listen: "nowhere" is not host:port (e.g. 127.0.0.1:8080)`,
-		`rosetta.yaml: channels[0].type: unknown type "foo" (want openai, anthropic, gemini or demo)`,
+		`rosetta.yaml: channels[0].type: unknown type "foo" (want openai, anthropic, gemini, cohere or demo)`,
 		`rosetta.yaml: channels[1].name: "a" already used by channels[0]`,
 		`rosetta.yaml: channels[1].models: missing (list models or model_map)`,
 	}
