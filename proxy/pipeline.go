@@ -41,12 +41,17 @@ type operation struct {
 	fallback func(g *Gateway, ctx *fasthttp.RequestCtx, x *exchange)
 	// served, when set, marks a response from a channel.
 	served func(ctx *fasthttp.RequestCtx)
+	// usage, when set, reads the tokens of a relayed answer whose API
+	// reports them in a shape of its own (rerank's: usage.total_tokens,
+	// Cohere's meta), where the style's ReadRelayed would not see them.
+	usage func(body []byte) (codec.Usage, bool)
 }
 
 var (
 	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
 	opComplete    = &operation{op: codec.OpComplete, metered: true}
 	opEmbed       = &operation{op: codec.OpEmbed, metered: true}
+	opRerank      = &operation{op: codec.OpRerank, metered: true, usage: codec.RerankUsage}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )

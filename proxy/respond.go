@@ -50,6 +50,9 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	}
 	if x.op.metered {
 		x.usage = r.Usage
+		if x.op.usage != nil {
+			x.usage, _ = x.op.usage(b)
+		}
 	}
 	return nil
 }
@@ -64,6 +67,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		IncludeUsage: x.includeUsage,
 		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
+		Request:      &x.canon,
 	}
 }
 
