@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -171,6 +172,13 @@ func TestRerankFailover(t *testing.T) {
 	if bad.lastRequest().path != "/v1/rerank" {
 		t.Fatalf("bad got %s", bad.lastRequest().path)
 	}
+	_, metrics := tg.do(t, "GET", "/metrics", "", "")
+	for _, want := range []string{`rosetta_requests_total{endpoint="rerank",model="gpt-rerank",status="200"} 1`,
+		`rosetta_upstream_attempts_total{channel="bad",outcome="server_error"} 1`, `rosetta_upstream_attempts_total{channel="co",outcome="ok"} 1`} {
+		if !bytes.Contains(metrics, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }
 
 // TestRerankNotServed: a model none of whose channels serves rerank gets
@@ -253,4 +261,19 @@ func TestDemoRerank(t *testing.T) {
 	if _, again := tg.do(t, "POST", "/v1/rerank", clientKey, body); !bytes.Equal(again, got) {
 		t.Fatalf("another ranking of the same request: %s", again)
 	}
+}
+
+// TestTestCohereChannel: the console's test of a cohere channel, which
+// serves no chat, is a rerank of one document.
+func TestTestCohereChannel(t *testing.T) {
+	co := cohereMock(t)
+	tg := startGateway(t, cohereChannel("co", co, ""))
+	if d, err := tg.g.TestChannel(context.Background(), "co"); err != nil || d <= 0 {
+		t.Fatalf("%v, %v", d, err)
+	}
+	got := co.lastRequest()
+	if want := `{"model":"rerank-v3.5","query":"ping","documents":["ping"]}`; got.path != "/v2/rerank" || string(got.body) != want {
+		t.Fatalf("test request %s %s", got.path, got.body)
+	}
+	checkUpstreamKey(t, got.header)
 }
