@@ -495,6 +495,7 @@ func TestExample(t *testing.T) {
 		"PGPASSWORD": "pw", "OPENAI_KEY_1": "sk-1", "OPENAI_KEY_2": "sk-2",
 		"ANTHROPIC_API_KEY": "sk-ant", "GEMINI_API_KEY": "AIza",
 		"ROSETTA_APP_KEY": "sk-rosetta-0123456789", "ROSETTA_LISTEN": "",
+		"COHERE_API_KEY": "co-key",
 	} {
 		t.Setenv(k, v)
 	}
@@ -503,11 +504,14 @@ func TestExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Source != path || len(c.Channels) != 4 || len(c.Keys) != 1 {
+	if c.Source != path || len(c.Channels) != 5 || len(c.Keys) != 1 {
 		t.Fatalf("Load(%q) = %+v", path, c)
 	}
 	if got := c.Channels[1].APIKeys; !reflect.DeepEqual(got, []string{"sk-ant"}) {
 		t.Errorf("claude api_keys = %q, want the ANTHROPIC_API_KEY value", got)
+	}
+	if co := c.Channels[3]; co.Type != "cohere" || !reflect.DeepEqual(co.APIKeys, []string{"co-key"}) || co.BaseURL != "https://api.cohere.com" {
+		t.Errorf("the cohere channel %+v: want COHERE_API_KEY and Cohere's base URL", co)
 	}
 
 	// Every field of the struct appears in the example.
