@@ -277,3 +277,21 @@ func TestTestCohereChannel(t *testing.T) {
 	}
 	checkUpstreamKey(t, got.header)
 }
+
+// TestRerankCohereError: Cohere's own error reaches the client in OpenAI's
+// shape with its status and message; a rejected key is the gateway's
+// problem (502), never the client's.
+func TestRerankCohereError(t *testing.T) {
+	for _, c := range []struct {
+		status, want int
+		code         string
+	}{{400, 400, ""}, {401, 502, "upstream_auth_failed"}} {
+		co := newMock(t, jsonReply(c.status, []byte(`{"id":"e1","message":"invalid request: too many documents"}`)))
+		tg := startGateway(t, cohereChannel("co", co, ""))
+		resp, got := tg.do(t, "POST", "/v1/rerank", clientKey, rerankBody)
+		checkError(t, resp, got, c.want, c.code)
+		if !bytes.Contains(got, []byte("too many documents")) {
+			t.Errorf("%d: %s", c.status, got)
+		}
+	}
+}
