@@ -17,25 +17,30 @@ const (
 	OpComplete
 	// OpEmbed turns texts into vectors (OpenAI's /embeddings).
 	OpEmbed
+	// OpRerank orders documents by their relevance to a query (the
+	// /rerank of Cohere- and Jina-compatible servers): a Request with
+	// Rerank in, a Response with Ranking out.
+	OpRerank
 )
 
 var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
-	OpEmbed: "embedding"}
+	OpEmbed: "embedding", OpRerank: "rerank"}
 
 func (o Op) String() string { return opNames[o] }
 
 // Endpoint is the family of APIs op belongs to, by the name a channel's
 // configuration narrows what it serves with (channels[].endpoints): chat
-// (generate and count tokens), completions, embeddings.
+// (generate and count tokens), completions, embeddings, rerank.
 func (o Op) Endpoint() string { return opEndpoints[o] }
 
-var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings"}
+var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings",
+	OpRerank: "rerank"}
 
 // Endpoints lists the endpoint families, in a stable order.
-func Endpoints() []string { return []string{"chat", "completions", "embeddings"} }
+func Endpoints() []string { return []string{"chat", "completions", "embeddings", "rerank"} }
 
 // Ops lists the operations.
-func Ops() []Op { return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed} }
+func Ops() []Op { return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank} }
 
 // Serves reports whether a dialect's API has an endpoint for op.
 func Serves(d Dialect, op Op) bool {

@@ -167,6 +167,10 @@ type Request struct {
 	Thinking    Thinking
 	User        string // end-user id for abuse monitoring (OpenAI user, Anthropic metadata.user_id)
 
+	// Rerank is OpRerank's query and documents; nil for the other
+	// operations (and left out of their golden dumps).
+	Rerank *Rerank `json:",omitempty"`
+
 	Stream bool
 	// IncludeUsage: the client asked for usage in the stream (OpenAI);
 	// other dialects always report it.
@@ -234,6 +238,7 @@ type Response struct {
 	Stop  StopReason
 	// StopSequence is the stop sequence that matched, when the dialect says.
 	StopSequence string
+	Ranking      *Ranking `json:",omitempty"` // OpRerank's answer; nil for the other operations
 	Usage        Usage
 	// Vectors answer an OpEmbed request: one per input, in order.
 	Vectors [][]float32 `json:",omitempty"`

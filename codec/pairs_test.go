@@ -192,7 +192,7 @@ func TestPairsGolden(t *testing.T) {
 				for _, in := range inputs(t, p.to, "embed_response") {
 					for suffix, shape := range p.from.embedShapes {
 						info := p.info()
-						info.Embed = &shape
+						info.Request = &codec.Request{Embed: shape}
 						t.Run(in.name+suffix, func(t *testing.T) { p.response(t, codec.OpEmbed, in, suffix, info, check) })
 					}
 				}
@@ -256,7 +256,7 @@ func (p pair) response(t *testing.T, op codec.Op, in input, suffix string, info 
 	if err := p.to.DecodeResponse(op, goldentest.Read(t, in.path), &r); err != nil {
 		t.Fatalf("%s.DecodeResponse: %v", p.to.name(), err)
 	}
-	if info.Embed != nil && info.Embed.Single && len(r.Vectors) != 1 {
+	if info.Request != nil && info.Request.Embed.Single && len(r.Vectors) != 1 {
 		return // one embedding answers one text
 	}
 	out := p.from.AppendResponse(op, nil, &r, info)

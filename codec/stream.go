@@ -80,9 +80,11 @@ type StreamInfo struct {
 	// signatures the encoder tags for a client of another style
 	// (TagSignature).
 	Origin string
-	// Embed is the client's request of an OpEmbed answer, which says how
-	// it wants the vectors (Base64, Single).
-	Embed *Embed
+	// Request is the request answered, for an answer that gives some of
+	// it back or takes its shape from it: a rerank's documents, which not
+	// every upstream returns; how an embeddings client wants its vectors
+	// (Embed.Base64, Embed.Single).
+	Request *Request
 }
 
 // StreamDecoder turns an upstream dialect's SSE events into canonical events.

@@ -117,20 +117,22 @@ type Channel struct {
 	Name string `yaml:"name"`
 
 	// Type is the upstream's API style, one of codec/dialects by name:
-	// openai (and OpenAI-compatible services), anthropic, gemini; or demo
-	// (a built-in echo model that needs no network). Required.
+	// openai (and OpenAI-compatible services), anthropic, gemini, cohere
+	// (rerank only); or demo (a built-in echo model that needs no
+	// network). Required.
 	Type string `yaml:"type"`
 
 	// BaseURL is the upstream address as the provider's own SDK spells it.
 	// Default: the style's codec.HTTP.BaseURL (https://api.openai.com/v1,
-	// https://api.anthropic.com, https://generativelanguage.googleapis.com).
+	// https://api.anthropic.com, https://generativelanguage.googleapis.com,
+	// https://api.cohere.com).
 	// Not used by demo channels. A trailing slash is dropped.
 	BaseURL string `yaml:"base_url"`
 
 	// APIKeys are the upstream keys, used in rotation; ${VAR} is expanded
 	// from the environment. Default: the variable named by the style's
-	// codec.HTTP.KeyEnv (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY),
-	// comma-separated. Required except for demo.
+	// codec.HTTP.KeyEnv (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
+	// COHERE_API_KEY), comma-separated. Required except for demo.
 	APIKeys []string `yaml:"api_keys"`
 
 	// Models are upstream model names served under their own names.
@@ -159,9 +161,9 @@ type Channel struct {
 	// endpoint families: chat (chat completions, messages,
 	// generateContent, token counts), completions (the legacy text
 	// completions), embeddings (OpenAI's /embeddings, Gemini's
-	// embedContent and batchEmbedContents). Default: every family its
-	// type serves (openai and demo: all; gemini: chat and embeddings;
-	// anthropic: chat).
+	// embedContent and batchEmbedContents), rerank. Default: every family
+	// its type serves (openai and demo: all; gemini: chat and embeddings;
+	// anthropic: chat; cohere: rerank).
 	Endpoints []string `yaml:"endpoints"`
 
 	// Timeouts bound each upstream request.

@@ -63,9 +63,9 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{type: demo, models: [m]}]", "rosetta.yaml: channels[0].name: missing")
 	f("channels: [{name: a, type: demo, models: [m]}, {name: a, type: demo, models: [m]}]",
 		`rosetta.yaml: channels[1].name: "a" already used by channels[0]`)
-	f("channels: [{name: a, models: [m]}]", "rosetta.yaml: channels[0].type: missing (want openai, anthropic, gemini or demo)")
+	f("channels: [{name: a, models: [m]}]", "rosetta.yaml: channels[0].type: missing (want openai, anthropic, gemini, cohere or demo)")
 	f("channels: [{name: a, type: demo, models: [m]}, {name: b, type: foo, models: [m]}]",
-		`rosetta.yaml: channels[1].type: unknown type "foo" (want openai, anthropic, gemini or demo)`)
+		`rosetta.yaml: channels[1].type: unknown type "foo" (want openai, anthropic, gemini, cohere or demo)`)
 	f("channels: [{name: a, type: openai, base_url: 'ftp://x', api_keys: [k], models: [m]}]",
 		`rosetta.yaml: channels[0].base_url: "ftp://x" is not an absolute http(s) URL`)
 	f("channels: [{name: a, type: openai, base_url: /v1, api_keys: [k], models: [m]}]",
@@ -100,7 +100,7 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: gemini, api_keys: [k], models: [m], endpoints: [embeddings, completions]}]",
 		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat and embeddings)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
-		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions or embeddings)`)
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings or rerank)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
 		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 
@@ -150,7 +150,7 @@ keys:
 		"rosetta.yaml: channels[2].name: cannot unmarshal !!seq into string (line 10)",
 		`rosetta.yaml: keys[0].key: ${APP_KEY} is not set`,
 		`rosetta.yaml: server.listen: "nowhere" is not host:port (e.g. 127.0.0.1:8080)`,
-		`rosetta.yaml: channels[0].type: unknown type "foo" (want openai, anthropic, gemini or demo)`,
+		`rosetta.yaml: channels[0].type: unknown type "foo" (want openai, anthropic, gemini, cohere or demo)`,
 		`rosetta.yaml: channels[1].name: "a" already used by channels[0]`,
 		`rosetta.yaml: channels[1].models: missing (list models or model_map)`,
 	}
@@ -497,6 +497,7 @@ func TestExample(t *testing.T) {
 		"PGPASSWORD": "pw", "OPENAI_KEY_1": "sk-1", "OPENAI_KEY_2": "sk-2",
 		"ANTHROPIC_API_KEY": "sk-ant", "GEMINI_API_KEY": "AIza",
 		"ROSETTA_APP_KEY": "sk-rosetta-0123456789", "ROSETTA_LISTEN": "",
+		"COHERE_API_KEY": "co-key",
 	} {
 		t.Setenv(k, v)
 	}
@@ -505,11 +506,14 @@ func TestExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Source != path || len(c.Channels) != 4 || len(c.Keys) != 1 {
+	if c.Source != path || len(c.Channels) != 5 || len(c.Keys) != 1 {
 		t.Fatalf("Load(%q) = %+v", path, c)
 	}
 	if got := c.Channels[1].APIKeys; !reflect.DeepEqual(got, []string{"sk-ant"}) {
 		t.Errorf("claude api_keys = %q, want the ANTHROPIC_API_KEY value", got)
+	}
+	if co := c.Channels[3]; co.Type != "cohere" || !reflect.DeepEqual(co.APIKeys, []string{"co-key"}) || co.BaseURL != "https://api.cohere.com" {
+		t.Errorf("the cohere channel %+v: want COHERE_API_KEY and Cohere's base URL", co)
 	}
 
 	// Every field of the struct appears in the example.

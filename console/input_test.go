@@ -94,7 +94,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 	}{
 		{map[string]any{"name": "has/slash"}, "name"},
 		{map[string]any{"name": "demo"}, "name"}, // taken by the configuration file
-		{map[string]any{"type": "cohere"}, "type"},
+		{map[string]any{"type": "bedrock"}, "type"},
 		{map[string]any{"base_url": "api.example.com"}, "base_url"},
 		{map[string]any{"base_url": "ftp://api.example.com"}, "base_url"},
 		{map[string]any{"api_keys": []string{}}, "api_keys"},

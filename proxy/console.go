@@ -148,9 +148,8 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 		return 0, fmt.Errorf("channel %s serves no model", ch.name)
 	}
 	model, _ := ch.cfg.UpstreamModel(public[0])
-	ping := codec.Request{Model: model, MaxTokens: 1, Messages: []codec.Message{
-		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "ping"}}}}}
-	body, _, e := ch.style.AppendRequest(codec.OpGenerate, nil, &ping, codec.Options{Version: ch.version})
+	op, ping := ch.probeRequest(model)
+	body, _, e := ch.style.AppendRequest(op, nil, &ping, codec.Options{Version: ch.version})
 	if e != nil {
 		return 0, fmt.Errorf("cannot build the test request: %s", e.Message)
 	}
@@ -158,7 +157,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
-	uri, _ := ch.appendURI(nil, codec.OpGenerate, model, false)
+	uri, _ := ch.appendURI(nil, op, model, false)
 	req.SetRequestURIBytes(uri)
 	ch.setHeaders(req)
 	req.Header.SetContentTypeBytes(strJSON)
@@ -177,6 +176,17 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 		return took, errors.New(upstreamError(ch, ch.style, resp.StatusCode(), resp.Body()).Message)
 	}
 	return took, nil
+}
+
+// probeRequest is the test request of a channel: a one-token chat, or a
+// rerank of one document for a channel that serves no chat (cohere's).
+func (ch *channel) probeRequest(model string) (codec.Op, codec.Request) {
+	if !ch.serves(codec.OpGenerate) && ch.serves(codec.OpRerank) {
+		return codec.OpRerank, codec.Request{Model: model,
+			Rerank: &codec.Rerank{Query: "ping", Documents: []codec.Document{{Text: "ping"}}}}
+	}
+	return codec.OpGenerate, codec.Request{Model: model, MaxTokens: 1, Messages: []codec.Message{
+		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "ping"}}}}}
 }
 
 // presetKey is the ctx user value under which ServeAs passes the key a

@@ -9,8 +9,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/bytedance/sonic"
 	"github.com/valyala/fasthttp"
@@ -53,6 +55,8 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 		d.complete(ctx)
 	case "/v1/embeddings":
 		demoEmbed(ctx)
+	case "/v1/rerank":
+		demoRerank(ctx)
 	default:
 		demoError(ctx, &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "demo: unknown path"})
 	}
@@ -177,6 +181,55 @@ func demoEmbed(ctx *fasthttp.RequestCtx) {
 }
 
 const demoDimensions, maxDemoDimensions = 16, 4096
+
+// demoRerank answers a rerank: each document scored by the share of the
+// query's words it holds (an object by its text, or its JSON when it has
+// none), most relevant first and in their order among equals, top_n kept,
+// the documents returned when asked.
+func demoRerank(ctx *fasthttp.RequestCtx) {
+	var req codec.Request
+	if e := openai.DecodeRerankRequest(ctx.PostBody(), &req); e != nil {
+		demoError(ctx, e)
+		return
+	}
+	rr := req.Rerank
+	query, size := demoWords(rr.Query), len(rr.Query)
+	ranked := make([]codec.Ranked, len(rr.Documents))
+	for i, d := range rr.Documents {
+		text := cmp.Or(d.Text, d.Object)
+		ranked[i] = codec.Ranked{Index: i, Score: demoOverlap(query, demoWords(text))}
+		size += len(text)
+	}
+	slices.SortStableFunc(ranked, func(a, b codec.Ranked) int { return cmp.Compare(b.Score, a.Score) })
+	if rr.TopN > 0 && rr.TopN < len(ranked) {
+		ranked = ranked[:rr.TopN]
+	}
+	resp := codec.Response{Ranking: &codec.Ranking{Results: ranked}, Usage: codec.Usage{Input: codec.EstimateText(size)}}
+	demoJSON(ctx, openai.AppendRerankResponse(nil, &resp, codec.StreamInfo{ID: "rerank-demo", Model: req.Model, Request: &req}))
+}
+
+// demoWords is the set of a text's words, lower-cased.
+func demoWords(s string) map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		words[w] = true
+	}
+	return words
+}
+
+// demoOverlap is the share of the query's words that the document has.
+func demoOverlap(query, doc map[string]bool) float64 {
+	n := 0
+	for w := range query {
+		if doc[w] {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(n) / float64(len(query))
+}
 
 func demoVector(text string, dims int) []float32 {
 	h := fnv.New64a()

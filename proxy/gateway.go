@@ -199,6 +199,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.POST("/v1/chat/completions", g.chatCompletions)
 	r.POST("/v1/completions", g.completions)
 	r.POST("/v1/embeddings", g.embeddings)
+	r.POST("/v1/rerank", g.rerank)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)

@@ -42,6 +42,17 @@ func (g *Gateway) embeddings(ctx *fasthttp.RequestCtx) {
 	g.serveOpenAI(ctx, "embeddings", opEmbed, openai.PassEmbeddings)
 }
 
+// rerank serves POST /v1/rerank, the rerank API that Cohere- and
+// Jina-compatible servers share. It is decoded whole, so that bad
+// documents get a 400 before any upstream is called; it goes to a channel
+// of the client's style with the model spliced in, and is translated for a
+// cohere channel.
+func (g *Gateway) rerank(ctx *fasthttp.RequestCtx) {
+	if x := g.open(ctx, "rerank", styleOpenAI); x != nil {
+		g.serveDecoded(ctx, x, opRerank, "")
+	}
+}
+
 // serveOpenAI serves an OpenAI-style JSON endpoint whose request is
 // relayed as it is to channels of the client's style.
 func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *operation, kind openai.PassKind) {

@@ -50,6 +50,10 @@ type operation struct {
 	// every other request embeds a list; it goes up as a list of one, so
 	// it is translated even to a channel of its style.
 	single bool
+	// usage, when set, reads the tokens of a relayed answer whose API
+	// reports them in a shape of its own (rerank's: usage.total_tokens,
+	// Cohere's meta), where the style's ReadRelayed would not see them.
+	usage func(body []byte) (codec.Usage, bool)
 }
 
 var (
@@ -57,6 +61,7 @@ var (
 	opComplete    = &operation{op: codec.OpComplete, metered: true}
 	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
 	opEmbedOne    = &operation{op: codec.OpEmbed, metered: true, estimates: true, single: true, translated: true}
+	opRerank      = &operation{op: codec.OpRerank, metered: true, usage: codec.RerankUsage}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )

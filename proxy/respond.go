@@ -53,7 +53,10 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	}
 	if x.op.metered {
 		x.usage = r.Usage
-		if x.op.estimates && !r.HasUsage {
+		switch {
+		case x.op.usage != nil:
+			x.usage, _ = x.op.usage(b)
+		case x.op.estimates && !r.HasUsage:
 			x.usage = x.estimateUsage(ctx)
 		}
 	}
@@ -70,7 +73,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		IncludeUsage: x.includeUsage,
 		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
-		Embed:        &x.canon.Embed,
+		Request:      &x.canon,
 	}
 }
 

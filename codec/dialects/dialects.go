@@ -5,6 +5,7 @@ package dialects
 import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+	"github.com/rosetta-gateway/rosetta/codec/cohere"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
@@ -14,6 +15,7 @@ var All = []codec.Dialect{
 	openai.Dialect,
 	anthropic.Dialect,
 	gemini.Dialect,
+	cohere.Dialect, // rerank only: a channel type, no client style
 }
 
 // Named returns the style of that name (a channel type), or nil.

@@ -72,7 +72,7 @@ func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info c
 	case codec.OpCountTokens:
 		return AppendCountTokensResponse(dst, r.Usage.Input)
 	case codec.OpEmbed:
-		return AppendEmbedResponse(dst, r.Vectors, info.Embed != nil && info.Embed.Single)
+		return AppendEmbedResponse(dst, r.Vectors, info.Request != nil && info.Request.Embed.Single)
 	}
 	return AppendResponse(dst, r, info)
 }

@@ -25,6 +25,8 @@ var httpFacts = codec.HTTP{
 			return append(dst, "/completions"...), true
 		case codec.OpEmbed:
 			return append(dst, "/embeddings"...), true
+		case codec.OpRerank:
+			return append(dst, "/rerank"...), true
 		}
 		return dst, false // OpenAI has no token count
 	},
@@ -39,6 +41,8 @@ func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec
 		return DecodeRequest(body, r)
 	case codec.OpEmbed:
 		return DecodeEmbeddingsRequest(body, r)
+	case codec.OpRerank:
+		return DecodeRerankRequest(body, r)
 	}
 	return unsupported(op)
 }
@@ -50,6 +54,9 @@ func (dialect) AppendRequest(op codec.Op, dst []byte, r *codec.Request, _ codec.
 	case codec.OpEmbed:
 		out, dropped := AppendEmbeddingsRequest(dst, r)
 		return out, dropped, nil
+	case codec.OpRerank:
+		out, e := AppendRerankRequest(dst, r)
+		return out, nil, e
 	}
 	return dst, nil, unsupported(op)
 }
@@ -60,13 +67,18 @@ func (dialect) DecodeResponse(op codec.Op, body []byte, r *codec.Response) error
 		return DecodeResponse(body, r)
 	case codec.OpEmbed:
 		return DecodeEmbeddingsResponse(body, r)
+	case codec.OpRerank:
+		return codec.DecodeRanking(body, r)
 	}
 	return unsupported(op)
 }
 
 func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
-	if op == codec.OpEmbed {
-		return AppendEmbeddings(dst, info.Model, r.Vectors, info.Embed != nil && info.Embed.Base64, r.Usage)
+	switch op {
+	case codec.OpEmbed:
+		return AppendEmbeddings(dst, info.Model, r.Vectors, info.Request != nil && info.Request.Embed.Base64, r.Usage)
+	case codec.OpRerank:
+		return AppendRerankResponse(dst, r, info)
 	}
 	return AppendResponse(dst, r, info)
 }
