@@ -21,26 +21,47 @@ const (
 	// /rerank of Cohere- and Jina-compatible servers): a Request with
 	// Rerank in, a Response with Ranking out.
 	OpRerank
+	// The media operations are relayed as they are, never translated:
+	// OpImage generates images from a prompt (JSON), OpImageEdit and
+	// OpImageVariation take uploaded images (multipart); OpSpeech turns
+	// text into audio (JSON in, audio bytes out), OpTranscribe and
+	// OpTranslate turn uploaded audio into text (multipart).
+	OpImage
+	OpImageEdit
+	OpImageVariation
+	OpSpeech
+	OpTranscribe
+	OpTranslate
 )
 
 var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
-	OpEmbed: "embedding", OpRerank: "rerank"}
+	OpEmbed: "embedding", OpRerank: "rerank", OpImage: "image generation", OpImageEdit: "image edit",
+	OpImageVariation: "image variation", OpSpeech: "speech", OpTranscribe: "transcription", OpTranslate: "translation"}
 
 func (o Op) String() string { return opNames[o] }
 
 // Endpoint is the family of APIs op belongs to, by the name a channel's
 // configuration narrows what it serves with (channels[].endpoints): chat
-// (generate and count tokens), completions, embeddings, rerank.
+// (generate and count tokens), completions, embeddings, rerank, images
+// (generations, edits, variations), audio (speech, transcriptions,
+// translations).
 func (o Op) Endpoint() string { return opEndpoints[o] }
 
 var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings",
-	OpRerank: "rerank"}
+	OpRerank: "rerank", OpImage: "images", OpImageEdit: "images", OpImageVariation: "images",
+	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio"}
 
 // Endpoints lists the endpoint families, in a stable order.
-func Endpoints() []string { return []string{"chat", "completions", "embeddings", "rerank"} }
+func Endpoints() []string {
+	return []string{"chat", "completions", "embeddings", "rerank", "images", "audio"}
+}
 
-// Ops lists the operations.
-func Ops() []Op { return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank} }
+// Ops lists the operations, those of one family next to each other
+// (ServedEndpoints relies on it).
+func Ops() []Op {
+	return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank,
+		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate}
+}
 
 // Serves reports whether a dialect's API has an endpoint for op.
 func Serves(d Dialect, op Op) bool {

@@ -161,9 +161,10 @@ type Channel struct {
 	// endpoint families: chat (chat completions, messages,
 	// generateContent, token counts), completions (the legacy text
 	// completions), embeddings (OpenAI's /embeddings, Gemini's
-	// embedContent and batchEmbedContents), rerank. Default: every family
-	// its type serves (openai and demo: all; gemini: chat and embeddings;
-	// anthropic: chat; cohere: rerank).
+	// embedContent and batchEmbedContents), rerank, images (generations,
+	// edits, variations), audio (speech, transcriptions, translations).
+	// Default: every family its type serves (openai and demo: all; gemini:
+	// chat and embeddings; anthropic: chat; cohere: rerank).
 	Endpoints []string `yaml:"endpoints"`
 
 	// Timeouts bound each upstream request.

@@ -100,7 +100,7 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: gemini, api_keys: [k], models: [m], endpoints: [embeddings, completions]}]",
 		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat and embeddings)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
-		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings or rerank)`)
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings, rerank, images or audio)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
 		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 

@@ -7,12 +7,14 @@ import (
 
 // TestRerankEndpoints: a cohere channel serves rerank and nothing else,
 // by default and when its endpoints say so; naming another family is an
-// error that says what it serves, as is rerank on a chat-only type.
+// error that says what it serves, as is rerank, images or audio on a type
+// whose API has none.
 func TestRerankEndpoints(t *testing.T) {
 	for typ, want := range map[string][]string{
 		"cohere":    {"rerank"},
-		"openai":    {"chat", "completions", "embeddings", "rerank"},
-		"demo":      {"chat", "completions", "embeddings", "rerank"},
+		"openai":    {"chat", "completions", "embeddings", "rerank", "images", "audio"},
+		"demo":      {"chat", "completions", "embeddings", "rerank", "images", "audio"},
+		"gemini":    {"chat", "embeddings"},
 		"anthropic": {"chat"},
 	} {
 		if got := ServedEndpoints(typ); !slices.Equal(got, want) {
@@ -32,6 +34,8 @@ func TestRerankEndpoints(t *testing.T) {
 		"channels: [{name: co, type: cohere, api_keys: [k], models: [m], endpoints: [rerank, embeddings]}]": "rosetta.yaml: channels[0].endpoints[1]: cohere channels do not serve embeddings (they serve rerank)",
 		"channels: [{name: co, type: cohere, models: [m]}]":                                                 "rosetta.yaml: channels[0].api_keys: missing (set api_keys or COHERE_API_KEY)",
 		"channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [rerank]}]":           "rosetta.yaml: channels[0].endpoints[0]: anthropic channels do not serve rerank (they serve chat)",
+		"channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [images]}]":           "rosetta.yaml: channels[0].endpoints[0]: anthropic channels do not serve images (they serve chat)",
+		"channels: [{name: g, type: gemini, api_keys: [k], models: [m], endpoints: [chat, audio]}]":         "rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve audio (they serve chat and embeddings)",
 	} {
 		if _, err := Parse([]byte(yml), "rosetta.yaml", envMap(nil)); err == nil || err.Error() != want {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", yml, err, want)

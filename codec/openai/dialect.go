@@ -28,8 +28,17 @@ var httpFacts = codec.HTTP{
 		case codec.OpRerank:
 			return append(dst, "/rerank"...), true
 		}
+		if p := mediaPaths[op]; p != "" {
+			return append(dst, p...), true
+		}
 		return dst, false // OpenAI has no token count
 	},
+}
+
+// mediaPaths are the paths of the media operations, relayed as they are.
+var mediaPaths = map[codec.Op]string{
+	codec.OpImage: "/images/generations", codec.OpImageEdit: "/images/edits", codec.OpImageVariation: "/images/variations",
+	codec.OpSpeech: "/audio/speech", codec.OpTranscribe: "/audio/transcriptions", codec.OpTranslate: "/audio/translations",
 }
 
 func (dialect) Name() string      { return "openai" }

@@ -1,0 +1,120 @@
+package openai_test
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+)
+
+// formBody is a form as the OpenAI SDKs send it: the file before the model.
+func formBody(t testing.TB, boundary string, fields ...string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	if err := w.SetBoundary(boundary); err != nil {
+		t.Fatal(err)
+	}
+	fw, _ := w.CreateFormFile("file", "a.wav")
+	fw.Write([]byte("RIFF\r\n--not the boundary\x00\xff"))
+	for i := 0; i+1 < len(fields); i += 2 {
+		w.WriteField(fields[i], fields[i+1])
+	}
+	w.Close()
+	return b.Bytes()
+}
+
+func TestSpliceForm(t *testing.T) {
+	body := formBody(t, "XyZ", "model", "whisper", "language", "en", "stream", "true")
+	var r openai.FormRequest
+	if e := r.ParseForm([]byte(`multipart/form-data; boundary="XyZ"`), body); e != nil {
+		t.Fatal(e)
+	}
+	if string(r.Model) != "whisper" || !r.Stream {
+		t.Fatalf("model %q stream %v", r.Model, r.Stream)
+	}
+	got := r.AppendUpstream(nil, body, "whisper-1")
+	if want := bytes.Replace(body, []byte("\r\n\r\nwhisper\r\n"), []byte("\r\n\r\nwhisper-1\r\n"), 1); !bytes.Equal(got, want) {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+	for _, c := range []struct {
+		name, ctype string
+		body        []byte
+		param       string
+	}{
+		{"no model", "multipart/form-data; boundary=XyZ", formBody(t, "XyZ", "language", "en"), "model"},
+		{"empty model", "multipart/form-data; boundary=XyZ", formBody(t, "XyZ", "model", ""), "model"},
+		{"two models", "multipart/form-data; boundary=XyZ", formBody(t, "XyZ", "model", "a", "model", "b"), "model"},
+		{"truncated", "multipart/form-data; boundary=XyZ", body[:len(body)-10], ""},
+		{"other boundary", "multipart/form-data; boundary=abc", body, ""},
+		{"no boundary", "multipart/form-data", body, ""},
+		{"json", "application/json", []byte(`{"model":"m"}`), ""},
+	} {
+		e := r.ParseForm([]byte(c.ctype), c.body)
+		if e == nil || e.Status != 400 || e.Param != c.param {
+			t.Errorf("%s: %+v", c.name, e)
+		}
+	}
+}
+
+// FuzzSpliceForm holds SpliceForm to mime/multipart's reader: a body it
+// accepts reads there part by part, and so does the spliced body, with
+// the same parts but the model's value.
+func FuzzSpliceForm(f *testing.F) {
+	f.Add(formBody(f, "XyZ", "model", "whisper", "language", "en"), "XyZ", "whisper-1")
+	f.Add(formBody(f, "b-1", "prompt", "x", "model", "gpt-image-1"), "b-1", "dall-e-2")
+	f.Add([]byte("--a\r\n\r\nx\r\n--a--"), "a", "m")
+	f.Add([]byte("--a\r\nContent-Disposition: form-data; name=model\r\n\r\nm\r\n--a\r\n--a--\r\n"), "a", "n")
+	f.Fuzz(func(t *testing.T, body []byte, boundary, model string) {
+		if strings.ContainsAny(model, "\r\n-") {
+			t.Skip() // a channel's model name, not a client's input
+		}
+		out, e := openai.SpliceForm(nil, body, boundary, model)
+		if e != nil {
+			return
+		}
+		before, after := readForm(t, body, boundary), readForm(t, out, boundary)
+		if len(before) != len(after) {
+			t.Fatalf("%d parts, then %d", len(before), len(after))
+		}
+		models := 0
+		for i, p := range before {
+			q := after[i]
+			if p.name == "model" {
+				models++
+				p.value = model
+			}
+			if p != q {
+				t.Fatalf("part %d: %+v, then %+v", i, p, q)
+			}
+		}
+		if models != 1 {
+			t.Fatalf("%d model parts", models)
+		}
+	})
+}
+
+type part struct{ name, header, value string }
+
+func readForm(t *testing.T, body []byte, boundary string) []part {
+	t.Helper()
+	r := multipart.NewReader(bytes.NewReader(body), boundary)
+	var parts []part
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return parts
+		}
+		if err != nil {
+			t.Fatalf("mime/multipart: %v\n%q", err, body)
+		}
+		v, err := io.ReadAll(p)
+		if err != nil {
+			t.Fatalf("mime/multipart: %v\n%q", err, body)
+		}
+		parts = append(parts, part{p.FormName(), strings.Join(p.Header.Values("Content-Disposition"), ";"), string(v)})
+	}
+}
