@@ -53,6 +53,7 @@ type exchange struct {
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
 	uri          []byte        // the upstream URL of the attempt
+	contentType  []byte        // an upload's Content-Type, sent upstream as it is; nil for JSON
 	watch        watch         // the client, while it waits for a whole answer
 	bodyLen      int
 	cands        [maxCandidates]candidate

@@ -15,6 +15,7 @@ var (
 	strAuthorization = []byte("Authorization")
 	strJSON          = []byte("application/json")
 	strEventStream   = []byte("text/event-stream")
+	strAny           = []byte("*/*")
 )
 
 // forward tries the candidates in order until one answers. Failover happens
@@ -143,7 +144,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if x.op.served != nil {
 		x.op.served(ctx)
 	}
-	if x.stream && bytes.HasPrefix(resp.Header.ContentType(), strEventStream) {
+	if x.stream && (x.op.media || bytes.HasPrefix(resp.Header.ContentType(), strEventStream)) {
 		return g.startStream(ctx, x, c, resp)
 	}
 	if e := g.respond(ctx, x, c, resp); e != nil {
@@ -171,9 +172,15 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	req.SetRequestURIBytes(x.uri)
 	ch.setHeaders(req)
 	req.Header.SetContentTypeBytes(strJSON)
-	if x.stream {
+	if x.contentType != nil {
+		req.Header.SetContentTypeBytes(x.contentType)
+	}
+	switch {
+	case x.op.media:
+		req.Header.SetBytesV("Accept", strAny) // audio, text, subtitles, JSON or their SSE
+	case x.stream:
 		req.Header.SetBytesV("Accept", strEventStream)
-	} else {
+	default:
 		req.Header.SetBytesV("Accept", strJSON)
 	}
 	req.Header.SetBytesKV(strRequestID, x.id)

@@ -144,8 +144,11 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		ErrorHandler:       g.serverError,
 		Name:               "rosetta",
 		MaxRequestBodySize: int(cfg.Server.MaxBody),
-		ReadTimeout:        2 * time.Minute, // a whole request, headers and body
-		IdleTimeout:        2 * time.Minute,
+		// An upload is relayed as its bytes: fasthttp must not read it
+		// into a form of its own (or refuse it) first.
+		DisablePreParseMultipartForm: true,
+		ReadTimeout:                  2 * time.Minute, // a whole request, headers and body
+		IdleTimeout:                  2 * time.Minute,
 		// ReduceMemoryUsage hands the connection's read buffer back as
 		// soon as a request is read, and its write buffer as soon as a
 		// response is written: an open stream holds no read buffer, and
@@ -200,6 +203,12 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.POST("/v1/completions", g.completions)
 	r.POST("/v1/embeddings", g.embeddings)
 	r.POST("/v1/rerank", g.rerank)
+	r.POST("/v1/images/generations", g.imageGenerations)
+	r.POST("/v1/images/edits", g.imageEdits)
+	r.POST("/v1/images/variations", g.imageVariations)
+	r.POST("/v1/audio/speech", g.speech)
+	r.POST("/v1/audio/transcriptions", g.transcriptions)
+	r.POST("/v1/audio/translations", g.translations)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)

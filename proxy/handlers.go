@@ -53,6 +53,50 @@ func (g *Gateway) rerank(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// imageGenerations serves POST /v1/images/generations, relayed with the
+// model spliced in; the answer's usage counts when it has one.
+func (g *Gateway) imageGenerations(ctx *fasthttp.RequestCtx) {
+	g.serveOpenAI(ctx, "images.generations", opImage, openai.PassImages)
+}
+
+// speech serves POST /v1/audio/speech: JSON in, audio out, relayed to the
+// client as the upstream sends it.
+func (g *Gateway) speech(ctx *fasthttp.RequestCtx) {
+	g.serveOpenAI(ctx, "audio.speech", opSpeech, openai.PassSpeech)
+}
+
+// The uploads: multipart/form-data relayed with the model part spliced.
+func (g *Gateway) imageEdits(ctx *fasthttp.RequestCtx) { g.serveForm(ctx, "images.edits", opImageEdit) }
+func (g *Gateway) imageVariations(ctx *fasthttp.RequestCtx) {
+	g.serveForm(ctx, "images.variations", opImageVary)
+}
+func (g *Gateway) transcriptions(ctx *fasthttp.RequestCtx) {
+	g.serveForm(ctx, "audio.transcriptions", opTranscribe)
+}
+func (g *Gateway) translations(ctx *fasthttp.RequestCtx) {
+	g.serveForm(ctx, "audio.translations", opTranslate)
+}
+
+// serveForm serves an OpenAI-style upload. The body is held whole (under
+// server.max_body) and only its model and stream parts are read; it goes
+// upstream as it came but for the model part's value, with the client's
+// Content-Type, so its boundary.
+func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
+	x := g.open(ctx, endpoint, styleOpenAI)
+	if x == nil {
+		return
+	}
+	body := ctx.PostBody()
+	req := new(openai.FormRequest)
+	x.inbound = req
+	if e := req.ParseForm(ctx.Request.Header.ContentType(), body); e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.stream, x.contentType = req.Stream, req.ContentType
+	g.serve(ctx, x, op, body, req.Model)
+}
+
 // serveOpenAI serves an OpenAI-style JSON endpoint whose request is
 // relayed as it is to channels of the client's style.
 func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *operation, kind openai.PassKind) {
@@ -67,7 +111,7 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 		g.fail(ctx, x, e)
 		return
 	}
-	x.stream, x.includeUsage, x.tagged = req.Stream, req.IncludeUsage, req.Tagged
+	x.stream, x.includeUsage, x.tagged = req.Stream || op.download, req.IncludeUsage, req.Tagged
 	g.serve(ctx, x, op, body, req.Model)
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
 // A request goes through the same stages whatever its style and operation,
@@ -54,6 +55,13 @@ type operation struct {
 	// reports them in a shape of its own (rerank's: usage.total_tokens,
 	// Cohere's meta), where the style's ReadRelayed would not see them.
 	usage func(body []byte) (codec.Usage, bool)
+	// media: the answer is relayed as bytes with the upstream's content
+	// type (images' JSON, audio, a transcript as text or subtitles, or
+	// their SSE), not read as the style's JSON; download: it is a file,
+	// always relayed as it arrives, never held whole.
+	media, download bool
+	// form: the request is a multipart/form-data upload.
+	form bool
 }
 
 var (
@@ -62,6 +70,12 @@ var (
 	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
 	opEmbedOne    = &operation{op: codec.OpEmbed, metered: true, estimates: true, single: true, translated: true}
 	opRerank      = &operation{op: codec.OpRerank, metered: true, usage: codec.RerankUsage}
+	opImage       = &operation{op: codec.OpImage, metered: true, media: true, usage: openai.MediaUsage}
+	opImageEdit   = &operation{op: codec.OpImageEdit, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opImageVary   = &operation{op: codec.OpImageVariation, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opSpeech      = &operation{op: codec.OpSpeech, metered: true, media: true, download: true}
+	opTranscribe  = &operation{op: codec.OpTranscribe, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opTranslate   = &operation{op: codec.OpTranslate, metered: true, media: true, form: true, usage: openai.MediaUsage}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )

@@ -50,6 +50,9 @@ type relay struct {
 	failed     error // the upstream stream broke
 	clientGone bool
 	finished   bool
+	// raw: the upstream's bytes go to the client as they are (a media
+	// answer: audio, or an SSE stream the gateway does not read).
+	raw bool
 
 	client  io.Writer // during WriteTo
 	written int64
@@ -95,7 +98,9 @@ func (rl *relay) dropOut() {
 func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) (*codec.Error, bool) {
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
-	if passThrough(x, c.ch) {
+	if rl.raw = x.op.media; rl.raw {
+		rl.tc.ResetPass(c.ch.style.Dialect, codec.Relay{}, nil) // not used but for its state, cleared
+	} else if passThrough(x, c.ch) {
 		r := codec.Relay{IncludeUsage: x.includeUsage}
 		if c.ch.style.DecodesRelayed() {
 			r.Dec = c.ch.style.decoders.Get().(codec.StreamDecoder)
@@ -129,9 +134,13 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	}
 	x.status, x.ttfb = 200, time.Since(x.start)
 	ctx.SetStatusCode(200)
-	ctx.Response.Header.SetContentTypeBytes(strEventStream)
-	if x.framing != nil {
+	switch {
+	case rl.raw:
+		ctx.Response.Header.SetContentTypeBytes(resp.Header.ContentType())
+	case x.framing != nil:
 		ctx.Response.Header.SetContentTypeBytes(strJSON)
+	default:
+		ctx.Response.Header.SetContentTypeBytes(strEventStream)
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
 	ctx.Response.Header.Set("X-Accel-Buffering", "no")
@@ -166,6 +175,11 @@ func (rl *relay) WriteTo(w io.Writer) (int64, error) {
 	}
 	for rl.werr == nil && rl.fill(want) {
 		rl.flushOut()
+	}
+	if rl.raw && rl.werr == nil && rl.failed != nil {
+		// Raw bytes have no error event: the client must see a broken
+		// body (no last chunk), not a short file.
+		return rl.written, rl.failed
 	}
 	return rl.written, rl.werr
 }
@@ -210,7 +224,11 @@ func (rl *relay) Read(p []byte) (int, error) {
 // false when the stream is over and nothing is left to send.
 func (rl *relay) fill(want int) bool {
 	for !rl.finished && rl.werr == nil {
-		if rl.r < rl.w && rl.failed == nil {
+		if rl.r < rl.w && rl.failed == nil && rl.raw {
+			rl.takeOut()
+			rl.out = append(rl.out, rl.in[rl.r:rl.w]...)
+			rl.r = rl.w
+		} else if rl.r < rl.w && rl.failed == nil {
 			rl.takeOut()
 			var n int
 			rl.out, n = rl.tc.Transcode(rl.out, rl.in[rl.r:rl.w])
@@ -224,9 +242,11 @@ func (rl *relay) fill(want int) bool {
 		case rl.failed != nil:
 			rl.takeOut()
 			rl.x.errMsg = rl.failed.Error()
-			if rl.x.ttfb > 0 { // the client has a stream open: tell it in-band
+			if rl.x.ttfb > 0 && !rl.raw { // the client has a stream open: tell it in-band
 				rl.out = rl.tc.Fail(rl.out, rl.failure(), rl.x.style)
 			}
+			rl.finished = true
+		case rl.eof && rl.raw:
 			rl.finished = true
 		case rl.eof:
 			rl.takeOut()

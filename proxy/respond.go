@@ -36,6 +36,10 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		ctx.SetBody(x.buf)
 		return nil
 	}
+	if x.op.media {
+		relayMedia(ctx, x, resp)
+		return nil
+	}
 	r, ok := x.style.ReadRelayed(b)
 	if !ok {
 		g.log.Warn("the upstream's response is not JSON", "id", string(x.id), "channel", c.ch.name)
@@ -61,6 +65,16 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		}
 	}
 	return nil
+}
+
+// relayMedia answers with a whole media answer as the upstream sent it,
+// with its content type, and counts the tokens it reports, if any.
+func relayMedia(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response) {
+	ctx.Response.Header.SetContentTypeBytes(resp.Header.ContentType())
+	ctx.SetBody(resp.Body())
+	if x.op.usage != nil {
+		x.usage, _ = x.op.usage(resp.Body())
+	}
 }
 
 // streamInfo is what the client style's encoder needs to know about an

@@ -65,6 +65,8 @@ const (
 	PassChat        PassKind = iota // chat completions: messages
 	PassCompletions                 // legacy text completions: prompt
 	PassEmbeddings                  // embeddings: input, never streamed
+	PassImages                      // image generations: prompt
+	PassSpeech                      // speech: input, its answer audio
 )
 
 // Parse reads and checks a chat completion request body. It returns an
@@ -78,8 +80,10 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	switch k {
 	case PassCompletions:
 		fields[fMessages].Key = "prompt"
-	case PassEmbeddings:
+	case PassEmbeddings, PassSpeech:
 		fields[fMessages].Key = "input"
+	case PassImages:
+		fields[fMessages].Key = "prompt"
 	}
 	// One pass checks the JSON, strings included, and finds the fields. A
 	// full scan: a duplicate "model" after the first must be caught, or the
@@ -117,8 +121,8 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	if e := checkRequired(body, fields[fMessages], k); e != nil {
 		return e
 	}
-	if k == PassEmbeddings {
-		return nil // not streamed: its stream fields are the upstream's to judge
+	if k == PassEmbeddings || k == PassSpeech {
+		return nil // not streamed as events: its stream fields are the upstream's to judge
 	}
 
 	if s := fields[fStream]; s.Start >= 0 {
@@ -145,6 +149,8 @@ func checkRequired(body []byte, f rawjson.Field, k PassKind) *codec.Error {
 		return invalid(f.Key, "'messages' must be an array")
 	case k == PassChat && rawjson.ArrayEmpty(v):
 		return invalid(f.Key, "'messages' must contain at least one message")
+	case k >= PassImages && kind != rawjson.KindString:
+		return invalid(f.Key, "'"+f.Key+"' must be a string")
 	case k != PassChat && kind != rawjson.KindString && kind != rawjson.KindArray:
 		return invalid(f.Key, "'"+f.Key+"' must be a string or an array")
 	}
@@ -157,8 +163,11 @@ func checkRequired(body []byte, f rawjson.Field, k PassKind) *codec.Error {
 // have changed since. Any other body is checked in full. An embeddings
 // request decodes as DecodeEmbeddingsRequest does.
 func (r *ChatRequest) DecodeRequest(body []byte, c *codec.Request) *codec.Error {
-	if r.kind == PassEmbeddings {
+	switch r.kind {
+	case PassEmbeddings:
 		return DecodeEmbeddingsRequest(body, c)
+	case PassImages, PassSpeech:
+		return invalid("", "This endpoint is served by OpenAI-compatible channels only.") // relayed, never translated
 	}
 	_, err := decodeRequest(body, c, nil, r.checkedBody(body))
 	return err
@@ -217,7 +226,7 @@ func (r *ChatRequest) AppendUpstream(dst, body []byte, model string) []byte {
 		edits[n] = edit{start: r.model.Start, end: r.model.End, model: true}
 		n++
 	}
-	if r.Stream && !r.IncludeUsage {
+	if r.Stream && !r.IncludeUsage && r.kind < PassEmbeddings { // images' streams have no stream_options
 		edits[n] = r.usageEdit(body)
 		n++
 	}
