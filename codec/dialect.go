@@ -220,6 +220,14 @@ type HTTP struct {
 	// IDPrefix starts the ids the gateway makes for responses in the
 	// style ("chatcmpl-", "msg_").
 	IDPrefix string
+	// RequestIDHeader is where an upstream of the style names its answer
+	// (OpenAI's x-request-id, Anthropic's request-id; "" when it sends
+	// none), which a client is told as X-Upstream-Request-Id.
+	RequestIDHeader string
+	// PassedHeaders are headers of an answer that a client of the style
+	// gets as the upstream sent them, when it sent them (OpenAI's
+	// openai-processing-ms); no other upstream header reaches a client.
+	PassedHeaders []string
 	// Path appends the path of op on an upstream for model, after the
 	// base URL; ok is false when the API has no such operation.
 	Path func(dst []byte, op Op, model string, stream bool) (_ []byte, ok bool)

@@ -32,8 +32,12 @@ type HeaderWriter interface {
 }
 
 // ParseRetryAfter reads a Retry-After value in seconds (the form providers
-// send); 0 when absent or not a number.
+// send); 0 when absent or not a number. An absent value costs no
+// allocation (strconv's error would).
 func ParseRetryAfter(v []byte) time.Duration {
+	if len(v) == 0 {
+		return 0
+	}
 	if s, err := strconv.ParseFloat(string(v), 64); err == nil && s > 0 {
 		return time.Duration(s * float64(time.Second))
 	}
@@ -46,8 +50,12 @@ func AppendRetryAfter(dst []byte, d time.Duration) []byte {
 	return strconv.AppendInt(dst, max(int64((d+time.Second-1)/time.Second), 1), 10)
 }
 
-// ParseCount reads a header's count; -1 when absent or not a number.
+// ParseCount reads a header's count; -1 when absent or not a number. An
+// absent value costs no allocation.
 func ParseCount(v []byte) int64 {
+	if len(v) == 0 {
+		return -1
+	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
 		return -1

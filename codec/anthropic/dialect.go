@@ -13,17 +13,18 @@ var Dialect codec.Dialect = dialect{}
 type dialect struct{}
 
 var httpFacts = codec.HTTP{
-	IDPrefix:       "msg_",
-	BaseURL:        "https://api.anthropic.com",
-	KeyEnv:         "ANTHROPIC_API_KEY",
-	AuthHeader:     "x-api-key",
-	VersionHeader:  "anthropic-version",
-	VersionAlias:   "vendor-version",
-	DefaultVersion: Version20230601,
-	Versions:       []string{Version20230601, Version20261021},
-	KeyHeader:      "x-api-key",
-	KeyHint:        "Send it as 'x-api-key: <key>'.",
-	OwnStatuses:    map[int]int{529: 503},
+	IDPrefix:        "msg_",
+	BaseURL:         "https://api.anthropic.com",
+	KeyEnv:          "ANTHROPIC_API_KEY",
+	AuthHeader:      "x-api-key",
+	VersionHeader:   "anthropic-version",
+	VersionAlias:    "vendor-version",
+	DefaultVersion:  Version20230601,
+	Versions:        []string{Version20230601, Version20261021},
+	KeyHeader:       "x-api-key",
+	KeyHint:         "Send it as 'x-api-key: <key>'.",
+	OwnStatuses:     map[int]int{529: 503},
+	RequestIDHeader: "Request-Id",
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
 		switch op {
 		case codec.OpGenerate:

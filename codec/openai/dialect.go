@@ -11,12 +11,14 @@ var Dialect codec.Dialect = dialect{}
 type dialect struct{}
 
 var httpFacts = codec.HTTP{
-	IDPrefix:   "chatcmpl-",
-	BaseURL:    "https://api.openai.com/v1",
-	KeyEnv:     "OPENAI_API_KEY",
-	AuthHeader: "Authorization",
-	AuthPrefix: "Bearer ",
-	KeyHint:    "Send it as 'Authorization: Bearer <key>'.",
+	IDPrefix:        "chatcmpl-",
+	BaseURL:         "https://api.openai.com/v1",
+	KeyEnv:          "OPENAI_API_KEY",
+	AuthHeader:      "Authorization",
+	AuthPrefix:      "Bearer ",
+	KeyHint:         "Send it as 'Authorization: Bearer <key>'.",
+	RequestIDHeader: "X-Request-Id",
+	PassedHeaders:   []string{"Openai-Processing-Ms"},
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
 		switch op {
 		case codec.OpGenerate:

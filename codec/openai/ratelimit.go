@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // quotaHeaders are OpenAI's: x-ratelimit-{limit,remaining,reset}-{requests,tokens},
@@ -15,7 +16,9 @@ var quotaHeaders = codec.QuotaHeaders{
 		{"X-Ratelimit-Limit-Tokens", "X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Tokens"},
 	},
 	ParseReset: func(v []byte) time.Duration {
-		d, _ := time.ParseDuration(string(v))
+		// v is not kept (ParseDuration's error quotes a copy): read in
+		// place, a reset costs no allocation on every answer that has one.
+		d, _ := time.ParseDuration(rawjson.UnsafeString(v))
 		return d
 	},
 	AppendReset: func(dst []byte, d time.Duration) []byte {
@@ -27,8 +30,10 @@ var quotaHeaders = codec.QuotaHeaders{
 // seconds, or retry-after-ms, which OpenAI also sends.
 func (dialect) ReadRateLimit(h codec.HeaderReader, _ []byte) codec.RateLimit {
 	rl := codec.RateLimit{RetryAfter: codec.ParseRetryAfter(h.Peek("Retry-After"))}
-	if ms, err := strconv.ParseFloat(string(h.Peek("Retry-After-Ms")), 64); err == nil && ms > 0 {
-		rl.RetryAfter = time.Duration(ms * float64(time.Millisecond))
+	if v := h.Peek("Retry-After-Ms"); len(v) > 0 {
+		if ms, err := strconv.ParseFloat(string(v), 64); err == nil && ms > 0 {
+			rl.RetryAfter = time.Duration(ms * float64(time.Millisecond))
+		}
 	}
 	quotaHeaders.Read(h, &rl)
 	return rl
