@@ -44,3 +44,33 @@ func TestRateLimitHeadersDoNotAllocate(t *testing.T) {
 		testutil.Allocs(t, s.Name()+" SetRateLimit", 0, func() { buf = s.SetRateLimit(&resp.Header, buf, rl) })
 	}
 }
+
+// Passing an upstream's headers on costs nothing when it sends none of those
+// a client is told (a mock, a self-hosted server), whatever the two styles;
+// nor, once the client's headers exist, when it sends them all.
+func TestPassHeadersDoNotAllocate(t *testing.T) {
+	styles := []*dialect{styleOpenAI, styleAnthropic, styleGemini}
+	var sent fasthttp.ResponseHeader
+	sent.Set("X-Request-Id", "req_1")
+	sent.Set("Request-Id", "req_2")
+	sent.Set("Openai-Processing-Ms", "120")
+	sent.Set("X-Ratelimit-Limit-Requests", "600")
+	sent.Set("X-Ratelimit-Remaining-Requests", "599")
+	sent.Set("X-Ratelimit-Reset-Requests", "100ms")
+	sent.Set("Anthropic-Ratelimit-Requests-Limit", "600")
+	sent.Set("Anthropic-Ratelimit-Requests-Remaining", "599")
+	sent.Set("Anthropic-Ratelimit-Requests-Reset", time.Now().Add(time.Minute).UTC().Format(time.RFC3339))
+	for _, client := range styles {
+		for _, up := range styles {
+			x := &exchange{key: &Key{}, style: client, buf: make([]byte, 0, 64)}
+			ch := &channel{style: up}
+			var bare, resp fasthttp.ResponseHeader
+			bare.SetContentType("application/json")
+			testutil.Allocs(t, client.Name()+" client, "+up.Name()+" upstream, no headers", 0,
+				func() { passHeaders(&resp, x, ch, &bare) })
+			passHeaders(&resp, x, ch, &sent) // the client's headers exist from here on
+			testutil.Allocs(t, client.Name()+" client, "+up.Name()+" upstream, all headers", 0,
+				func() { passHeaders(&resp, x, ch, &sent) })
+		}
+	}
+}

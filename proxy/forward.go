@@ -153,6 +153,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		c.ch.broke(outcomeBroken, now)
 		return e, true
 	}
+	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
 	c.ch.breaker.success()
 	fasthttp.ReleaseResponse(resp)
 	g.finish(x)

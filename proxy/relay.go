@@ -128,6 +128,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		return e, true
 	}
 	c.ch.breaker.success()
+	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
 	if x.inbound != nil { // no other channel will be asked: no need to hold it while the stream lasts
 		x.inbound.Release()
 		x.inbound = nil

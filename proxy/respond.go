@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // errUnreadable is the client's error for an upstream answer that is not
@@ -65,6 +66,44 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		}
 	}
 	return nil
+}
+
+// strUpstreamRequestID is where a client finds the upstream's id of its
+// answer; its own X-Request-Id stays the gateway's.
+var strUpstreamRequestID = []byte("X-Upstream-Request-Id")
+
+// passHeaders tells the client, once an upstream's successful answer (whole,
+// or a stream's first event) is committed to, what the upstream's headers up
+// say that the client needs, in its own style's words: the upstream's
+// request id, the headers its style passes on (OpenAI's
+// openai-processing-ms), and the upstream's quota. Nothing else of up
+// reaches the client: not its cookies, credentials or organization, nor
+// any header the gateway does not know. When up has none of these it
+// allocates nothing.
+func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasthttp.ResponseHeader) {
+	if name := ch.style.http.RequestIDHeader; name != "" {
+		if id := up.Peek(name); len(id) > 0 {
+			h.SetBytesKV(strUpstreamRequestID, id)
+		}
+	}
+	for _, name := range x.style.http.PassedHeaders {
+		if v := up.Peek(name); len(v) > 0 {
+			h.SetBytesV(name, v)
+		}
+	}
+	// A key with limits of its own was told them by admit, and they win:
+	// they are what the client must respect (the gateway answers 429 by
+	// them), while the upstream's quota is the channel's, shared by every
+	// key routed to it, and would tell this client it may send more than
+	// its key allows.
+	if x.key.Limits != (ratelimit.Limits{}) {
+		return
+	}
+	rl := ch.style.ReadRateLimit(up, nil)
+	if rl.Requests.Limit > 0 || rl.Tokens.Limit > 0 {
+		rl.RetryAfter = 0 // an answer is no reason to wait
+		x.buf = x.style.SetRateLimit(h, x.buf[:0], rl)
+	}
 }
 
 // relayMedia answers with a whole media answer as the upstream sent it,

@@ -134,12 +134,18 @@ func garbled(t *testing.T, typ string) func(http.ResponseWriter, *http.Request, 
 	evs := wireStream(t, typ)
 	cut := max(len(evs)-2, 1)
 	stream := append(append(append([][]byte{}, evs[:cut]...), []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"\n\n")), evs[cut:]...)
+	return streamedOrWhole(streamReply(stream, 0), jsonReply(200, []byte("<html><body>502 Bad Gateway</body></html>")))
+}
+
+// streamedOrWhole answers a request for a stream (stream true in its body,
+// or Gemini's :streamGenerateContent) with stream, any other with whole.
+func streamedOrWhole(stream, whole func(http.ResponseWriter, *http.Request, []byte)) func(http.ResponseWriter, *http.Request, []byte) {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if strings.Contains(string(body), `"stream":true`) || strings.Contains(r.URL.Path, ":stream") {
-			streamReply(stream, 0)(w, r, body)
+			stream(w, r, body)
 			return
 		}
-		jsonReply(200, []byte("<html><body>502 Bad Gateway</body></html>"))(w, r, body)
+		whole(w, r, body)
 	}
 }
 
