@@ -35,7 +35,8 @@ type demoUpstream struct {
 
 func newDemoUpstream(pace time.Duration) *demoUpstream {
 	d := &demoUpstream{ln: fasthttputil.NewInmemoryListener(), pace: pace}
-	d.server = &fasthttp.Server{Handler: d.serve, NoDefaultServerHeader: true, Logger: quietLogger{}}
+	d.server = &fasthttp.Server{Handler: d.serve, NoDefaultServerHeader: true, Logger: quietLogger{},
+		DisablePreParseMultipartForm: true} // uploads are read by readDemoForm
 	go d.server.Serve(d.ln) //nolint:errcheck // ends when the listener closes
 	return d
 }
@@ -57,6 +58,12 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 		demoEmbed(ctx)
 	case "/v1/rerank":
 		demoRerank(ctx)
+	case "/v1/images/generations", "/v1/images/edits", "/v1/images/variations":
+		demoImages(ctx)
+	case "/v1/audio/speech":
+		d.speech(ctx)
+	case "/v1/audio/transcriptions", "/v1/audio/translations":
+		d.transcribe(ctx)
 	default:
 		demoError(ctx, &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "demo: unknown path"})
 	}
