@@ -173,7 +173,8 @@ type Channel struct {
 	// Breaker takes the channel out of rotation after repeated failures.
 	Breaker Breaker `yaml:"breaker"`
 
-	// Pace is the delay between streamed words. Demo channels only.
+	// Pace is the delay between streamed words (and speech chunks).
+	// Demo channels only.
 	// Default: 40ms.
 	Pace time.Duration `yaml:"pace"`
 }

@@ -35,7 +35,8 @@ type demoUpstream struct {
 
 func newDemoUpstream(pace time.Duration) *demoUpstream {
 	d := &demoUpstream{ln: fasthttputil.NewInmemoryListener(), pace: pace}
-	d.server = &fasthttp.Server{Handler: d.serve, NoDefaultServerHeader: true, Logger: quietLogger{}}
+	d.server = &fasthttp.Server{Handler: d.serve, NoDefaultServerHeader: true, Logger: quietLogger{},
+		DisablePreParseMultipartForm: true} // uploads are read by readDemoForm
 	go d.server.Serve(d.ln) //nolint:errcheck // ends when the listener closes
 	return d
 }
@@ -57,6 +58,12 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 		demoEmbed(ctx)
 	case "/v1/rerank":
 		demoRerank(ctx)
+	case "/v1/images/generations", "/v1/images/edits", "/v1/images/variations":
+		demoImages(ctx)
+	case "/v1/audio/speech":
+		d.speech(ctx)
+	case "/v1/audio/transcriptions", "/v1/audio/translations":
+		d.transcribe(ctx)
 	default:
 		demoError(ctx, &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "demo: unknown path"})
 	}
@@ -130,28 +137,41 @@ func (d *demoUpstream) stream(ctx *fasthttp.RequestCtx, words []string, first []
 	if !bytes.Contains(ctx.PostBody(), []byte(`"include_usage":true`)) {
 		usage = nil
 	}
-	ctx.SetContentType("text/event-stream")
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+	d.paced(ctx, "text/event-stream", func(send func(part []byte, wait bool) bool) {
 		var b, c []byte
-		send := func(event []byte) bool {
-			b = sse.AppendEvent(b[:0], "", event)
-			w.Write(b) //nolint:errcheck // Flush reports the error
-			return w.Flush() == nil
+		event := func(data []byte, wait bool) bool {
+			b = sse.AppendEvent(b[:0], "", data)
+			return send(b, wait)
 		}
-		if first != nil && !send(first) {
+		if first != nil && !event(first, false) {
 			return
 		}
 		for _, word := range words {
-			time.Sleep(d.pace)
-			if !send(chunk(c[:0], word, "")) {
+			if !event(chunk(c[:0], word, ""), true) {
 				return
 			}
 		}
-		send(chunk(c[:0], "", "stop"))
+		event(chunk(c[:0], "", "stop"), false)
 		if usage != nil {
-			send(usage)
+			event(usage, false)
 		}
-		send([]byte("[DONE]"))
+		event([]byte("[DONE]"), false)
+	})
+}
+
+// paced answers with a body that write sends part by part, each flushed
+// to the client as it is written, a part sent with wait after the demo's
+// pace. send reports false once the client is gone.
+func (d *demoUpstream) paced(ctx *fasthttp.RequestCtx, contentType string, write func(send func(part []byte, wait bool) bool)) {
+	ctx.SetContentType(contentType)
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		write(func(part []byte, wait bool) bool {
+			if wait {
+				time.Sleep(d.pace)
+			}
+			w.Write(part) //nolint:errcheck // Flush reports the error
+			return w.Flush() == nil
+		})
 	})
 }
 
