@@ -31,7 +31,10 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if width <= 0 {
 		return nil, fmt.Errorf("store: usage buckets: width %v must be positive", width)
 	}
-	w := (&where{args: []any{int64(width)}}).usage(f)
+	w, ok, err := s.usageWhere(ctx, f, &where{args: []any{int64(width)}})
+	if err != nil || !ok {
+		return nil, s.wrap("usage buckets", err)
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, status, input_tokens,
 		output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
 		ORDER BY 1, key_id, model, latency_ns`, w.args...)

@@ -59,6 +59,8 @@ var contractTests = []struct {
 	{"UsageBuckets", testUsageBuckets},
 	{"Spend", testSpend},
 	{"DeleteUsageBefore", testDeleteUsageBefore},
+	{"UsageRanges", testUsageRanges},
+	{"UsageMigration", testUsageMigration},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},

@@ -19,6 +19,9 @@ type sqlStore struct {
 
 	insertsMu sync.Mutex
 	inserts   *sqliteInserts // SQLite: the usage INSERTs, prepared at the first AddUsage
+
+	labelsMu sync.Mutex
+	labels   map[usageLabel]int64 // the ids of the usage labels seen (usagelabels.go)
 }
 
 var _ Store = (*sqlStore)(nil)

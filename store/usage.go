@@ -1,24 +1,37 @@
 package store
 
+// Writing the usage log. Its rows cost the gateway CPU at every request, so
+// they are made cheap to write (README.md, "Usage rows cost little CPU"):
+//
+//   - usage_rows has no index but its primary key, and its ids are handed
+//     out in the order rows are written: MAX(id) + 1 onward, under the
+//     writer's lock (SQLite's own write lock; in PostgreSQL an advisory
+//     lock held to the commit).
+//   - What a request was (key, model, channel, status, client style) is
+//     one integer, the id of its label in usage_labels, kept in memory:
+//     a row binds nine values, one of them a string, not fourteen and five.
+//   - Each batch adds its rows' id ranges and totals per key and minute to
+//     usage_minutes, a statement per batch, not per row. The queries by
+//     time and by key find their rows through it (usagequery.go).
+
 import (
 	"context"
 	"database/sql/driver"
-	"fmt"
 	"math/bits"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-const usageCols = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
-	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
+// rowCols are the columns of usage_rows a batch writes: all but id, which
+// SQLite gives and PostgreSQL's COPY sends first.
+const rowCols = `time_ns, label_id, input_tokens, output_tokens, cached_tokens, reasoning_tokens,
+	latency_ns, first_token_ns, request_id`
 
-const usageColCount = 14
+const rowColCount = 9
 
-// maxInsertRows is the most rows one of SQLite's usage INSERTs carries (14
+// maxInsertRows is the most rows one of SQLite's usage INSERTs carries (9
 // parameters each: well under SQLite's 32766). A batch is cut into INSERTs
 // of power-of-two sizes, so nine statements, prepared once per connection,
 // serve every batch.
@@ -28,91 +41,99 @@ const (
 )
 
 // insertUsageStatements returns the INSERTs of 1, 2, 4 … maxInsertRows
-// rows, each beginning with insert (such as "INSERT OR FAIL INTO"), with
-// placeholders written by placeholder.
-func insertUsageStatements(insert string, placeholder func(n int) string) (list [maxInsertLog + 1]string) {
+// rows, each beginning with insert (such as "INSERT OR FAIL INTO").
+func insertUsageStatements(insert string) (list [maxInsertLog + 1]string) {
+	row := "(" + strings.Repeat("?,", rowColCount-1) + "?)"
 	for i := range list {
-		list[i] = insertUsageStatement(insert, 1<<i, placeholder)
+		list[i] = insert + " usage_rows (" + rowCols + ") VALUES " + strings.Repeat(row+",", 1<<i-1) + row
 	}
 	return list
 }
 
-func insertUsageStatement(insert string, rows int, placeholder func(n int) string) string {
-	var b strings.Builder
-	b.WriteString(insert + " usage_log (" + usageCols + ") VALUES ")
-	for r := range rows {
-		if r > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for c := range usageColCount {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(placeholder(r*usageColCount + c + 1))
-		}
-		b.WriteByte(')')
-	}
-	return b.String()
-}
-
-// AddUsage inserts the rows in one transaction. It does not set their IDs:
-// a multi-row INSERT's RETURNING order is not guaranteed by either database.
-// It runs on the driver's own connection (sql.Conn.Raw): SQLite through
-// INSERTs prepared once per connection, PostgreSQL through COPY.
+// AddUsage inserts the rows in one transaction. It does not set their IDs.
+// The rows' labels are looked up first (and made when new, each in a
+// transaction of its own); then the rows and their minutes are written on
+// the driver's own connection (sql.Conn.Raw): SQLite through INSERTs
+// prepared once per connection, PostgreSQL through COPY.
 func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	labels, err := s.labelIDs(ctx, rows)
+	if err != nil {
+		return s.wrap("add usage", err)
 	}
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
 		return s.wrap("add usage", err)
 	}
 	defer conn.Close()
-	return s.wrap("add usage", conn.Raw(func(dc any) error { return s.d.addUsage(ctx, s, dc, rows) }))
+	return s.wrap("add usage", conn.Raw(func(dc any) error {
+		tx, err := dc.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{})
+		if err != nil {
+			return err
+		}
+		if err := s.addUsage(ctx, dc, rows, labels); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}))
+}
+
+// addUsage writes rows, labelled labels, and their minutes in the
+// transaction open on dc.
+func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []int64) error {
+	first, err := s.d.insertUsage(ctx, s, dc, rows, labels)
+	if err != nil {
+		return err
+	}
+	return s.addMinutes(ctx, dc, usageMinutes(rows, first))
 }
 
 // sqliteInserts are the usage INSERTs prepared on one SQLite connection,
 // and the arguments of the largest, reused by every batch.
 // modernc.org/sqlite keeps no cache of statements: an INSERT of 256 rows
 // given as text is parsed again at every Exec, and database/sql would
-// convert each of its 3,584 arguments and allocate their list again.
+// convert each of its 2,304 arguments and allocate their list again.
 type sqliteInserts struct {
 	conn  any // the driver connection they were prepared on
 	stmts [maxInsertLog + 1]driver.StmtExecContext
 	args  []driver.NamedValue
 }
 
-// addUsageSQLite writes rows on the SQLite connection dc in one
-// transaction, in INSERTs of power-of-two sizes.
-func addUsageSQLite(ctx context.Context, s *sqlStore, dc any, rows []Usage) error {
+// insertUsageSQLite inserts rows on the SQLite connection dc, in INSERTs
+// of power-of-two sizes, and returns the first one's id. A row inserted
+// without an id gets the largest in the table plus one, so the batch's ids
+// follow each other, up to the last INSERT's last one.
+func insertUsageSQLite(ctx context.Context, s *sqlStore, dc any, rows []Usage, labels []int64) (int64, error) {
 	s.insertsMu.Lock()
 	defer s.insertsMu.Unlock()
 	ins, err := s.sqliteInserts(ctx, dc)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	tx, err := dc.(driver.ConnBeginTx).BeginTx(ctx, driver.TxOptions{})
-	if err != nil {
-		return err
-	}
+	var last int64
+	total := len(rows)
 	for len(rows) > 0 {
 		n := 1 << (bits.Len(uint(min(len(rows), maxInsertRows))) - 1) // largest power of two that fits
-		args := ins.args[:n*usageColCount]
+		args := ins.args[:n*rowColCount]
 		for i := range rows[:n] {
-			setUsageArgs(args[i*usageColCount:], &rows[i])
+			setUsageArgs(args[i*rowColCount:], &rows[i], labels[i])
 		}
-		_, err := ins.stmts[bits.Len(uint(n))-1].ExecContext(ctx, args)
+		res, err := ins.stmts[bits.Len(uint(n))-1].ExecContext(ctx, args)
 		for i := range args {
 			args[i].Value = nil // drop the strings
 		}
-		if err != nil {
-			tx.Rollback()
-			return err
+		if err == nil {
+			last, err = res.LastInsertId()
 		}
-		rows = rows[n:]
+		if err != nil {
+			return 0, err
+		}
+		rows, labels = rows[n:], labels[n:]
 	}
-	return tx.Commit()
+	return last - int64(total) + 1, nil
 }
 
 // sqliteInserts returns the INSERTs prepared on dc, preparing them when dc
@@ -123,11 +144,11 @@ func (s *sqlStore) sqliteInserts(ctx context.Context, dc any) (*sqliteInserts, e
 	}
 	// The statements of a connection database/sql closed went with it.
 	s.inserts = nil
-	ins := &sqliteInserts{conn: dc, args: make([]driver.NamedValue, maxInsertRows*usageColCount)}
+	ins := &sqliteInserts{conn: dc, args: make([]driver.NamedValue, maxInsertRows*rowColCount)}
 	for i := range ins.args {
 		ins.args[i].Ordinal = i + 1
 	}
-	for i, q := range s.d.insertUsage {
+	for i, q := range s.d.insertRows {
 		st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, q)
 		if err != nil {
 			ins.close()
@@ -147,194 +168,60 @@ func (ins *sqliteInserts) close() {
 	}
 }
 
-func setUsageArgs(args []driver.NamedValue, u *Usage) {
-	_ = args[usageColCount-1]
+func setUsageArgs(args []driver.NamedValue, u *Usage, label int64) {
+	_ = args[rowColCount-1]
 	args[0].Value = toNS(u.Time)
-	args[1].Value = u.KeyID
-	args[2].Value = u.KeyName
-	args[3].Value = u.Model
-	args[4].Value = u.Channel
-	args[5].Value = int64(u.Status)
-	args[6].Value = u.Input
-	args[7].Value = u.Output
-	args[8].Value = u.Cached
-	args[9].Value = u.Reasoning
-	args[10].Value = int64(u.Latency)
-	args[11].Value = int64(u.FirstToken)
-	args[12].Value = u.RequestID
-	args[13].Value = u.ClientStyle
+	args[1].Value = label
+	args[2].Value = u.Input
+	args[3].Value = u.Output
+	args[4].Value = u.Cached
+	args[5].Value = u.Reasoning
+	args[6].Value = int64(u.Latency)
+	args[7].Value = int64(u.FirstToken)
+	args[8].Value = u.RequestID
 }
 
-// usageColumns are usageCols for COPY.
-var usageColumns = []string{"time_ns", "key_id", "key_name", "model", "channel", "status", "input_tokens",
-	"output_tokens", "cached_tokens", "reasoning_tokens", "latency_ns", "first_token_ns", "request_id", "client_style"}
+// rowColumns are id and rowCols, for COPY.
+var rowColumns = []string{"id", "time_ns", "label_id", "input_tokens", "output_tokens", "cached_tokens",
+	"reasoning_tokens", "latency_ns", "first_token_ns", "request_id"}
 
-// addUsagePostgres writes rows on the pgx connection dc with one COPY,
-// a statement of its own and so a transaction of its own. COPY sends the
-// rows in binary, with no parameters for the server to parse and bind.
-func addUsagePostgres(ctx context.Context, _ *sqlStore, dc any, rows []Usage) error {
-	src := &usageSource{rows: rows, i: -1}
-	_, err := dc.(*stdlib.Conn).Conn().CopyFrom(ctx, pgx.Identifier{"usage_log"}, usageColumns, src)
-	return err
+// copyUsagePostgres sends rows on the pgx connection dc with one COPY, in
+// binary, with no parameters for the server to parse and bind, and returns
+// the first one's id. The ids are the largest in the table plus one
+// onward, taken under an advisory lock held to the commit, so that every
+// node's batches take theirs one after the other.
+func copyUsagePostgres(ctx context.Context, _ *sqlStore, dc any, rows []Usage, labels []int64) (int64, error) {
+	conn := dc.(*stdlib.Conn).Conn()
+	// Any constant works as long as it is the same in every process; this
+	// one is "rosetta" in ASCII plus one: the migrations' lock is "rosetta".
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_xact_lock(32210688759067746)`); err != nil {
+		return 0, err
+	}
+	var first int64
+	if err := conn.QueryRow(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM usage_rows`).Scan(&first); err != nil {
+		return 0, err
+	}
+	src := &usageSource{rows: rows, labels: labels, first: first, i: -1}
+	_, err := conn.CopyFrom(ctx, pgx.Identifier{"usage_rows"}, rowColumns, src)
+	return first, err
 }
 
 // usageSource hands rows to CopyFrom, one reused list of values at a time.
 type usageSource struct {
-	rows []Usage
-	i    int
-	vals [usageColCount]any
+	rows   []Usage
+	labels []int64
+	first  int64
+	i      int
+	vals   [rowColCount + 1]any
 }
 
 func (s *usageSource) Next() bool { s.i++; return s.i < len(s.rows) }
 
 func (s *usageSource) Values() ([]any, error) {
 	u := &s.rows[s.i]
-	s.vals = [usageColCount]any{toNS(u.Time), u.KeyID, u.KeyName, u.Model, u.Channel, int64(u.Status), u.Input, u.Output,
-		u.Cached, u.Reasoning, int64(u.Latency), int64(u.FirstToken), u.RequestID, u.ClientStyle}
+	s.vals = [...]any{s.first + int64(s.i), toNS(u.Time), s.labels[s.i], u.Input, u.Output, u.Cached, u.Reasoning,
+		int64(u.Latency), int64(u.FirstToken), u.RequestID}
 	return s.vals[:], nil
 }
 
 func (s *usageSource) Err() error { return nil }
-
-func scanUsage(row rowScanner) (Usage, error) {
-	var u Usage
-	var t, latency, firstToken int64
-	err := row.Scan(&u.ID, &t, &u.KeyID, &u.KeyName, &u.Model, &u.Channel, &u.Status, &u.Input, &u.Output,
-		&u.Cached, &u.Reasoning, &latency, &firstToken, &u.RequestID, &u.ClientStyle)
-	u.Time, u.Latency, u.FirstToken = fromNS(t), time.Duration(latency), time.Duration(firstToken)
-	return u, err
-}
-
-// Usage pages through the rows newest first (by ID, which follows time
-// closely enough and is unique, so paging with BeforeID never skips a row).
-func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
-	w := (&where{}).usage(f)
-	if f.BeforeID > 0 {
-		w.add("id < $%d", f.BeforeID)
-	}
-	q := `SELECT id, ` + usageCols + ` FROM usage_log` + w.sql() + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(usageLimit(f.Limit))
-	rows, err := s.r.QueryContext(ctx, q, w.args...)
-	if err != nil {
-		return nil, s.wrap("usage", err)
-	}
-	list, err := collect(rows, scanUsage)
-	return list, s.wrap("usage", err)
-}
-
-// usageLimit is the number of rows a filter's Limit asks for.
-func usageLimit(n int) int {
-	if n <= 0 {
-		return 100
-	}
-	return min(n, 10000)
-}
-
-// where gathers the conditions of a usage query and their arguments.
-type where struct {
-	conds []string
-	args  []any
-}
-
-// add appends a condition whose one placeholder is written $%d.
-func (w *where) add(cond string, arg any) {
-	w.args = append(w.args, arg)
-	w.conds = append(w.conds, fmt.Sprintf(cond, len(w.args)))
-}
-
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
-// usage adds the filter's selecting fields as conditions. Key IDs are
-// written into the SQL as integer literals rather than parameters: a user
-// may own many keys, and a literal list needs no parameter limit and cannot
-// inject anything.
-func (w *where) usage(f UsageFilter) *where {
-	if !f.From.IsZero() {
-		w.add("time_ns >= $%d", toNS(f.From))
-	}
-	if !f.To.IsZero() {
-		w.add("time_ns < $%d", toNS(f.To))
-	}
-	if len(f.KeyIDs) > 0 {
-		w.conds = append(w.conds, "key_id IN ("+intList(f.KeyIDs)+")")
-	}
-	if f.Model != "" {
-		w.add("model = $%d", f.Model)
-	}
-	if f.Channel != "" {
-		w.add("channel = $%d", f.Channel)
-	}
-	if f.Status != 0 {
-		w.add("status = $%d", f.Status)
-	}
-	return w
-}
-
-func intList(ids []int64) string {
-	b := make([]byte, 0, len(ids)*4)
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(b)
-}
-
-// Spend sums the usage of each key in keyIDs, every key with usage when
-// keyIDs is empty. A key asked for that has no usage is in the map with
-// zero totals.
-func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) {
-	cond := ""
-	if len(keyIDs) > 0 {
-		cond = " WHERE key_id IN (" + intList(keyIDs) + ")"
-	}
-	// CAST: PostgreSQL's SUM of BIGINT is NUMERIC.
-	rows, err := s.r.QueryContext(ctx, `SELECT key_id, COUNT(*), CAST(SUM(input_tokens) AS BIGINT),
-		CAST(SUM(output_tokens) AS BIGINT) FROM usage_log`+cond+` GROUP BY key_id`)
-	if err != nil {
-		return nil, s.wrap("spend", err)
-	}
-	defer rows.Close()
-	out := make(map[int64]Spend, len(keyIDs))
-	for _, id := range keyIDs {
-		out[id] = Spend{}
-	}
-	for rows.Next() {
-		var id int64
-		var sp Spend
-		if err := rows.Scan(&id, &sp.Requests, &sp.Input, &sp.Output); err != nil {
-			return nil, s.wrap("spend", err)
-		}
-		out[id] = sp
-	}
-	return out, s.wrap("spend", rows.Err())
-}
-
-// pruneBatch is the most usage rows one DELETE takes: SQLite has a single
-// writer, and a delete of months of rows in one transaction would make
-// every usage batch behind it wait.
-const pruneBatch = 5000
-
-func (s *sqlStore) DeleteUsageBefore(ctx context.Context, t time.Time) (int64, error) {
-	var total int64
-	for {
-		res, err := s.w.ExecContext(ctx, `DELETE FROM usage_log WHERE id IN
-			(SELECT id FROM usage_log WHERE time_ns < $1 ORDER BY id LIMIT `+strconv.Itoa(pruneBatch)+`)`, toNS(t))
-		if err != nil {
-			return total, s.wrap("delete usage", err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, s.wrap("delete usage", err)
-		}
-		total += n
-		if n < pruneBatch {
-			return total, nil
-		}
-	}
-}

@@ -1,0 +1,54 @@
+package store
+
+import "context"
+
+// usageLabel is what a request was, apart from its numbers and time. A
+// gateway sees few of them (keys × models × channels × outcomes), so a
+// usage row stores the id of its label in usage_labels rather than four
+// strings: binding a string costs SQLite a copy into C memory and back.
+type usageLabel struct {
+	keyID                   int64
+	keyName, model, channel string
+	status                  int
+	style                   string
+}
+
+func labelOf(u *Usage) usageLabel {
+	return usageLabel{keyID: u.KeyID, keyName: u.KeyName, model: u.Model, channel: u.Channel, status: u.Status,
+		style: u.ClientStyle}
+}
+
+// labelIDs returns the label id of each row, making the labels not yet
+// in the database. Ids are kept in memory for the store's life: labels are
+// never deleted, and the map holds one entry per label seen.
+func (s *sqlStore) labelIDs(ctx context.Context, rows []Usage) ([]int64, error) {
+	ids := make([]int64, len(rows))
+	s.labelsMu.Lock()
+	defer s.labelsMu.Unlock()
+	for i := range rows {
+		l := labelOf(&rows[i])
+		id, ok := s.labels[l]
+		if !ok {
+			var err error
+			if id, err = s.newLabel(ctx, l); err != nil {
+				return nil, err
+			}
+			s.labels[l] = id
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// newLabel returns the id of l in usage_labels, adding it when missing,
+// in a transaction of its own: an id is kept in memory only once it is
+// committed. Another node may add the same label at the same time; the
+// unique constraint makes both get the same id.
+func (s *sqlStore) newLabel(ctx context.Context, l usageLabel) (int64, error) {
+	var id int64
+	err := s.w.QueryRowContext(ctx, `INSERT INTO usage_labels (key_id, key_name, model, channel, status, client_style)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (key_id, key_name, model, channel, status, client_style) DO UPDATE SET key_id = excluded.key_id
+		RETURNING id`, l.keyID, l.keyName, l.model, l.channel, l.status, l.style).Scan(&id)
+	return id, err
+}
