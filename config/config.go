@@ -53,9 +53,17 @@ type Server struct {
 	// unspecified host. A trailing slash is dropped.
 	PublicURL string `yaml:"public_url"`
 
-	// MaxBody is the largest request body accepted; larger ones get 413.
+	// MaxBody is the largest request body accepted but on the upload
+	// endpoints (MaxUpload); larger ones get 413.
 	// Default: 32MiB (Anthropic's own limit).
 	MaxBody ByteSize `yaml:"max_body"`
+
+	// MaxUpload is the largest body accepted on the upload endpoints
+	// (POST /v1/images/edits, /v1/images/variations,
+	// /v1/audio/transcriptions, /v1/audio/translations), which MaxBody
+	// does not bound; larger ones get 413. Default: 100MiB (OpenAI's own
+	// audio limit is 25 MB).
+	MaxUpload ByteSize `yaml:"max_upload"`
 
 	// ShutdownTimeout is how long in-flight requests and streams may run
 	// after SIGTERM. Default: 30s.

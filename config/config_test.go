@@ -165,6 +165,7 @@ server:
   listen: 0.0.0.0:9000
   public_url: https://llm.example.com/
   max_body: 1GiB
+  max_upload: 2GiB
   shutdown_timeout: 1m
 store:
   driver: postgres
@@ -218,6 +219,7 @@ cluster:
 			Listen:          "0.0.0.0:9000",
 			PublicURL:       "https://llm.example.com",
 			MaxBody:         1 << 30,
+			MaxUpload:       2 << 30,
 			ShutdownTimeout: time.Minute,
 		},
 		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
@@ -290,7 +292,7 @@ keys:
 	timeouts := Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute}
 	breaker := Breaker{Failures: 5, Cooldown: 30 * time.Second}
 	want := &Config{
-		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
+		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, ShutdownTimeout: 30 * time.Second},
 		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{
 			{Name: "oa", Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
@@ -420,7 +422,7 @@ func TestByteSize(t *testing.T) {
 func TestDefault(t *testing.T) {
 	host, _ := os.Hostname()
 	want := &Config{
-		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, ShutdownTimeout: 30 * time.Second},
+		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, ShutdownTimeout: 30 * time.Second},
 		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{{
 			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond,
@@ -454,9 +456,11 @@ func TestValidate(t *testing.T) {
 	c := Default(nil)
 	c.Source = "code"
 	c.Server.MaxBody = -1
+	c.Server.MaxUpload = 0
 	c.Cluster.NodeName = ""
 	c.Cluster.SecretKeyEnv = ""
 	want := "code: server.max_body: must be positive, got -1B\n" +
+		"code: server.max_upload: must be positive, got 0B\n" +
 		"code: cluster.node_name: missing\n" +
 		"code: cluster.secret_key_env: missing"
 	if err := c.Validate(); err == nil || err.Error() != want {

@@ -20,6 +20,7 @@ import (
 const (
 	defaultListen    = "127.0.0.1:8080"
 	defaultMaxBody   = 32 << 20
+	defaultMaxUpload = 100 << 20
 	defaultDSN       = "rosetta.db"
 	defaultPace      = 40 * time.Millisecond
 	defaultBind      = "0.0.0.0:7946"
@@ -196,6 +197,7 @@ func (c *Config) setDefaults() {
 	setDefault(&s.PublicURL, publicURL(s.Listen))
 	s.PublicURL = strings.TrimSuffix(s.PublicURL, "/")
 	setDefault(&s.MaxBody, defaultMaxBody)
+	setDefault(&s.MaxUpload, defaultMaxUpload)
 	setDefault(&s.ShutdownTimeout, 30*time.Second)
 
 	setDefault(&c.Store.Driver, "sqlite")

@@ -25,7 +25,7 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		e = errorf(413, codec.KindTooLarge, "request_too_large",
-			"Request body is larger than the gateway's limit of %s.", g.cfg.Server.MaxBody)
+			"Request body is larger than the gateway's limit of %s.", g.bodyLimit(&ctx.Request.Header))
 		drain(ctx.Conn(), int64(ctx.Request.Header.ContentLength()))
 	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
 		e = errorf(431, codec.KindInvalidRequest, "request_header_fields_too_large",

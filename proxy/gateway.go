@@ -5,6 +5,7 @@
 package proxy
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -144,6 +145,8 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		ErrorHandler:       g.serverError,
 		Name:               "rosetta",
 		MaxRequestBodySize: int(cfg.Server.MaxBody),
+		// The uploads have their own limit, set once their headers are read.
+		HeaderReceived: g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it
 		// into a form of its own (or refuse it) first.
 		DisablePreParseMultipartForm: true,
@@ -164,6 +167,44 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		Logger:                fasthttpLogger{g.log},
 	}
 	return g, nil
+}
+
+// uploadPaths are the routes whose bodies are multipart uploads, bounded by
+// server.max_upload rather than server.max_body.
+var uploadPaths = [...]string{"/v1/images/edits", "/v1/images/variations", "/v1/audio/transcriptions", "/v1/audio/translations"}
+
+// isUpload reports whether a request is a POST to an upload route. The
+// path is compared as sent (the query cut off): any other spelling of it
+// gets the JSON limit, the smaller one, and the router's redirect.
+func isUpload(h *fasthttp.RequestHeader) bool {
+	if !h.IsPost() {
+		return false
+	}
+	path := h.RequestURI()
+	if i := bytes.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	for _, p := range uploadPaths {
+		if string(path) == p {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyLimit is the largest body accepted for a request of these headers.
+func (g *Gateway) bodyLimit(h *fasthttp.RequestHeader) config.ByteSize {
+	if isUpload(h) {
+		return g.cfg.Server.MaxUpload
+	}
+	return g.cfg.Server.MaxBody
+}
+
+// headerReceived gives each request its body limit once its headers are
+// read, before fasthttp reads the body: a larger Content-Length is
+// refused then, unread (serverError's 413).
+func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	return fasthttp.RequestConfig{MaxRequestBodySize: int(g.bodyLimit(h))}
 }
 
 // loadTable builds the first routing table: the configuration's channels,

@@ -45,17 +45,25 @@ func startGateway(t testing.TB, channels string) *testGateway {
 // are replaced by ones tg.logs records.
 func startGatewayWith(t testing.TB, channels string, opts proxy.Options) *testGateway {
 	t.Helper()
+	return startGatewayServer(t, "", channels, opts)
+}
+
+// startGatewayServer is startGatewayWith with more server settings, YAML
+// lines indented by two spaces.
+func startGatewayServer(t testing.TB, server, channels string, opts proxy.Options) *testGateway {
+	t.Helper()
 	yaml := fmt.Sprintf(`
 server:
   max_body: 64KiB
   shutdown_timeout: 5s
+%s
 channels:
 %s
 keys:
   - {name: client, key: %s, models: ["gpt-*", "fast", "demo", "slow"]}
   - {name: limited, key: %s, rpm: 2}
   - {name: open, key: %s}
-`, channels, clientKey, limitedKey, openKey)
+`, server, channels, clientKey, limitedKey, openKey)
 	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func (g *Gateway) translations(ctx *fasthttp.RequestCtx) {
 }
 
 // serveForm serves an OpenAI-style upload. The body is held whole (under
-// server.max_body) and only its model and stream parts are read; it goes
+// server.max_upload) and only its model and stream parts are read; it goes
 // upstream as it came but for the model part's value, with the client's
 // Content-Type, so its boundary.
 func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {

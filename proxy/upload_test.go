@@ -1,0 +1,88 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
+)
+
+// TestUploadLimit: the upload routes take bodies up to server.max_upload,
+// larger than server.max_body, which still bounds every other route; a
+// larger upload is a 413 in OpenAI's shape, refused on its Content-Length
+// before its body is read, and no upstream is called.
+func TestUploadLimit(t *testing.T) {
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 1MiB", mediaChannel("up", up, ""), proxy.Options{})
+	client := mediaClient(tg, new(clientBodies))
+	ctx := context.Background()
+	file := func(n int) *bytes.Reader { return bytes.NewReader(bytes.Repeat([]byte{'a'}, n)) }
+
+	// Over max_body (64KiB), under max_upload.
+	r, err := client.Audio.Transcriptions.New(ctx, openai.AudioTranscriptionNewParams{Model: "gpt-ears",
+		File: openai.File(file(512<<10), "a.wav", "audio/wav")})
+	if err != nil || r.Text != "Hello there." {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if n := len(up.lastRequest().body); n < 512<<10 {
+		t.Fatalf("upstream got %d bytes", n)
+	}
+	hits := up.hits.Load()
+
+	// Over max_upload, on every upload route.
+	_, err = client.Audio.Transcriptions.New(ctx, openai.AudioTranscriptionNewParams{Model: "gpt-ears",
+		File: openai.File(file(2<<20), "a.wav", "audio/wav")})
+	checkSDKError(t, err, 413, "request_too_large", "1MiB")
+	_, err = client.Audio.Translations.New(ctx, openai.AudioTranslationNewParams{Model: "gpt-ears",
+		File: openai.File(file(2<<20), "a.wav", "audio/wav")})
+	checkSDKError(t, err, 413, "request_too_large", "1MiB")
+	_, err = client.Images.NewVariation(ctx, openai.ImageNewVariationParams{Model: "gpt-img",
+		Image: openai.File(file(2<<20), "a.png", "image/png")})
+	checkSDKError(t, err, 413, "request_too_large", "1MiB")
+	_, err = client.Images.Edit(ctx, openai.ImageEditParams{Model: "gpt-img", Prompt: "a hat",
+		Image: openai.ImageEditParamsImageUnion{OfFile: openai.File(file(2<<20), "a.png", "image/png")}})
+	checkSDKError(t, err, 413, "request_too_large", "1MiB")
+
+	// The JSON routes keep max_body, whatever their size against max_upload.
+	big := `{"model":"gpt-img","prompt":"` + strings.Repeat("x", 100<<10) + `"}`
+	resp, b := tg.do(t, "POST", "/v1/images/generations", clientKey, big)
+	checkError(t, resp, b, 413, "request_too_large")
+	if !strings.Contains(string(b), "64KiB") {
+		t.Errorf("413 for a JSON body: %s", b)
+	}
+
+	// A Content-Length over the limit is answered at once, the body unsent.
+	c, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n--b\r\n", clientKey, 200<<20)
+	resp, err = http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	checkError(t, resp, b, 413, "request_too_large")
+	if !resp.Close {
+		t.Error("the connection is kept after a refused body")
+	}
+
+	if n := up.hits.Load(); n != hits {
+		t.Fatalf("%d refused uploads reached the upstream", n-hits)
+	}
+}
