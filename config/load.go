@@ -18,12 +18,13 @@ import (
 
 // Defaults not visible elsewhere; the field docs in config.go state them all.
 const (
-	defaultListen    = "127.0.0.1:8080"
-	defaultMaxBody   = 32 << 20
-	defaultDSN       = "rosetta.db"
-	defaultPace      = 40 * time.Millisecond
-	defaultBind      = "0.0.0.0:7946"
-	defaultSecretEnv = "ROSETTA_GOSSIP_KEY"
+	defaultListen       = "127.0.0.1:8080"
+	defaultMaxBody      = 32 << 20
+	defaultMaxWSMessage = 16 << 20
+	defaultDSN          = "rosetta.db"
+	defaultPace         = 40 * time.Millisecond
+	defaultBind         = "0.0.0.0:7946"
+	defaultSecretEnv    = "ROSETTA_GOSSIP_KEY"
 )
 
 // demoType is the type of the demo channel: a simulated OpenAI-compatible
@@ -196,6 +197,7 @@ func (c *Config) setDefaults() {
 	setDefault(&s.PublicURL, publicURL(s.Listen))
 	s.PublicURL = strings.TrimSuffix(s.PublicURL, "/")
 	setDefault(&s.MaxBody, defaultMaxBody)
+	setDefault(&s.MaxWSMessage, defaultMaxWSMessage)
 	setDefault(&s.ShutdownTimeout, 30*time.Second)
 
 	setDefault(&c.Store.Driver, "sqlite")

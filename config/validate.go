@@ -57,6 +57,9 @@ func (c *Config) validate(p *problems) {
 	if s.MaxBody <= 0 {
 		p.add("server.max_body", "must be positive, got %s", s.MaxBody)
 	}
+	if s.MaxWSMessage <= 0 {
+		p.add("server.max_ws_message", "must be positive, got %s", s.MaxWSMessage)
+	}
 	if s.ShutdownTimeout <= 0 {
 		p.add("server.shutdown_timeout", "must be positive, got %s", s.ShutdownTimeout)
 	}
