@@ -48,6 +48,7 @@ func startGatewayWith(t testing.TB, channels string, opts proxy.Options) *testGa
 	yaml := fmt.Sprintf(`
 server:
   max_body: 64KiB
+  max_ws_message: 64KiB
   shutdown_timeout: 5s
 channels:
 %s
