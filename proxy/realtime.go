@@ -152,14 +152,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 			break
 		}
 	}
-	switch {
-	case !served:
-		last = errNotServed(x)
-	case last == nil:
-		last = errorf(503, codec.KindUnavailable, "no_channel_available",
-			"No upstream channel for '%s' is available now; retry later.", x.model)
-	}
-	return nil, candidate{}, last
+	return nil, candidate{}, noCandidate(x, served, last)
 }
 
 // dialOne opens the session on one channel: ws(s)://<base>/realtime?model=

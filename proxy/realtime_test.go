@@ -358,33 +358,21 @@ func TestRealtimeCloses(t *testing.T) {
 	tg, _ := realtimeGateway(t, up)
 	before := warmUp(t, tg, up)
 
-	c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c := openRT(t, tg)
 	write(t, c, websocket.MessageText, `{"type":"test.close"}`)
 	if ce := readClose(t, c); ce.Code != 4000 || ce.Reason != "bye" {
 		t.Errorf("client saw %v, want 4000 bye", ce)
 	}
 	<-up.done
 
-	c, _, err = dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c = openRT(t, tg)
 	write(t, c, websocket.MessageText, `{"type":"test.drop"}`)
 	if ce := readClose(t, c); ce.Code != websocket.StatusInternalError {
 		t.Errorf("client saw %v, want 1011", ce)
 	}
 	<-up.done
 
-	c, _, err = dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c = openRT(t, tg)
 	c.CloseNow()
 	select {
 	case <-up.done:
@@ -392,11 +380,7 @@ func TestRealtimeCloses(t *testing.T) {
 		t.Fatal("the upstream is still open a second after the client dropped")
 	}
 
-	c, _, err = dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c = openRT(t, tg)
 	c.Write(context.Background(), websocket.MessageBinary, bytes.Repeat([]byte("x"), 64<<10+1))
 	if ce := readClose(t, c); ce.Code != websocket.StatusMessageTooBig {
 		t.Errorf("client saw %v, want 1009", ce)
@@ -413,11 +397,7 @@ func TestRealtimeCloses(t *testing.T) {
 func TestRealtimeShutdown(t *testing.T) {
 	up := newRTUpstream(t)
 	tg, rows := realtimeGateway(t, up)
-	c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c := openRT(t, tg)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -446,11 +426,7 @@ func TestRealtimeShutdown(t *testing.T) {
 // goroutine count then.
 func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) int {
 	t.Helper()
-	c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readEvent(t, c)
+	c := openRT(t, tg)
 	c.Close(websocket.StatusNormalClosure, "")
 	<-up.done
 	var n, left int
@@ -484,4 +460,16 @@ func goroutines() (n, sessions int) {
 		n++
 	}
 	return n, sessions
+}
+
+// openRT opens a session on "fast" with the client key and reads its
+// session.created.
+func openRT(t *testing.T, tg *testGateway) *websocket.Conn {
+	t.Helper()
+	c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvent(t, c)
+	return c
 }
