@@ -32,11 +32,15 @@ const (
 	OpSpeech
 	OpTranscribe
 	OpTranslate
+	// OpRealtime is a realtime session (OpenAI's GET /realtime): a
+	// WebSocket whose frames are relayed as they are, both ways.
+	OpRealtime
 )
 
 var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
 	OpEmbed: "embedding", OpRerank: "rerank", OpImage: "image generation", OpImageEdit: "image edit",
-	OpImageVariation: "image variation", OpSpeech: "speech", OpTranscribe: "transcription", OpTranslate: "translation"}
+	OpImageVariation: "image variation", OpSpeech: "speech", OpTranscribe: "transcription", OpTranslate: "translation",
+	OpRealtime: "realtime session"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -44,23 +48,23 @@ func (o Op) String() string { return opNames[o] }
 // configuration narrows what it serves with (channels[].endpoints): chat
 // (generate and count tokens), completions, embeddings, rerank, images
 // (generations, edits, variations), audio (speech, transcriptions,
-// translations).
+// translations), realtime (realtime WebSocket sessions).
 func (o Op) Endpoint() string { return opEndpoints[o] }
 
 var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings",
 	OpRerank: "rerank", OpImage: "images", OpImageEdit: "images", OpImageVariation: "images",
-	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio"}
+	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio", OpRealtime: "realtime"}
 
 // Endpoints lists the endpoint families, in a stable order.
 func Endpoints() []string {
-	return []string{"chat", "completions", "embeddings", "rerank", "images", "audio"}
+	return []string{"chat", "completions", "embeddings", "rerank", "images", "audio", "realtime"}
 }
 
 // Ops lists the operations, those of one family next to each other
 // (ServedEndpoints relies on it).
 func Ops() []Op {
 	return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank,
-		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate}
+		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate, OpRealtime}
 }
 
 // Serves reports whether a dialect's API has an endpoint for op.

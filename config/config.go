@@ -65,8 +65,14 @@ type Server struct {
 	// audio limit is 25 MB).
 	MaxUpload ByteSize `yaml:"max_upload"`
 
-	// ShutdownTimeout is how long in-flight requests and streams may run
-	// after SIGTERM. Default: 30s.
+	// MaxWSMessage is the largest WebSocket message a realtime session
+	// relays, either way; a larger one closes the session with 1009.
+	// Default: 16MiB.
+	MaxWSMessage ByteSize `yaml:"max_ws_message"`
+
+	// ShutdownTimeout is how long in-flight requests, streams and realtime
+	// sessions may run after SIGTERM (sessions still open then are closed
+	// with 1001). Default: 30s.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
 
 	// TrustedProxies are the addresses (IPs or CIDR prefixes) of reverse
@@ -170,7 +176,8 @@ type Channel struct {
 	// generateContent, token counts), completions (the legacy text
 	// completions), embeddings (OpenAI's /embeddings, Gemini's
 	// embedContent and batchEmbedContents), rerank, images (generations,
-	// edits, variations), audio (speech, transcriptions, translations).
+	// edits, variations), audio (speech, transcriptions, translations),
+	// realtime (GET /v1/realtime WebSocket sessions).
 	// Default: every family its type serves (openai and demo: all; gemini:
 	// chat and embeddings; anthropic: chat; cohere: rerank).
 	Endpoints []string `yaml:"endpoints"`

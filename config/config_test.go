@@ -50,6 +50,7 @@ func TestParseErrors(t *testing.T) {
 	f("server: {public_url: llm.example.com}", `rosetta.yaml: server.public_url: "llm.example.com" is not an absolute http(s) URL`)
 	f("server: {public_url: 'ftp://llm.example.com'}", `rosetta.yaml: server.public_url: "ftp://llm.example.com" is not an absolute http(s) URL`)
 	f("server: {shutdown_timeout: -1s}", "rosetta.yaml: server.shutdown_timeout: must be positive, got -1s")
+	f("server: {max_ws_message: -1}", `rosetta.yaml: server.max_ws_message: "-1" is not a size`)
 	f("server: {trusted_proxies: [10.0.0.0/8, 'fd00::1', nope]}", `rosetta.yaml: server.trusted_proxies[2]: "nope" is not an IP address or CIDR prefix`)
 	f("store: {usage_flush: -1s}", "rosetta.yaml: store.usage_flush: must be positive, got -1s")
 	f("store: {usage_retention: 10m}", "rosetta.yaml: store.usage_retention: must be at least 1h, got 10m0s")
@@ -100,7 +101,7 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: gemini, api_keys: [k], models: [m], endpoints: [embeddings, completions]}]",
 		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat and embeddings)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
-		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings, rerank, images or audio)`)
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings, rerank, images, audio or realtime)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
 		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 
@@ -220,6 +221,7 @@ cluster:
 			PublicURL:       "https://llm.example.com",
 			MaxBody:         1 << 30,
 			MaxUpload:       2 << 30,
+			MaxWSMessage:    16 << 20,
 			ShutdownTimeout: time.Minute,
 		},
 		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
@@ -292,7 +294,7 @@ keys:
 	timeouts := Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute}
 	breaker := Breaker{Failures: 5, Cooldown: 30 * time.Second}
 	want := &Config{
-		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, ShutdownTimeout: 30 * time.Second},
+		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, MaxWSMessage: 16 << 20, ShutdownTimeout: 30 * time.Second},
 		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{
 			{Name: "oa", Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
@@ -422,7 +424,7 @@ func TestByteSize(t *testing.T) {
 func TestDefault(t *testing.T) {
 	host, _ := os.Hostname()
 	want := &Config{
-		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, ShutdownTimeout: 30 * time.Second},
+		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, MaxWSMessage: 16 << 20, ShutdownTimeout: 30 * time.Second},
 		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
 		Channels: []Channel{{
 			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond,

@@ -7,13 +7,13 @@ import (
 
 // TestRerankEndpoints: a cohere channel serves rerank and nothing else,
 // by default and when its endpoints say so; naming another family is an
-// error that says what it serves, as is rerank, images or audio on a type
+// error that says what it serves, as is rerank, images, audio or realtime on a type
 // whose API has none.
 func TestRerankEndpoints(t *testing.T) {
 	for typ, want := range map[string][]string{
 		"cohere":    {"rerank"},
-		"openai":    {"chat", "completions", "embeddings", "rerank", "images", "audio"},
-		"demo":      {"chat", "completions", "embeddings", "rerank", "images", "audio"},
+		"openai":    {"chat", "completions", "embeddings", "rerank", "images", "audio", "realtime"},
+		"demo":      {"chat", "completions", "embeddings", "rerank", "images", "audio", "realtime"},
 		"gemini":    {"chat", "embeddings"},
 		"anthropic": {"chat"},
 	} {
@@ -36,6 +36,7 @@ func TestRerankEndpoints(t *testing.T) {
 		"channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [rerank]}]":           "rosetta.yaml: channels[0].endpoints[0]: anthropic channels do not serve rerank (they serve chat)",
 		"channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [images]}]":           "rosetta.yaml: channels[0].endpoints[0]: anthropic channels do not serve images (they serve chat)",
 		"channels: [{name: g, type: gemini, api_keys: [k], models: [m], endpoints: [chat, audio]}]":         "rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve audio (they serve chat and embeddings)",
+		"channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [realtime]}]":         "rosetta.yaml: channels[0].endpoints[0]: anthropic channels do not serve realtime (they serve chat)",
 	} {
 		if _, err := Parse([]byte(yml), "rosetta.yaml", envMap(nil)); err == nil || err.Error() != want {
 			t.Errorf("Parse(%q):\n got %v\nwant %s", yml, err, want)

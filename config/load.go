@@ -18,13 +18,14 @@ import (
 
 // Defaults not visible elsewhere; the field docs in config.go state them all.
 const (
-	defaultListen    = "127.0.0.1:8080"
-	defaultMaxBody   = 32 << 20
-	defaultMaxUpload = 100 << 20
-	defaultDSN       = "rosetta.db"
-	defaultPace      = 40 * time.Millisecond
-	defaultBind      = "0.0.0.0:7946"
-	defaultSecretEnv = "ROSETTA_GOSSIP_KEY"
+	defaultListen       = "127.0.0.1:8080"
+	defaultMaxBody      = 32 << 20
+	defaultMaxUpload    = 100 << 20
+	defaultMaxWSMessage = 16 << 20
+	defaultDSN          = "rosetta.db"
+	defaultPace         = 40 * time.Millisecond
+	defaultBind         = "0.0.0.0:7946"
+	defaultSecretEnv    = "ROSETTA_GOSSIP_KEY"
 )
 
 // demoType is the type of the demo channel: a simulated OpenAI-compatible
@@ -198,6 +199,7 @@ func (c *Config) setDefaults() {
 	s.PublicURL = strings.TrimSuffix(s.PublicURL, "/")
 	setDefault(&s.MaxBody, defaultMaxBody)
 	setDefault(&s.MaxUpload, defaultMaxUpload)
+	setDefault(&s.MaxWSMessage, defaultMaxWSMessage)
 	setDefault(&s.ShutdownTimeout, 30*time.Second)
 
 	setDefault(&c.Store.Driver, "sqlite")

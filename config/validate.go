@@ -60,6 +60,9 @@ func (c *Config) validate(p *problems) {
 	if s.MaxUpload <= 0 {
 		p.add("server.max_upload", "must be positive, got %s", s.MaxUpload)
 	}
+	if s.MaxWSMessage <= 0 {
+		p.add("server.max_ws_message", "must be positive, got %s", s.MaxWSMessage)
+	}
 	if s.ShutdownTimeout <= 0 {
 		p.add("server.shutdown_timeout", "must be positive, got %s", s.ShutdownTimeout)
 	}

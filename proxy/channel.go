@@ -159,9 +159,13 @@ func (ch *channel) setHeaders(req *fasthttp.Request) {
 // setAuth sets the channel's next credential (rotated round-robin).
 func (ch *channel) setAuth(req *fasthttp.Request) {
 	if len(ch.auth) > 0 {
-		req.Header.SetBytesKV(ch.style.authHeader, ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)])
+		req.Header.SetBytesKV(ch.style.authHeader, ch.nextAuth())
 	}
 }
+
+// nextAuth is the value of the credential header for the channel's next
+// key; the channel has at least one.
+func (ch *channel) nextAuth() []byte { return ch.auth[int(ch.next.Add(1)-1)%len(ch.auth)] }
 
 // dialError marks a failure to connect: the request never reached the
 // upstream, so any channel may be tried next.

@@ -65,17 +65,25 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.op.fallback(g, ctx, x)
 		return
 	}
-	switch {
-	case !served:
-		last = errNotServed(x)
-	case last == nil:
-		last = errorf(503, codec.KindUnavailable, "no_channel_available",
-			"No upstream channel for '%s' is available now; retry later.", x.model)
-	}
+	last = noCandidate(x, served, last)
 	if last.Status == 429 && retryAfter > 0 {
 		last.RateLimit.RetryAfter = retryAfter
 	}
 	g.fail(ctx, x, last)
+}
+
+// noCandidate is the error of a request no candidate answered: last, the
+// error of the last one tried, or a 503 when none serves the operation or
+// none could be tried.
+func noCandidate(x *exchange, served bool, last *codec.Error) *codec.Error {
+	switch {
+	case !served:
+		return errNotServed(x)
+	case last == nil:
+		return errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", x.model)
+	}
+	return last
 }
 
 // errNotServed is the 503 for a model none of whose channels serves the

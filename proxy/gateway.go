@@ -95,6 +95,7 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
+	sessions  sessionSet // open realtime sessions
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's
@@ -250,6 +251,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.POST("/v1/audio/speech", g.speech)
 	r.POST("/v1/audio/transcriptions", g.transcriptions)
 	r.POST("/v1/audio/translations", g.translations)
+	r.GET("/v1/realtime", g.realtime)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)
@@ -277,11 +279,17 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
-// requests in flight (open streams included) to finish; then it releases
-// the channels. Their last usage rows have been handed to Options.Usage
+// requests in flight (open streams and realtime sessions included) to
+// finish; then it closes the realtime sessions still open with 1001 and
+// releases the channels. Their last usage rows have been handed to Options.Usage
 // when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
 	err := g.server.ShutdownWithContext(ctx)
+	// A realtime session's connection is hijacked: the server does not
+	// wait for it.
+	if serr := g.sessions.drain(ctx); err == nil {
+		err = serr
+	}
 	if g.stopWatch != nil { // and wait, so no reload builds channels after the close below
 		g.stopOnce.Do(func() { close(g.stopWatch) })
 		<-g.watchDone

@@ -55,6 +55,7 @@ func startGatewayServer(t testing.TB, server, channels string, opts proxy.Option
 	yaml := fmt.Sprintf(`
 server:
   max_body: 64KiB
+  max_ws_message: 64KiB
   shutdown_timeout: 5s
 %s
 channels:

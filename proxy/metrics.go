@@ -25,6 +25,7 @@ type metrics struct {
 	upstream     *prometheus.CounterVec
 	tokens       *prometheus.CounterVec
 	openStreams  prometheus.Gauge
+	openSessions prometheus.Gauge
 	usageDropped prometheus.Counter
 	handler      fasthttp.RequestHandler
 	timerMu      sync.RWMutex
@@ -56,10 +57,13 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	m.openStreams = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "rosetta_open_streams", Help: "Streams being relayed now.",
 	})
+	m.openSessions = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "rosetta_open_realtime_sessions", Help: "Realtime WebSocket sessions being relayed now.",
+	})
 	m.usageDropped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "rosetta_usage_rows_dropped_total", Help: "Usage rows lost because the usage buffer was full.",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams, m.usageDropped,
+	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams, m.openSessions, m.usageDropped,
 		circuits{g}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if logDropped != nil {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{

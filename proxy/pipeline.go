@@ -21,6 +21,7 @@ import (
 //	                 connections (channel.go, timedconn.go)
 //	respond.go       a whole answer, relayed or translated
 //	relay.go         a streamed answer, relayed or translated
+//	realtime.go      a realtime WebSocket session, relayed frame by frame
 //	account.go       finish: rate-limit settlement, metrics, the access
 //	                 log (accesslog.go) and the usage row
 //
@@ -76,6 +77,7 @@ var (
 	opSpeech      = &operation{op: codec.OpSpeech, metered: true, media: true, download: true}
 	opTranscribe  = &operation{op: codec.OpTranscribe, metered: true, media: true, form: true, usage: openai.MediaUsage}
 	opTranslate   = &operation{op: codec.OpTranslate, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opRealtime    = &operation{op: codec.OpRealtime, metered: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )
@@ -90,30 +92,39 @@ func errModelNotFound[T string | []byte](model T) *codec.Error {
 // it: the key's model allow-list, the route, the rate limits, then the
 // candidates in order.
 func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
+	if cands, ok := g.candidates(ctx, x, op, body, model); ok {
+		g.forward(ctx, x, body, cands)
+	}
+}
+
+// candidates allows the model, routes it and admits the request under the
+// key's limits, and returns the channels to try in order. It answers
+// (403, 503, 429) and returns false when the request goes no further.
+func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) ([]candidate, bool) {
 	x.op, x.utility = op, !op.metered
 	if !x.key.Allows(model) {
 		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed",
 			"This key may not use the model '%s'.", model))
-		return
+		return nil, false
 	}
 	rt := g.table.Load().routes[string(model)]
 	if rt == nil {
 		g.fail(ctx, x, errModelNotFound(model))
-		return
+		return nil, false
 	}
 	x.model, x.route, x.bodyLen = rt.public, rt, len(body)
 	if x.inbound == nil { // its reader has looked already
 		x.tagged = x.style.Tagged(body)
 	}
 	if op.metered && !g.admit(ctx, x, int64(len(body)/4)) {
-		return
+		return nil, false
 	}
 	cands, reopen := rt.order(x.cands[:0], time.Now())
 	if len(cands) == 0 && op.fallback == nil {
 		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
 		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
 			"No upstream channel for '%s' is available now; retry later.", rt.public))
-		return
+		return nil, false
 	}
-	g.forward(ctx, x, body, cands)
+	return cands, true
 }

@@ -37,10 +37,12 @@ var httpFacts = codec.HTTP{
 	},
 }
 
-// mediaPaths are the paths of the media operations, relayed as they are.
+// mediaPaths are the paths of the media operations, relayed as they are,
+// and of the realtime session.
 var mediaPaths = map[codec.Op]string{
 	codec.OpImage: "/images/generations", codec.OpImageEdit: "/images/edits", codec.OpImageVariation: "/images/variations",
 	codec.OpSpeech: "/audio/speech", codec.OpTranscribe: "/audio/transcriptions", codec.OpTranslate: "/audio/translations",
+	codec.OpRealtime: "/realtime", // a WebSocket: the gateway dials it as ws(s)://
 }
 
 func (dialect) Name() string      { return "openai" }

@@ -1,0 +1,642 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bytedance/sonic"
+	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// A realtime session (GET /v1/realtime?model=…, OpenAI's Realtime API) is
+// a WebSocket relayed frame by frame. The key, the model and the route are
+// checked and the upstream dialed before the client's upgrade is answered,
+// so a refusal is a plain HTTP error and a channel that cannot be reached
+// fails over to the next. Then two pumps relay the frames, one each way,
+// each reading a message and writing it to the other side before reading
+// the next: a side that does not read holds back the other (back-pressure),
+// and no message is held beyond the one in hand. Frames are not parsed but
+// the upstream's text frames, read whole (up to server.max_ws_message) to
+// sum response.done usage and to rename the model in session.created and
+// session.updated.
+
+const (
+	// realtimeProtocol is the subprotocol the gateway answers with when the
+	// client offers it (browsers do, beside the key).
+	realtimeProtocol = "realtime"
+	// insecureKeyProtocol prefixes the key a browser sends as a subprotocol.
+	insecureKeyProtocol = "openai-insecure-api-key."
+	// betaProtocol is OpenAI-Beta: realtime=v1 as a browser sends it.
+	betaProtocol = "openai-beta.realtime-v1"
+	// closeGrace is how long a side that was sent a close frame has to
+	// answer it before its connection is cut.
+	closeGrace = time.Second
+	// closeWriteWait bounds writing a close frame.
+	closeWriteWait = time.Second
+	// handshakeGrace bounds the wait between the upgrade answer and the
+	// session's start; a client gone meanwhile never starts it.
+	handshakeGrace = 10 * time.Second
+	// maxKeptMessage is the largest message buffer a session keeps between
+	// messages.
+	maxKeptMessage = 1 << 20
+)
+
+var (
+	strOpenAIBeta   = []byte("OpenAI-Beta")
+	strWSProtocol   = []byte("Sec-WebSocket-Protocol")
+	strResponseDone = []byte(`"response.done"`)
+	strSessionEvent = []byte(`"session.`)
+)
+
+// realtime answers GET /v1/realtime.
+func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
+	if len(ctx.Request.Header.PeekBytes(strAuthorization)) == 0 {
+		// A browser's key comes as a subprotocol: authenticate it as the
+		// bearer token it stands for (the header goes nowhere else).
+		if k := protocolKey(ctx.Request.Header.PeekBytes(strWSProtocol)); k != "" {
+			ctx.Request.Header.SetBytesK(strAuthorization, "Bearer "+k)
+		}
+	}
+	x := g.open(ctx, "realtime", styleOpenAI)
+	if x == nil {
+		return
+	}
+	x.op, x.stream = opRealtime, true
+	model := ctx.QueryArgs().Peek("model")
+	if len(model) == 0 {
+		g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "model",
+			Message: "model: query parameter is required"})
+		return
+	}
+	if !websocket.FastHTTPIsWebSocketUpgrade(ctx) {
+		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "", "This endpoint takes a WebSocket upgrade."))
+		return
+	}
+	cands, ok := g.candidates(ctx, x, opRealtime, nil, model)
+	if !ok {
+		return
+	}
+	up, c, e := g.dialRealtime(ctx, x, cands)
+	if e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	s := &session{g: g, x: x, ch: c.ch, up: up, rename: c.model != x.model,
+		idle: c.ch.cfg.Timeouts.Idle, deadline: x.start.Add(c.ch.cfg.Timeouts.Total)}
+	u := websocket.FastHTTPUpgrader{
+		Subprotocols: []string{realtimeProtocol},
+		// The key is the credential, not a cookie: any origin may use it.
+		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
+		Error: func(ctx *fasthttp.RequestCtx, status int, reason error) {
+			writeError(ctx, x, errorf(status, codec.KindInvalidRequest, "", "%s", reason.Error()))
+		},
+	}
+	if err := u.Upgrade(ctx, s.run); err != nil {
+		up.Close() //nolint:errcheck
+		g.finish(x)
+		return
+	}
+	x.status = fasthttp.StatusSwitchingProtocols
+	g.sessions.pending.Add(1)
+	s.abandon = time.AfterFunc(handshakeGrace, s.abandoned)
+}
+
+// protocolKey finds the key among the subprotocols a browser offers.
+func protocolKey(v []byte) string {
+	for p := range strings.SplitSeq(string(v), ",") {
+		if k, ok := strings.CutPrefix(strings.TrimSpace(p), insecureKeyProtocol); ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// dialRealtime dials the candidates' realtime endpoints in turn, with the
+// breaker and failover as forward has them, and returns the first that
+// accepted the session.
+func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []candidate) (*websocket.Conn, candidate, *codec.Error) {
+	var last *codec.Error
+	served := false
+	for _, c := range cands {
+		uri, ok := c.ch.appendURI(x.uri[:0], codec.OpRealtime, c.model, false)
+		if !ok {
+			continue
+		}
+		served = true
+		x.uri = uri
+		if c.ch.breaker.allow(time.Now()) > 0 {
+			continue
+		}
+		x.attempts++
+		x.channel = c.ch.name
+		conn, e, retry := g.dialOne(ctx, x, c)
+		if e == nil {
+			return conn, c, nil
+		}
+		last = e
+		if !retry {
+			break
+		}
+	}
+	return nil, candidate{}, noCandidate(x, served, last)
+}
+
+// dialOne opens the session on one channel: ws(s)://<base>/realtime?model=
+// with the channel's key and the client's OpenAI-Beta header. It returns
+// the error and whether another channel may be tried when it fails.
+func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*websocket.Conn, *codec.Error, bool) {
+	target := wsURL(string(x.uri), c.model)
+	h := http.Header{}
+	if len(c.ch.auth) > 0 {
+		h.Set(string(c.ch.style.authHeader), string(c.ch.nextAuth()))
+	}
+	if b := ctx.Request.Header.PeekBytes(strOpenAIBeta); len(b) > 0 {
+		h.Set("OpenAI-Beta", string(b))
+	} else if bytes.Contains(ctx.Request.Header.PeekBytes(strWSProtocol), []byte(betaProtocol)) {
+		h.Set("OpenAI-Beta", "realtime=v1")
+	}
+	h.Set("X-Request-Id", string(x.id))
+	h.Set("User-Agent", "rosetta")
+	t := c.ch.cfg.Timeouts
+	d := websocket.Dialer{HandshakeTimeout: t.Connect + t.FirstByte}
+	nd := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
+	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var conn net.Conn
+		var err error
+		if c.ch.demo != nil {
+			conn, err = c.ch.demo.dial()
+		} else {
+			conn, err = nd.DialContext(ctx, network, addr)
+		}
+		if err != nil {
+			return nil, &dialError{err}
+		}
+		return conn, nil
+	}
+	if u, err := url.Parse(target); err == nil {
+		d.TLSClientConfig = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+	}
+	conn, resp, err := d.DialContext(context.Background(), target, h)
+	now := time.Now()
+	if err == nil {
+		c.ch.answered(outcomeOK, now)
+		c.ch.breaker.success()
+		return conn, nil, false
+	}
+	if resp != nil && resp.StatusCode >= 400 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		status := resp.StatusCode
+		c.ch.answered(outcomeOf(status), now)
+		e := upstreamError(c.ch, x.style, status, body)
+		if status == 429 || status >= 500 || status == 401 || status == 403 {
+			c.ch.breaker.failure(now)
+			g.log.Warn("upstream refused the realtime session", "id", string(x.id), "channel", c.ch.name,
+				"status", status, "err", e.Message)
+			return nil, e, true
+		}
+		c.ch.breaker.success() // the client's own mistake: the channel is healthy
+		return nil, e, false
+	}
+	c.ch.breaker.failure(now)
+	c.ch.answered(transportOutcome(err), now)
+	g.log.Warn("upstream realtime dial failed", "id", string(x.id), "channel", c.ch.name, "err", err)
+	if resp != nil { // answered, but not with an upgrade
+		return nil, errorf(502, codec.KindUpstream, "upstream_error",
+			"The upstream provider did not accept the WebSocket upgrade (HTTP %d).", resp.StatusCode), true
+	}
+	return nil, transportError(err), true
+}
+
+// wsURL is the WebSocket URL of an http(s) endpoint, with the model as
+// its query.
+func wsURL(endpoint, model string) string {
+	if rest, ok := strings.CutPrefix(endpoint, "https://"); ok {
+		endpoint = "wss://" + rest
+	} else if rest, ok := strings.CutPrefix(endpoint, "http://"); ok {
+		endpoint = "ws://" + rest
+	}
+	return endpoint + "?model=" + url.QueryEscape(model)
+}
+
+// session is one realtime session being relayed.
+type session struct {
+	g        *Gateway
+	x        *exchange
+	ch       *channel
+	up       *websocket.Conn
+	client   *websocket.Conn // set when the session starts
+	rename   bool            // the model is mapped: session events get the public name
+	idle     time.Duration
+	deadline time.Time
+
+	abandon *time.Timer // ends a session that never starts
+	started atomic.Bool // run or abandoned took it
+	timer   *time.Timer // idle and total timeouts
+	last    atomic.Int64
+	closing atomic.Bool // close frames went out: the pumps end quietly
+	cutOnce sync.Once
+
+	// Owned by the upstream pump until the session ends.
+	usage    codec.Usage
+	msg, out []byte
+}
+
+// closeFrame is a close code and reason to send; code 0 sends none.
+type closeFrame struct {
+	code   int
+	reason string
+}
+
+// abandoned ends a session whose upgrade answer never reached the client.
+func (s *session) abandoned() {
+	if !s.started.CompareAndSwap(false, true) {
+		return
+	}
+	s.up.Close() //nolint:errcheck
+	s.x.status, s.x.errMsg = 499, "client went away before the session started"
+	s.g.finish(s.x)
+	s.g.sessions.pending.Add(-1)
+}
+
+// run relays the session once the client's connection is upgraded; it
+// returns when both sides are closed.
+func (s *session) run(client *websocket.Conn) {
+	if !s.started.CompareAndSwap(false, true) {
+		return
+	}
+	s.abandon.Stop()
+	s.client = client
+	limit := int64(s.g.cfg.Server.MaxWSMessage)
+	client.SetReadLimit(limit)
+	s.up.SetReadLimit(limit)
+	s.g.sessions.add(s)
+	s.g.metrics.openSessions.Inc()
+	s.touch(time.Now())
+	s.timer = time.AfterFunc(time.Hour, s.watch)
+	s.timer.Reset(min(s.idle, time.Until(s.deadline)))
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.pumpClient()
+	}()
+	s.pumpUpstream()
+	<-done
+	s.timer.Stop()
+	s.cut()
+
+	s.g.metrics.openSessions.Dec()
+	s.x.usage = s.usage
+	s.g.sessions.remove(s)
+	s.g.finish(s.x)
+}
+
+// touch records a frame, for the idle timeout.
+func (s *session) touch(now time.Time) { s.last.Store(now.UnixNano()) }
+
+// watch closes a session idle for its channel's idle timeout, or open for
+// its total timeout, with 1001.
+func (s *session) watch() {
+	now := time.Now()
+	left := s.deadline.Sub(now)
+	if left <= 0 {
+		s.goingAway("session time limit reached")
+		return
+	}
+	idleLeft := s.idle - now.Sub(time.Unix(0, s.last.Load()))
+	if idleLeft <= 0 {
+		s.goingAway("idle timeout")
+		return
+	}
+	s.timer.Reset(min(left, idleLeft))
+}
+
+// goingAway closes both sides with 1001 and reason.
+func (s *session) goingAway(reason string) {
+	f := closeFrame{websocket.CloseGoingAway, reason}
+	s.end(f, f, closeGrace)
+}
+
+// end sends the close frames (once per session) and cuts both connections
+// after grace, or at once when grace is 0.
+func (s *session) end(toClient, toUp closeFrame, grace time.Duration) {
+	if !s.closing.CompareAndSwap(false, true) {
+		return
+	}
+	s.sendClose(s.client, toClient)
+	s.sendClose(s.up, toUp)
+	if grace == 0 {
+		s.cut()
+		return
+	}
+	t := time.Now().Add(grace)
+	s.client.SetReadDeadline(t)  //nolint:errcheck
+	s.up.SetReadDeadline(t)      //nolint:errcheck
+	time.AfterFunc(grace, s.cut) // a side blocked writing to a peer that does not read
+}
+
+func (s *session) sendClose(c *websocket.Conn, f closeFrame) {
+	if f.code != 0 {
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.reason), //nolint:errcheck
+			time.Now().Add(closeWriteWait))
+	}
+}
+
+// cut closes both connections.
+func (s *session) cut() {
+	s.cutOnce.Do(func() {
+		s.client.NetConn().Close() //nolint:errcheck
+		s.up.NetConn().Close()     //nolint:errcheck
+	})
+}
+
+var errTooBig = closeFrame{websocket.CloseMessageTooBig, "message too big"}
+
+// pumpClient relays the client's messages upstream, each as it is read,
+// never parsed.
+func (s *session) pumpClient() {
+	buf := make([]byte, 8<<10)
+	for {
+		typ, r, err := s.client.NextReader()
+		if err != nil {
+			s.clientEnded(err)
+			return
+		}
+		now := time.Now()
+		s.touch(now)
+		s.up.SetWriteDeadline(now.Add(s.idle)) //nolint:errcheck
+		w, err := s.up.NextWriter(typ)
+		if err != nil {
+			s.upstreamLost(err)
+			return
+		}
+		if rerr, werr := copyMessage(w, r, buf); rerr != nil {
+			s.clientEnded(rerr)
+			return
+		} else if werr != nil {
+			s.upstreamLost(werr)
+			return
+		}
+	}
+}
+
+// copyMessage copies a message from r to w and ends it, telling a read
+// error from a write error.
+func copyMessage(w io.WriteCloser, r io.Reader, buf []byte) (rerr, werr error) {
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr = w.Write(buf[:n]); werr != nil {
+				return nil, werr
+			}
+		}
+		if err == io.EOF {
+			return nil, w.Close()
+		}
+		if err != nil {
+			return err, nil
+		}
+	}
+}
+
+// pumpUpstream relays the upstream's messages to the client: binary ones
+// as they are read, text ones read whole, for their usage and model.
+func (s *session) pumpUpstream() {
+	buf := make([]byte, 8<<10)
+	for {
+		typ, r, err := s.up.NextReader()
+		if err != nil {
+			s.upstreamEnded(err)
+			return
+		}
+		now := time.Now()
+		if s.x.ttfb == 0 {
+			s.x.ttfb = now.Sub(s.x.start)
+		}
+		s.touch(now)
+		s.client.SetWriteDeadline(now.Add(s.idle)) //nolint:errcheck
+		if typ == websocket.TextMessage {
+			if s.msg, err = appendAll(s.msg[:0], r); err != nil {
+				s.upstreamEnded(err)
+				return
+			}
+			if err = s.client.WriteMessage(typ, s.inspect(s.msg)); err != nil {
+				s.clientLost()
+				return
+			}
+			if cap(s.msg) > maxKeptMessage {
+				s.msg = nil
+			}
+			if cap(s.out) > maxKeptMessage {
+				s.out = nil
+			}
+			continue
+		}
+		w, err := s.client.NextWriter(typ)
+		if err != nil {
+			s.clientLost()
+			return
+		}
+		if rerr, werr := copyMessage(w, r, buf); rerr != nil {
+			s.upstreamEnded(rerr)
+			return
+		} else if werr != nil {
+			s.clientLost()
+			return
+		}
+	}
+}
+
+// appendAll appends what r reads to dst.
+func appendAll(dst []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// clientEnded ends the session for a client that closed (its close goes
+// upstream), sent a message over the limit (1009 both ways), or went away
+// (the upstream is closed at once).
+func (s *session) clientEnded(err error) {
+	var ce *websocket.CloseError
+	switch {
+	case s.closing.Load():
+		return
+	case peerClosed(err, &ce):
+		s.end(closeFrame{}, closeFrame{ce.Code, ce.Text}, closeGrace) // the library answered the client
+	case errors.Is(err, websocket.ErrReadLimit):
+		s.x.errMsg = "client message over server.max_ws_message"
+		s.end(closeFrame{}, errTooBig, closeGrace) // the library sent the client 1009
+	default:
+		s.clientLost()
+	}
+}
+
+// peerClosed reports whether err is a close frame the peer sent, and sets ce
+// to it: the library reports a connection that ended without one as 1006,
+// a code no frame may carry.
+func peerClosed(err error, ce **websocket.CloseError) bool {
+	return errors.As(err, ce) && (*ce).Code != websocket.CloseAbnormalClosure
+}
+
+// clientLost closes the upstream at once for a client gone.
+func (s *session) clientLost() {
+	if !s.closing.Load() {
+		s.x.errMsg = "client went away"
+	}
+	s.end(closeFrame{}, closeFrame{websocket.CloseGoingAway, "client went away"}, 0)
+}
+
+// upstreamEnded ends the session for an upstream that closed (its close
+// goes to the client), sent a message over the limit (1009 both ways), or
+// dropped (1011 to the client).
+func (s *session) upstreamEnded(err error) {
+	var ce *websocket.CloseError
+	switch {
+	case s.closing.Load():
+		return
+	case peerClosed(err, &ce):
+		s.end(closeFrame{ce.Code, ce.Text}, closeFrame{}, closeGrace)
+	case errors.Is(err, websocket.ErrReadLimit):
+		s.x.errMsg = "upstream message over server.max_ws_message"
+		s.end(errTooBig, closeFrame{}, closeGrace)
+	default:
+		s.upstreamLost(err)
+	}
+}
+
+// upstreamLost closes the client with 1011 for an upstream connection that
+// failed without a close frame.
+func (s *session) upstreamLost(err error) {
+	if s.closing.Load() {
+		return
+	}
+	s.x.errMsg = "upstream connection lost"
+	s.ch.broke(outcomeBroken, time.Now())
+	s.g.log.Warn("realtime upstream lost", "id", string(s.x.id), "channel", s.ch.name, "err", err)
+	s.up.NetConn().Close() //nolint:errcheck
+	s.end(closeFrame{websocket.CloseInternalServerErr, "upstream connection lost"}, closeFrame{}, closeGrace)
+}
+
+// realtimeUsage is the part of a response.done event the gateway reads.
+type realtimeUsage struct {
+	InputTokens       int `json:"input_tokens"`
+	OutputTokens      int `json:"output_tokens"`
+	InputTokenDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"input_token_details"`
+	OutputTokenDetails struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"output_token_details"`
+}
+
+// inspect reads an upstream text message: a response.done's usage is
+// added to the session's, and a session.created or session.updated of a
+// mapped model gets the public name. It returns the message to send.
+func (s *session) inspect(msg []byte) []byte {
+	done := bytes.Contains(msg, strResponseDone)
+	if !done && !(s.rename && bytes.Contains(msg, strSessionEvent)) {
+		return msg
+	}
+	f := [...]rawjson.Field{{Key: "type"}, {Key: "response"}, {Key: "session"}}
+	if rawjson.Lookup(msg, f[:], false) != nil {
+		return msg
+	}
+	start, end := rawjson.StringSpan(msg, f[0])
+	if start < 0 {
+		return msg
+	}
+	switch typ := string(msg[start:end]); {
+	case typ == "response.done" && f[1].Start >= 0:
+		var r struct {
+			Usage *realtimeUsage `json:"usage"`
+		}
+		if sonic.Unmarshal(msg[f[1].Start:f[1].End], &r) == nil && r.Usage != nil {
+			s.usage.Input += r.Usage.InputTokens
+			s.usage.Output += r.Usage.OutputTokens
+			s.usage.CachedInput += r.Usage.InputTokenDetails.CachedTokens
+			s.usage.Reasoning += r.Usage.OutputTokenDetails.ReasoningTokens
+		}
+	case s.rename && (typ == "session.created" || typ == "session.updated") && f[2].Start >= 0:
+		s.out = append(s.out[:0], msg[:f[2].Start]...)
+		s.out = rawjson.AppendReplaced(s.out, msg[f[2].Start:f[2].End], "model", s.x.model)
+		return append(s.out, msg[f[2].End:]...)
+	}
+	return msg
+}
+
+// sessionSet holds the open realtime sessions, for Shutdown.
+type sessionSet struct {
+	mu      sync.Mutex
+	open    map[*session]struct{}
+	pending atomic.Int64 // dialed, upgrade answered, not yet started
+}
+
+func (ss *sessionSet) add(s *session) {
+	ss.mu.Lock()
+	if ss.open == nil {
+		ss.open = map[*session]struct{}{}
+	}
+	ss.open[s] = struct{}{}
+	ss.mu.Unlock()
+	ss.pending.Add(-1)
+}
+
+func (ss *sessionSet) remove(s *session) {
+	ss.mu.Lock()
+	delete(ss.open, s)
+	ss.mu.Unlock()
+}
+
+func (ss *sessionSet) count() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.open) + int(ss.pending.Load())
+}
+
+// drain waits for the sessions to end until ctx is done, then closes those
+// still open with 1001 and waits for them to end (a few seconds at most).
+func (ss *sessionSet) drain(ctx context.Context) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for ss.count() > 0 {
+		select {
+		case <-ctx.Done():
+			ss.mu.Lock()
+			for s := range ss.open {
+				s.goingAway("server shutting down")
+			}
+			ss.mu.Unlock()
+			for stop := time.Now().Add(handshakeGrace + 2*closeGrace); ss.count() > 0 && time.Now().Before(stop); {
+				<-tick.C
+			}
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
+}

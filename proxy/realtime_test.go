@@ -1,0 +1,475 @@
+package proxy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// rtUpstream is an OpenAI-style realtime server on loopback: on connect it
+// sends session.created with the model it was asked for; it answers
+// session.update with session.updated, response.create with two text
+// deltas and a response.done with usage, echoes binary messages, closes
+// with 4000 "bye" on test.close and drops the connection without a close
+// frame on test.drop. It records what it saw.
+type rtUpstream struct {
+	srv   *httptest.Server
+	dials atomic.Int64
+	mu    sync.Mutex
+	hdr   http.Header
+	model string
+	bins  [][]byte
+	end   error // the error its read loop ended with
+	done  chan struct{}
+}
+
+func newRTUpstream(t *testing.T) *rtUpstream {
+	u := &rtUpstream{done: make(chan struct{}, 16)}
+	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u.dials.Add(1)
+		if r.URL.Path != "/v1/realtime" {
+			http.Error(w, "not found", 404)
+			return
+		}
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.SetReadLimit(-1)
+		model := r.URL.Query().Get("model")
+		u.mu.Lock()
+		u.hdr, u.model = r.Header.Clone(), model
+		u.mu.Unlock()
+		ctx := context.Background()
+		send := func(s string) { c.Write(ctx, websocket.MessageText, []byte(s)) }
+		send(`{"type":"session.created","event_id":"ev_1","session":{"id":"sess_1","model":"` + model + `","voice":"alloy"}}`)
+		for {
+			typ, msg, err := c.Read(ctx)
+			if err != nil {
+				u.mu.Lock()
+				u.end = err
+				u.mu.Unlock()
+				u.done <- struct{}{}
+				return
+			}
+			if typ == websocket.MessageBinary {
+				u.mu.Lock()
+				u.bins = append(u.bins, msg)
+				u.mu.Unlock()
+				c.Write(ctx, websocket.MessageBinary, msg)
+				continue
+			}
+			var ev struct{ Type string }
+			json.Unmarshal(msg, &ev)
+			switch ev.Type {
+			case "session.update":
+				send(`{"type":"session.updated","event_id":"ev_2","session":{"id":"sess_1","model":"` + model + `","instructions":"be brief"}}`)
+			case "response.create":
+				send(`{"type":"response.text.delta","delta":"Hel"}`)
+				send(`{"type":"response.text.delta","delta":"lo"}`)
+				send(`{"type":"response.done","event_id":"ev_3","response":{"id":"resp_1","status":"completed",` +
+					`"usage":{"total_tokens":30,"input_tokens":20,"output_tokens":10,"input_token_details":{"cached_tokens":4,"text_tokens":20},"output_token_details":{"text_tokens":10}}}}`)
+			case "test.close":
+				c.Close(4000, "bye")
+			case "test.drop":
+				c.CloseNow()
+			}
+		}
+	}))
+	t.Cleanup(u.srv.Close)
+	return u
+}
+
+func (u *rtUpstream) seen() (http.Header, string, [][]byte, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.hdr, u.model, u.bins, u.end
+}
+
+// rowSink is a UsageSink that keeps the rows.
+type rowSink struct {
+	mu   sync.Mutex
+	rows []store.Usage
+}
+
+func (r *rowSink) Record(u store.Usage) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rows = append(r.rows, u)
+	return true
+}
+
+func (r *rowSink) all() []store.Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]store.Usage(nil), r.rows...)
+}
+
+// realtimeGateway serves "fast", mapped to gpt-4o-realtime on up, and
+// "claude-x" on an anthropic channel only.
+func realtimeGateway(t *testing.T, up *rtUpstream) (*testGateway, *rowSink) {
+	rows := &rowSink{}
+	tg := startGatewayWith(t, "  - {name: rt, type: openai, base_url: \""+up.srv.URL+"/v1\", api_keys: ["+upstreamKey+"], "+
+		"model_map: {fast: gpt-4o-realtime}}\n"+
+		"  - {name: an, type: anthropic, base_url: \"http://127.0.0.1:1\", api_keys: [k], models: [gpt-claude]}\n",
+		proxy.Options{Usage: rows})
+	return tg, rows
+}
+
+func dialRT(t *testing.T, tg *testGateway, model string, h http.Header) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(tg.url, "http")+"/v1/realtime?model="+model,
+		&websocket.DialOptions{HTTPHeader: h})
+	if c != nil {
+		c.SetReadLimit(-1)
+	}
+	return c, resp, err
+}
+
+func bearerHeader(key string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + key}, "Openai-Beta": {"realtime=v1"}}
+}
+
+// readEvent reads a text message and its type.
+func readEvent(t *testing.T, c *websocket.Conn) (string, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	typ, msg, err := c.Read(ctx)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if typ != websocket.MessageText {
+		t.Fatalf("a %v message, want text", typ)
+	}
+	var ev struct{ Type string }
+	json.Unmarshal(msg, &ev)
+	return ev.Type, msg
+}
+
+func write(t *testing.T, c *websocket.Conn, typ websocket.MessageType, msg string) {
+	t.Helper()
+	if err := c.Write(context.Background(), typ, []byte(msg)); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// readClose reads until the connection ends and returns its close error.
+func readClose(t *testing.T, c *websocket.Conn) websocket.CloseError {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			var ce websocket.CloseError
+			if !errors.As(err, &ce) {
+				t.Fatalf("ended with %v, not a close frame", err)
+			}
+			return ce
+		}
+	}
+}
+
+// TestRealtimeSession: a session through the gateway with the official
+// client library's WebSocket: the upstream gets the channel's key (never
+// the client's), the client's OpenAI-Beta and the mapped model; the client
+// sees the public model in session.created and session.updated, two text
+// turns whose response.done usage adds up in one usage row and one access
+// line, a binary frame both ways byte for byte, and its close code and
+// reason reach the upstream. Goroutines go back to their count.
+func TestRealtimeSession(t *testing.T) {
+	up := newRTUpstream(t)
+	tg, rows := realtimeGateway(t, up)
+	before := warmUp(t, tg, up)
+
+	c, resp, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		t.Error("the upgrade answer has no X-Request-Id")
+	}
+	typ, msg := readEvent(t, c)
+	if typ != "session.created" || !bytes.Contains(msg, []byte(`"model":"fast"`)) {
+		t.Fatalf("first event %s", msg)
+	}
+	hdr, model, _, _ := up.seen()
+	if model != "gpt-4o-realtime" || hdr.Get("Openai-Beta") != "realtime=v1" {
+		t.Errorf("upstream got model %q, OpenAI-Beta %q", model, hdr.Get("Openai-Beta"))
+	}
+	checkUpstreamKey(t, hdr)
+
+	write(t, c, websocket.MessageText, `{"type":"session.update","session":{"instructions":"be brief"}}`)
+	if typ, msg := readEvent(t, c); typ != "session.updated" ||
+		string(msg) != `{"type":"session.updated","event_id":"ev_2","session":{"id":"sess_1","model":"fast","instructions":"be brief"}}` {
+		t.Fatalf("session.updated: %s", msg)
+	}
+	for turn := 0; turn < 2; turn++ {
+		write(t, c, websocket.MessageText, `{"type":"response.create"}`)
+		var text string
+		for {
+			typ, msg := readEvent(t, c)
+			if typ == "response.done" {
+				break
+			}
+			var d struct{ Delta string }
+			json.Unmarshal(msg, &d)
+			text += d.Delta
+		}
+		if text != "Hello" {
+			t.Errorf("turn %d: text %q", turn, text)
+		}
+	}
+
+	audio := make([]byte, 60000) // spans several frames of the gateway's buffers
+	for i := range audio {
+		audio[i] = byte(i*7 + i>>8)
+	}
+	if err := c.Write(context.Background(), websocket.MessageBinary, audio); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	bt, back, err := c.Read(ctx)
+	if err != nil || bt != websocket.MessageBinary || !bytes.Equal(back, audio) {
+		t.Fatalf("binary echo: %v %v, %d bytes, equal %v", err, bt, len(back), bytes.Equal(back, audio))
+	}
+	if _, _, bins, _ := up.seen(); len(bins) != 1 || !bytes.Equal(bins[0], audio) {
+		t.Fatalf("the upstream got %d binary messages, not the client's bytes", len(bins))
+	}
+
+	if err := c.Close(websocket.StatusNormalClosure, "done for today"); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	<-up.done
+	if _, _, _, end := up.seen(); websocket.CloseStatus(end) != websocket.StatusNormalClosure ||
+		!strings.Contains(end.Error(), "done for today") {
+		t.Errorf("upstream saw %v, want 1000 done for today", end)
+	}
+
+	waitFor(t, "the usage row", func() bool { return len(rows.all()) == 2 }) // the warm-up's, this one's
+	r := rows.all()[1]
+	if r.Model != "fast" || r.Channel != "rt" || r.Input != 40 || r.Output != 20 || r.Cached != 8 ||
+		r.Status != 101 || r.KeyName != "client" || r.FirstToken <= 0 {
+		t.Errorf("usage row %+v", r)
+	}
+	waitFor(t, "the access line", func() bool {
+		for _, l := range tg.accessLines(t) {
+			if l["endpoint"] == "realtime" && l["model"] == "fast" && l["channel"] == "rt" &&
+				l["input_tokens"] == 40.0 && l["output_tokens"] == 20.0 && l["status"] == 101.0 {
+				return true
+			}
+		}
+		return false
+	})
+	waitGoroutines(t, before)
+}
+
+// TestRealtimeBrowserKey: a browser's key as the openai-insecure-api-key
+// subprotocol; the gateway answers with the realtime subprotocol and
+// never echoes the key.
+func TestRealtimeBrowserKey(t *testing.T) {
+	up := newRTUpstream(t)
+	tg, _ := realtimeGateway(t, up)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(tg.url, "http")+"/v1/realtime?model=fast",
+		&websocket.DialOptions{Subprotocols: []string{"realtime", "openai-insecure-api-key." + clientKey, "openai-beta.realtime-v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if c.Subprotocol() != "realtime" {
+		t.Errorf("subprotocol %q", c.Subprotocol())
+	}
+	readEvent(t, c)
+	hdr, _, _, _ := up.seen()
+	checkUpstreamKey(t, hdr)
+	if hdr.Get("Openai-Beta") != "realtime=v1" {
+		t.Errorf("OpenAI-Beta %q", hdr.Get("Openai-Beta"))
+	}
+}
+
+// TestRealtimeRefused: a wrong key, a model the key may not use, a model
+// of an anthropic channel only and an unknown model are plain HTTP errors
+// in OpenAI's shape, before the upgrade and before any upstream dial.
+func TestRealtimeRefused(t *testing.T) {
+	up := newRTUpstream(t)
+	tg, _ := realtimeGateway(t, up)
+	for _, tc := range []struct {
+		key, model string
+		status     int
+		code       string
+	}{
+		{"sk-wrong-0123456789", "fast", 401, "invalid_api_key"},
+		{"", "fast", 401, "missing_api_key"},
+		{clientKey, "secret-model", 403, "model_not_allowed"},
+		{openKey, "gpt-claude", 503, "endpoint_not_served"},
+		{openKey, "nope", 503, "model_not_found"},
+	} {
+		h := http.Header{}
+		if tc.key != "" {
+			h = bearerHeader(tc.key)
+		}
+		c, resp, err := dialRT(t, tg, tc.model, h)
+		if err == nil {
+			c.CloseNow()
+			t.Fatalf("%s/%s: upgraded", tc.key, tc.model)
+		}
+		if resp == nil {
+			t.Fatalf("%s/%s: %v", tc.key, tc.model, err)
+		}
+		body := new(bytes.Buffer)
+		body.ReadFrom(resp.Body)
+		checkError(t, resp, body.Bytes(), tc.status, tc.code)
+		if tc.code == "endpoint_not_served" && !strings.Contains(body.String(), "realtime") {
+			t.Errorf("503 does not name realtime: %s", body)
+		}
+	}
+	if n := up.dials.Load(); n != 0 {
+		t.Errorf("the upstream was dialed %d times", n)
+	}
+}
+
+// TestRealtimeCloses: an upstream's close code and reason reach the
+// client; an upstream that drops without a close frame closes the client
+// with 1011; a client that drops has the upstream closed within a second;
+// a message over server.max_ws_message (64KiB here) closes the session
+// with 1009 both ways, and is not relayed.
+func TestRealtimeCloses(t *testing.T) {
+	up := newRTUpstream(t)
+	tg, _ := realtimeGateway(t, up)
+	before := warmUp(t, tg, up)
+
+	c := openRT(t, tg)
+	write(t, c, websocket.MessageText, `{"type":"test.close"}`)
+	if ce := readClose(t, c); ce.Code != 4000 || ce.Reason != "bye" {
+		t.Errorf("client saw %v, want 4000 bye", ce)
+	}
+	<-up.done
+
+	c = openRT(t, tg)
+	write(t, c, websocket.MessageText, `{"type":"test.drop"}`)
+	if ce := readClose(t, c); ce.Code != websocket.StatusInternalError {
+		t.Errorf("client saw %v, want 1011", ce)
+	}
+	<-up.done
+
+	c = openRT(t, tg)
+	c.CloseNow()
+	select {
+	case <-up.done:
+	case <-time.After(time.Second):
+		t.Fatal("the upstream is still open a second after the client dropped")
+	}
+
+	c = openRT(t, tg)
+	c.Write(context.Background(), websocket.MessageBinary, bytes.Repeat([]byte("x"), 64<<10+1))
+	if ce := readClose(t, c); ce.Code != websocket.StatusMessageTooBig {
+		t.Errorf("client saw %v, want 1009", ce)
+	}
+	<-up.done
+	if _, _, bins, end := up.seen(); len(bins) != 0 || websocket.CloseStatus(end) != websocket.StatusMessageTooBig {
+		t.Errorf("upstream got %d binary messages and %v, want none and 1009", len(bins), end)
+	}
+	waitGoroutines(t, before)
+}
+
+// TestRealtimeShutdown: Shutdown lets an open session run until its
+// deadline, then closes it with 1001 both ways.
+func TestRealtimeShutdown(t *testing.T) {
+	up := newRTUpstream(t)
+	tg, rows := realtimeGateway(t, up)
+	c := openRT(t, tg)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	shut := make(chan error, 1)
+	go func() { shut <- tg.g.Shutdown(ctx) }()
+	if ce := readClose(t, c); ce.Code != websocket.StatusGoingAway {
+		t.Errorf("client saw %v, want 1001", ce)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Errorf("closed after %v, before the shutdown deadline", d)
+	}
+	<-up.done
+	if _, _, _, end := up.seen(); websocket.CloseStatus(end) != websocket.StatusGoingAway {
+		t.Errorf("upstream saw %v, want 1001", end)
+	}
+	if err := <-shut; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if n := len(rows.all()); n != 1 {
+		t.Errorf("%d usage rows after Shutdown, want 1", n)
+	}
+}
+
+// warmUp opens and closes a session, so that the servers' own goroutines
+// (fasthttp's worker pool, its date clock) are running, and returns the
+// goroutine count then.
+func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) int {
+	t.Helper()
+	c := openRT(t, tg)
+	c.Close(websocket.StatusNormalClosure, "")
+	<-up.done
+	var n, left int
+	waitFor(t, "the warm-up session's end", func() bool { n, left = goroutines(); return left == 0 })
+	return n
+}
+
+// waitGoroutines waits until no goroutine of a session is left (its pumps,
+// either WebSocket library's, the mock's handlers) and the count is back
+// to before.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("goroutines back to %d", before), func() bool {
+		n, left := goroutines()
+		return left == 0 && n <= before
+	})
+}
+
+// goroutines counts the goroutines but for the idle workers fasthttp keeps
+// for 10 seconds, and those of realtime sessions.
+func goroutines() (n, sessions int) {
+	buf := make([]byte, 1<<20)
+	for _, st := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		switch {
+		case strings.Contains(st, "fasthttp.(*workerPool).workerFunc"):
+			continue
+		case strings.Contains(st, "proxy.(*session)") || strings.Contains(st, "websocket.") ||
+			strings.Contains(st, "newRTUpstream"):
+			sessions++
+		}
+		n++
+	}
+	return n, sessions
+}
+
+// openRT opens a session on "fast" with the client key and reads its
+// session.created.
+func openRT(t *testing.T, tg *testGateway) *websocket.Conn {
+	t.Helper()
+	c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvent(t, c)
+	return c
+}
