@@ -64,6 +64,8 @@ func (d *demoUpstream) serve(ctx *fasthttp.RequestCtx) {
 		d.speech(ctx)
 	case "/v1/audio/transcriptions", "/v1/audio/translations":
 		d.transcribe(ctx)
+	case "/v1/realtime":
+		d.realtime(ctx)
 	default:
 		demoError(ctx, &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "demo: unknown path"})
 	}

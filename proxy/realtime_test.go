@@ -423,12 +423,14 @@ func TestRealtimeShutdown(t *testing.T) {
 
 // warmUp opens and closes a session, so that the servers' own goroutines
 // (fasthttp's worker pool, its date clock) are running, and returns the
-// goroutine count then.
+// goroutine count then. up is nil for a demo channel.
 func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) int {
 	t.Helper()
 	c := openRT(t, tg)
 	c.Close(websocket.StatusNormalClosure, "")
-	<-up.done
+	if up != nil {
+		<-up.done
+	}
 	var n, left int
 	waitFor(t, "the warm-up session's end", func() bool { n, left = goroutines(); return left == 0 })
 	return n
@@ -446,15 +448,15 @@ func waitGoroutines(t *testing.T, before int) {
 }
 
 // goroutines counts the goroutines but for the idle workers fasthttp keeps
-// for 10 seconds, and those of realtime sessions.
+// for 10 seconds, and those of realtime sessions (the demo's too).
 func goroutines() (n, sessions int) {
 	buf := make([]byte, 1<<20)
 	for _, st := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
 		switch {
 		case strings.Contains(st, "fasthttp.(*workerPool).workerFunc"):
 			continue
-		case strings.Contains(st, "proxy.(*session)") || strings.Contains(st, "websocket.") ||
-			strings.Contains(st, "newRTUpstream"):
+		case strings.Contains(st, "proxy.(*session)") || strings.Contains(st, "proxy.(*demoSession)") ||
+			strings.Contains(st, "websocket.") || strings.Contains(st, "newRTUpstream"):
 			sessions++
 		}
 		n++
@@ -472,4 +474,116 @@ func openRT(t *testing.T, tg *testGateway) *websocket.Conn {
 	}
 	readEvent(t, c)
 	return c
+}
+
+// TestRealtimeDemo: a session on a demo channel, its model mapped, with
+// no OpenAI-Beta (the GA's event names): session.created and
+// session.updated show the public model, a user message is created, audio
+// is ignored, and response.create streams the demo's reply a word a delta
+// and ends with response.done, whose usage lands in the usage row and the
+// access line. The client's close 1000 ends the session at once, with no
+// error logged, and no goroutine is left (TestDemoRealtimeClose has the
+// demo's answer to a close). With OpenAI-Beta: realtime=v1 the deltas are
+// response.text.delta.
+func TestRealtimeDemo(t *testing.T) {
+	rows := &rowSink{}
+	tg := startGatewayWith(t, "  - {name: demo, type: demo, model_map: {fast: demo-rt}, pace: 1ms}\n", proxy.Options{Usage: rows})
+	before := warmUp(t, tg, nil)
+
+	c, _, err := dialRT(t, tg, "fast", http.Header{"Authorization": {"Bearer " + clientKey}})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	if typ, msg := readEvent(t, c); typ != "session.created" ||
+		!bytes.Contains(msg, []byte(`"model":"fast"`)) || !bytes.Contains(msg, []byte(`"id":"sess_demo"`)) {
+		t.Fatalf("first event %s", msg)
+	}
+	write(t, c, websocket.MessageText, `{"type":"session.update","session":{"type":"realtime","instructions":"be brief"}}`)
+	if typ, msg := readEvent(t, c); typ != "session.updated" ||
+		!bytes.Contains(msg, []byte(`"instructions":"be brief"`)) || !bytes.Contains(msg, []byte(`"model":"fast"`)) {
+		t.Fatalf("session.updated: %s", msg)
+	}
+	write(t, c, websocket.MessageText, `{"type":"conversation.item.create","item":{"type":"message","role":"user",`+
+		`"content":[{"type":"input_text","text":"Hello there"}]}}`)
+	if typ, msg := readEvent(t, c); typ != "conversation.item.created" ||
+		!bytes.Contains(msg, []byte(`"role":"user"`)) || !bytes.Contains(msg, []byte(`"text":"Hello there"`)) {
+		t.Fatalf("conversation.item.created: %s", msg)
+	}
+	write(t, c, websocket.MessageBinary, "\x00\x01audio")
+	write(t, c, websocket.MessageText, `{"type":"input_audio_buffer.append","audio":"AAAA"}`)
+
+	write(t, c, websocket.MessageText, `{"type":"response.create"}`)
+	if typ, msg := readEvent(t, c); typ != "response.created" {
+		t.Fatalf("after response.create: %s", msg) // not an answer to the audio
+	}
+	var text string
+	deltas := 0
+	for {
+		typ, msg := readEvent(t, c)
+		if typ != "response.output_text.delta" {
+			var done struct{ Text string }
+			json.Unmarshal(msg, &done)
+			if typ != "response.output_text.done" || done.Text != text {
+				t.Fatalf("after %d deltas: %s", deltas, msg)
+			}
+			break
+		}
+		var d struct{ Delta string }
+		json.Unmarshal(msg, &d)
+		text += d.Delta
+		deltas++
+	}
+	if !strings.HasPrefix(text, "Hello from the Rosetta demo model. You said: \"Hello there\".") || deltas != len(strings.Fields(text)) {
+		t.Errorf("%d deltas of %q", deltas, text)
+	}
+	typ, msg := readEvent(t, c)
+	var done struct {
+		Response struct {
+			Status string
+			Usage  struct {
+				TotalTokens        int            `json:"total_tokens"`
+				InputTokens        int            `json:"input_tokens"`
+				OutputTokens       int            `json:"output_tokens"`
+				InputTokenDetails  map[string]int `json:"input_token_details"`
+				OutputTokenDetails map[string]int `json:"output_token_details"`
+			}
+		}
+	}
+	json.Unmarshal(msg, &done)
+	u := done.Response.Usage
+	in := len("Hello there") / 4 // the gateway's estimate of the message
+	if typ != "response.done" || done.Response.Status != "completed" || u.InputTokens != in || u.OutputTokens != deltas ||
+		u.TotalTokens != in+deltas || u.InputTokenDetails["text_tokens"] != in || u.OutputTokenDetails["text_tokens"] != deltas {
+		t.Fatalf("response.done: %s", msg)
+	}
+
+	closed := time.Now()
+	if err := c.Close(websocket.StatusNormalClosure, ""); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	waitFor(t, "the usage row", func() bool { return len(rows.all()) == 2 }) // the warm-up's, this one's
+	if d := time.Since(closed); d > 500*time.Millisecond {
+		t.Errorf("the session ended %v after the close: the demo did not answer it", d)
+	}
+	if r := rows.all()[1]; r.Model != "fast" || r.Channel != "demo" || r.Input != int64(in) || r.Output != int64(deltas) || r.Status != 101 {
+		t.Errorf("usage row %+v", r)
+	}
+	waitFor(t, "the access line", func() bool {
+		for _, l := range tg.accessLines(t) {
+			if l["endpoint"] == "realtime" && l["model"] == "fast" && l["channel"] == "demo" && l["status"] == 101.0 &&
+				l["input_tokens"] == float64(in) && l["output_tokens"] == float64(deltas) && l["error"] == nil {
+				return true
+			}
+		}
+		return false
+	})
+	waitGoroutines(t, before)
+
+	c = openRT(t, tg) // with OpenAI-Beta: realtime=v1
+	defer c.CloseNow()
+	write(t, c, websocket.MessageText, `{"type":"response.create"}`)
+	readEvent(t, c)
+	if typ, msg := readEvent(t, c); typ != "response.text.delta" {
+		t.Errorf("beta delta: %s", msg)
+	}
 }
