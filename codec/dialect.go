@@ -232,6 +232,9 @@ type HTTP struct {
 	// gets as the upstream sent them, when it sent them (OpenAI's
 	// openai-processing-ms); no other upstream header reaches a client.
 	PassedHeaders []string
+	// Quota names the style's quota headers; nil for a style without
+	// them (Gemini's).
+	Quota *QuotaHeaders
 	// Path appends the path of op on an upstream for model, after the
 	// base URL; ok is false when the API has no such operation.
 	Path func(dst []byte, op Op, model string, stream bool) (_ []byte, ok bool)

@@ -18,10 +18,30 @@ type dialect struct {
 	http               *codec.HTTP
 	authHeader         []byte
 	decoders, encoders sync.Pool
+	// passed are the headers of an answer a client of the style gets as
+	// they are from an upstream of its style (see passHeaders).
+	passed []passedHeader
+}
+
+// passedHeader is a header name, as fasthttp spells it once read, and
+// whether it tells of a quota.
+type passedHeader struct {
+	name  string
+	quota bool
 }
 
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: []byte(d.HTTP().AuthHeader)}
+	for _, name := range s.http.PassedHeaders {
+		s.passed = append(s.passed, passedHeader{name: name})
+	}
+	if q := s.http.Quota; q != nil {
+		for _, names := range q.Names {
+			for _, name := range names {
+				s.passed = append(s.passed, passedHeader{name: name, quota: true})
+			}
+		}
+	}
 	s.decoders.New = func() any { return d.NewStreamDecoder() }
 	s.encoders.New = func() any { return d.NewStreamEncoder() }
 	return s
@@ -59,3 +79,14 @@ func styleOf(channelType string) *dialect {
 func ChannelTypes() []string { return append(dialects.Names(), "demo") }
 
 func (s *dialect) String() string { return s.Name() }
+
+// passes reports whether a client of the style gets the header named k
+// of an upstream of its own style, and whether it tells of a quota.
+func (s *dialect) passes(k []byte) (pass, quota bool) {
+	for _, p := range s.passed {
+		if string(k) == p.name {
+			return true, p.quota
+		}
+	}
+	return false, false
+}

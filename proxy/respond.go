@@ -81,6 +81,16 @@ var strUpstreamRequestID = []byte("X-Upstream-Request-Id")
 // any header the gateway does not know. When up has none of these it
 // allocates nothing.
 func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasthttp.ResponseHeader) {
+	// A key with limits of its own was told them by admit, and they win:
+	// they are what the client must respect (the gateway answers 429 by
+	// them), while the upstream's quota is the channel's, shared by every
+	// key routed to it, and would tell this client it may send more than
+	// its key allows.
+	keyLimited := x.key.Limits != (ratelimit.Limits{})
+	if x.style == ch.style {
+		passSameStyle(h, x.style, up, keyLimited)
+		return
+	}
 	if name := ch.style.http.RequestIDHeader; name != "" {
 		if id := up.Peek(name); len(id) > 0 {
 			h.SetBytesKV(strUpstreamRequestID, id)
@@ -91,18 +101,28 @@ func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasth
 			h.SetBytesV(name, v)
 		}
 	}
-	// A key with limits of its own was told them by admit, and they win:
-	// they are what the client must respect (the gateway answers 429 by
-	// them), while the upstream's quota is the channel's, shared by every
-	// key routed to it, and would tell this client it may send more than
-	// its key allows.
-	if x.key.Limits != (ratelimit.Limits{}) {
+	if keyLimited {
 		return
 	}
 	rl := ch.style.ReadRateLimit(up, nil)
 	if rl.Requests.Limit > 0 || rl.Tokens.Limit > 0 {
 		rl.RetryAfter = 0 // an answer is no reason to wait
 		x.buf = x.style.SetRateLimit(h, x.buf[:0], rl)
+	}
+}
+
+// passSameStyle is passHeaders for an upstream of the client's own style,
+// in one pass over its headers: the same words mean the same to the
+// client, so they are copied as they are, where reading OpenAI's six quota
+// headers and writing them again cost about 2 µs a request.
+func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited bool) {
+	id := s.http.RequestIDHeader
+	for k, v := range up.All() {
+		if id != "" && string(k) == id {
+			h.SetBytesKV(strUpstreamRequestID, v)
+		} else if pass, quota := s.passes(k); pass && !(quota && keyLimited) {
+			h.SetBytesKV(k, v)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ var Dialect codec.Dialect = dialect{}
 type dialect struct{}
 
 var httpFacts = codec.HTTP{
+	Quota:           &quotaHeaders,
 	IDPrefix:        "msg_",
 	BaseURL:         "https://api.anthropic.com",
 	KeyEnv:          "ANTHROPIC_API_KEY",

@@ -11,6 +11,7 @@ var Dialect codec.Dialect = dialect{}
 type dialect struct{}
 
 var httpFacts = codec.HTTP{
+	Quota:           &quotaHeaders,
 	IDPrefix:        "chatcmpl-",
 	BaseURL:         "https://api.openai.com/v1",
 	KeyEnv:          "OPENAI_API_KEY",
