@@ -88,7 +88,7 @@ func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []
 	if err != nil {
 		return err
 	}
-	return s.addMinutes(ctx, dc, usageMinutes(rows, first))
+	return s.d.addMinutes(ctx, s, dc, usageMinutes(rows, first))
 }
 
 // sqliteInserts are the usage INSERTs prepared on one SQLite connection,
@@ -97,9 +97,10 @@ func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []
 // given as text is parsed again at every Exec, and database/sql would
 // convert each of its 2,304 arguments and allocate their list again.
 type sqliteInserts struct {
-	conn  any // the driver connection they were prepared on
-	stmts [maxInsertLog + 1]driver.StmtExecContext
-	args  []driver.NamedValue
+	conn    any // the driver connection they were prepared on
+	stmts   [maxInsertLog + 1]driver.StmtExecContext
+	args    []driver.NamedValue
+	minutes driver.StmtExecContext // addMinuteSQL
 }
 
 // insertUsageSQLite inserts rows on the SQLite connection dc, in INSERTs
@@ -148,24 +149,56 @@ func (s *sqlStore) sqliteInserts(ctx context.Context, dc any) (*sqliteInserts, e
 	for i := range ins.args {
 		ins.args[i].Ordinal = i + 1
 	}
+	var err error
 	for i, q := range s.d.insertRows {
-		st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, q)
-		if err != nil {
+		if ins.stmts[i], err = prepare(ctx, dc, q); err != nil {
 			ins.close()
 			return nil, err
 		}
-		ins.stmts[i] = st.(driver.StmtExecContext)
+	}
+	if ins.minutes, err = prepare(ctx, dc, addMinuteSQL); err != nil {
+		ins.close()
+		return nil, err
 	}
 	s.inserts = ins
 	return ins, nil
 }
 
+func prepare(ctx context.Context, dc any, query string) (driver.StmtExecContext, error) {
+	st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.(driver.StmtExecContext), nil
+}
+
 func (ins *sqliteInserts) close() {
-	for _, st := range ins.stmts {
+	for _, st := range append(ins.stmts[:], ins.minutes) {
 		if st != nil {
 			st.(driver.Stmt).Close()
 		}
 	}
+}
+
+// addMinutesSQLite adds m to usage_minutes on the SQLite connection dc, a
+// prepared statement per key and minute.
+func addMinutesSQLite(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error {
+	s.insertsMu.Lock()
+	defer s.insertsMu.Unlock()
+	ins, err := s.sqliteInserts(ctx, dc)
+	if err != nil {
+		return err
+	}
+	args := make([]driver.NamedValue, 7)
+	for k, v := range m {
+		for i, x := range addMinuteArgs(k, v) {
+			args[i] = driver.NamedValue{Ordinal: i + 1, Value: x}
+		}
+		if _, err := ins.minutes.ExecContext(ctx, args); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func setUsageArgs(args []driver.NamedValue, u *Usage, label int64) {
@@ -204,6 +237,17 @@ func copyUsagePostgres(ctx context.Context, _ *sqlStore, dc any, rows []Usage, l
 	src := &usageSource{rows: rows, labels: labels, first: first, i: -1}
 	_, err := conn.CopyFrom(ctx, pgx.Identifier{"usage_rows"}, rowColumns, src)
 	return first, err
+}
+
+// addMinutesPostgres adds m to usage_minutes on the pgx connection dc, a
+// statement per key and minute, all sent at once.
+func addMinutesPostgres(ctx context.Context, _ *sqlStore, dc any, m map[minuteKey]minuteSums) error {
+	b := &pgx.Batch{}
+	for k, v := range m {
+		args := addMinuteArgs(k, v)
+		b.Queue(addMinuteSQL, args[:]...)
+	}
+	return dc.(*stdlib.Conn).Conn().SendBatch(ctx, b).Close()
 }
 
 // usageSource hands rows to CopyFrom, one reused list of values at a time.

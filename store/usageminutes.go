@@ -1,11 +1,5 @@
 package store
 
-import (
-	"context"
-	"database/sql/driver"
-	"strings"
-)
-
 // usage_minutes holds, per key and minute of the rows' time_ns, the range
 // of the ids of those rows (first_id, last_id) and their totals (requests,
 // input and output tokens). A batch adds to it once; the queries by time
@@ -49,52 +43,17 @@ func usageMinutes(rows []Usage, first int64) map[minuteKey]minuteSums {
 	return m
 }
 
-// maxMinutesPerInsert bounds the parameters of one statement of
-// addMinutes (7 each) well below SQLite's 32766 and PostgreSQL's 65535.
-const maxMinutesPerInsert = 512
+// addMinuteSQL adds a key's rows of a minute to usage_minutes.
+const addMinuteSQL = `INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests, input_tokens, output_tokens)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)
+	ON CONFLICT (key_id, minute) DO UPDATE SET
+	first_id = CASE WHEN excluded.first_id < usage_minutes.first_id THEN excluded.first_id ELSE usage_minutes.first_id END,
+	last_id = CASE WHEN excluded.last_id > usage_minutes.last_id THEN excluded.last_id ELSE usage_minutes.last_id END,
+	requests = usage_minutes.requests + excluded.requests,
+	input_tokens = usage_minutes.input_tokens + excluded.input_tokens,
+	output_tokens = usage_minutes.output_tokens + excluded.output_tokens`
 
-// addMinutes adds m to usage_minutes in the transaction open on the driver
-// connection dc, in as few statements as the parameter limits allow.
-func (s *sqlStore) addMinutes(ctx context.Context, dc any, m map[minuteKey]minuteSums) error {
-	args := make([]driver.NamedValue, 0, 7*min(len(m), maxMinutesPerInsert))
-	n := 0
-	for k, v := range m {
-		for _, x := range [...]int64{k.keyID, k.minute, v.first, v.last, v.requests, v.input, v.output} {
-			args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: x})
-		}
-		if n++; len(args) < cap(args) && n < len(m) {
-			continue
-		}
-		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, s.addMinutesSQL(len(args)/7), args); err != nil {
-			return err
-		}
-		args = args[:0]
-	}
-	return nil
-}
-
-// addMinutesSQL is the upsert of n entries of usage_minutes.
-func (s *sqlStore) addMinutesSQL(n int) string {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests, input_tokens, output_tokens) VALUES `)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('(')
-		for c := range 7 {
-			if c > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(s.d.placeholder(7*i + c + 1))
-		}
-		b.WriteByte(')')
-	}
-	b.WriteString(` ON CONFLICT (key_id, minute) DO UPDATE SET
-		first_id = CASE WHEN excluded.first_id < usage_minutes.first_id THEN excluded.first_id ELSE usage_minutes.first_id END,
-		last_id = CASE WHEN excluded.last_id > usage_minutes.last_id THEN excluded.last_id ELSE usage_minutes.last_id END,
-		requests = usage_minutes.requests + excluded.requests,
-		input_tokens = usage_minutes.input_tokens + excluded.input_tokens,
-		output_tokens = usage_minutes.output_tokens + excluded.output_tokens`)
-	return b.String()
+// addMinuteArgs are the arguments of addMinuteSQL.
+func addMinuteArgs(k minuteKey, v minuteSums) [7]any {
+	return [...]any{k.keyID, k.minute, v.first, v.last, v.requests, v.input, v.output}
 }
