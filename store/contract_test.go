@@ -58,6 +58,7 @@ var contractTests = []struct {
 	{"UsagePaging", testUsagePaging},
 	{"UsageBuckets", testUsageBuckets},
 	{"Spend", testSpend},
+	{"AddUsageTouchesKeys", testAddUsageTouchesKeys},
 	{"DeleteUsageBefore", testDeleteUsageBefore},
 	{"UsageRanges", testUsageRanges},
 	{"UsageMigration", testUsageMigration},

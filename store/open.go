@@ -59,9 +59,9 @@ type dialect struct {
 	// rolls the whole transaction back on any error, so FAIL, which keeps
 	// no journal, loses nothing.
 	insertRows [maxInsertLog + 1]string
-	// addMinutes adds a batch's minutes to usage_minutes on dc, in the
-	// transaction of its rows.
-	addMinutes func(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error
+	// addSums adds a batch's minutes to usage_minutes and moves its keys'
+	// last-used times on dc, in the transaction of its rows (eachSum).
+	addSums func(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error
 	// lockMigrations runs first in every migration transaction so two
 	// processes opening one database at once apply each migration once.
 	// SQLite needs none: its transactions begin IMMEDIATE, which already
@@ -75,7 +75,7 @@ var sqliteDialect = &dialect{
 	name:        "sqlite",
 	insertUsage: insertUsageSQLite,
 	insertRows:  insertUsageStatements("INSERT OR FAIL INTO"),
-	addMinutes:  addMinutesSQLite,
+	addSums:     addSumsSQLite,
 	unique: func(err error) bool {
 		c := sqliteCode(err)
 		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
@@ -90,7 +90,7 @@ var postgresDialect = &dialect{
 	// one is "rosetta" in ASCII, 0x726f7365747461 (PostgreSQL 15 has no
 	// hex literals).
 	lockMigrations: "SELECT pg_advisory_xact_lock(32210688759067745)",
-	addMinutes:     addMinutesPostgres,
+	addSums:        addSumsPostgres,
 	unique:         func(err error) bool { return pgCode(err) == "23505" },
 	foreignKey:     func(err error) bool { return pgCode(err) == "23503" },
 }

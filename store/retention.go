@@ -111,7 +111,8 @@ func subtractMinutes(ctx context.Context, tx *sql.Tx, gone map[minuteKey]minuteS
 		return err
 	}
 	defer st.Close()
-	for k, v := range gone {
+	for _, k := range sortedMinutes(gone) { // in the order AddUsage locks them
+		v := gone[k]
 		if _, err := st.ExecContext(ctx, v.requests, v.input, v.output, k.keyID, k.minute); err != nil {
 			return err
 		}

@@ -81,14 +81,14 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	}))
 }
 
-// addUsage writes rows, labelled labels, and their minutes in the
-// transaction open on dc.
+// addUsage writes rows, labelled labels, their minutes and their keys'
+// last-used times in the transaction open on dc.
 func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []int64) error {
 	first, err := s.d.insertUsage(ctx, s, dc, rows, labels)
 	if err != nil {
 		return err
 	}
-	return s.d.addMinutes(ctx, s, dc, usageMinutes(rows, first))
+	return s.d.addSums(ctx, s, dc, usageMinutes(rows, first))
 }
 
 // sqliteInserts are the usage INSERTs prepared on one SQLite connection,
@@ -97,10 +97,10 @@ func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []
 // given as text is parsed again at every Exec, and database/sql would
 // convert each of its 2,304 arguments and allocate their list again.
 type sqliteInserts struct {
-	conn    any // the driver connection they were prepared on
-	stmts   [maxInsertLog + 1]driver.StmtExecContext
-	args    []driver.NamedValue
-	minutes driver.StmtExecContext // addMinuteSQL
+	conn  any // the driver connection they were prepared on
+	stmts [maxInsertLog + 1]driver.StmtExecContext
+	args  []driver.NamedValue
+	sums  [len(sumSQL)]driver.StmtExecContext
 }
 
 // insertUsageSQLite inserts rows on the SQLite connection dc, in INSERTs
@@ -156,9 +156,11 @@ func (s *sqlStore) sqliteInserts(ctx context.Context, dc any) (*sqliteInserts, e
 			return nil, err
 		}
 	}
-	if ins.minutes, err = prepare(ctx, dc, addMinuteSQL); err != nil {
-		ins.close()
-		return nil, err
+	for i, q := range sumSQL {
+		if ins.sums[i], err = prepare(ctx, dc, q); err != nil {
+			ins.close()
+			return nil, err
+		}
 	}
 	s.inserts = ins
 	return ins, nil
@@ -173,32 +175,30 @@ func prepare(ctx context.Context, dc any, query string) (driver.StmtExecContext,
 }
 
 func (ins *sqliteInserts) close() {
-	for _, st := range append(ins.stmts[:], ins.minutes) {
+	for _, st := range append(ins.stmts[:], ins.sums[:]...) {
 		if st != nil {
 			st.(driver.Stmt).Close()
 		}
 	}
 }
 
-// addMinutesSQLite adds m to usage_minutes on the SQLite connection dc, a
-// prepared statement per key and minute.
-func addMinutesSQLite(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error {
+// addSumsSQLite adds the sums m of a batch on the SQLite connection dc,
+// with statements prepared once.
+func addSumsSQLite(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error {
 	s.insertsMu.Lock()
 	defer s.insertsMu.Unlock()
 	ins, err := s.sqliteInserts(ctx, dc)
 	if err != nil {
 		return err
 	}
-	args := make([]driver.NamedValue, 7)
-	for k, v := range m {
-		for i, x := range addMinuteArgs(k, v) {
-			args[i] = driver.NamedValue{Ordinal: i + 1, Value: x}
+	var named [7]driver.NamedValue
+	return eachSum(m, func(stmt int, args ...any) error {
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
 		}
-		if _, err := ins.minutes.ExecContext(ctx, args); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, err := ins.sums[stmt].ExecContext(ctx, named[:len(args)])
+		return err
+	})
 }
 
 func setUsageArgs(args []driver.NamedValue, u *Usage, label int64) {
@@ -239,13 +239,16 @@ func copyUsagePostgres(ctx context.Context, _ *sqlStore, dc any, rows []Usage, l
 	return first, err
 }
 
-// addMinutesPostgres adds m to usage_minutes on the pgx connection dc, a
-// statement per key and minute, all sent at once.
-func addMinutesPostgres(ctx context.Context, _ *sqlStore, dc any, m map[minuteKey]minuteSums) error {
+// addSumsPostgres adds the sums m of a batch on the pgx connection dc,
+// all statements sent at once.
+func addSumsPostgres(ctx context.Context, _ *sqlStore, dc any, m map[minuteKey]minuteSums) error {
 	b := &pgx.Batch{}
-	for k, v := range m {
-		args := addMinuteArgs(k, v)
-		b.Queue(addMinuteSQL, args[:]...)
+	err := eachSum(m, func(stmt int, args ...any) error {
+		b.Queue(sumSQL[stmt], args...)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return dc.(*stdlib.Conn).Conn().SendBatch(ctx, b).Close()
 }

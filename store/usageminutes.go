@@ -1,5 +1,10 @@
 package store
 
+import (
+	"cmp"
+	"slices"
+)
+
 // usage_minutes holds, per key and minute of the rows' time_ns, the range
 // of the ids of those rows (first_id, last_id) and their totals (requests,
 // input and output tokens). A batch adds to it once; the queries by time
@@ -17,14 +22,17 @@ func minuteOf(ns int64) int64 { return ns / minuteNS }
 
 type minuteKey struct{ keyID, minute int64 }
 
-// minuteSums are a key's rows in a minute: their ids and totals.
-type minuteSums struct{ first, last, requests, input, output int64 }
+// minuteSums are a key's rows in a minute: their ids and totals, and the
+// latest time_ns among them (not kept in usage_minutes: it moves the key's
+// last-used time).
+type minuteSums struct{ first, last, requests, input, output, latest int64 }
 
 func (m *minuteSums) add(id int64, u *Usage) {
-	if m.requests == 0 || id < m.first {
-		m.first = id
+	ns := toNS(u.Time)
+	if m.requests == 0 {
+		m.first, m.latest = id, ns
 	}
-	m.last = max(m.last, id)
+	m.first, m.last, m.latest = min(m.first, id), max(m.last, id), max(m.latest, ns)
 	m.requests++
 	m.input += u.Input
 	m.output += u.Output
@@ -43,8 +51,11 @@ func usageMinutes(rows []Usage, first int64) map[minuteKey]minuteSums {
 	return m
 }
 
-// addMinuteSQL adds a key's rows of a minute to usage_minutes.
-const addMinuteSQL = `INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests, input_tokens, output_tokens)
+// The statements that add a batch's sums, in the batch's transaction: an
+// upsert of usage_minutes per key and minute, then an update of each key's
+// last-used time (TouchKeys' statement), which only moves it forward.
+const (
+	addMinuteSQL = `INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests, input_tokens, output_tokens)
 	VALUES ($1, $2, $3, $4, $5, $6, $7)
 	ON CONFLICT (key_id, minute) DO UPDATE SET
 	first_id = CASE WHEN excluded.first_id < usage_minutes.first_id THEN excluded.first_id ELSE usage_minutes.first_id END,
@@ -52,8 +63,45 @@ const addMinuteSQL = `INSERT INTO usage_minutes (key_id, minute, first_id, last_
 	requests = usage_minutes.requests + excluded.requests,
 	input_tokens = usage_minutes.input_tokens + excluded.input_tokens,
 	output_tokens = usage_minutes.output_tokens + excluded.output_tokens`
+	touchKeySQL = `UPDATE api_keys SET last_used_ns = $1 WHERE id = $2 AND last_used_ns < $1`
+)
 
-// addMinuteArgs are the arguments of addMinuteSQL.
-func addMinuteArgs(k minuteKey, v minuteSums) [7]any {
-	return [...]any{k.keyID, k.minute, v.first, v.last, v.requests, v.input, v.output}
+// sumSQL lists them, for the index eachSum passes.
+var sumSQL = [...]string{addMinuteSQL, touchKeySQL}
+
+// eachSum calls fn with the index in sumSQL and the arguments of each
+// statement that adds m, in order of key and minute: two transactions
+// lock the rows they share in the same order.
+func eachSum(m map[minuteKey]minuteSums, fn func(stmt int, args ...any) error) error {
+	keys := sortedMinutes(m)
+	for _, k := range keys {
+		v := m[k]
+		if err := fn(0, k.keyID, k.minute, v.first, v.last, v.requests, v.input, v.output); err != nil {
+			return err
+		}
+	}
+	for i, k := range keys {
+		if k.keyID == 0 || i+1 < len(keys) && keys[i+1].keyID == k.keyID {
+			continue // keys of the configuration file are not in api_keys
+		}
+		latest := int64(0)
+		for j := i; j >= 0 && keys[j].keyID == k.keyID; j-- {
+			latest = max(latest, m[keys[j]].latest)
+		}
+		if err := fn(1, latest, k.keyID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedMinutes(m map[minuteKey]minuteSums) []minuteKey {
+	keys := make([]minuteKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b minuteKey) int {
+		return cmp.Or(cmp.Compare(a.keyID, b.keyID), cmp.Compare(a.minute, b.minute))
+	})
+	return keys
 }
