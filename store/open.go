@@ -49,16 +49,6 @@ type dialect struct {
 	// driver's connection in a transaction (see AddUsage), and returns
 	// the first one's id: the others follow it.
 	insertUsage func(ctx context.Context, s *sqlStore, dc any, rows []Usage, labels []int64) (first int64, err error)
-	// insertRows are SQLite's multi-row INSERTs of usage rows (PostgreSQL
-	// uses COPY). Their placeholders are ?: SQLite looks each named
-	// parameter such as $9 up among those before it, quadratic in a
-	// 2304-parameter statement (measured: 10,000 rows took 7 s with $N,
-	// 0.1 s with ?). They are INSERT OR FAIL: a multi-row INSERT that
-	// may abort halfway (OR ABORT, the default) keeps a statement journal
-	// to undo its own rows, a copy of every page it changes; AddUsage
-	// rolls the whole transaction back on any error, so FAIL, which keeps
-	// no journal, loses nothing.
-	insertRows [maxInsertLog + 1]string
 	// addSums adds a batch's minutes to usage_minutes and moves its keys'
 	// last-used times on dc, in the transaction of its rows (eachSum).
 	addSums func(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error
@@ -74,7 +64,6 @@ type dialect struct {
 var sqliteDialect = &dialect{
 	name:        "sqlite",
 	insertUsage: insertUsageSQLite,
-	insertRows:  insertUsageStatements("INSERT OR FAIL INTO"),
 	addSums:     addSumsSQLite,
 	unique: func(err error) bool {
 		c := sqliteCode(err)
@@ -179,7 +168,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 	}
 	r.SetMaxOpenConns(o.MaxConns)
 	r.SetMaxIdleConns(o.MaxConns)
-	return &sqlStore{d: sqliteDialect, w: w, r: r}, nil
+	s := &sqlStore{d: sqliteDialect, w: w, r: r}
+	s.slotN, s.slot = newBatchSlot()
+	return s, nil
 }
 
 // sqliteDSN spells the connection settings. synchronous=NORMAL in WAL mode
