@@ -61,6 +61,7 @@ var contractTests = []struct {
 	{"AddUsageTouchesKeys", testAddUsageTouchesKeys},
 	{"DeleteUsageBefore", testDeleteUsageBefore},
 	{"UsageRanges", testUsageRanges},
+	{"UsageSparseKey", testUsageSparseKey},
 	{"UsageMigration", testUsageMigration},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
