@@ -122,6 +122,7 @@ func checkBuckets(t *testing.T, f *fixture, filter UsageFilter, rows []Usage) {
 		}
 		return 1
 	})
+	filter.BeforeID = 2 // does not apply
 	got, err := f.s.UsageBuckets(f.ctx, filter, width)
 	must(t, err)
 	if len(got) == 0 && len(want) == 0 {

@@ -8,7 +8,7 @@ import (
 // usage_minutes holds, per key and minute of the rows' time_ns, the range
 // of the ids of those rows (first_id, last_id) and their totals (requests,
 // input and output tokens). A batch adds to it once; the queries by time
-// and by key read it to narrow their scan of usage_rows to a range of ids,
+// and by key read it to narrow their scan of usage_rows to ranges of ids,
 // and Spend reads only it. Retention takes deleted rows off the totals
 // and deletes a minute's entry with its last row; the id range is left as
 // it was, wider than needed but still holding every row.
@@ -80,17 +80,18 @@ func eachSum(m map[minuteKey]minuteSums, fn func(stmt int, args ...any) error) e
 			return err
 		}
 	}
+	var latest int64 // of the key's minutes so far
 	for i, k := range keys {
-		if k.keyID == 0 || i+1 < len(keys) && keys[i+1].keyID == k.keyID {
-			continue // keys of the configuration file are not in api_keys
+		latest = max(latest, m[k].latest)
+		if i+1 < len(keys) && keys[i+1].keyID == k.keyID {
+			continue
 		}
-		latest := int64(0)
-		for j := i; j >= 0 && keys[j].keyID == k.keyID; j-- {
-			latest = max(latest, m[keys[j]].latest)
+		if k.keyID != 0 { // keys of the configuration file are not in api_keys
+			if err := fn(1, latest, k.keyID); err != nil {
+				return err
+			}
 		}
-		if err := fn(1, latest, k.keyID); err != nil {
-			return err
-		}
+		latest = 0
 	}
 	return nil
 }

@@ -39,21 +39,21 @@ func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 	if err != nil || len(ranges) == 0 {
 		return nil, s.wrap("usage", err)
 	}
+	// The range's ends and the rows still wanted follow the filter's
+	// arguments.
 	w := (&where{}).usage(f)
-	w.add("id >= $%d", int64(0))
-	w.add("id <= $%d", int64(0))
-	w.args = append(w.args, 0)
+	n := len(w.args)
+	w.conds = append(w.conds, fmt.Sprintf("id >= $%d AND id <= $%d", n+1, n+2))
 	st, err := s.r.PrepareContext(ctx, `SELECT id, `+usageCols+` FROM usage_log`+w.sql()+
-		` ORDER BY id DESC LIMIT $`+strconv.Itoa(len(w.args)))
+		fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, n+3))
 	if err != nil {
 		return nil, s.wrap("usage", err)
 	}
 	defer st.Close()
 	var list []Usage
-	n, limit := len(w.args), usageLimit(f.Limit)
+	limit := usageLimit(f.Limit)
 	for _, r := range ranges {
-		w.args[n-3], w.args[n-2], w.args[n-1] = r.lo, r.hi, limit-len(list)
-		rows, err := st.QueryContext(ctx, w.args...)
+		rows, err := st.QueryContext(ctx, append(w.args[:n:n], r.lo, r.hi, limit-len(list))...)
 		if err != nil {
 			return nil, s.wrap("usage", err)
 		}
