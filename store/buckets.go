@@ -31,6 +31,7 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if width <= 0 {
 		return nil, fmt.Errorf("store: usage buckets: width %v must be positive", width)
 	}
+	f.BeforeID = 0 // does not apply (nor does Limit)
 	w, ok, err := s.usageWhere(ctx, f, &where{args: []any{int64(width)}})
 	if err != nil || !ok {
 		return nil, s.wrap("usage buckets", err)

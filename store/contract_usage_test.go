@@ -273,3 +273,28 @@ func TestPruneUsage(t *testing.T) {
 		t.Fatalf("rows left: %v", got)
 	}
 }
+
+// testAddUsageTouchesKeys: AddUsage moves each key's LastUsed to its
+// latest row, over minutes, and never back.
+func testAddUsageTouchesKeys(t *testing.T, f *fixture) {
+	u := f.user(t, "ann")
+	a, b := f.key(t, u.ID, "a"), f.key(t, u.ID, "b")
+	check := func(when string, wantA, wantB time.Time) {
+		t.Helper()
+		for _, c := range []struct {
+			k    *Key
+			want time.Time
+		}{{a, wantA}, {b, wantB}} {
+			got, err := f.s.Key(f.ctx, c.k.ID)
+			must(t, err)
+			wantEqual(t, when+": LastUsed of "+c.k.Name, got.LastUsed, c.want)
+		}
+	}
+	must(t, f.s.AddUsage(f.ctx, []Usage{
+		{Time: at(2 * time.Minute), KeyID: a.ID}, {Time: at(5 * time.Minute), KeyID: a.ID}, {Time: at(time.Minute), KeyID: a.ID},
+		{Time: at(3 * time.Second), KeyID: b.ID}, {Time: at(time.Hour), KeyID: 0}, {Time: at(time.Hour), KeyID: b.ID + 100},
+	}))
+	check("first batch", at(5*time.Minute), at(3*time.Second))
+	must(t, f.s.AddUsage(f.ctx, []Usage{{Time: at(time.Minute), KeyID: a.ID}, {Time: at(time.Hour), KeyID: b.ID}}))
+	check("second batch", at(5*time.Minute), at(time.Hour))
+}

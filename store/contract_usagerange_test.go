@@ -122,6 +122,7 @@ func checkBuckets(t *testing.T, f *fixture, filter UsageFilter, rows []Usage) {
 		}
 		return 1
 	})
+	filter.BeforeID = 2 // does not apply
 	got, err := f.s.UsageBuckets(f.ctx, filter, width)
 	must(t, err)
 	if len(got) == 0 && len(want) == 0 {
@@ -251,4 +252,50 @@ func openUnmigrated(t *testing.T, driver, dsn string) *sqlStore {
 	s, err := open(t.Context(), dsn, o)
 	must(t, err)
 	return s
+}
+
+// testUsageSparseKey reads the rows of a key seldom used, in many ranges of
+// ids (one per minute it was used in, too far apart to merge): every row
+// comes, newest first, paged or not.
+func testUsageSparseKey(t *testing.T, f *fixture) {
+	const uses, every = 40, mergeGap + 44
+	var rows []Usage
+	var want []string
+	for i := range uses * every {
+		u := Usage{Time: at(time.Duration(i) * time.Minute / every), KeyID: 1, RequestID: fmt.Sprint(i)}
+		if i%every == every/2 {
+			u.KeyID = 2
+			want = append([]string{u.RequestID}, want...)
+		}
+		rows = append(rows, u)
+	}
+	for i := 0; i < len(rows); i += 1000 {
+		must(t, f.s.AddUsage(f.ctx, rows[i:min(i+1000, len(rows))]))
+	}
+	if ranges, err := f.s.(*sqlStore).usageRanges(f.ctx, UsageFilter{KeyIDs: []int64{2}}); err != nil || len(ranges) != uses {
+		t.Fatalf("key 2 has %d ranges (%v), want %d", len(ranges), err, uses)
+	}
+	got, err := f.s.Usage(f.ctx, UsageFilter{KeyIDs: []int64{2}, Limit: 1000})
+	must(t, err)
+	wantEqual(t, "rows of key 2", requestIDsInOrder(got), want)
+
+	var paged []string
+	var before int64
+	for {
+		got, err := f.s.Usage(f.ctx, UsageFilter{KeyIDs: []int64{2}, Limit: 7, BeforeID: before, From: at(time.Minute)})
+		must(t, err)
+		if len(got) == 0 {
+			break
+		}
+		paged, before = append(paged, requestIDsInOrder(got)...), got[len(got)-1].ID
+	}
+	wantEqual(t, "paged rows of key 2 from the second minute", paged, want[:len(want)-1])
+}
+
+func requestIDsInOrder(rows []Usage) []string {
+	var ids []string
+	for _, u := range rows {
+		ids = append(ids, u.RequestID)
+	}
+	return ids
 }

@@ -117,7 +117,7 @@ func (s *sqlStore) TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) 
 	}
 	slices.Sort(ids)
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `UPDATE api_keys SET last_used_ns = $1 WHERE id = $2 AND last_used_ns < $1`)
+		stmt, err := tx.PrepareContext(ctx, touchKeySQL)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,19 +49,9 @@ type dialect struct {
 	// driver's connection in a transaction (see AddUsage), and returns
 	// the first one's id: the others follow it.
 	insertUsage func(ctx context.Context, s *sqlStore, dc any, rows []Usage, labels []int64) (first int64, err error)
-	// insertRows are SQLite's multi-row INSERTs of usage rows (PostgreSQL
-	// uses COPY). Their placeholders are ?: SQLite looks each named
-	// parameter such as $9 up among those before it, quadratic in a
-	// 2304-parameter statement (measured: 10,000 rows took 7 s with $N,
-	// 0.1 s with ?). They are INSERT OR FAIL: a multi-row INSERT that
-	// may abort halfway (OR ABORT, the default) keeps a statement journal
-	// to undo its own rows, a copy of every page it changes; AddUsage
-	// rolls the whole transaction back on any error, so FAIL, which keeps
-	// no journal, loses nothing.
-	insertRows [maxInsertLog + 1]string
-	// placeholder writes the n-th parameter of statements built for a
-	// number of rows (? in SQLite, for the reason given at insertRows).
-	placeholder func(n int) string
+	// addSums adds a batch's minutes to usage_minutes and moves its keys'
+	// last-used times on dc, in the transaction of its rows (eachSum).
+	addSums func(ctx context.Context, s *sqlStore, dc any, m map[minuteKey]minuteSums) error
 	// lockMigrations runs first in every migration transaction so two
 	// processes opening one database at once apply each migration once.
 	// SQLite needs none: its transactions begin IMMEDIATE, which already
@@ -75,8 +64,7 @@ type dialect struct {
 var sqliteDialect = &dialect{
 	name:        "sqlite",
 	insertUsage: insertUsageSQLite,
-	insertRows:  insertUsageStatements("INSERT OR FAIL INTO"),
-	placeholder: func(int) string { return "?" },
+	addSums:     addSumsSQLite,
 	unique: func(err error) bool {
 		c := sqliteCode(err)
 		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
@@ -91,7 +79,7 @@ var postgresDialect = &dialect{
 	// one is "rosetta" in ASCII, 0x726f7365747461 (PostgreSQL 15 has no
 	// hex literals).
 	lockMigrations: "SELECT pg_advisory_xact_lock(32210688759067745)",
-	placeholder:    func(n int) string { return "$" + strconv.Itoa(n) },
+	addSums:        addSumsPostgres,
 	unique:         func(err error) bool { return pgCode(err) == "23505" },
 	foreignKey:     func(err error) bool { return pgCode(err) == "23503" },
 }
@@ -180,7 +168,9 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 	}
 	r.SetMaxOpenConns(o.MaxConns)
 	r.SetMaxIdleConns(o.MaxConns)
-	return &sqlStore{d: sqliteDialect, w: w, r: r}, nil
+	s := &sqlStore{d: sqliteDialect, w: w, r: r}
+	s.slotN, s.slot = newBatchSlot()
+	return s, nil
 }
 
 // sqliteDSN spells the connection settings. synchronous=NORMAL in WAL mode

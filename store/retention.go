@@ -57,7 +57,8 @@ func (s *sqlStore) DeleteUsageBefore(ctx context.Context, t time.Time) (int64, e
 
 // deleteUsageBatch deletes up to pruneBatch of the oldest rows older than
 // t (in ns), within the ids usage_minutes gives the minutes up to t's, and
-// takes them off usage_minutes.
+// takes them off usage_minutes. The rows stay in the database: the chunk
+// is summed by key and minute there, then deleted by its range of ids.
 func deleteUsageBatch(ctx context.Context, tx *sql.Tx, t int64) (int64, error) {
 	var lo, hi sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT MIN(first_id), MAX(last_id) FROM usage_minutes WHERE minute <= $1`,
@@ -65,43 +66,50 @@ func deleteUsageBatch(ctx context.Context, tx *sql.Tx, t int64) (int64, error) {
 	if err != nil || !lo.Valid {
 		return 0, err
 	}
-	rows, err := tx.QueryContext(ctx, `DELETE FROM usage_rows WHERE id IN (SELECT id FROM usage_rows
-		WHERE id >= $1 AND id <= $2 AND time_ns < $3 ORDER BY id LIMIT `+strconv.Itoa(pruneBatch)+`)
-		RETURNING (SELECT key_id FROM usage_labels WHERE usage_labels.id = usage_rows.label_id), time_ns,
-		input_tokens, output_tokens`, lo.Int64, hi.Int64, t)
+	err = tx.QueryRowContext(ctx, `SELECT MAX(id) FROM (SELECT id FROM usage_rows WHERE id >= $1 AND id <= $2
+		AND time_ns < $3 ORDER BY id LIMIT `+strconv.Itoa(pruneBatch)+`) AS chunk`, lo.Int64, hi.Int64, t).Scan(&hi)
+	if err != nil || !hi.Valid {
+		return 0, err
+	}
+	// CAST: PostgreSQL's SUM of BIGINT is NUMERIC.
+	rows, err := tx.QueryContext(ctx, `SELECT key_id, time_ns / `+strconv.Itoa(minuteNS)+`, COUNT(*),
+		CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT) FROM usage_log
+		WHERE id >= $1 AND id <= $2 AND time_ns < $3 GROUP BY 1, 2`, lo.Int64, hi.Int64, t)
 	if err != nil {
 		return 0, err
 	}
-	gone, n, err := sumDeleted(rows)
+	gone, err := scanMinutes(rows)
 	if err != nil {
 		return 0, err
 	}
-	return n, subtractMinutes(ctx, tx, gone, minuteOf(t))
+	if err := subtractMinutes(ctx, tx, gone); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM usage_rows WHERE id >= $1 AND id <= $2 AND time_ns < $3`, lo.Int64, hi.Int64, t)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
-// sumDeleted sums the deleted rows by key and minute.
-func sumDeleted(rows *sql.Rows) (map[minuteKey]minuteSums, int64, error) {
+// scanMinutes reads key, minute, requests and token sums.
+func scanMinutes(rows *sql.Rows) (map[minuteKey]minuteSums, error) {
 	defer rows.Close()
-	gone := make(map[minuteKey]minuteSums)
-	var n int64
+	m := make(map[minuteKey]minuteSums)
 	for rows.Next() {
-		var u Usage
-		var ns int64
-		if err := rows.Scan(&u.KeyID, &ns, &u.Input, &u.Output); err != nil {
-			return nil, 0, err
+		var k minuteKey
+		var v minuteSums
+		if err := rows.Scan(&k.keyID, &k.minute, &v.requests, &v.input, &v.output); err != nil {
+			return nil, err
 		}
-		k := minuteKey{u.KeyID, minuteOf(ns)}
-		sums := gone[k]
-		sums.add(0, &u)
-		gone[k] = sums
-		n++
+		m[k] = v
 	}
-	return gone, n, rows.Err()
+	return m, rows.Err()
 }
 
 // subtractMinutes takes the sums of deleted rows off usage_minutes and
-// deletes the entries left with no request, all in minutes up to last.
-func subtractMinutes(ctx context.Context, tx *sql.Tx, gone map[minuteKey]minuteSums, last int64) error {
+// deletes the entries left with no request.
+func subtractMinutes(ctx context.Context, tx *sql.Tx, gone map[minuteKey]minuteSums) error {
 	if len(gone) == 0 {
 		return nil
 	}
@@ -111,11 +119,15 @@ func subtractMinutes(ctx context.Context, tx *sql.Tx, gone map[minuteKey]minuteS
 		return err
 	}
 	defer st.Close()
-	for k, v := range gone {
+	keys := sortedMinutes(gone) // in the order AddUsage locks them
+	first, last := keys[0].minute, keys[0].minute
+	for _, k := range keys {
+		v := gone[k]
 		if _, err := st.ExecContext(ctx, v.requests, v.input, v.output, k.keyID, k.minute); err != nil {
 			return err
 		}
+		first, last = min(first, k.minute), max(last, k.minute)
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM usage_minutes WHERE minute <= $1 AND requests = 0`, last)
+	_, err = tx.ExecContext(ctx, `DELETE FROM usage_minutes WHERE minute >= $1 AND minute <= $2 AND requests = 0`, first, last)
 	return err
 }

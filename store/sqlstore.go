@@ -17,8 +17,12 @@ type sqlStore struct {
 	r    *sql.DB // plain reads; the same pool as w for PostgreSQL
 	seal *Sealer // nil when no secret key was given
 
-	insertsMu sync.Mutex
-	inserts   *sqliteInserts // SQLite: the usage INSERTs, prepared at the first AddUsage
+	// SQLite: the statements of a usage batch, prepared at the first
+	// AddUsage, and the slot its temp.usage_batch reads (usagebatch.go).
+	stmtsMu sync.Mutex
+	stmts   *sqliteStmts
+	slotN   int64
+	slot    *batchSlot
 
 	labelsMu sync.Mutex
 	labels   map[usageLabel]int64 // the ids of the usage labels seen (usagelabels.go)
@@ -119,20 +123,23 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 
 // Close closes the pools. Calls in flight may fail.
 func (s *sqlStore) Close() error {
-	// The prepared INSERTs go first: SQLite does not free a connection
-	// while statements of it are open. Conn before insertsMu, as in
+	// The prepared statements go first: SQLite does not free a connection
+	// while statements of it are open. Conn before stmtsMu, as in
 	// AddUsage.
 	if conn, err := s.w.Conn(context.Background()); err == nil {
 		conn.Raw(func(dc any) error {
-			s.insertsMu.Lock()
-			defer s.insertsMu.Unlock()
-			if s.inserts != nil && s.inserts.conn == dc {
-				s.inserts.close()
+			s.stmtsMu.Lock()
+			defer s.stmtsMu.Unlock()
+			if s.stmts != nil && s.stmts.conn == dc {
+				s.stmts.close()
 			}
-			s.inserts = nil
+			s.stmts = nil
 			return nil
 		})
 		conn.Close()
+	}
+	if s.slotN != 0 {
+		dropBatchSlot(s.slotN)
 	}
 	err := s.w.Close()
 	if s.r != s.w {

@@ -226,7 +226,10 @@ type Store interface {
 	UpdateChannel(ctx context.Context, c *Channel) error
 	DeleteChannel(ctx context.Context, id int64) error
 
-	AddUsage(ctx context.Context, rows []Usage) error // one transaction per batch; the rows' IDs are not set
+	// AddUsage writes the rows in one transaction, which also moves
+	// their keys' LastUsed forward to their latest row's time; the rows'
+	// IDs are not set.
+	AddUsage(ctx context.Context, rows []Usage) error
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
 	// UsageBuckets groups by bucket (starting at multiples of width since
 	// the Unix epoch), key and model; Limit and BeforeID do not apply.

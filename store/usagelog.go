@@ -7,10 +7,10 @@ package store
 // the gateway keeps serving. Record wakes the writer's goroutine only when
 // the list reaches Batch rows, not for every row (a wake-up per row cost
 // more CPU than the rest of Record); the goroutine writes up to Batch rows
-// per transaction, when Batch rows wait or Interval has passed, and the
-// keys' last-used times ride along as one TouchKeys per batch instead of
-// an UPDATE per request. Close writes whatever is left, so a SIGTERM that
-// closes the writer before exiting loses nothing.
+// per transaction, when Batch rows wait or Interval has passed; AddUsage
+// moves the keys' last-used times in the same transaction, once per batch
+// instead of an UPDATE per request. Close writes whatever is left, so a
+// SIGTERM that closes the writer before exiting loses nothing.
 //
 // A failed write is told apart by a Ping. When the database does not
 // answer, the batch is kept and the rows behind it wait (up to Buffer of
@@ -214,7 +214,6 @@ func (w *UsageWriter) take(b *usageBatch, partial bool) bool {
 		w.pending = w.pending[:rest]
 	}
 	w.mu.Unlock()
-	b.touch(b.rows[from:])
 	return true
 }
 
@@ -237,30 +236,18 @@ func (w *UsageWriter) finish(b *usageBatch) {
 	}
 }
 
-// usageBatch is the rows and key last-used times waiting to be written.
+// usageBatch is the rows waiting to be written.
 type usageBatch struct {
-	rows    []Usage
-	touched map[int64]time.Time
+	rows []Usage
 }
 
 func newUsageBatch(n int) *usageBatch {
-	return &usageBatch{rows: make([]Usage, 0, n), touched: make(map[int64]time.Time)}
-}
-
-// touch notes the keys' last-used times of rows.
-func (b *usageBatch) touch(rows []Usage) {
-	for i := range rows {
-		u := &rows[i]
-		if u.KeyID != 0 && u.Time.After(b.touched[u.KeyID]) {
-			b.touched[u.KeyID] = u.Time
-		}
-	}
+	return &usageBatch{rows: make([]Usage, 0, n)}
 }
 
 func (b *usageBatch) reset() {
 	clear(b.rows) // drop the strings they hold
 	b.rows = b.rows[:0]
-	clear(b.touched)
 }
 
 // flush writes the batch and empties it, or, when the database does not
@@ -281,9 +268,6 @@ func (w *UsageWriter) flush(b *usageBatch) bool {
 	if err != nil {
 		w.o.OnError(fmt.Errorf("store: writing %d usage rows failed, retrying: %w", len(b.rows), err))
 		w.isolate(b.rows)
-	}
-	if err := w.attempt(func(ctx context.Context) error { return w.s.TouchKeys(ctx, b.touched) }); err != nil {
-		w.o.OnError(fmt.Errorf("store: last-used times of %d keys not saved: %w", len(b.touched), err))
 	}
 	b.reset()
 	return true

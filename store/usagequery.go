@@ -2,14 +2,16 @@ package store
 
 // Reading the usage log. The rows are read through the view usage_log,
 // which joins each row of usage_rows to its label. usage_rows has no index
-// but its ids, so a filter by time or by key is first turned into a range
-// of ids from usage_minutes (usageRange), and the database scans only
-// that range, newest first.
+// but its ids, so a filter by time or by keys is first turned into ranges
+// of ids from usage_minutes (usageRanges), and the database scans only
+// those: Usage walks them newest first until it has its rows, the others
+// read the one range that spans them.
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,21 +31,41 @@ func scanUsage(row rowScanner) (Usage, error) {
 
 // Usage pages through the rows newest first (by ID, which follows time
 // closely enough and is unique, so paging with BeforeID never skips a row).
+// It reads the filter's ranges of ids one by one, newest first, with one
+// prepared query, until it has its rows: the rows of a key seldom used are
+// found without reading those between them.
 func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
-	w, ok, err := s.usageWhere(ctx, f, &where{})
-	if err != nil || !ok {
+	ranges, err := s.usageRanges(ctx, f)
+	if err != nil || len(ranges) == 0 {
 		return nil, s.wrap("usage", err)
 	}
-	if f.BeforeID > 0 {
-		w.add("id < $%d", f.BeforeID)
-	}
-	q := `SELECT id, ` + usageCols + ` FROM usage_log` + w.sql() + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(usageLimit(f.Limit))
-	rows, err := s.r.QueryContext(ctx, q, w.args...)
+	// The range's ends and the rows still wanted follow the filter's
+	// arguments.
+	w := (&where{}).usage(f)
+	n := len(w.args)
+	w.conds = append(w.conds, fmt.Sprintf("id >= $%d AND id <= $%d", n+1, n+2))
+	st, err := s.r.PrepareContext(ctx, `SELECT id, `+usageCols+` FROM usage_log`+w.sql()+
+		fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, n+3))
 	if err != nil {
 		return nil, s.wrap("usage", err)
 	}
-	list, err := collect(rows, scanUsage)
-	return list, s.wrap("usage", err)
+	defer st.Close()
+	var list []Usage
+	limit := usageLimit(f.Limit)
+	for _, r := range ranges {
+		rows, err := st.QueryContext(ctx, append(w.args[:n:n], r.lo, r.hi, limit-len(list))...)
+		if err != nil {
+			return nil, s.wrap("usage", err)
+		}
+		more, err := collect(rows, scanUsage)
+		if err != nil {
+			return nil, s.wrap("usage", err)
+		}
+		if list = append(list, more...); len(list) == limit {
+			break
+		}
+	}
+	return list, nil
 }
 
 // usageLimit is the number of rows a filter's Limit asks for.
@@ -74,24 +96,34 @@ func (w *where) sql() string {
 }
 
 // usageWhere adds to w the filter's selecting fields as conditions on
-// usage_log, and the range of ids they narrow the scan to. ok is false
-// when no row can match.
+// usage_log, and the one range of ids that spans the filter's ranges. ok
+// is false when no row can match.
 func (s *sqlStore) usageWhere(ctx context.Context, f UsageFilter, w *where) (_ *where, ok bool, err error) {
-	lo, hi, ok, err := s.usageRange(ctx, f)
-	if err != nil || !ok {
+	ranges, err := s.usageRanges(ctx, f)
+	if err != nil || len(ranges) == 0 {
 		return w, false, err
 	}
-	if lo > 0 {
-		w.add("id >= $%d", lo)
-		w.add("id <= $%d", hi)
-	}
+	w.add("id >= $%d", ranges[len(ranges)-1].lo)
+	w.add("id <= $%d", ranges[0].hi)
 	return w.usage(f), true, nil
 }
 
-// usageRange is the range of ids holding every row in the filter's time
-// range and of its keys, read from usage_minutes: 0, 0 when the filter
-// has neither (every id), and ok false when no row is in it.
-func (s *sqlStore) usageRange(ctx context.Context, f UsageFilter) (lo, hi int64, ok bool, err error) {
+// idRange is the ids lo to hi, both included.
+type idRange struct{ lo, hi int64 }
+
+// Ranges of ids closer than mergeGap are read as one: reading the rows
+// between them costs less than another query.
+const mergeGap = 256
+
+// usageRanges are the ranges of ids that hold every row of the filter's
+// keys in its time range, and below BeforeID, newest first and apart,
+// read from usage_minutes; every id below BeforeID when the filter selects
+// neither keys nor times.
+func (s *sqlStore) usageRanges(ctx context.Context, f UsageFilter) ([]idRange, error) {
+	below := int64(math.MaxInt64)
+	if f.BeforeID > 0 {
+		below = f.BeforeID - 1
+	}
 	m := &where{}
 	if !f.From.IsZero() {
 		m.add("minute >= $%d", minuteOf(toNS(f.From)))
@@ -103,11 +135,31 @@ func (s *sqlStore) usageRange(ctx context.Context, f UsageFilter) (lo, hi int64,
 		m.conds = append(m.conds, "key_id IN ("+intList(f.KeyIDs)+")")
 	}
 	if len(m.conds) == 0 {
-		return 0, 0, true, nil
+		return []idRange{{0, below}}, nil
 	}
-	var first, last sql.NullInt64
-	err = s.r.QueryRowContext(ctx, `SELECT MIN(first_id), MAX(last_id) FROM usage_minutes`+m.sql(), m.args...).Scan(&first, &last)
-	return first.Int64, last.Int64, first.Valid, err
+	m.add("first_id <= $%d", below)
+	rows, err := s.r.QueryContext(ctx, `SELECT first_id, last_id FROM usage_minutes`+m.sql()+` ORDER BY first_id`, m.args...)
+	if err != nil {
+		return nil, err
+	}
+	list, err := collect(rows, func(row rowScanner) (r idRange, err error) { return r, row.Scan(&r.lo, &r.hi) })
+	return mergeRanges(list, below), err
+}
+
+// mergeRanges merges ranges sorted by lo that overlap or are closer than
+// mergeGap, cuts them at below, and returns them newest first.
+func mergeRanges(list []idRange, below int64) []idRange {
+	var out []idRange
+	for _, r := range list {
+		r.hi = min(r.hi, below)
+		if n := len(out); n > 0 && r.lo <= out[n-1].hi+mergeGap {
+			out[n-1].hi = max(out[n-1].hi, r.hi)
+		} else {
+			out = append(out, r)
+		}
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // usage adds the filter's selecting fields as conditions. Key IDs are
