@@ -75,11 +75,11 @@ var sqliteDialect = &dialect{
 var postgresDialect = &dialect{
 	name:        "postgres",
 	insertUsage: copyUsagePostgres,
+	addSums:     addSumsPostgres,
 	// Any constant works as long as it is the same in every process; this
 	// one is "rosetta" in ASCII, 0x726f7365747461 (PostgreSQL 15 has no
 	// hex literals).
 	lockMigrations: "SELECT pg_advisory_xact_lock(32210688759067745)",
-	addSums:        addSumsPostgres,
 	unique:         func(err error) bool { return pgCode(err) == "23505" },
 	foreignKey:     func(err error) bool { return pgCode(err) == "23503" },
 }

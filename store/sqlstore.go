@@ -18,7 +18,7 @@ type sqlStore struct {
 	seal *Sealer // nil when no secret key was given
 
 	// SQLite: the statements of a usage batch, prepared at the first
-	// AddUsage, and the slot its temp.usage_batch reads (usagebatch.go).
+	// AddUsage, and the slot its temp.usage_batch reads (usagesqlite.go).
 	stmtsMu sync.Mutex
 	stmts   *sqliteStmts
 	slotN   int64

@@ -35,7 +35,7 @@ type sqliteStmts struct {
 	sums   [len(sumSQL)]driver.StmtExecContext
 }
 
-// insertRowsSQLite copies a batch from temp.usage_batch (usagebatch.go).
+// insertRowsSQLite copies a batch from temp.usage_batch (below).
 // It is INSERT OR FAIL: a multi-row INSERT that may abort halfway (OR
 // ABORT, the default) keeps a statement journal to undo its own rows, a
 // copy of every page it changes; AddUsage rolls the whole transaction back
