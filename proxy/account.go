@@ -63,6 +63,7 @@ func (g *Gateway) recordUsage(x *exchange) {
 		FirstToken:  x.ttfb,
 		RequestID:   string(x.id),
 		ClientStyle: x.style.String(),
+		Endpoint:    x.op.name,
 	})
 	if !ok {
 		g.metrics.usageDropped.Inc()

@@ -48,7 +48,7 @@ func (g *Gateway) embeddings(ctx *fasthttp.RequestCtx) {
 // of the client's style with the model spliced in, and is translated for a
 // cohere channel.
 func (g *Gateway) rerank(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "rerank", styleOpenAI); x != nil {
+	if x := g.open(ctx, opRerank, "rerank", styleOpenAI); x != nil {
 		g.serveDecoded(ctx, x, opRerank, "")
 	}
 }
@@ -82,7 +82,7 @@ func (g *Gateway) translations(ctx *fasthttp.RequestCtx) {
 // upstream as it came but for the model part's value, with the client's
 // Content-Type, so its boundary.
 func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return
 	}
@@ -100,7 +100,7 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 // serveOpenAI serves an OpenAI-style JSON endpoint whose request is
 // relayed as it is to channels of the client's style.
 func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *operation, kind openai.PassKind) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return // already answered
 	}
@@ -117,14 +117,14 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 
 // messages serves POST /v1/messages, Anthropic's style.
 func (g *Gateway) messages(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "messages", styleAnthropic); x != nil {
+	if x := g.open(ctx, opGenerate, "messages", styleAnthropic); x != nil {
 		g.serveDecoded(ctx, x, opGenerate, "")
 	}
 }
 
 // countTokens serves POST /v1/messages/count_tokens.
 func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "messages.count_tokens", styleAnthropic); x != nil {
+	if x := g.open(ctx, opCountTokens, "messages.count_tokens", styleAnthropic); x != nil {
 		g.serveDecoded(ctx, x, opCountTokens, "")
 	}
 }
@@ -151,7 +151,7 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 			errorf(404, codec.KindNotFound, "", "Unknown method: %s", ctx.Path()))
 		return
 	}
-	x := g.open(ctx, "gemini."+method, styleGemini)
+	x := g.open(ctx, op, "gemini."+method, styleGemini)
 	if x == nil {
 		return
 	}
@@ -187,7 +187,7 @@ func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operat
 // listModels serves GET /v1/models: the public model names the key may use.
 func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 	s := modelsStyle(ctx)
-	x := g.open(ctx, "models", s)
+	x := g.open(ctx, nil, "models", s)
 	if x == nil {
 		return
 	}
@@ -200,7 +200,7 @@ func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 // hold slashes (org/model).
 func (g *Gateway) retrieveModel(ctx *fasthttp.RequestCtx) {
 	s := modelsStyle(ctx)
-	x := g.open(ctx, "models.retrieve", s)
+	x := g.open(ctx, nil, "models.retrieve", s)
 	if x == nil {
 		return
 	}
@@ -232,7 +232,7 @@ func modelsStyle(ctx *fasthttp.RequestCtx) *dialect {
 
 // geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
 func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "gemini.models", styleGemini)
+	x := g.open(ctx, nil, "gemini.models", styleGemini)
 	if x == nil {
 		return
 	}

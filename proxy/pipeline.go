@@ -31,6 +31,9 @@ import (
 // how the pipeline treats it.
 type operation struct {
 	op codec.Op
+	// name is the endpoint usage rows record, whatever the client's style:
+	// chat, embeddings, images.edits, audio.speech, ...
+	name string
 	// metered: the request is rate-limited and leaves a usage row.
 	metered bool
 	// translated: the request always goes through the canonical form,
@@ -66,19 +69,19 @@ type operation struct {
 }
 
 var (
-	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
-	opComplete    = &operation{op: codec.OpComplete, metered: true}
-	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
-	opEmbedOne    = &operation{op: codec.OpEmbed, metered: true, estimates: true, single: true, translated: true}
-	opRerank      = &operation{op: codec.OpRerank, metered: true, usage: codec.RerankUsage}
-	opImage       = &operation{op: codec.OpImage, metered: true, media: true, usage: openai.MediaUsage}
-	opImageEdit   = &operation{op: codec.OpImageEdit, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opImageVary   = &operation{op: codec.OpImageVariation, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opSpeech      = &operation{op: codec.OpSpeech, metered: true, media: true, download: true}
-	opTranscribe  = &operation{op: codec.OpTranscribe, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opTranslate   = &operation{op: codec.OpTranslate, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opRealtime    = &operation{op: codec.OpRealtime, metered: true}
-	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
+	opGenerate    = &operation{op: codec.OpGenerate, name: "chat", metered: true}
+	opComplete    = &operation{op: codec.OpComplete, name: "completions", metered: true}
+	opEmbed       = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true}
+	opEmbedOne    = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true, single: true, translated: true}
+	opRerank      = &operation{op: codec.OpRerank, name: "rerank", metered: true, usage: codec.RerankUsage}
+	opImage       = &operation{op: codec.OpImage, name: "images.generations", metered: true, media: true, usage: openai.MediaUsage}
+	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opSpeech      = &operation{op: codec.OpSpeech, name: "audio.speech", metered: true, media: true, download: true}
+	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opRealtime    = &operation{op: codec.OpRealtime, name: "realtime", metered: true}
+	opCountTokens = &operation{op: codec.OpCountTokens, name: "count_tokens", translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )
 

@@ -71,11 +71,11 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 			ctx.Request.Header.SetBytesK(strAuthorization, "Bearer "+k)
 		}
 	}
-	x := g.open(ctx, "realtime", styleOpenAI)
+	x := g.open(ctx, opRealtime, "realtime", styleOpenAI)
 	if x == nil {
 		return
 	}
-	x.op, x.stream = opRealtime, true
+	x.stream = true
 	model := ctx.QueryArgs().Peek("model")
 	if len(model) == 0 {
 		g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "model",

@@ -68,7 +68,7 @@ func TestRerankPassThrough(t *testing.T) {
 	}
 	rows := usageRows(t, st, 3)
 	checkUsage(t, rows[id], store.Usage{KeyName: "client", Model: "gpt-rerank", Channel: "jina", Status: 200,
-		Input: 38, RequestID: id, ClientStyle: "openai"})
+		Input: 38, RequestID: id, ClientStyle: "openai", Endpoint: "rerank"})
 	if last := resp.Header.Get("X-Request-Id"); rows[last].KeyID != k.ID || rows[last].Input != 38 {
 		t.Errorf("row %+v", rows[last])
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // usageRows are 30 rows a minute apart over two keys, three models, two
-// channels, some of them rate limited.
+// channels, two endpoints, some of them rate limited.
 func usageRows() []Usage {
 	rows := make([]Usage, 30)
 	for i := range rows {
@@ -18,7 +18,10 @@ func usageRows() []Usage {
 			Model: []string{"m-a", "m-b", "m-c"}[i%3], Channel: "ch1", Status: 200,
 			Input: int64(i), Output: int64(2 * i), Cached: 3, Reasoning: 4,
 			Latency: time.Duration(i) * time.Millisecond, FirstToken: time.Duration(i) * time.Microsecond,
-			RequestID: fmt.Sprintf("r%02d", i), ClientStyle: "openai"}
+			RequestID: fmt.Sprintf("r%02d", i), ClientStyle: "openai", Endpoint: "chat"}
+		if i%4 == 0 {
+			rows[i].Endpoint = "embeddings"
+		}
 		if i%5 == 0 {
 			rows[i].Channel = "ch2"
 		}
@@ -44,10 +47,12 @@ func testUsageFilter(t *testing.T, f *fixture) {
 		{"Model", UsageFilter{Model: "m-b"}, func(u *Usage) bool { return u.Model == "m-b" }},
 		{"Channel", UsageFilter{Channel: "ch2"}, func(u *Usage) bool { return u.Channel == "ch2" }},
 		{"Status", UsageFilter{Status: 429}, func(u *Usage) bool { return u.Status == 429 }},
-		{"all of them", UsageFilter{From: at(5 * time.Minute), To: at(25 * time.Minute), KeyIDs: []int64{1}, Model: "m-a", Channel: "ch1", Status: 200},
+		{"Endpoint", UsageFilter{Endpoint: "embeddings"}, func(u *Usage) bool { return u.Endpoint == "embeddings" }},
+		{"all of them", UsageFilter{From: at(5 * time.Minute), To: at(25 * time.Minute), KeyIDs: []int64{1}, Model: "m-a",
+			Channel: "ch1", Status: 200, Endpoint: "chat"},
 			func(u *Usage) bool {
 				return u.Time.Sub(at(5*time.Minute)) >= 0 && u.Time.Before(at(25*time.Minute)) && u.KeyID == 1 &&
-					u.Model == "m-a" && u.Channel == "ch1" && u.Status == 200
+					u.Model == "m-a" && u.Channel == "ch1" && u.Status == 200 && u.Endpoint == "chat"
 			}},
 		{"no match", UsageFilter{Model: "nothing"}, func(*Usage) bool { return false }},
 	}
@@ -179,6 +184,25 @@ func testUsageBuckets(t *testing.T, f *fixture) {
 		starts = append(starts, b.Start)
 	}
 	wantEqual(t, "bucket starts", starts, []time.Time{at(-time.Minute), at(0), at(time.Minute), at(2 * time.Minute)})
+
+	// By endpoint: key 2's three requests split in two; the rest had none.
+	// Filtered by endpoint, only its own.
+	must(t, f.s.AddUsage(f.ctx, []Usage{
+		{Time: at(time.Second), KeyID: 2, Model: "m", Endpoint: "embeddings", Latency: 40 * ms, Input: 1},
+		{Time: at(2 * time.Second), KeyID: 2, Model: "m", Endpoint: "embeddings", Latency: 4 * ms, Input: 2},
+	}))
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{KeyIDs: []int64{2}, From: at(0), To: at(time.Minute), ByEndpoint: true}, time.Minute)
+	must(t, err)
+	embeddings := UsageBucket{Start: at(0), KeyID: 2, Model: "m", Endpoint: "embeddings", Requests: 2, Input: 3,
+		LatencyP50: 4 * ms, LatencyP99: 40 * ms}
+	wantEqual(t, "buckets by endpoint", got, []UsageBucket{bucket(0, 2, "m", 3, 0, 20*ms, 30*ms), embeddings})
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Endpoint: "embeddings", ByEndpoint: true}, time.Minute)
+	must(t, err)
+	wantEqual(t, "buckets of one endpoint", got, []UsageBucket{embeddings})
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{KeyIDs: []int64{2}, From: at(0), To: at(time.Minute)}, time.Minute)
+	must(t, err)
+	wantEqual(t, "buckets not by endpoint", got, []UsageBucket{{Start: at(0), KeyID: 2, Model: "m", Requests: 5,
+		Input: 6, Output: 6, Cached: 9, Reasoning: 12, LatencyP50: 20 * ms, LatencyP99: 40 * ms}})
 
 	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Model: "none"}, time.Minute)
 	if err != nil || len(got) != 0 {
