@@ -27,6 +27,8 @@ type usageView struct {
 	RequestID    string    `json:"request_id"`
 	Style        string    `json:"style"`
 	Endpoint     string    `json:"endpoint"` // "" for rows from before it was recorded
+	Units        int64     `json:"units"`    // in unit: characters, seconds, search_units, images; 0 and "" when none
+	Unit         string    `json:"unit"`
 }
 
 func viewUsage(u *store.Usage) usageView {
@@ -34,7 +36,7 @@ func viewUsage(u *store.Usage) usageView {
 		ID: u.ID, Time: u.Time, KeyID: u.KeyID, Key: u.KeyName, Model: u.Model, Channel: u.Channel,
 		Status: u.Status, Input: u.Input, Output: u.Output, Cached: u.Cached, Reasoning: u.Reasoning,
 		LatencyMS: ms(u.Latency), FirstTokenMS: ms(u.FirstToken), RequestID: u.RequestID, Style: u.ClientStyle,
-		Endpoint: u.Endpoint,
+		Endpoint: u.Endpoint, Units: u.Units, Unit: u.Unit,
 	}
 }
 
@@ -42,7 +44,9 @@ type bucketView struct {
 	Start     time.Time `json:"start"`
 	KeyID     int64     `json:"key_id"`
 	Model     string    `json:"model"`
-	Endpoint  *string   `json:"endpoint,omitempty"` // with group=endpoint only
+	Endpoint  *string   `json:"endpoint,omitempty"` // with group=endpoint only, as are units and unit
+	Units     *int64    `json:"units,omitempty"`
+	Unit      *string   `json:"unit,omitempty"`
 	Requests  int64     `json:"requests"`
 	Errors    int64     `json:"errors"`
 	Input     int64     `json:"input_tokens"`
@@ -60,7 +64,7 @@ func viewBucket(b *store.UsageBucket, byEndpoint bool) bucketView {
 		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99),
 	}
 	if byEndpoint {
-		v.Endpoint = &b.Endpoint
+		v.Endpoint, v.Units, v.Unit = &b.Endpoint, &b.Units, &b.Unit
 	}
 	return v
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // usageFixture makes alice (one key, three requests, one of them to
-// embeddings, the rest chat), bob (one key, one request), carol (no key)
-// and a request by a key of the config file.
+// embeddings, the rest chat), bob (one key, one speech request of 42
+// characters), carol (no key) and a request by a key of the config file.
 func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey int64) {
 	t.Helper()
 	e = newEnv(t)
@@ -26,11 +26,15 @@ func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey in
 			Input: 10, Output: 20, Latency: latency, RequestID: "req-" + name + model, ClientStyle: "openai", Endpoint: "chat"}
 	}
 	embeddings := func(u store.Usage) store.Usage { u.Endpoint = "embeddings"; return u }
+	speech := func(u store.Usage) store.Usage {
+		u.Endpoint, u.Units, u.Unit = "audio.speech", 42, store.UnitCharacters
+		return u
+	}
 	err := e.st.AddUsage(context.Background(), []store.Usage{
 		row(aliceKey, "alice-key", "demo", 200, 100*time.Millisecond),
 		row(aliceKey, "alice-key", "demo", 200, 300*time.Millisecond),
 		embeddings(row(aliceKey, "alice-key", "other", 502, time.Second)),
-		row(bobKey, "bob-key", "demo", 200, 50*time.Millisecond),
+		speech(row(bobKey, "bob-key", "demo", 200, 50*time.Millisecond)),
 		row(0, "app", "demo", 200, 70*time.Millisecond),
 	})
 	if err != nil {
@@ -68,6 +72,9 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 	f("alice", alice, "endpoint=embeddings", 1)
 	f("alice", alice, "endpoint=chat&model=demo", 2)
 	f("bob", bob, "endpoint=embeddings", 0)
+	if r := rowsOf(t, bob, "endpoint=audio.speech"); len(r) != 1 || r[0]["units"] != 42.0 || r[0]["unit"] != "characters" {
+		t.Errorf("bob's speech: %v", r)
+	}
 	f("alice", alice, "key_id="+strconv.FormatInt(aliceKey, 10)+"&limit=1", 1)
 	f("bob", bob, "", 1)
 	f("carol", carol, "", 0) // no key must not mean every key
@@ -154,9 +161,14 @@ func TestUsageBucketsByEndpoint(t *testing.T) {
 		}
 	}
 	wantEqual("alice", sums(alice, "group=endpoint"), map[string]float64{"chat": 2, "embeddings": 1})
-	wantEqual("admin", sums(e.admin(), "group=endpoint"), map[string]float64{"chat": 4, "embeddings": 1})
+	wantEqual("admin", sums(e.admin(), "group=endpoint"), map[string]float64{"chat": 3, "embeddings": 1, "audio.speech": 1})
+	for _, x := range e.admin().must("GET", "/console/api/usage/buckets?group=endpoint&endpoint=audio.speech", nil)["buckets"].([]any) {
+		if x := x.(map[string]any); x["units"] != 42.0 || x["unit"] != "characters" {
+			t.Errorf("speech bucket %v", x)
+		}
+	}
 	wantEqual("admin, embeddings", sums(e.admin(), "group=endpoint&endpoint=embeddings"), map[string]float64{"embeddings": 1})
-	wantEqual("admin, not grouped", sums(e.admin(), "endpoint=chat"), map[string]float64{"": 4})
+	wantEqual("admin, not grouped", sums(e.admin(), "endpoint=chat"), map[string]float64{"": 3})
 	if r := alice.do("GET", "/console/api/usage/buckets?group=model", nil); r.status != 400 || r.errorField() != "group" {
 		t.Errorf("group=model: %d %s", r.status, r.body)
 	}

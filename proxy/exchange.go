@@ -34,6 +34,7 @@ type exchange struct {
 	ttfb     time.Duration // until the first byte of the response body
 	elapsed  time.Duration
 	usage    codec.Usage
+	units    int // what the request asks for in its operation's unit (images, characters of speech)
 	errMsg   string
 
 	limit    *ratelimit.State

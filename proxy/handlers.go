@@ -10,6 +10,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // The handlers are the gateway's endpoints, one per client style and
@@ -94,6 +95,9 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 		return
 	}
 	x.stream, x.contentType = req.Stream, req.ContentType
+	if op.unit == store.UnitImages {
+		x.units = req.N
+	}
 	g.serve(ctx, x, op, body, req.Model)
 }
 
@@ -112,6 +116,7 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 		return
 	}
 	x.stream, x.includeUsage, x.tagged = req.Stream || op.download, req.IncludeUsage, req.Tagged
+	x.units = req.Units
 	g.serve(ctx, x, op, body, req.Model)
 }
 

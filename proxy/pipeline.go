@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // A request goes through the same stages whatever its style and operation,
@@ -34,6 +35,10 @@ type operation struct {
 	// name is the endpoint usage rows record, whatever the client's style:
 	// chat, embeddings, images.edits, audio.speech, ...
 	name string
+	// unit is what the endpoint is billed by besides tokens (a
+	// store.Unit...), counted from the upstream's answer (usage's Units)
+	// or else from the request (exchange.units).
+	unit string
 	// metered: the request is rate-limited and leaves a usage row.
 	metered bool
 	// translated: the request always goes through the canonical form,
@@ -59,6 +64,9 @@ type operation struct {
 	// reports them in a shape of its own (rerank's: usage.total_tokens,
 	// Cohere's meta), where the style's ReadRelayed would not see them.
 	usage func(body []byte) (codec.Usage, bool)
+	// eventUsage, when set, reads the usage of one event of a media
+	// answer streamed as SSE (a transcription's transcript.text.done).
+	eventUsage func(ev []byte) (codec.Usage, bool)
 	// media: the answer is relayed as bytes with the upstream's content
 	// type (images' JSON, audio, a transcript as text or subtitles, or
 	// their SSE), not read as the style's JSON; download: it is a file,
@@ -73,13 +81,13 @@ var (
 	opComplete    = &operation{op: codec.OpComplete, name: "completions", metered: true}
 	opEmbed       = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true}
 	opEmbedOne    = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true, single: true, translated: true}
-	opRerank      = &operation{op: codec.OpRerank, name: "rerank", metered: true, usage: codec.RerankUsage}
-	opImage       = &operation{op: codec.OpImage, name: "images.generations", metered: true, media: true, usage: openai.MediaUsage}
-	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opSpeech      = &operation{op: codec.OpSpeech, name: "audio.speech", metered: true, media: true, download: true}
-	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opRerank      = &operation{op: codec.OpRerank, name: "rerank", unit: store.UnitSearchUnits, metered: true, usage: codec.RerankUsage}
+	opImage       = &operation{op: codec.OpImage, name: "images.generations", unit: store.UnitImages, metered: true, media: true, usage: openai.MediaUsage}
+	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", unit: store.UnitImages, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", unit: store.UnitImages, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opSpeech      = &operation{op: codec.OpSpeech, name: "audio.speech", unit: store.UnitCharacters, metered: true, media: true, download: true}
+	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", unit: store.UnitSeconds, metered: true, media: true, form: true, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
+	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", unit: store.UnitSeconds, metered: true, media: true, form: true, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
 	opRealtime    = &operation{op: codec.OpRealtime, name: "realtime", metered: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, name: "count_tokens", translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}

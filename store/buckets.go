@@ -37,9 +37,9 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if err != nil || !ok {
 		return nil, s.wrap("usage buckets", err)
 	}
-	endpoint, order := "''", "1, key_id, model"
+	endpoint, order := "'', 0, ''", "1, key_id, model"
 	if f.ByEndpoint {
-		endpoint, order = "endpoint", order+", endpoint"
+		endpoint, order = "endpoint, units, unit", order+", endpoint"
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, `+endpoint+`, status,
 		input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
@@ -53,8 +53,8 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 		var start, latency int64
 		var r UsageBucket
 		var status int
-		err := rows.Scan(&start, &r.KeyID, &r.Model, &r.Endpoint, &status, &r.Input, &r.Output, &r.Cached,
-			&r.Reasoning, &latency)
+		err := rows.Scan(&start, &r.KeyID, &r.Model, &r.Endpoint, &r.Units, &r.Unit, &status, &r.Input, &r.Output,
+			&r.Cached, &r.Reasoning, &latency)
 		if err != nil {
 			return nil, s.wrap("usage buckets", err)
 		}
@@ -96,6 +96,10 @@ func (g *bucketGroup) add(r UsageBucket, status int, latency int64) {
 	c.Output += r.Output
 	c.Cached += r.Cached
 	c.Reasoning += r.Reasoning
+	c.Units += r.Units
+	if r.Unit != "" { // an endpoint's rows have its unit, or none when they had no units
+		c.Unit = r.Unit
+	}
 	g.lat = append(g.lat, latency)
 }
 

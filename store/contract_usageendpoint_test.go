@@ -6,9 +6,9 @@ import (
 )
 
 // testUsageEndpointMigration writes rows into the schema of migration 0003
-// and then opens the store, which applies 0005: the old rows keep their
-// labels' ids with the endpoint "", and a row of the same label with an
-// endpoint gets a label of its own.
+// and then opens the store, which applies 0005 and 0006: the old rows keep
+// their labels' ids with the endpoint and unit "", and a row of the same
+// label with an endpoint and units gets a label of its own.
 func testUsageEndpointMigration(t *testing.T, f *fixture) {
 	dsn := f.newDSN(t)
 	old := openUnmigrated(t, f.driver, dsn)
@@ -26,21 +26,23 @@ func testUsageEndpointMigration(t *testing.T, f *fixture) {
 			VALUES (7, 1, 'k', 'm', 'ch', 200, 'openai')`)
 	}
 	must(t, err)
-	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_rows (id, `+rowCols+`) VALUES
-		(1, $1, 7, 5, 6, 0, 0, 1000, 0, 'old')`, toNS(at(0)))
+	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_rows (id, time_ns, label_id, input_tokens, output_tokens,
+		cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id) VALUES (1, $1, 7, 5, 6, 0, 0, 1000, 0, 'old')`,
+		toNS(at(0)))
 	must(t, err)
 	must(t, old.Close())
 
 	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
 	g.s = g.open(t, Options{SecretKey: f.secret})
 	checkMigrations(t, g, list)
-	if n := g.count(t, `SELECT COUNT(*) FROM usage_labels WHERE id = 7 AND endpoint = ''`); n != 1 {
+	if n := g.count(t, `SELECT COUNT(*) FROM usage_labels WHERE id = 7 AND endpoint = '' AND unit = ''`); n != 1 {
 		t.Fatalf("label 7 after the migration: %d rows with endpoint ''", n)
 	}
 	oldRow := Usage{ID: 1, Time: at(0), KeyID: 1, KeyName: "k", Model: "m", Channel: "ch", Status: 200, Input: 5,
 		Output: 6, Latency: time.Microsecond, RequestID: "old", ClientStyle: "openai"}
 	newRow := oldRow
 	newRow.ID, newRow.Time, newRow.RequestID, newRow.Endpoint = 2, at(time.Second), "new", "rerank"
+	newRow.Units, newRow.Unit = 3, UnitSearchUnits
 	must(t, g.s.AddUsage(f.ctx, []Usage{newRow}))
 	got, err := g.s.Usage(f.ctx, UsageFilter{})
 	must(t, err)

@@ -154,7 +154,21 @@ type Usage struct {
 	// images.edits, images.variations, audio.speech, audio.transcriptions,
 	// audio.translations, realtime. "" for rows written before it was kept.
 	Endpoint string
+	// Units is what the request used in a measure other than tokens, by
+	// which its endpoint is billed: Unit says which (UnitCharacters,
+	// UnitSeconds, UnitSearchUnits, UnitImages); 0 and "" when none is
+	// known.
+	Units int64
+	Unit  string
 }
+
+// The units of Usage.Unit.
+const (
+	UnitCharacters  = "characters"   // of the text of a speech request
+	UnitSeconds     = "seconds"      // of transcribed or translated audio, as the upstream reports them
+	UnitSearchUnits = "search_units" // Cohere's rerank billing
+	UnitImages      = "images"       // images asked for
+)
 
 // UsageFilter selects usage rows. Zero fields do not filter.
 type UsageFilter struct {
@@ -179,6 +193,8 @@ type UsageBucket struct {
 	KeyID                  int64
 	Model                  string
 	Endpoint               string // "" unless the filter's ByEndpoint
+	Units                  int64  // summed, with the endpoint's Unit, when the filter is ByEndpoint
+	Unit                   string
 	Requests               int64
 	Errors                 int64 // status >= 400
 	Input                  int64

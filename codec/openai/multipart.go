@@ -24,6 +24,9 @@ type FormRequest struct {
 	Model []byte
 	// Stream is true when the stream part is "true".
 	Stream bool
+	// N is the n part's value, the images an edit or variation asks for:
+	// 1 when there is none, 0 when it is not a positive whole number.
+	N int
 	// ContentType is the client's Content-Type, boundary and all: the
 	// upstream gets the same body but the model, so the same boundary.
 	ContentType []byte
@@ -51,6 +54,7 @@ func (r *FormRequest) parse(body []byte, boundary string) *codec.Error {
 		return e
 	}
 	r.start = -1
+	hasN := false
 	for _, p := range parts {
 		switch p.name {
 		case "model":
@@ -60,10 +64,16 @@ func (r *FormRequest) parse(body []byte, boundary string) *codec.Error {
 			r.start, r.end = p.start, p.end
 		case "stream":
 			r.Stream = string(body[p.start:p.end]) == "true"
+		case "n":
+			r.N = positive(body[p.start:p.end])
+			hasN = true
 		}
 	}
 	if r.start < 0 || r.start == r.end {
 		return invalid("model", "you must provide a model parameter")
+	}
+	if !hasN {
+		r.N = 1
 	}
 	r.Model = body[r.start:r.end]
 	return nil
