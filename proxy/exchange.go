@@ -131,6 +131,9 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	if e.RateLimit != (codec.RateLimit{}) {
 		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], e.RateLimit)
 	}
+	if e.UpstreamRequestID != "" {
+		ctx.Response.Header.SetBytesK(strUpstreamRequestID, e.UpstreamRequestID)
+	}
 	ctx.SetContentType("application/json")
 	x.buf = x.style.AppendError(x.buf[:0], e)
 	ctx.SetBody(x.buf)

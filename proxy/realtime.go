@@ -202,6 +202,9 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		status := resp.StatusCode
 		c.ch.answered(outcomeOf(status), now)
 		e := upstreamError(c.ch, x.style, status, body)
+		if name := c.ch.style.http.RequestIDHeader; name != "" {
+			e.UpstreamRequestID = resp.Header.Get(name)
+		}
 		if status == 429 || status >= 500 || status == 401 || status == 403 {
 			c.ch.breaker.failure(now)
 			g.log.Warn("upstream refused the realtime session", "id", string(x.id), "channel", c.ch.name,

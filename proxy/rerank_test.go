@@ -295,3 +295,25 @@ func TestRerankCohereError(t *testing.T) {
 		}
 	}
 }
+
+// TestCohereTraceID: Cohere's trace id (X-Debug-Trace-Id, the id its
+// support looks a request up by) reaches the client as
+// X-Upstream-Request-Id, with an answer and with an error.
+func TestCohereTraceID(t *testing.T) {
+	status := 200
+	co := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("X-Debug-Trace-Id", "6e0f777a5f86c8b5453bf374fd3fadbd")
+		if status != 200 {
+			jsonReply(status, []byte(`{"message":"invalid request: too many documents"}`))(w, r, body)
+			return
+		}
+		jsonReply(200, fixture(t, "cohere_rerank_response.json"))(w, r, body)
+	})
+	tg := startGateway(t, cohereChannel("co", co, ""))
+	for _, status = range []int{200, 400} {
+		resp, got := tg.do(t, "POST", "/v1/rerank", clientKey, rerankBody)
+		if resp.StatusCode != status || resp.Header.Get("X-Upstream-Request-Id") != "6e0f777a5f86c8b5453bf374fd3fadbd" {
+			t.Errorf("%d, X-Upstream-Request-Id %q: %s", resp.StatusCode, resp.Header.Get("X-Upstream-Request-Id"), got)
+		}
+	}
+}
