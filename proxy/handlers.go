@@ -235,21 +235,27 @@ func modelsStyle(ctx *fasthttp.RequestCtx) *dialect {
 	return styleOpenAI
 }
 
-// geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
+// geminiModels serves GET /v1beta/models and /v1beta/models/{model}, each
+// model with the methods its channels serve.
 func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
 	x := g.open(ctx, nil, "gemini.models", styleGemini)
 	if x == nil {
 		return
 	}
+	t := g.table.Load()
 	ids := g.allowedModels(x.key)
 	one, ok := ctx.UserValue("model").(string)
 	if !ok {
-		g.answer(ctx, x, styleGemini.AppendModelList(x.buf[:0], ids, g.started.Unix()))
+		methods := make([]gemini.Methods, len(ids))
+		for i, id := range ids {
+			methods[i] = t.routes[id].geminiMethods()
+		}
+		g.answer(ctx, x, gemini.AppendModelList(x.buf[:0], ids, methods))
 		return
 	}
 	for _, id := range ids {
 		if id == one || "models/"+id == one {
-			g.answer(ctx, x, styleGemini.AppendModel(x.buf[:0], id, g.started.Unix()))
+			g.answer(ctx, x, gemini.AppendModel(x.buf[:0], id, t.routes[id].geminiMethods()))
 			return
 		}
 	}
