@@ -90,7 +90,11 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 	body := ctx.PostBody()
 	req := new(openai.FormRequest)
 	x.inbound = req
-	if e := req.ParseForm(ctx.Request.Header.ContentType(), body); e != nil {
+	e := req.ParseForm(ctx.Request.Header.ContentType(), body)
+	if e == nil {
+		e = req.CheckFile(op.files...)
+	}
+	if e != nil {
 		g.fail(ctx, x, e)
 		return
 	}

@@ -72,8 +72,10 @@ type operation struct {
 	// their SSE), not read as the style's JSON; download: it is a file,
 	// always relayed as it arrives, never held whole.
 	media, download bool
-	// form: the request is a multipart/form-data upload.
-	form bool
+	// form: the request is a multipart/form-data upload; files are the
+	// names of which it needs a file part (one of them).
+	form  bool
+	files []string
 }
 
 var (
@@ -83,11 +85,11 @@ var (
 	opEmbedOne    = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true, single: true, translated: true}
 	opRerank      = &operation{op: codec.OpRerank, name: "rerank", unit: store.UnitSearchUnits, metered: true, usage: codec.RerankUsage}
 	opImage       = &operation{op: codec.OpImage, name: "images.generations", unit: store.UnitImages, metered: true, media: true, usage: openai.MediaUsage}
-	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", unit: store.UnitImages, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", unit: store.UnitImages, metered: true, media: true, form: true, usage: openai.MediaUsage}
+	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", unit: store.UnitImages, metered: true, media: true, form: true, files: []string{"image", "image[]"}, usage: openai.MediaUsage}
+	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", unit: store.UnitImages, metered: true, media: true, form: true, files: []string{"image"}, usage: openai.MediaUsage}
 	opSpeech      = &operation{op: codec.OpSpeech, name: "audio.speech", unit: store.UnitCharacters, metered: true, media: true, download: true}
-	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", unit: store.UnitSeconds, metered: true, media: true, form: true, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
-	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", unit: store.UnitSeconds, metered: true, media: true, form: true, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
+	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", unit: store.UnitSeconds, metered: true, media: true, form: true, files: []string{"file"}, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
+	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", unit: store.UnitSeconds, metered: true, media: true, form: true, files: []string{"file"}, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
 	opRealtime    = &operation{op: codec.OpRealtime, name: "realtime", metered: true}
 	opCountTokens = &operation{op: codec.OpCountTokens, name: "count_tokens", translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}

@@ -49,12 +49,17 @@ func unitsUpstream(t *testing.T) *mockUpstream {
 	})
 }
 
-// unitsForm is an upload with a file part and the given fields.
-func unitsForm(t *testing.T, fields ...string) ([]byte, string) {
+// unitsForm is an upload with a file part (named image on the images
+// routes, else file) and the given fields.
+func unitsForm(t *testing.T, path string, fields ...string) ([]byte, string) {
 	t.Helper()
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
-	f, _ := w.CreateFormFile("file", "a.wav")
+	field := "file"
+	if strings.HasPrefix(path, "/v1/images/") {
+		field = "image"
+	}
+	f, _ := w.CreateFormFile(field, "a.wav")
 	f.Write([]byte("RIFF0123456789"))
 	for i := 0; i+1 < len(fields); i += 2 {
 		w.WriteField(fields[i], fields[i+1])
@@ -83,7 +88,7 @@ func TestUsageUnits(t *testing.T) {
 		return body
 	}
 	form := func(path string, fields ...string) (*http.Response, []byte) {
-		body, ct := unitsForm(t, fields...)
+		body, ct := unitsForm(t, path, fields...)
 		return rawForm(t, tg, path, body, ct)
 	}
 	json := func(path, body string) (*http.Response, []byte) { return tg.do(t, "POST", path, clientKey, body) }

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -32,6 +33,7 @@ type FormRequest struct {
 	ContentType []byte
 
 	start, end int // the model part's value in the body
+	parts      []formPart
 }
 
 // ParseForm reads a multipart/form-data body whose Content-Type is
@@ -53,6 +55,7 @@ func (r *FormRequest) parse(body []byte, boundary string) *codec.Error {
 	if e != nil {
 		return e
 	}
+	r.parts = parts
 	r.start = -1
 	hasN := false
 	for _, p := range parts {
@@ -87,6 +90,25 @@ func (r *FormRequest) AppendUpstream(dst, body []byte, model string) []byte {
 	return append(dst, body[r.end:]...)
 }
 
+// CheckFile is a 400 naming names[0] unless the form has a file part (one
+// with a filename) named one of names: an upload the upstream would refuse
+// for its missing file goes no further than the gateway.
+func (r *FormRequest) CheckFile(names ...string) *codec.Error {
+	plain := false
+	for _, p := range r.parts {
+		if slices.Contains(names, p.name) {
+			if p.file {
+				return nil
+			}
+			plain = true
+		}
+	}
+	if plain {
+		return invalid(names[0], "'"+names[0]+"' must be a file (a part with a filename), not a plain form field.")
+	}
+	return invalid(names[0], "Missing required parameter: '"+names[0]+"'.")
+}
+
 // DecodeRequest fails: an upload is relayed, never translated.
 func (r *FormRequest) DecodeRequest([]byte, *codec.Request) *codec.Error {
 	return invalid("", "This endpoint is served by OpenAI-compatible channels only.")
@@ -110,6 +132,7 @@ type formPart struct {
 	name       string
 	start, end int
 	encoded    bool // has a Content-Transfer-Encoding: its bytes are not its value
+	file       bool // its Content-Disposition has a filename
 }
 
 var errMalformed = invalid("", "The multipart body is malformed.")
@@ -193,6 +216,7 @@ func readPartHeader(h []byte) (p formPart, ok bool) {
 		}
 	}
 	if d, params, err := mime.ParseMediaType(disposition); err == nil && d == "form-data" {
+		_, p.file = params["filename"]
 		p.name = params["name"]
 	}
 	return p, true

@@ -1,6 +1,9 @@
 package openai_test
 
 import (
+	"bytes"
+	"mime/multipart"
+	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -92,4 +95,33 @@ func TestRequestUnits(t *testing.T) {
 	form(2, "n", "2")
 	form(0, "n", "two")
 	form(0, "n", "-1")
+}
+
+// TestCheckFile: an upload needs a file part (with a filename) of one of
+// the names its route reads; a plain field of that name is not one.
+func TestCheckFile(t *testing.T) {
+	f := func(body []byte, names []string, wantParam, wantMsg string) {
+		t.Helper()
+		var r openai.FormRequest
+		if e := r.ParseForm([]byte(`multipart/form-data; boundary=XyZ`), body); e != nil {
+			t.Fatal(e)
+		}
+		e := r.CheckFile(names...)
+		if wantParam == "" && e != nil || wantParam != "" && (e == nil || e.Status != 400 || e.Param != wantParam ||
+			!strings.Contains(e.Message, wantMsg)) {
+			t.Errorf("CheckFile(%q): %+v, want param %q, %q", names, e, wantParam, wantMsg)
+		}
+	}
+	withFile := formBody(t, "XyZ", "model", "whisper-1") // its file part is named file
+	f(withFile, []string{"file"}, "", "")
+	f(withFile, []string{"image", "image[]"}, "image", "Missing required parameter: 'image'")
+	f(formBody(t, "XyZ", "model", "whisper-1", "image", "not a file"), []string{"image"}, "image", "must be a file")
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	w.SetBoundary("XyZ")
+	fw, _ := w.CreateFormFile("image[]", "a.png")
+	fw.Write([]byte("png"))
+	w.WriteField("model", "gpt-image-1")
+	w.Close()
+	f(b.Bytes(), []string{"image", "image[]"}, "", "")
 }
