@@ -2,50 +2,19 @@ package proxy
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
-	"strconv"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/internal/asynclog"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/store"
 )
-
-// embeddingAnswer is OpenAI's answer to an embeddings request of one text
-// from text-embedding-3-small: 1536 dimensions, as floats (about 20 KB of
-// JSON) or base64 (8 KB).
-func embeddingAnswer(base64Encoded bool) []byte {
-	vec := make([]float32, 1536)
-	for i := range vec {
-		vec[i] = float32(math.Sin(float64(i))) / 40
-	}
-	b := []byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":`)
-	if base64Encoded {
-		raw := make([]byte, 0, 4*len(vec))
-		for _, f := range vec {
-			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(f))
-		}
-		b = append(append(append(b, '"'), base64.StdEncoding.EncodeToString(raw)...), '"')
-	} else {
-		b = append(b, '[')
-		for i, f := range vec {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendFloat(b, float64(f), 'f', -1, 32)
-		}
-		b = append(b, ']')
-	}
-	return append(b, `}],"model":"text-embedding-3-small","usage":{"prompt_tokens":9,"total_tokens":9}}`...)
-}
 
 // BenchmarkEmbeddings is the embeddings pass-through against the upstream
 // called directly, on loopback TCP in one process: the same client, the
@@ -56,7 +25,7 @@ func embeddingAnswer(base64Encoded bool) []byte {
 // wall time on this machine (the three share its cores).
 func BenchmarkEmbeddings(b *testing.B) {
 	for _, format := range []string{"float", "base64"} {
-		answer := embeddingAnswer(format == "base64")
+		answer := testutil.EmbeddingAnswer("text-embedding-3-small", format == "base64")
 		body := fmt.Sprintf(`{"model":"text-embedding-3-small","input":"The food was delicious and the waiter was kind.",`+
 			`"encoding_format":%q}`, format)
 		upstream := listen(b, &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
