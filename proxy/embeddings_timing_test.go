@@ -1,19 +1,13 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/rosetta-gateway/rosetta/config"
-	"github.com/rosetta-gateway/rosetta/internal/asynclog"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
-	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // BenchmarkEmbeddings is the embeddings pass-through against the upstream
@@ -36,7 +30,7 @@ func BenchmarkEmbeddings(b *testing.B) {
 			ctx.SetContentType("application/json")
 			ctx.SetBody(answer)
 		}})
-		gateway := listen(b, benchEmbeddingsGateway(b, upstream))
+		gateway := listen(b, benchGateway(b, "http://"+upstream+"/v1", "text-embedding-3-small", true).server)
 		for _, to := range []struct{ name, addr, key string }{
 			{"direct", upstream, "sk-up-0123456789"},
 			{"gateway", gateway, "sk-bench-0123456789abcdef"},
@@ -65,30 +59,6 @@ func BenchmarkEmbeddings(b *testing.B) {
 			})
 		}
 	}
-}
-
-// benchEmbeddingsGateway is a gateway in front of the upstream at addr, as
-// the binary runs it but for the store.
-func benchEmbeddingsGateway(b *testing.B, addr string) *fasthttp.Server {
-	cfg, err := config.Parse([]byte(`
-channels:
-  - {name: up, type: openai, base_url: "http://`+addr+`/v1", api_keys: [sk-up-0123456789], models: [text-embedding-3-small]}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	sink := asynclog.New(io.Discard, 100e6, 4<<20)
-	b.Cleanup(func() { sink.Close() })
-	w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
-	b.Cleanup(func() { w.Close(context.Background()) })
-	g, err := New(cfg, Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink, Usage: w})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { g.Shutdown(context.Background()) })
-	return g.server
 }
 
 // listen serves s on a loopback port until the benchmark ends, and returns

@@ -53,27 +53,7 @@ func BenchmarkGatewayInMemory(b *testing.B) {
 				ctx.SetBody(response)
 			}}).Serve(up)
 
-			cfg, err := config.Parse([]byte(`
-channels:
-  - {name: mock, type: openai, base_url: "http://mock/v1", api_keys: [sk-up-0123456789], models: [gpt-4o-mini]}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink := asynclog.New(io.Discard, 100e6, 4<<20)
-			defer sink.Close()
-			opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
-			if mode.usage {
-				w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
-				defer w.Close(context.Background())
-				opts.Usage = w
-			}
-			g, err := New(cfg, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
+			g := benchGateway(b, "http://mock/v1", "gpt-4o-mini", mode.usage)
 			mock := g.table.Load().channels[0]
 			mock.client.Dial = func(string) (net.Conn, error) {
 				c, err := up.Dial()
@@ -104,6 +84,37 @@ keys:
 			})
 		})
 	}
+}
+
+// benchGateway is a gateway of one openai channel at baseURL serving
+// model, with the key sk-bench-0123456789abcdef, as the binary runs (its
+// log and access log through an async writer, to io.Discard), with usage
+// rows to a writer that discards them when usage is set. It is closed when
+// the benchmark ends; it does not serve until asked.
+func benchGateway(b *testing.B, baseURL, model string, usage bool) *Gateway {
+	cfg, err := config.Parse([]byte(`
+channels:
+  - {name: up, type: openai, base_url: "`+baseURL+`", api_keys: [sk-up-0123456789], models: [`+model+`]}
+keys:
+  - {name: bench, key: sk-bench-0123456789abcdef}
+`), "bench", func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := asynclog.New(io.Discard, 100e6, 4<<20)
+	b.Cleanup(func() { sink.Close() })
+	opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink}
+	if usage {
+		w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
+		b.Cleanup(func() { w.Close(context.Background()) })
+		opts.Usage = w
+	}
+	g, err := New(cfg, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Shutdown(context.Background()) })
+	return g
 }
 
 // discardStore takes usage rows and forgets them.

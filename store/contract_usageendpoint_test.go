@@ -6,7 +6,7 @@ import (
 )
 
 // testUsageEndpointMigration writes rows into the schema of migration 0003
-// and then opens the store, which applies 0005 and 0006: the old rows keep
+// and then opens the store, which applies 0005: the old rows keep
 // their labels' ids with the endpoint and unit "", and a row of the same
 // label with an endpoint and units gets a label of its own.
 func testUsageEndpointMigration(t *testing.T, f *fixture) {
