@@ -20,7 +20,7 @@ var httpFacts = codec.HTTP{
 	KeyHint:         "Send it as 'Authorization: Bearer <key>'.",
 	RequestIDHeader: "X-Request-Id",
 	PassedHeaders:   []string{"Openai-Processing-Ms"},
-	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
+	Path: func(dst []byte, op codec.Op, model string, _ bool) ([]byte, bool) {
 		switch op {
 		case codec.OpGenerate:
 			return append(dst, "/chat/completions"...), true
@@ -33,6 +33,9 @@ var httpFacts = codec.HTTP{
 		}
 		if p := mediaPaths[op]; p != "" {
 			return append(dst, p...), true
+		}
+		if p, ok := responsesPaths[op]; ok {
+			return appendResponsesPath(dst, p, model), true
 		}
 		return dst, false // OpenAI has no token count
 	},
