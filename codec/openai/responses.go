@@ -65,6 +65,9 @@ type ResponsesRequest struct {
 	// Tagged reports whether the body holds a signature the gateway
 	// tagged (codec.HasSignatureTags): it may not go upstream as it is.
 	Tagged bool
+	// TextBytes is the length of what the model reads (input,
+	// instructions, tools), for an estimate of its tokens.
+	TextBytes int
 
 	model   rawjson.Field
 	nameBuf [64]byte
@@ -91,6 +94,8 @@ const (
 	rStore
 	rPrevious
 	rBackground
+	rInstructions
+	rTools
 )
 
 // Parse reads and checks a Responses request body, in one pass that also
@@ -98,7 +103,7 @@ const (
 func (r *ResponsesRequest) Parse(body []byte) *codec.Error {
 	*r = ResponsesRequest{Store: true}
 	fields := [...]rawjson.Field{{Key: "model"}, {Key: "input"}, {Key: "stream"}, {Key: "store"},
-		{Key: "previous_response_id"}, {Key: "background"}}
+		{Key: "previous_response_id"}, {Key: "background"}, {Key: "instructions"}, {Key: "tools"}}
 	marked, err := rawjson.LookupValidMarked(body, fields[:], &sigTagMark)
 	if err != nil {
 		if !rawjson.Valid(body) {
@@ -112,6 +117,9 @@ func (r *ResponsesRequest) Parse(body []byte) *codec.Error {
 		return e
 	}
 	r.Model, r.model = name, fields[rModel]
+	for _, f := range [...]rawjson.Field{fields[rInput], fields[rInstructions], fields[rTools]} {
+		r.TextBytes += f.End - f.Start // 0 when absent (-1 - -1)
+	}
 	if f := fields[rInput]; f.Start >= 0 {
 		if k := rawjson.KindOf(body[f.Start:f.End]); k != rawjson.KindString && k != rawjson.KindArray {
 			return invalid("input", "Invalid type for 'input': expected a string or an array of input items.")
