@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -78,6 +79,10 @@ func orBytes(a, b []byte) []byte {
 	return b
 }
 
+// maxMemoryResponses bounds what a gateway without a store remembers:
+// past it, the oldest responses are forgotten.
+const maxMemoryResponses = 1 << 16
+
 // find returns the response id, from memory or the store; nil when there
 // is none.
 func (ix *respIndex) find(ctx context.Context, id string) (*store.Response, error) {
@@ -149,7 +154,7 @@ func (ix *respIndex) flush() {
 	}
 	ix.mu.Unlock()
 	if ix.st == nil {
-		ix.dropOlder(time.Now().Add(-ix.keep))
+		ix.dropOld(time.Now().Add(-ix.keep), maxMemoryResponses)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -168,14 +173,26 @@ func (ix *respIndex) flush() {
 	ix.mu.Unlock()
 }
 
-// dropOlder lets go of the responses made before t (memory only).
-func (ix *respIndex) dropOlder(t time.Time) {
+// dropOld lets go of the responses made before t, and of the oldest ones
+// past the newest max (memory only).
+func (ix *respIndex) dropOld(t time.Time, max int) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for id, p := range ix.pending {
 		if p.Created.Before(t) {
 			delete(ix.pending, id)
 		}
+	}
+	if len(ix.pending) <= max {
+		return
+	}
+	byAge := make([]*pendingResp, 0, len(ix.pending))
+	for _, p := range ix.pending {
+		byAge = append(byAge, p)
+	}
+	slices.SortFunc(byAge, func(a, b *pendingResp) int { return a.Created.Compare(b.Created) })
+	for _, p := range byAge[:len(byAge)-max] {
+		delete(ix.pending, p.ID)
 	}
 }
 

@@ -74,7 +74,7 @@ func apiError(t *testing.T, err error, status int) *openai.Error {
 }
 
 var wantUsage = responses.ResponseUsage{InputTokens: 12, OutputTokens: 3, TotalTokens: 15,
-	InputTokensDetails: responses.ResponseUsageInputTokensDetails{CachedTokens: 2},
+	InputTokensDetails:  responses.ResponseUsageInputTokensDetails{CachedTokens: 2},
 	OutputTokensDetails: responses.ResponseUsageOutputTokensDetails{ReasoningTokens: 1}}
 
 func sameUsage(got responses.ResponseUsage) bool {
@@ -320,5 +320,3 @@ func TestResponsesRetention(t *testing.T) {
 	resp, body := rg.do(t, "GET", "/v1/responses/"+r.ID, clientKey, "")
 	checkError(t, resp, body, 404, "")
 }
-
-

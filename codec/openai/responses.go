@@ -33,15 +33,17 @@ func appendResponsesPath(dst []byte, p [2]string, id string) []byte {
 }
 
 // ValidResponseID reports whether id can name a response: OpenAI's ids
-// are letters, digits, underscores and dashes (resp_…), which is also what
-// makes one safe in a URL path as it is.
+// are letters, digits, underscores and dashes (resp_…); the gateway's own
+// (resp_ and a request id) may hold dots and colons too. All of these are
+// safe in a URL path as they are, and a dot never starts one.
 func ValidResponseID[T string | []byte](id T) bool {
-	if len(id) == 0 || len(id) > 256 {
+	if len(id) == 0 || len(id) > 256 || id[0] == '.' {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' ||
+			c == '.' || c == ':') {
 			return false
 		}
 	}
@@ -160,7 +162,7 @@ func (r *ResponsesRequest) readPrevious(body []byte, f rawjson.Field) *codec.Err
 	}
 	id, ok := rawjson.StringBytes(body[f.Start:f.End])
 	if !ok || !ValidResponseID(id) {
-		return invalid(f.Key, "Invalid 'previous_response_id': expected an ID that contains letters, numbers, underscores, or dashes.")
+		return invalid(f.Key, "Invalid 'previous_response_id': expected an ID that contains letters, numbers, underscores, dashes, dots or colons.")
 	}
 	r.Previous = id
 	return nil

@@ -37,6 +37,9 @@ func TestResponsesRequestParse(t *testing.T) {
 	f(`{"model":"m","stream":"yes"}`, "'stream'", openai.ResponsesRequest{})
 	f(`{"model":"m","store":1}`, "'store'", openai.ResponsesRequest{})
 	f(`{"model":"m","previous_response_id":"../x"}`, "previous_response_id", openai.ResponsesRequest{})
+	f(`{"model":"m","previous_response_id":".."}`, "previous_response_id", openai.ResponsesRequest{})
+	f(`{"model":"m","previous_response_id":"resp_req:1.a"}`, "", openai.ResponsesRequest{Model: []byte("m"), Store: true,
+		Previous: []byte("resp_req:1.a")})
 	f(`{"model":"m","previous_response_id":7}`, "previous_response_id", openai.ResponsesRequest{})
 }
 
@@ -125,4 +128,30 @@ func TestResponsesRelayGarbage(t *testing.T) {
 	if end != "event: error\ndata: {\"type\":\"error\",\"code\":\"upstream_error\",\"message\":\"broken\",\"param\":null}\n\n" {
 		t.Fatalf("error event: %q", end)
 	}
+}
+
+func TestAppendItemPage(t *testing.T) {
+	items := []byte(`[{"id":"a","type":"message"},{"id":"b","type":"message"},{"id":"c","type":"message"}]`)
+	f := func(limit, order, after, before, want string) {
+		t.Helper()
+		p, e := openai.ParseItemPage([]byte(limit), []byte(order), []byte(after), []byte(before))
+		if e != nil {
+			if want != "error" {
+				t.Fatalf("%s %s: %v", limit, order, e)
+			}
+			return
+		}
+		got, err := openai.AppendItemPage(nil, items, p)
+		if err != nil || string(got) != want {
+			t.Fatalf("limit %q order %q after %q before %q:\n got %s\nwant %s", limit, order, after, before, got, want)
+		}
+	}
+	const a, b, c = `{"id":"a","type":"message"}`, `{"id":"b","type":"message"}`, `{"id":"c","type":"message"}`
+	f("", "", "", "", `{"object":"list","data":[`+c+`,`+b+`,`+a+`],"first_id":"c","last_id":"a","has_more":false}`)
+	f("2", "asc", "", "", `{"object":"list","data":[`+a+`,`+b+`],"first_id":"a","last_id":"b","has_more":true}`)
+	f("", "asc", "a", "c", `{"object":"list","data":[`+b+`],"first_id":"b","last_id":"b","has_more":false}`)
+	f("1", "desc", "", "a", `{"object":"list","data":[`+c+`],"first_id":"c","last_id":"c","has_more":true}`)
+	f("", "asc", "c", "", `{"object":"list","data":[],"first_id":null,"last_id":null,"has_more":false}`)
+	f("0", "", "", "", "error")
+	f("", "up", "", "", "error")
 }
