@@ -43,15 +43,8 @@ var respFamily = codec.OpResponses.Endpoint()
 // keeps, a body holding signatures the gateway tagged, or a model none of
 // whose channels serves the API natively, is translated.
 func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "responses", styleOpenAI)
+	x, req, body := g.openResponses(ctx, "responses")
 	if x == nil {
-		return
-	}
-	body := ctx.PostBody()
-	req := openai.AcquireResponsesRequest()
-	x.inbound = req
-	if e := req.Parse(body); e != nil {
-		g.fail(ctx, x, e)
 		return
 	}
 	x.stream, x.tagged = req.Stream, req.Tagged
@@ -261,18 +254,26 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 // a channel that serves the API natively, else the gateway's estimate,
 // which X-Rosetta-Token-Count says it is (as count_tokens does).
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "responses.input_tokens", styleOpenAI)
+	if x, req, body := g.openResponses(ctx, "responses.input_tokens"); x != nil {
+		g.serve(ctx, x, opResponsesCount, body, req.Model)
+	}
+}
+
+// openResponses opens the exchange of a Responses request and reads its
+// body; nil when it was answered (401, 400).
+func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
+	x := g.open(ctx, endpoint, styleOpenAI)
 	if x == nil {
-		return
+		return nil, nil, nil
 	}
 	body := ctx.PostBody()
 	req := openai.AcquireResponsesRequest()
 	x.inbound = req
 	if e := req.Parse(body); e != nil {
 		g.fail(ctx, x, e)
-		return
+		return nil, nil, nil
 	}
-	g.serve(ctx, x, opResponsesCount, body, req.Model)
+	return x, req, body
 }
 
 // estimateResponsesCount answers an input token count no channel

@@ -192,25 +192,10 @@ var Responses codec.Dialect = responsesDialect{}
 
 type responsesDialect struct{ dialect }
 
-// responseKeys are what a whole response is read for: its model, its
-// usage, and its id and status (ResponseState).
-var responseKeys = []string{"model", "usage"}
-
 // ReadRelayed checks a whole answer (a response object, a deleted one, a
 // list of input items) and finds its top-level model and usage.
 func (responsesDialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	var at [2]int
-	if !rawjson.ValidTopKeys(body, responseKeys, at[:]) {
-		return codec.Relayed{}, false
-	}
-	r := codec.Relayed{}
-	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
-	if at[1] >= 0 && body[at[1]] == '{' {
-		if u, err := DecodeResponsesUsage(body[at[1]:]); err == nil {
-			r.Usage, r.HasUsage = u, true
-		}
-	}
-	return r, true
+	return readRelayed(body, &responsesUsage)
 }
 
 // eventKeys are what an event is checked for: the response object of the
@@ -243,15 +228,7 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 			r.Usage = u
 		}
 	}
-	if r.Model != "" {
-		if s, e := modelSpanAt(data, at[1]); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, r.Model...)
-			return append(dst, ev[off+e:]...), nil
-		}
-	}
-	return append(dst, ev...), nil
+	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
 }
 
 // AppendStreamError appends the Responses API's error event.
