@@ -159,7 +159,7 @@ func (ch *channel) setHeaders(req *fasthttp.Request) {
 // setAuth sets the channel's next credential (rotated round-robin).
 func (ch *channel) setAuth(req *fasthttp.Request) {
 	if len(ch.auth) > 0 {
-		req.Header.SetBytesKV(ch.style.authHeader, ch.nextAuth())
+		req.Header.SetCanonical(ch.style.authHeader, ch.nextAuth())
 	}
 }
 

@@ -61,7 +61,12 @@ type exchange struct {
 	line         []byte // the access-log line, kept across requests
 }
 
-var strRequestID = []byte("X-Request-Id")
+// Header names spelled as fasthttp normalizes them, set with SetCanonical:
+// SetBytesKV would copy and normalize them again at every request.
+var (
+	strRequestID = []byte("X-Request-Id")
+	strAccept    = []byte("Accept")
+)
 
 // inbound is a client's request as its style's own reader read it for
 // routing (openai.ChatRequest), without decoding it whole: it splices the
@@ -85,7 +90,7 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
 		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
-		ctx.Response.Header.SetBytesKV(strRequestID, x.id)
+		ctx.Response.Header.SetCanonical(strRequestID, x.id)
 	}
 	return x
 }
@@ -128,7 +133,7 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.Status)
 	if e.RateLimit != (codec.RateLimit{}) {
-		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], e.RateLimit)
+		x.buf = x.style.SetRateLimit(canonicalWriter{&ctx.Response.Header}, x.buf[:0], e.RateLimit)
 	}
 	ctx.SetContentType("application/json")
 	x.buf = x.style.AppendError(x.buf[:0], e)

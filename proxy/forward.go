@@ -134,7 +134,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
 		if status == 429 || status >= 500 {
-			e.RateLimit = c.ch.style.ReadRateLimit(&resp.Header, resp.Body())
+			e.RateLimit = c.ch.style.ReadRateLimit(canonicalReader{&resp.Header}, resp.Body())
 		}
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
@@ -186,13 +186,13 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	}
 	switch {
 	case x.op.media:
-		req.Header.SetBytesV("Accept", strAny) // audio, text, subtitles, JSON or their SSE
+		req.Header.SetCanonical(strAccept, strAny) // audio, text, subtitles, JSON or their SSE
 	case x.stream:
-		req.Header.SetBytesV("Accept", strEventStream)
+		req.Header.SetCanonical(strAccept, strEventStream)
 	default:
-		req.Header.SetBytesV("Accept", strJSON)
+		req.Header.SetCanonical(strAccept, strJSON)
 	}
-	req.Header.SetBytesKV(strRequestID, x.id)
+	req.Header.SetCanonical(strRequestID, x.id)
 	req.Header.SetUserAgent("rosetta")
 	req.SetBodyRaw(body)
 }

@@ -270,7 +270,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
-		ctx.Response.Header.SetBytesKV(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
 		r.Handler(ctx)
 	}
 }
