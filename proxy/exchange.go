@@ -64,8 +64,12 @@ type exchange struct {
 // Header names spelled as fasthttp normalizes them, set with SetCanonical:
 // SetBytesKV would copy and normalize them again at every request.
 var (
-	strRequestID = []byte("X-Request-Id")
-	strAccept    = []byte("Accept")
+	strRequestID      = []byte("X-Request-Id")
+	strAccept         = []byte("Accept")
+	strCacheControl   = []byte("Cache-Control")
+	strAccelBuffering = []byte("X-Accel-Buffering") // nginx in front: do not buffer the stream
+	strNoCache        = []byte("no-cache")
+	strNo             = []byte("no")
 )
 
 // inbound is a client's request as its style's own reader read it for

@@ -143,8 +143,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	default:
 		ctx.Response.Header.SetContentTypeBytes(strEventStream)
 	}
-	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+	ctx.Response.Header.SetCanonical(strCacheControl, strNoCache)
+	ctx.Response.Header.SetCanonical(strAccelBuffering, strNo)
 	ctx.SetBodyStream(rl, -1)
 	g.metrics.openStreams.Inc()
 	return nil, false
