@@ -179,6 +179,30 @@ type Request struct {
 	// Embed is what an OpEmbed request asks (left out of the goldens'
 	// dumps of other requests).
 	Embed Embed `json:",omitzero"`
+
+	// Session is what a client of OpenAI's Responses API asks besides
+	// the generation; zero for the other styles.
+	Session Session `json:",omitzero"`
+}
+
+// Session is the part of a Responses request that the gateway keeps or
+// gives back rather than sends upstream: the stored conversation it
+// continues, whether to store this turn, and what the response echoes.
+// Strings may point into the request body, as the rest of a Request.
+type Session struct {
+	// PreviousID is the stored response the request continues
+	// (previous_response_id). The decoder only reads it: the proxy puts
+	// that response's items before the input and decodes again.
+	PreviousID string
+	// Store: keep the response for later turns (the API's default).
+	Store bool
+	// Input is the request's input as sent, JSON text: a string or an
+	// array of items (with the stored ones first, once resolved).
+	Input string
+	// Instructions (text), Metadata (a JSON object as text) and
+	// ReasoningSummary (auto, concise, detailed) are echoed in the
+	// response as they were asked.
+	Instructions, Metadata, ReasoningSummary string
 }
 
 // Embed is an embeddings request: a vector for each input, in order.

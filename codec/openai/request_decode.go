@@ -7,6 +7,7 @@ import (
 	"github.com/bytedance/sonic"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/param"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -419,10 +420,7 @@ func (d *requestDecoder) thinking(m *wireMessage, msg *codec.Message) {
 }
 
 // isEmptyValue reports whether a raw member is absent or null.
-func isEmptyValue(v rawValue) bool {
-	k := rawjson.KindOf(v)
-	return k == rawjson.KindInvalid || k == rawjson.KindNull
-}
+func isEmptyValue(v rawValue) bool { return param.Absent(v) }
 
 // arguments returns a tool call's arguments, "{}" for none.
 func arguments(s string) string {
@@ -742,47 +740,10 @@ func (d *requestDecoder) droppedFields() {
 	}
 }
 
-// rawInt reads an optional integer member; ok reports whether it is there.
-func rawInt(v rawValue, param string) (n int64, ok bool, err *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return 0, false, nil
-	case rawjson.KindNumber:
-		if n, e := strconv.ParseInt(rawjson.UnsafeString(v), 10, 64); e == nil {
-			return n, true, nil
-		}
-		// 512.0 is an integer too.
-		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil && f == float64(int64(f)) {
-			return int64(f), true, nil
-		}
-	}
-	return 0, false, invalid(param, "'"+param+"' must be an integer")
-}
-
-// rawFloat reads an optional number member.
-func rawFloat(v rawValue, param string) (*float64, *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return nil, nil
-	case rawjson.KindNumber:
-		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil {
-			return &f, nil
-		}
-	}
-	return nil, invalid(param, "'"+param+"' must be a number")
-}
-
-// rawBool reads an optional boolean member, false when absent.
-func rawBool(v rawValue, param string) (bool, *codec.Error) { return rawBoolOr(v, param, false) }
-
-func rawBoolOr(v rawValue, param string, def bool) (bool, *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return def, nil
-	case rawjson.KindTrue:
-		return true, nil
-	case rawjson.KindFalse:
-		return false, nil
-	}
-	return def, invalid(param, "'"+param+"' must be a boolean")
-}
+// The raw scalar readers, shared with the Responses decoder.
+var (
+	rawInt    = param.Int
+	rawFloat  = param.Float
+	rawBool   = param.Bool
+	rawBoolOr = param.BoolOr
+)
