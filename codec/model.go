@@ -222,6 +222,20 @@ type Embed struct {
 	Base64, Single bool
 }
 
+// AddMessage appends a message of the given role to r, reusing the part
+// slice a reset Request kept in that slot.
+func (r *Request) AddMessage(role Role) *Message {
+	n := len(r.Messages)
+	if n < cap(r.Messages) {
+		r.Messages = r.Messages[:n+1]
+		m := &r.Messages[n]
+		m.Role, m.Parts = role, m.Parts[:0]
+		return m
+	}
+	r.Messages = append(r.Messages, Message{Role: role})
+	return &r.Messages[n]
+}
+
 // Reset empties r for reuse, keeping the capacity of its slices.
 func (r *Request) Reset() {
 	for i := range r.Messages {
