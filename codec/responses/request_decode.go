@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bytedance/sonic"
-
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/param"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -40,8 +38,8 @@ func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]st
 	r.Reset()
 	w := requestPool.Get().(*wireRequest)
 	defer putRequest(w)
-	if err := unmarshal(body, w); err != nil {
-		return dropped, bodyError(body)
+	if err := param.Unmarshal(body, w, false); err != nil {
+		return dropped, param.BodyError(body)
 	}
 	d := requestDecoder{w: w, r: r, dropped: dropped, toolMsg: -1}
 	err := d.decode()
@@ -51,13 +49,6 @@ func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]st
 func putRequest(w *wireRequest) {
 	w.reset()
 	requestPool.Put(w)
-}
-
-func bodyError(body []byte) *codec.Error {
-	if sonic.Valid(body) && rawjson.ValidStrings(body) {
-		return param.Invalid("", "A member of the request body has the wrong JSON type.")
-	}
-	return param.Invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
 }
 
 // requestDecoder carries the state of one DecodeRequest.
@@ -70,14 +61,7 @@ type requestDecoder struct {
 	toolMsg int
 }
 
-func (d *requestDecoder) drop(name string) {
-	for _, s := range d.dropped {
-		if s == name {
-			return
-		}
-	}
-	d.dropped = append(d.dropped, name)
-}
+func (d *requestDecoder) drop(name string) { d.dropped = param.AddDropped(d.dropped, name) }
 
 func (d *requestDecoder) decode() *codec.Error {
 	w, r := d.w, d.r
@@ -147,7 +131,7 @@ func (d *requestDecoder) input() *codec.Error {
 			return param.Invalid("input", "invalid string")
 		}
 		if s != "" {
-			msg := d.addMessage(codec.RoleUser)
+			msg := d.r.AddMessage(codec.RoleUser)
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartText, Text: s})
 		}
 		return nil
@@ -195,28 +179,13 @@ func (d *requestDecoder) item(i int, it *wireItem) *codec.Error {
 	return param.Invalid(itemParam(i, "type"), "Input items of type '"+it.Type+"' cannot be translated for the provider that serves this model.")
 }
 
-// addMessage appends a message of the given role to r, reusing the part
-// slice a reset Request kept in that slot.
-func (d *requestDecoder) addMessage(role codec.Role) *codec.Message {
-	r := d.r
-	n := len(r.Messages)
-	if n < cap(r.Messages) {
-		r.Messages = r.Messages[:n+1]
-		m := &r.Messages[n]
-		m.Role, m.Parts = role, m.Parts[:0]
-		return m
-	}
-	r.Messages = append(r.Messages, codec.Message{Role: role})
-	return &r.Messages[n]
-}
-
 // assistantTurn is the assistant message that the assistant-side items
 // since the last user-side one make.
 func (d *requestDecoder) assistantTurn() *codec.Message {
 	if n := len(d.r.Messages); n > 0 && d.r.Messages[n-1].Role == codec.RoleAssistant {
 		return &d.r.Messages[n-1]
 	}
-	return d.addMessage(codec.RoleAssistant)
+	return d.r.AddMessage(codec.RoleAssistant)
 }
 
 func (d *requestDecoder) message(i int, it *wireItem) *codec.Error {
@@ -328,7 +297,7 @@ func (d *requestDecoder) turn(role codec.Role) *codec.Message {
 	if role == codec.RoleAssistant {
 		return d.assistantTurn()
 	}
-	return d.addMessage(codec.RoleUser)
+	return d.r.AddMessage(codec.RoleUser)
 }
 
 // part reads one content part of a user or assistant message (an
@@ -426,7 +395,7 @@ func (d *requestDecoder) callOutput(i int, it *wireItem) *codec.Error {
 	if d.toolMsg >= 0 {
 		msg = &d.r.Messages[d.toolMsg]
 	} else {
-		msg = d.addMessage(codec.RoleUser)
+		msg = d.r.AddMessage(codec.RoleUser)
 		d.toolMsg = len(d.r.Messages) - 1
 	}
 	msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolResult, ID: it.CallID, Name: d.callName(it.CallID), Content: content})
@@ -528,20 +497,10 @@ func (d *requestDecoder) tools() *codec.Error {
 			return &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: toolParam(i, "type"), Code: "unsupported_tool",
 				Message: "The built-in tool '" + t.Type + "' cannot be run by the provider that serves this model: only function tools can be translated."}
 		}
-		if t.Name == "" {
-			return param.Invalid(toolParam(i, "name"), "Missing required parameter: '"+toolParam(i, "name")+"'.")
-		}
-		strict, err := param.Bool(t.Strict, "strict")
+		f := param.Function{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Strict: t.Strict}
+		tool, err := f.Tool(func() string { return "tools[" + strconv.Itoa(i) + "]" })
 		if err != nil {
-			return located(err, toolParam(i, ""))
-		}
-		tool := codec.Tool{Name: t.Name, Description: t.Description, Strict: strict}
-		switch rawjson.KindOf(t.Parameters) {
-		case rawjson.KindInvalid, rawjson.KindNull:
-		case rawjson.KindObject:
-			tool.Parameters = rawjson.UnsafeString(t.Parameters)
-		default:
-			return param.Invalid(toolParam(i, "parameters"), "'parameters' must be an object")
+			return err
 		}
 		d.r.Tools = append(d.r.Tools, tool)
 	}
@@ -562,16 +521,8 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil
 	case rawjson.KindString:
-		switch s, _ := rawjson.Unquote(v); s {
-		case "auto":
-		case "none":
-			c.Mode = codec.ToolNone
-		case "required":
-			c.Mode = codec.ToolRequired
-		default:
-			return param.Invalid("tool_choice", "Invalid value: '"+s+"'. Supported values are: 'none', 'auto' and 'required'.")
-		}
-		return nil
+		s, _ := rawjson.Unquote(v)
+		return param.ToolMode(s, c)
 	case rawjson.KindObject:
 	default:
 		return param.Invalid("tool_choice", "'tool_choice' must be a string or an object")
@@ -600,15 +551,9 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 
 func (d *requestDecoder) settings() *codec.Error {
 	w, r := d.w, d.r
-	n, ok, err := param.Int(w.MaxOutputTokens, "max_output_tokens")
-	if err != nil {
+	var err *codec.Error
+	if r.MaxTokens, err = param.MaxTokens(w.MaxOutputTokens, "max_output_tokens"); err != nil {
 		return err
-	}
-	if ok {
-		if n < 1 {
-			return param.Invalid("max_output_tokens", "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 1.")
-		}
-		r.MaxTokens = int(n)
 	}
 	if r.Temperature, err = param.Float(w.Temperature, "temperature"); err != nil {
 		return err
@@ -631,14 +576,9 @@ func (d *requestDecoder) format() *codec.Error {
 	case "json_object":
 		rf.Kind = codec.FormatJSON
 	case "json_schema":
-		if rawjson.KindOf(f.Schema) != rawjson.KindObject {
-			return param.Invalid("text.format.schema", "'text.format.schema' must be an object")
-		}
-		strict, err := param.Bool(f.Strict, "text.format.strict")
-		if err != nil {
+		if err := param.SchemaFormat(f.Name, f.Schema, f.Strict, "text.format.", rf); err != nil {
 			return err
 		}
-		rf.Kind, rf.Name, rf.Schema, rf.Strict = codec.FormatJSONSchema, f.Name, rawjson.UnsafeString(f.Schema), strict
 		if f.Description != "" {
 			d.drop("text.format.description")
 		}
@@ -652,14 +592,8 @@ func (d *requestDecoder) format() *codec.Error {
 // reasoning_effort, and asks for the reasoning text when a summary is.
 func (d *requestDecoder) reasoning() *codec.Error {
 	rs, th := &d.w.Reasoning, &d.r.Thinking
-	switch e := rs.Effort; e {
-	case "":
-	case "none":
-		th.Effort = e
-	case "minimal", "low", "medium", "high", "xhigh":
-		th.Enabled, th.Effort = true, e
-	default:
-		return param.Invalid("reasoning.effort", "Invalid value: '"+e+"'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high' and 'xhigh'.")
+	if err := param.Effort(rs.Effort, "reasoning.effort", th); err != nil {
+		return err
 	}
 	summary := rs.Summary
 	if summary == "" {

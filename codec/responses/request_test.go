@@ -47,7 +47,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 	f(`{"model":"m","input":[{"role":"user","content":[{}]}]}`, "input[0].content[0].type", "'input[0].content[0].type'")
 	f(`{"model":"m","input":[{"type":"function_call","name":"f"}]}`, "input[0].call_id", "call_id")
 	f(`{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_audio"}]}]}`, "input[0].output[0].type", "'input_audio'")
-	f(`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","strict":"yes"}]}`, "tools[0].strict", "'tools[0].strict' must be a boolean")
+	f(`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","strict":"yes"}]}`, "tools[0].strict", "'strict' must be a boolean")
 	f(`{"model":"m","input":"hi","max_output_tokens":0}`, "max_output_tokens", "minimum")
 	f(`{"model":"m","input":"hi","reasoning":{"effort":"extreme"}}`, "reasoning.effort", "'extreme'")
 	f(`{"model":"m","input":"hi","reasoning":{"summary":"long"}}`, "reasoning.summary", "'long'")

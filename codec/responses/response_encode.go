@@ -44,6 +44,13 @@ func AppendOutput(dst []byte, r *codec.Response, id, origin string) []byte {
 	return appendOutput(dst, r.Parts, strings.TrimPrefix(id, IDPrefix), origin)
 }
 
+// Status is the status of a response that ended for reason stop:
+// completed, or incomplete.
+func Status(stop codec.StopReason) string {
+	status, _ := statusOf(stop)
+	return status
+}
+
 // statusOf is a response's status and, when incomplete, why.
 func statusOf(stop codec.StopReason) (status, reason string) {
 	switch stop {
@@ -158,7 +165,7 @@ func (o *object) appendTail(dst []byte, u *codec.Usage) []byte {
 	dst = appendFloatOrNull(dst, r.TopP)
 	dst = append(dst, `,"truncation":"disabled","usage":`...)
 	if u != nil {
-		dst = appendUsage(dst, u)
+		dst = AppendUsage(dst, u)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -249,9 +256,9 @@ func appendTools(dst []byte, tools []codec.Tool) []byte {
 	return append(dst, ']')
 }
 
-// appendUsage appends a Responses usage object. The canonical counts mean
+// AppendUsage appends u as a Responses usage object. The canonical counts mean
 // what Responses' do: input with cached tokens, output with reasoning.
-func appendUsage(dst []byte, u *codec.Usage) []byte {
+func AppendUsage(dst []byte, u *codec.Usage) []byte {
 	dst = append(dst, `{"input_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.Input), 10)
 	dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)

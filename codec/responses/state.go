@@ -72,7 +72,7 @@ func trimSpace(b []byte) []byte {
 func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
 	f := [...]rawjson.Field{{Key: "input"}}
 	if rawjson.Lookup(body, f[:], false) != nil || rawjson.KindOf(trimSpace(body)) != rawjson.KindObject {
-		return dst, bodyError(body)
+		return dst, param.BodyError(body)
 	}
 	if k := rawjson.KindOf(body[max(f[0].Start, 0):max(f[0].End, 0)]); f[0].Start >= 0 &&
 		k != rawjson.KindString && k != rawjson.KindArray && k != rawjson.KindNull {

@@ -305,16 +305,8 @@ func (e *StreamEncoder) blockStop(dst []byte) []byte {
 	text := e.str(e.text, it.text)
 	switch it.kind {
 	case codec.PartText:
-		dst = e.appendItemEvent(dst, "response.output_text.done")
-		dst = append(dst, `"content_index":0,"text":`...)
-		dst = rawjson.AppendString(dst, text)
-		dst = append(dst, `,"logprobs":[],`...)
-		dst = e.closeEvent(dst)
-		dst = e.appendItemEvent(dst, "response.content_part.done")
-		dst = append(dst, `"content_index":0,"part":`...)
-		dst = appendTextPart(dst, text)
-		dst = append(dst, ',')
-		dst = e.closeEvent(dst)
+		dst = e.appendDone(dst, "response.output_text.done", "response.content_part.done", `"content_index":0,`,
+			`,"logprobs":[],`, text, appendTextPart)
 	case codec.PartToolCall:
 		dst = e.appendItemEvent(dst, "response.function_call_arguments.done")
 		dst = append(dst, `"arguments":`...)
@@ -324,16 +316,8 @@ func (e *StreamEncoder) blockStop(dst []byte) []byte {
 	case codec.PartThinking:
 		it.sig = e.keep(rawjson.UnsafeString(e.sig))
 		if e.summary {
-			dst = e.appendItemEvent(dst, "response.reasoning_summary_text.done")
-			dst = append(dst, `"summary_index":0,"text":`...)
-			dst = rawjson.AppendString(dst, text)
-			dst = append(dst, ',')
-			dst = e.closeEvent(dst)
-			dst = e.appendItemEvent(dst, "response.reasoning_summary_part.done")
-			dst = append(dst, `"summary_index":0,"part":`...)
-			dst = appendSummaryPart(dst, text)
-			dst = append(dst, ',')
-			dst = e.closeEvent(dst)
+			dst = e.appendDone(dst, "response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
+				`"summary_index":0,`, ",", text, appendSummaryPart)
 		}
 	}
 	dst = e.appendEvent(dst, "response.output_item.done")
@@ -345,6 +329,23 @@ func (e *StreamEncoder) blockStop(dst []byte) []byte {
 	dst = append(dst, ',')
 	e.open = -1
 	return e.closeEvent(dst)
+}
+
+// appendDone appends the two events that close a text of the open item:
+// textEvent with the whole text (then tail), and partEvent with the part
+// whole as part writes it; index numbers the part within the item.
+func (e *StreamEncoder) appendDone(dst []byte, textEvent, partEvent, index, tail, text string, part func([]byte, string) []byte) []byte {
+	dst = e.appendItemEvent(dst, textEvent)
+	dst = append(dst, index...)
+	dst = append(dst, `"text":`...)
+	dst = rawjson.AppendString(dst, text)
+	dst = append(dst, tail...)
+	dst = e.closeEvent(dst)
+	dst = e.appendItemEvent(dst, partEvent)
+	dst = append(dst, index...)
+	dst = append(dst, `"part":`...)
+	dst = part(dst, text)
+	return e.closeEvent(append(dst, ','))
 }
 
 // fail appends an error event and response.failed with the output so

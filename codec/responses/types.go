@@ -1,12 +1,11 @@
 package responses
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/bytedance/sonic"
 
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/internal/param"
 )
 
 // The wire structs: what the decoder reads of a Responses request.
@@ -146,29 +145,6 @@ type wireToolChoice struct {
 
 var requestPool = sync.Pool{New: func() any { return new(wireRequest) }}
 
-// api decodes case-sensitively, as OpenAI does, and checks strings.
-var api = sonic.Config{CaseSensitive: true, ValidateString: true}.Froze()
-
-var (
-	errEmpty   = errors.New("empty JSON document")
-	errStrings = errors.New("invalid JSON string: control character or bad escape")
-)
-
-// unmarshalString decodes the JSON value s into v, case-sensitively,
-// without copying strings that have no escapes.
-func unmarshalString(s string, v any) error { return api.UnmarshalFromString(s, v) }
-
-// unmarshal decodes the JSON document b into v, accepting only strict
-// JSON: sonic misses some bad escapes, which rawjson.ValidStrings finds.
-func unmarshal(b []byte, v any) error {
-	if len(b) == 0 {
-		return errEmpty
-	}
-	if err := unmarshalString(rawjson.UnsafeString(b), v); err != nil {
-		return err
-	}
-	if !rawjson.ValidStrings(b) {
-		return errStrings
-	}
-	return nil
-}
+// unmarshalString decodes the JSON value s into v as OpenAI reads JSON
+// (param.API), strings pointing into s.
+var unmarshalString = param.UnmarshalString
