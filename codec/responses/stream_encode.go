@@ -49,9 +49,7 @@ type StreamEncoder struct {
 	usage    codec.Usage
 	hasUsage bool
 	failure  codec.Error
-	failed   bool
 	resp     codec.Response
-	scratch  []byte
 }
 
 // item is one output item of the stream: spans of the encoder's buffers.
@@ -62,10 +60,19 @@ type item struct {
 
 type span struct{ start, end int }
 
-// Reset readies e for a new stream described by info, keeping its buffers.
+// maxKeptText bounds the text buffer a reset encoder keeps: the proxy
+// pools encoders, and one long answer should not hold its size for good.
+const maxKeptText = 64 << 10
+
+// Reset readies e for a new stream described by info, keeping its buffers
+// (the text buffer up to maxKeptText).
 func (e *StreamEncoder) Reset(info codec.StreamInfo) {
-	*e = StreamEncoder{origin: info.Origin, open: -1, items: e.items[:0], text: e.text[:0], meta: e.meta[:0],
-		sig: e.sig[:0], itemID: e.itemID[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}, scratch: e.scratch[:0]}
+	text := e.text[:0]
+	if cap(text) > maxKeptText {
+		text = nil
+	}
+	*e = StreamEncoder{origin: info.Origin, open: -1, items: e.items[:0], text: text, meta: e.meta[:0],
+		sig: e.sig[:0], itemID: e.itemID[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
 	e.obj.init(&info, "", "")
 	e.obj.model = info.Model
 }
