@@ -309,17 +309,32 @@ func appendItem(dst []byte, p *codec.Part, items string, n int, origin string) [
 	if p.Text != "" {
 		dst = appendSummaryPart(dst, p.Text)
 	}
-	return appendReasoningClose(dst, encryptedContent(p.Kind, p.Signature, p.Data, origin))
+	dst = append(dst, ']')
+	return append(appendEncrypted(dst, p, origin), '}')
 }
 
-// encryptedContent is what a reasoning item's encrypted_content carries:
-// a thinking signature, tagged with the style that minted it when that is
-// not OpenAI (codec.TagSignature), or redacted thinking's data.
-func encryptedContent(kind codec.PartKind, sig, data, origin string) string {
-	if kind == codec.PartRedactedThinking {
-		return redactedPrefix + data
+// appendEncrypted appends the encrypted_content member of a reasoning
+// item, when it has one: a thinking signature, tagged with the style that
+// minted it when that is not OpenAI (as codec.TagSignature, written in
+// place), or redacted thinking's data after redactedPrefix.
+func appendEncrypted(dst []byte, p *codec.Part, origin string) []byte {
+	body := p.Signature
+	if p.Kind == codec.PartRedactedThinking {
+		body = p.Data
+	} else if body == "" {
+		return dst
 	}
-	return codec.TagSignature(sig, origin, codec.DialectOpenAI)
+	dst = append(dst, `,"encrypted_content":"`...)
+	switch {
+	case p.Kind == codec.PartRedactedThinking:
+		dst = append(dst, redactedPrefix...)
+	case origin != "" && origin != codec.DialectOpenAI:
+		dst = append(dst, codec.SigTag...)
+		dst = rawjson.AppendEscaped(dst, origin)
+		dst = append(dst, ':')
+	}
+	dst = rawjson.AppendEscaped(dst, body)
+	return append(dst, '"')
 }
 
 // appendItemID appends an item's id as a JSON string: prefix, the
@@ -360,17 +375,6 @@ func appendReasoningOpen(dst []byte, items string, n int) []byte {
 func appendSummaryPart(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"summary_text","text":`...)
 	dst = rawjson.AppendString(dst, text)
-	return append(dst, '}')
-}
-
-// appendReasoningClose ends a reasoning item after its summary, with its
-// encrypted content when it has one.
-func appendReasoningClose(dst []byte, encrypted string) []byte {
-	dst = append(dst, ']')
-	if encrypted != "" {
-		dst = append(dst, `,"encrypted_content":`...)
-		dst = rawjson.AppendString(dst, encrypted)
-	}
 	return append(dst, '}')
 }
 
