@@ -236,6 +236,24 @@ func (r *Request) AddMessage(role Role) *Message {
 	return &r.Messages[n]
 }
 
+// CallName returns the name of the tool call with the given id in the
+// assistant turns so far, searching from the end ("" for none): the name a
+// tool result is given when its API pairs results with calls by id only.
+func (r *Request) CallName(id string) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := &r.Messages[i]
+		if m.Role != RoleAssistant {
+			continue
+		}
+		for j := range m.Parts {
+			if p := &m.Parts[j]; p.Kind == PartToolCall && p.ID == id {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}
+
 // Reset empties r for reuse, keeping the capacity of its slices.
 func (r *Request) Reset() {
 	for i := range r.Messages {

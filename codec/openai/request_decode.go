@@ -2,7 +2,6 @@ package openai
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/param"
@@ -257,13 +256,7 @@ func (d *requestDecoder) userPart(i, j int, p *wirePart) (codec.Part, *codec.Err
 		if p.ImageURL.Detail != "" {
 			d.drop("image_url.detail")
 		}
-		u := p.ImageURL.URL
-		if mt, data, ok := rawjson.ParseDataURL(u); ok && data != "" {
-			cp.MediaType, cp.Data = mt, data
-			return cp, nil
-		}
-		if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-			cp.URL = u
+		if param.ImageURL(p.ImageURL.URL, &cp) {
 			return cp, nil
 		}
 		return cp, invalid(partParam(i, j)+".image_url.url", "Invalid image URL: expected a base64 data URL or an http(s) URL.")
@@ -396,12 +389,7 @@ func (d *requestDecoder) thinking(m *wireMessage, msg *codec.Message) {
 func isEmptyValue(v rawValue) bool { return param.Absent(v) }
 
 // arguments returns a tool call's arguments, "{}" for none.
-func arguments(s string) string {
-	if s == "" {
-		return "{}"
-	}
-	return s
-}
+var arguments = param.Arguments
 
 func legacyCallID(i int) string { return "call_legacy_" + strconv.Itoa(i) }
 
@@ -443,20 +431,7 @@ func (d *requestDecoder) toolResult(i int, m *wireMessage, id, name string) *cod
 
 // callName returns the name of the tool call with the given id in the
 // history so far, searching from the end.
-func (d *requestDecoder) callName(id string) string {
-	for i := len(d.r.Messages) - 1; i >= 0; i-- {
-		m := &d.r.Messages[i]
-		if m.Role != codec.RoleAssistant {
-			continue
-		}
-		for j := range m.Parts {
-			if p := &m.Parts[j]; p.Kind == codec.PartToolCall && p.ID == id {
-				return p.Name
-			}
-		}
-	}
-	return ""
-}
+func (d *requestDecoder) callName(id string) string { return d.r.CallName(id) }
 
 // callID returns the id of the latest call of the named tool.
 func (d *requestDecoder) callID(name string) string {

@@ -325,13 +325,7 @@ func (d *requestDecoder) image(name string, p *wirePart) (codec.Part, *codec.Err
 	if p.Detail != "" && p.Detail != "auto" {
 		d.drop("input_image.detail")
 	}
-	u := p.ImageURL
-	if mt, data, ok := rawjson.ParseDataURL(u); ok && data != "" {
-		cp.MediaType, cp.Data = mt, data
-		return cp, nil
-	}
-	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-		cp.URL = u
+	if param.ImageURL(p.ImageURL, &cp) {
 		return cp, nil
 	}
 	if p.FileID != "" {
@@ -374,12 +368,7 @@ func (d *requestDecoder) call(i int, it *wireItem) *codec.Error {
 }
 
 // arguments returns a call's arguments, "{}" for none.
-func arguments(s string) string {
-	if s == "" {
-		return "{}"
-	}
-	return s
-}
+var arguments = param.Arguments
 
 // callOutput adds a function call output to the user turn of tool results
 // under way, named after the call it answers.
@@ -398,7 +387,7 @@ func (d *requestDecoder) callOutput(i int, it *wireItem) *codec.Error {
 		msg = d.r.AddMessage(codec.RoleUser)
 		d.toolMsg = len(d.r.Messages) - 1
 	}
-	msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolResult, ID: it.CallID, Name: d.callName(it.CallID), Content: content})
+	msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolResult, ID: it.CallID, Name: d.r.CallName(it.CallID), Content: content})
 	return nil
 }
 
@@ -425,20 +414,6 @@ func (d *requestDecoder) outputContent(i int, v rawValue) ([]codec.Part, *codec.
 		content = append(content, p)
 	}
 	return content, nil
-}
-
-// callName returns the name of the call with the given id in the history
-// so far, searching from the end.
-func (d *requestDecoder) callName(id string) string {
-	for i := len(d.r.Messages) - 1; i >= 0; i-- {
-		m := &d.r.Messages[i]
-		for j := range m.Parts {
-			if p := &m.Parts[j]; p.Kind == codec.PartToolCall && p.ID == id {
-				return p.Name
-			}
-		}
-	}
-	return ""
 }
 
 // reasoningItem adds a reasoning item to the assistant turn: its summary

@@ -2,6 +2,7 @@ package param
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
@@ -55,6 +56,28 @@ func ToolMode(s string, c *codec.ToolChoice) *codec.Error {
 		return Invalid("tool_choice", "Invalid value: '"+s+"'. Supported values are: 'none', 'auto' and 'required'.")
 	}
 	return nil
+}
+
+// ImageURL reads an image given by URL into cp: a base64 data URL as its
+// media type and data, an http(s) URL as it is; ok is false for another.
+func ImageURL(u string, cp *codec.Part) (ok bool) {
+	if mt, data, ok := rawjson.ParseDataURL(u); ok && data != "" {
+		cp.MediaType, cp.Data = mt, data
+		return true
+	}
+	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+		cp.URL = u
+		return true
+	}
+	return false
+}
+
+// Arguments returns a tool call's arguments, "{}" for none.
+func Arguments(s string) string {
+	if s == "" {
+		return "{}"
+	}
+	return s
 }
 
 // Function is a function tool as both APIs describe it.
