@@ -217,6 +217,10 @@ func (t *Transcoder) Failure() string { return t.failure }
 // Usage is the usage the stream has reported so far.
 func (t *Transcoder) Usage() Usage { return t.relay.Usage }
 
+// Encoder is the client's encoder of a translated stream (nil on the
+// pass-through path), for what it holds of the stream once it is over.
+func (t *Transcoder) Encoder() StreamEncoder { return t.enc }
+
 // Events are the canonical events of the last upstream event translated.
 func (t *Transcoder) Events() []Event { return t.events }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/dialects"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/responses"
 )
 
 // dialect is a style the gateway speaks (its codec.Dialect), with what the
@@ -69,6 +70,9 @@ var (
 	styleOpenAI    = registry[openai.Dialect.Name()]
 	styleAnthropic = registry[anthropic.Dialect.Name()]
 	styleGemini    = registry[gemini.Dialect.Name()]
+	// styleResponses is OpenAI's Responses API as a client style: no
+	// channel type speaks it, so its requests are always translated.
+	styleResponses = newDialect(responses.Dialect)
 )
 
 // styleOf is the dialect a channel of a configured type speaks.

@@ -85,6 +85,9 @@ type Gateway struct {
 	api     fasthttp.RequestHandler // the API alone, for ServeAs
 	metrics *metrics
 	started time.Time
+	// keep, when set, keeps the responses translated for Responses
+	// clients (keepTranslated); nil keeps none.
+	keep keepFunc
 
 	table        atomic.Pointer[table] // swapped whole when channels change
 	rebuild      sync.Mutex            // serializes table changes
@@ -252,6 +255,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.POST("/v1/audio/transcriptions", g.transcriptions)
 	r.POST("/v1/audio/translations", g.translations)
 	r.GET("/v1/realtime", g.realtime)
+	r.POST("/v1/responses", g.responsesTranslated)
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)

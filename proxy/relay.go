@@ -316,6 +316,9 @@ func (rl *relay) Close() error {
 	if f := rl.tc.Failure(); f != "" && x.errMsg == "" {
 		x.errMsg = f
 	}
+	if x.style == styleResponses {
+		g.keepStreamed(rl)
+	}
 	g.metrics.openStreams.Dec()
 	rl.release()
 	g.finish(x)
