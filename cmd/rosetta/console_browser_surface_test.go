@@ -109,27 +109,11 @@ func geminiSDK(t *testing.T, baseURL, key string) {
 	}
 }
 
-// chatWithKey sends a chat to the demo with the key, as a client would.
-func chatWithKey(t *testing.T, base, secret string) {
-	t.Helper()
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"demo","messages":[{"role":"user","content":"Hi"}]}`))
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("chat with the key: %d", resp.StatusCode)
-	}
-}
-
 // keysRefresh checks that the open Keys page shows a use of the key
 // without being revisited.
 func keysRefresh(b *tab, secret string) {
 	b.t.Helper()
-	chatWithKey(b.t, b.base, secret)
+	waitStatus(b.t, b.base, secret, "/v1/chat/completions", `{"model":"demo","messages":[{"role":"user","content":"Hi"}]}`, http.StatusOK, 0)
 	b.waitJS("the key's use shown", `(() => {
   const row = [...document.querySelectorAll('#main tbody tr')].find(r => r.textContent.includes('browser-key'));
   return row && row.querySelector('td[data-label=Spend]').textContent.startsWith('1 req') &&
