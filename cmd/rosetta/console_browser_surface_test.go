@@ -153,6 +153,24 @@ func brokenChannelTest(b *tab) {
 	b.waitJS("demo test result", `document.querySelector('p.test-result[data-channel="demo"]')?.textContent.includes('answered in')`)
 }
 
+// openCircuit tests the broken channel until its breaker opens (five
+// failures in a row by default): the badge says until when.
+func openCircuit(b *tab) {
+	b.t.Helper()
+	b.page("channels", "Channels")
+	row := `document.querySelector('button[aria-label="Test channel ` + brokenChannel + `"]')?.closest('tr')`
+	state := func() string { return evalJS[string](b, row+`.querySelector('td[data-label=State]').textContent`) }
+	for i := 0; i < 5 && !strings.HasPrefix(state(), "open"); i++ {
+		n := evalJS[string](b, row+`.querySelector('td[data-label=Requests]').textContent`)
+		b.click(`button[aria-label="Test channel ` + brokenChannel + `"]`)
+		b.waitJS("test counted", row+`?.querySelector('td[data-label=Requests]').textContent !== '`+n+`'`)
+	}
+	if s := state(); !regexp.MustCompile(`^open until \d{1,2}:\d\d:\d\d`).MatchString(s) || evalJS[float64](b, row+`.getBoundingClientRect().height`) > 80 {
+		b.t.Errorf("after failed tests the broken channel is %q, want open until a time", s)
+	}
+	b.shot("channels-open")
+}
+
 var requestID = regexp.MustCompile(`req_[0-9a-f]{24}`)
 
 // brokenTurn sends a chat to the broken channel's model: the error names

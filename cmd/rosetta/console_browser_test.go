@@ -228,6 +228,7 @@ channels:
 	channelsPage(b)
 	playground(b)
 	usagePage(b)
+	openCircuit(b)
 	b.page("users", "Users")
 	b.waitJS("users table", `document.querySelector('#main table')?.textContent.includes('admin')`)
 	b.shot("users")

@@ -82,15 +82,15 @@ function parseMap(text) {
 
 function channelTable(all, page) {
   const rows = all.map((c) => [
-    h('span', { class: 'nowrap' }, c.name), c.type, c.source,
+    h('span', { class: 'nowrap' }, c.name), h('span', { class: 'nowrap' }, c.type, h('span', { class: 'muted' }, ` · ${c.source}`)),
     c.keys_error ? h('span', { title: c.keys_error }, badge('keys unreadable: edit and enter them again', 'bad')) : stateBadge(c),
-    fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)} %`,
+    fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)}\u00a0%`,
     c.editable ? `${c.priority} / ${c.weight}` : '—',
     names(c.models),
     h('div', { class: 'actions' }, channelActions(c, page)),
   ]);
   return table(`${all.length} channel${all.length === 1 ? '' : 's'}`,
-    ['Name', 'Type', 'Source', 'State', 'Requests', 'Error rate', 'Priority / weight', 'Models', 'Actions'], rows,
+    ['Name', 'Type · source', 'State', 'Requests', 'Error rate', 'Priority / weight', 'Models', 'Actions'], rows,
     (i) => channelDetail(all[i], page.tested[all[i].name]));
 }
 

@@ -4,28 +4,27 @@
 import { h, replace, table, badge, uid } from './dom.js';
 import { api } from './api.js';
 
-// health reads a channel's status as [text, badge kind, explanation]:
-// the circuit breaker's state, and for a closed circuit the recent error
-// rate, so that a channel whose requests all fail does not look healthy
-// before its circuit opens.
+// health reads a channel's status as [text, badge kind, explanation,
+// detail]: the circuit breaker's state, and for a closed circuit the
+// recent error rate, so that a channel whose requests all fail does not
+// look healthy before its circuit opens.
 export function health(c) {
   const rate = `${Math.round((c.error_rate || 0) * 100)} % of the attempts of the last five minutes failed`;
   switch (c.state) {
     case 'disabled': return ['disabled', '', 'disabled: no request is sent to it'];
-    case 'open': return [`open until ${new Date(c.open_until).toLocaleTimeString()}`, 'bad',
-      'circuit open after failures in a row: no request is sent to it until then, when one probes it'];
+    case 'open': return ['open', 'bad', 'circuit open after failures in a row: no request is sent to it until then, when one probes it',
+      `until ${new Date(c.open_until).toLocaleTimeString()}`];
     case 'half-open': return ['probing', 'warn', 'circuit half-open: one request probes whether it answers again'];
   }
   if (c.error_rate >= 0.5) return ['unhealthy', 'bad', `circuit closed, but ${rate}`];
   return ['healthy', 'ok', `circuit closed; ${rate}`];
 }
 
-// stateBadge shows a channel's health.
+// stateBadge shows a channel's health, and under it until when an open
+// circuit stays open.
 export function stateBadge(c) {
-  const [text, kind, why] = health(c);
-  const b = badge(text, kind);
-  b.title = why;
-  return b;
+  const [text, kind, why, detail] = health(c);
+  return h('span', { class: 'state', title: why }, badge(text, kind), detail && h('span', { class: 'state-detail' }, ` ${detail}`));
 }
 
 // answers reports whether a channel is likely to answer now.

@@ -124,7 +124,7 @@ class Chat {
     msg.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey)) compose.requestSubmit();
     });
-    const compose = h('form', { 'aria-label': 'Send a message' }, this.msgField,
+    const compose = h('form', { class: 'compose', 'aria-label': 'Send a message' }, this.msgField,
       h('div', { class: 'actions' }, this.sendButton,
         h('button', { type: 'button', onclick: () => this.reset() }, 'New chat')));
     compose.addEventListener('submit', (ev) => { ev.preventDefault(); this.send(); });

@@ -1,6 +1,6 @@
 // Usage: requests, tokens and latency over time per key or per model, and
 // the raw request log with filters.
-import { h, replace, field, values, table, copyButton, fmtTime, fmtNum, fmtMs, badge } from './dom.js';
+import { h, replace, field, values, table, copyButton, fmtNum, fmtMs, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { lineChart } from './chart.js';
 
@@ -138,11 +138,17 @@ class UsageLog {
     this.more.hidden = rows.length < 50;
     replace(this.box, table(`${this.rows.length} request${this.rows.length === 1 ? '' : 's'}, newest first`,
       ['Time', 'Key', 'Model', 'Channel', 'Style', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request'],
-      this.rows.map((r) => [fmtTime(r.time), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel || '—', r.style,
+      this.rows.map((r) => [h('span', { class: 'nowrap' }, logTime(r.time)), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel || '—', r.style,
         badge(String(r.status), r.status < 400 ? 'ok' : 'bad'), fmtNum(r.input_tokens), fmtNum(r.output_tokens),
         fmtMs(r.latency_ms), fmtMs(r.first_token_ms), detailsButton(r)]),
       (i) => rowDetail(this.rows[i]), { collapsed: true }));
   }
+}
+
+// logTime is a row's time, short enough to stay on one line: the date as
+// month and day, the time to the second.
+function logTime(t) {
+  return new Date(t).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 // detailsButton opens and closes the detail row that follows its row.
