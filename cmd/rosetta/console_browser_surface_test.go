@@ -77,14 +77,21 @@ func homeSnippets(b *tab) {
 		}
 	}
 	b.setSelect(`#main select`, "openai")
+	introsStandApart(b, "home", 2)
+}
+
+// introsStandApart checks that the page's introductions (n of them) are
+// not flush against the field or list that follows them.
+func introsStandApart(b *tab, page string, n int) {
+	b.t.Helper()
 	gaps := evalJS[[]float64](b, `[...document.querySelectorAll('#main p.intro')].map(p =>
   p.nextElementSibling.getBoundingClientRect().top - p.getBoundingClientRect().bottom)`)
-	if len(gaps) != 2 {
-		b.t.Errorf("home has %d introductions, want 2", len(gaps))
+	if len(gaps) != n {
+		b.t.Errorf("%s has %d introductions, want %d", page, len(gaps), n)
 	}
 	for _, g := range gaps {
 		if g < 8 {
-			b.t.Errorf("an introduction is %.0f px from what follows it, want 8 or more", g)
+			b.t.Errorf("an introduction on %s is %.0f px from what follows it, want 8 or more", page, g)
 		}
 	}
 }
@@ -126,6 +133,7 @@ func keysRefresh(b *tab, secret string) {
 // row, and the channel no longer looks healthy.
 func brokenChannelTest(b *tab) {
 	b.t.Helper()
+	introsStandApart(b, "channels", 1)
 	add := `form[aria-label="Add a channel"] `
 	b.typeInto(add+`input[name=name]`, brokenChannel)
 	b.setSelect(add+`select[name=type]`, "openai")

@@ -21,7 +21,7 @@ export async function keys(view, ctx) {
   // redrawing only on a change and never under a pending confirmation.
   const poll = setInterval(async () => {
     if (!view.isConnected) { clearInterval(poll); return; }
-    if (listBox.querySelector('[data-armed]')) return;
+    if (document.hidden || listBox.querySelector('[data-armed]')) return;
     try {
       const { keys: all } = await api('GET', 'keys');
       if (JSON.stringify(all) !== shown && view.isConnected && !listBox.querySelector('[data-armed]')) show(all);

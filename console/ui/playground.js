@@ -275,6 +275,7 @@ const IMAGES = {
 };
 
 const SPEECH = {
+  src: '', // the blob: URL of the last speech, released when the next one comes
   family: 'audio',
   path: '/v1/audio/speech',
   fields: [{ name: 'input', label: 'Text to speak', type: 'textarea', rows: 2, value: 'Hello from the Rosetta playground.' },
@@ -283,7 +284,9 @@ const SPEECH = {
   body: (v) => ({ model: v.model, input: v.input, voice: v.voice }),
   show: async (res) => {
     const blob = await res.blob();
+    if (SPEECH.src) URL.revokeObjectURL(SPEECH.src); // the last one's player is gone
     const src = URL.createObjectURL(blob);
+    SPEECH.src = src;
     return [h('audio', { controls: true, src, 'aria-label': 'The generated speech' }),
       h('p', { class: 'muted' }, `${blob.type || 'audio'} · ${(blob.size / 1024).toFixed(1)} KiB`)];
   },
