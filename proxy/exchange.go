@@ -35,6 +35,12 @@ type exchange struct {
 	elapsed  time.Duration
 	usage    codec.Usage
 	errMsg   string
+	// The attempts that failed, with the cause of the last one in words
+	// until it is noted (tried); trace, for a request of the playground
+	// (ServeAs), receives every attempt.
+	tries []Attempt
+	cause string
+	trace *[]Attempt
 
 	limit    *ratelimit.State
 	reserved int64

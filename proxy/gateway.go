@@ -98,7 +98,8 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet // open realtime sessions
+	sessions  sessionSet     // open realtime sessions
+	failed    failedRequests // the attempts of recent requests that had a failed one
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's

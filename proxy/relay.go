@@ -124,6 +124,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		now := time.Now()
 		c.ch.breaker.failure(now)
 		c.ch.broke(transportOutcome(err), now)
+		x.cause = streamCause(err)
+		c.ch.stats.noteError(now, x.cause)
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return e, true
 	}
