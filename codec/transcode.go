@@ -228,6 +228,10 @@ func (t *Transcoder) Usage() Usage { return t.relay.Usage }
 // and its answer's id and status where the dialect reads them.
 func (t *Transcoder) Relayed() *Relay { return &t.relay }
 
+// Encoder is the client's encoder of a translated stream (nil on the
+// pass-through path), for what it holds of the stream once it is over.
+func (t *Transcoder) Encoder() StreamEncoder { return t.enc }
+
 // Events are the canonical events of the last upstream event translated.
 func (t *Transcoder) Events() []Event { return t.events }
 

@@ -166,7 +166,7 @@ func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
 	} else {
 		key = int(ch.next.Add(1)-1)%n + 1
 	}
-	req.Header.SetBytesKV(ch.style.authHeader, ch.auth[key-1])
+	req.Header.SetCanonical(ch.style.authHeader, ch.auth[key-1])
 	return key
 }
 

@@ -33,6 +33,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	}()
 	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
 	served := false              // a candidate serves the operation
+	trace := x.trace             // kept: an answered attempt may finish x
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, cmp.Or(x.target, c.model), x.stream)
 		if !ok {
@@ -55,8 +56,12 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.channel = c.ch.name
 		e, retry := g.attempt(ctx, x, *buf, c)
 		if e == nil {
+			if trace != nil {
+				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode()})
+			}
 			return
 		}
+		x.tried(c.ch, e)
 		if w := e.RateLimit.RetryAfter; e.Status == 429 && w > 0 && (retryAfter == 0 || w < retryAfter) {
 			retryAfter = w
 		}
@@ -131,6 +136,8 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		c.ch.breaker.failure(now)
 		c.ch.answered(transportOutcome(err), now)
 		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
+		x.cause = transportCause(err, c.ch.client.Addr)
+		c.ch.stats.noteError(now, x.cause)
 		return transportError(err), true
 	}
 	status := resp.StatusCode()
@@ -138,10 +145,12 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
 		if status == 429 || status >= 500 {
-			e.RateLimit = c.ch.style.ReadRateLimit(&resp.Header, resp.Body())
+			e.RateLimit = c.ch.style.ReadRateLimit(canonicalReader{&resp.Header}, resp.Body())
 		}
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
+		x.cause = httpCause(status, e.Message)
+		c.ch.stats.noteError(now, x.cause)
 		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
 			"status", status, "err", e.Message)
 		return e, true
@@ -163,6 +172,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
 		c.ch.broke(outcomeBroken, now)
+		c.ch.stats.noteError(now, e.Message)
 		return e, true
 	}
 	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
@@ -192,13 +202,13 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	}
 	switch {
 	case x.op.media:
-		req.Header.SetBytesV("Accept", strAny) // audio, text, subtitles, JSON or their SSE
+		req.Header.SetCanonical(strAccept, strAny) // audio, text, subtitles, JSON or their SSE
 	case x.stream:
-		req.Header.SetBytesV("Accept", strEventStream)
+		req.Header.SetCanonical(strAccept, strEventStream)
 	default:
-		req.Header.SetBytesV("Accept", strJSON)
+		req.Header.SetCanonical(strAccept, strJSON)
 	}
-	req.Header.SetBytesKV(strRequestID, x.id)
+	req.Header.SetCanonical(strRequestID, x.id)
 	req.Header.SetUserAgent("rosetta")
 	req.SetBodyRaw(body)
 }

@@ -85,6 +85,9 @@ type Gateway struct {
 	api     fasthttp.RequestHandler // the API alone, for ServeAs
 	metrics *metrics
 	started time.Time
+	// keep keeps the responses translated for Responses clients
+	// (keepTranslated): keepResponse; nil keeps none.
+	keep keepFunc
 
 	table        atomic.Pointer[table] // swapped whole when channels change
 	rebuild      sync.Mutex            // serializes table changes
@@ -95,8 +98,9 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet // open realtime sessions
-	responses *respIndex // the Responses API's responses made here
+	sessions  sessionSet     // open realtime sessions
+	failed    failedRequests // the attempts of recent requests that had a failed one
+	responses *respIndex     // the Responses API's responses made here
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's
@@ -131,6 +135,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.responses = newRespIndex(opts.Store, cfg.Store.ResponsesRetention, g.log)
+	g.keep = g.keepResponse
 	keyEvery, channelEvery := cmp.Or(opts.KeyPoll, defaultKeyPoll), cmp.Or(opts.ChannelPoll, defaultChannelPoll)
 	if g.store != nil && keyEvery > 0 && channelEvery > 0 {
 		// Where the key journal stands before any key is cached: every
@@ -280,7 +285,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
-		ctx.Response.Header.SetBytesKV(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
 		r.Handler(ctx)
 	}
 }

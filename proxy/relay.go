@@ -130,6 +130,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		now := time.Now()
 		c.ch.breaker.failure(now)
 		c.ch.broke(transportOutcome(err), now)
+		x.cause = streamCause(err)
+		c.ch.stats.noteError(now, x.cause)
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return e, true
 	}
@@ -149,8 +151,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	default:
 		ctx.Response.Header.SetContentTypeBytes(strEventStream)
 	}
-	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+	ctx.Response.Header.SetCanonical(strCacheControl, strNoCache)
+	ctx.Response.Header.SetCanonical(strAccelBuffering, strNo)
 	ctx.SetBodyStream(rl, -1)
 	g.metrics.openStreams.Inc()
 	return nil, false
@@ -337,6 +339,9 @@ func (rl *relay) Close() error {
 	}
 	if f := rl.tc.Failure(); f != "" && x.errMsg == "" {
 		x.errMsg = f
+	}
+	if x.style == styleResponses {
+		g.keepStreamed(rl)
 	}
 	g.metrics.openStreams.Dec()
 	rl.release()

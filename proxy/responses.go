@@ -20,7 +20,8 @@ import (
 // of its keys made each response (respIndex), so that the calls on it and
 // a previous_response_id reach that upstream account, and only for the
 // key that made it. Otherwise the request is translated through the
-// canonical model (translateResponses) and the gateway keeps the response.
+// canonical model (serveResponsesTranslated, responses_codec.go) and the
+// gateway keeps the response (keepResponse).
 
 var (
 	opResponses = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses,
@@ -60,8 +61,10 @@ func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 	switch {
 	case prev != nil && prev.Native:
 		g.servePinned(ctx, x, body, req.Model, prev)
-	case prev != nil || req.Tagged || rt != nil && !rt.serves(codec.OpResponses):
-		g.translateResponses(ctx, x, body, prev)
+	case prev != nil: // one the gateway keeps: its items come before the input
+		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
+	case req.Tagged || rt != nil && !rt.serves(codec.OpResponses):
+		g.serveResponsesTranslated(ctx, x, body)
 	default:
 		g.serve(ctx, x, opResponses, body, req.Model)
 	}
@@ -317,4 +320,16 @@ func (g *Gateway) forgetAnswer(x *exchange, _ candidate, _ []byte) {
 	if err := g.responses.forget(ctx, x.target); err != nil {
 		g.log.Error("cannot forget a deleted response", "id", string(x.id), "err", err)
 	}
+}
+
+// keepResponse keeps a translated response (the keep hook of
+// keepTranslated): its id and status, its input items (those of the whole
+// conversation, so that a later previous_response_id needs only this
+// response), its output items and its usage, as the Responses API's JSON.
+// x's key owns it and x's channel made it. It returns at once: the
+// response is found by its id at once, and written to the store in the
+// background.
+func (g *Gateway) keepResponse(x *exchange, id, status string, input, output, usage []byte) {
+	g.responses.remember(&store.Response{ID: id, KeyHash: x.key.Hash, KeyID: x.key.ID, Channel: x.channel,
+		Model: x.model, Created: x.start, Status: status, Input: input, Output: output, Usage: usage})
 }

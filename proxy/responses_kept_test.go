@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +62,8 @@ keys: [{name: kept, key: `+keptKey+`}, {name: other, key: `+otherKey+`}]
 // TestKeptResponses: a response the translated path keeps (keepResponse)
 // is served by the gateway itself: GET in the Response shape, its input
 // items paged as the API pages them, DELETE; cancel and a streamed GET are
-// 400s, another key gets 404, and it is in the store in the background.
+// 400s, another key gets 404, it is in the store in the background, and a
+// request that continues it is translated after its conversation.
 func TestKeptResponses(t *testing.T) {
 	g, st, url := startKeptGateway(t)
 	x := &exchange{key: &Key{Hash: HashKey([]byte(keptKey))}, channel: "demo", model: "demo", start: time.Now()}
@@ -113,10 +115,29 @@ func TestKeptResponses(t *testing.T) {
 	_, err = other.Responses.Get(ctx, id, responses.ResponseGetParams{})
 	wantStatus(t, "another key's GET", err, 404)
 
-	// previous_response_id of a kept response goes to the translated path.
-	_, err = client.Responses.New(ctx, responses.ResponseNewParams{Model: shared.ResponsesModel("demo"),
+	// A previous_response_id of a kept response is translated with its
+	// conversation first, and the new response keeps the whole of it.
+	next, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: shared.ResponsesModel("demo"),
 		PreviousResponseID: openai.String(id), Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("five")}})
-	wantStatus(t, "continued", err, 501)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := client.Responses.InputItems.List(ctx, next.ID, responses.InputItemListParams{Order: responses.InputItemListParamsOrderAsc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw strings.Builder
+	for _, it := range page.Data {
+		raw.WriteString(it.RawJSON())
+	}
+	at := 0
+	for _, text := range []string{`"one"`, `"two"`, `"three"`, `"four"`, `"five"`} {
+		i := strings.Index(raw.String()[at:], text)
+		if i < 0 {
+			t.Fatalf("the continued response's input lacks %s after byte %d: %s", text, at, raw.String())
+		}
+		at += i
+	}
 
 	deadline := time.Now().Add(5 * time.Second)
 	for _, err := st.Response(ctx, id); err != nil; _, err = st.Response(ctx, id) {

@@ -252,8 +252,8 @@ func TestResponsesFailover(t *testing.T) {
 
 // TestResponsesBadInput: a malformed body and a missing model are 400s in
 // OpenAI's shape; an upstream stream that breaks ends with the API's error
-// event; a model with no native channel is translated (501 until the
-// translated path is built).
+// event; a model with no native channel is translated, and the gateway
+// keeps the response.
 func TestResponsesBadInput(t *testing.T) {
 	rg := startRespGateway(t)
 	resp, body := rg.do(t, "POST", "/v1/responses", clientKey, `{"model":"fast","input":"Hi"`)
@@ -274,9 +274,15 @@ func TestResponsesBadInput(t *testing.T) {
 		t.Fatalf("%v after %d events, last %+v", s.Err(), n, last)
 	}
 
-	_, err := rg.client.Responses.New(context.Background(), responses.ResponseNewParams{Model: "demo",
-		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Hi")}})
-	apiError(t, err, 501)
+	// demo has no native channel: translated, and kept by the gateway.
+	r := rg.create(t, "demo", "")
+	if r.Model != "demo" || r.OutputText() == "" {
+		t.Fatalf("translated: %+v", r)
+	}
+	if got, err := rg.client.Responses.Get(context.Background(), r.ID, responses.ResponseGetParams{}); err != nil ||
+		got.OutputText() != r.OutputText() {
+		t.Fatalf("GET of a kept response: %v %+v", err, got)
+	}
 }
 
 // TestResponsesInputTokens: a count goes to a native channel and is the
