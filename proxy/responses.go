@@ -9,6 +9,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/responses"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -280,11 +281,15 @@ func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, endpoint string) (*exc
 }
 
 // estimateResponsesCount answers an input token count no channel
-// answered with the gateway's estimate of the input, instructions and
-// tools.
+// answered with the gateway's estimate (codec.EstimateTokens, as
+// count_tokens's): of the request in the canonical form, or of the bytes
+// of its input, instructions and tools when it holds what the translated
+// style refuses (a built-in tool).
 func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	n := 1
-	if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
+	if responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
+		n = codec.EstimateTokens(&x.canon)
+	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
 		n = codec.EstimateText(req.TextBytes)
 	}
 	ctx.ResetBody()
