@@ -20,7 +20,8 @@ import (
 // writes, so the request never waits on the store. A response leaves
 // memory once written; until then a call on it from another node may not
 // find it (a fraction of a second). Without a store, responses stay in
-// memory until they are older than the retention.
+// memory until they are older than the retention (the newest 65,536 at
+// most, as while the store fails).
 type respIndex struct {
 	st   store.Store // nil: memory only
 	keep time.Duration
@@ -79,8 +80,9 @@ func orBytes(a, b []byte) []byte {
 	return b
 }
 
-// maxMemoryResponses bounds what a gateway without a store remembers:
-// past it, the oldest responses are forgotten.
+// maxMemoryResponses bounds what a gateway holds in memory without a
+// store, or while its store fails: past it, the oldest responses are
+// forgotten.
 const maxMemoryResponses = 1 << 16
 
 // find returns the response id, from memory or the store; nil when there
@@ -162,6 +164,7 @@ func (ix *respIndex) flush() {
 	cancel()
 	if err != nil {
 		ix.log.Error("cannot write responses; they stay in memory for the next try", "n", len(batch), "err", err)
+		ix.dropOld(time.Time{}, maxMemoryResponses) // a store down for long costs no more memory than none
 		return
 	}
 	ix.mu.Lock()
@@ -174,7 +177,7 @@ func (ix *respIndex) flush() {
 }
 
 // dropOld lets go of the responses made before t, and of the oldest ones
-// past the newest max (memory only).
+// past the newest max.
 func (ix *respIndex) dropOld(t time.Time, max int) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

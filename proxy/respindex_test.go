@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,5 +44,74 @@ func TestRespIndexMemoryOnly(t *testing.T) {
 	}
 	if r, _ := ix.find(ctx, "resp_4"); r != nil {
 		t.Fatal("a forgotten response is found")
+	}
+}
+
+// flakyResponses is a store whose responses' writes fail while down.
+type flakyResponses struct {
+	store.Store
+	mu      sync.Mutex
+	down    bool
+	written map[string]store.Response
+}
+
+func (f *flakyResponses) PutResponses(_ context.Context, list []store.Response) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return errors.New("store down")
+	}
+	for _, r := range list {
+		f.written[r.ID] = r
+	}
+	return nil
+}
+
+func (f *flakyResponses) Response(_ context.Context, id string) (*store.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.written[id]; ok {
+		return &r, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+func (f *flakyResponses) has(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.written[id]
+	return ok
+}
+
+// TestRespIndexStoreOutage: while the store fails, responses are found
+// in memory; once it is back they are written, with their last status, and
+// close writes what is left.
+func TestRespIndexStoreOutage(t *testing.T) {
+	st := &flakyResponses{down: true, written: map[string]store.Response{}}
+	ix := newRespIndex(st, time.Hour, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	ix.remember(&store.Response{ID: "resp_1", Status: "in_progress"})
+	ix.remember(&store.Response{ID: "resp_1", Status: "completed"})
+	time.Sleep(20 * time.Millisecond) // a failed write or two
+	if r, err := ix.find(ctx, "resp_1"); err != nil || r == nil || r.Status != "completed" || st.has("resp_1") {
+		t.Fatalf("during the outage: %+v %v, written %v", r, err, st.has("resp_1"))
+	}
+	st.mu.Lock()
+	st.down = false
+	st.mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for !st.has("resp_1") {
+		if time.Now().After(deadline) {
+			t.Fatal("not written once the store was back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, _ := st.Response(ctx, "resp_1"); r.Status != "completed" {
+		t.Fatalf("written %+v", r)
+	}
+	ix.remember(&store.Response{ID: "resp_2", Status: "completed"})
+	ix.close()
+	if !st.has("resp_2") {
+		t.Fatal("close did not write what was pending")
 	}
 }
