@@ -27,7 +27,10 @@ import (
 var (
 	opResponses = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses,
 		tracks: true, answered: (*Gateway).trackAnswer}
-	opResponsesCount = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
+	// opResponsesUnstored is a creation with store: false, which the
+	// upstream keeps not, nor the gateway.
+	opResponsesUnstored = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses}
+	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
 		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
 	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
 	opResponseDelete = &operation{op: codec.OpResponseDelete, pass: openai.Responses, method: fasthttp.MethodDelete,
@@ -66,6 +69,8 @@ func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
 	case req.Tagged || rt != nil && !rt.serves(codec.OpResponses):
 		g.serveResponsesTranslated(ctx, x, body)
+	case !req.Store:
+		g.serve(ctx, x, opResponsesUnstored, body, req.Model)
 	default:
 		g.serve(ctx, x, opResponses, body, req.Model)
 	}

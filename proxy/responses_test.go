@@ -86,7 +86,8 @@ func sameUsage(got responses.ResponseUsage) bool {
 // relayed with the model mapped, whole and streamed; the answer names the
 // public model; its usage makes the usage row; and the gateway remembers
 // which channel and upstream key made each response at once, so that a
-// GET right after the POST (or the stream) reaches it there.
+// GET right after the POST (or the stream) reaches it there; but nothing
+// of a response made with store: false.
 func TestResponsesPassThrough(t *testing.T) {
 	rg := startRespGateway(t)
 	ctx := context.Background()
@@ -138,14 +139,23 @@ func TestResponsesPassThrough(t *testing.T) {
 		t.Fatalf("upstream keys %q and %q", k1, k2)
 	}
 
-	rows := usageRows(t, rg.st, 2)
+	// store: false: relayed, and nothing remembered.
+	unstored, err := rg.client.Responses.New(ctx, responses.ResponseNewParams{Model: "fast", Store: openai.Bool(false),
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Hi")}})
+	if err != nil || !strings.Contains(string(rg.oa1.lastRequest().body), `"store":false`) {
+		t.Fatalf("store false: %v", err)
+	}
+	_, err = rg.client.Responses.Get(ctx, unstored.ID, responses.ResponseGetParams{})
+	apiError(t, err, 404)
+
+	rows := usageRows(t, rg.st, 3)
 	for _, row := range rows {
 		if row.Model != "fast" || row.Channel != "oa1" || row.Status != 200 || row.Input != 12 || row.Output != 3 ||
 			row.Cached != 2 || row.Reasoning != 1 {
 			t.Errorf("usage row %+v", row)
 		}
 	}
-	waitFor(t, "access lines", func() bool { return len(rg.accessLines(t)) >= 4 })
+	waitFor(t, "access lines", func() bool { return len(rg.accessLines(t)) >= 6 })
 	if l := rg.accessLines(t)[0]; l["endpoint"] != "responses" || l["channel"] != "oa1" || l["model"] != "fast" {
 		t.Errorf("access line %v", l)
 	}
