@@ -208,7 +208,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, outcome, error) {
 	req.Header.SetMethod(fasthttp.MethodPost)
 	uri, _ := ch.appendURI(nil, op, model, false)
 	req.SetRequestURIBytes(uri)
-	ch.setHeaders(req)
+	ch.setHeaders(req, 0)
 	req.Header.SetContentTypeBytes(strJSON)
 	req.SetBodyRaw(body)
 	deadline := time.Now().Add(probeTimeout)

@@ -59,12 +59,19 @@ type exchange struct {
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
 	uri          []byte        // the upstream URL of the attempt
-	contentType  []byte        // an upload's Content-Type, sent upstream as it is; nil for JSON
-	watch        watch         // the client, while it waits for a whole answer
-	bodyLen      int
-	cands        [maxCandidates]candidate
-	buf          []byte // scratch for error bodies and headers
-	line         []byte // the access-log line, kept across requests
+	// target, when set, is what the upstream path names in place of the
+	// model (a response's id); query is the upstream URL's query, if any.
+	target string
+	query  []byte
+	// upKey pins the channel key the attempt uses (numbered from 1; 0:
+	// the next in turn), and upKeyUsed is the one it used.
+	upKey, upKeyUsed int
+	contentType      []byte // an upload's Content-Type, sent upstream as it is; nil for JSON
+	watch            watch  // the client, while it waits for a whole answer
+	bodyLen          int
+	cands            [maxCandidates]candidate
+	buf              []byte // scratch for error bodies and headers
+	line             []byte // the access-log line, kept across requests
 }
 
 // Header names spelled as fasthttp normalizes them, set with SetCanonical:

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 	"sync"
 	"time"
@@ -34,9 +35,12 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	served := false              // a candidate serves the operation
 	trace := x.trace             // kept: an answered attempt may finish x
 	for _, c := range cands {
-		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, c.model, x.stream)
+		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, cmp.Or(x.target, c.model), x.stream)
 		if !ok {
 			continue
+		}
+		if len(x.query) > 0 {
+			uri = append(append(uri, '?'), x.query...)
 		}
 		served = true
 		x.uri = uri
@@ -187,12 +191,14 @@ const maxPooledBody = 1 << 20
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
 func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
-	req.Header.SetMethod(fasthttp.MethodPost)
 	req.SetRequestURIBytes(x.uri)
-	ch.setHeaders(req)
-	req.Header.SetContentTypeBytes(strJSON)
-	if x.contentType != nil {
-		req.Header.SetContentTypeBytes(x.contentType)
+	x.upKeyUsed = ch.setHeaders(req, x.upKey)
+	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
+	if len(body) > 0 {
+		req.Header.SetContentTypeBytes(strJSON)
+		if x.contentType != nil {
+			req.Header.SetContentTypeBytes(x.contentType)
+		}
 	}
 	switch {
 	case x.op.media:
@@ -215,11 +221,24 @@ func passThrough(x *exchange, ch *channel) bool {
 	return x.style == ch.style && x.opts.Version == ch.version && !x.tagged && !x.op.translated
 }
 
+// relayStyle is the dialect that reads what channel ch answers x on the
+// pass-through path: the operation's own when it has one, else the
+// channel's.
+func (x *exchange) relayStyle(ch *channel) codec.Dialect {
+	if x.op.pass != nil {
+		return x.op.pass
+	}
+	return ch.style.Dialect
+}
+
 // upstreamBody appends the body to send to candidate c: the client's bytes
 // with the model spliced in when the channel speaks the client's style, else
 // a translation through the canonical model. Features the channel's style
 // cannot carry are named in the X-Rosetta-Dropped response header.
 func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	if x.target != "" {
+		return dst, nil // a call on a response: no body
+	}
 	if passThrough(x, c.ch) {
 		if x.inbound != nil {
 			return x.inbound.AppendUpstream(dst, body, c.model), nil

@@ -45,7 +45,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		relayMedia(ctx, x, resp)
 		return nil
 	}
-	r, ok := x.style.ReadRelayed(b)
+	r, ok := x.relayStyle(c.ch).ReadRelayed(b)
 	if !ok {
 		g.log.Warn("the upstream's response is not JSON", "id", string(x.id), "channel", c.ch.name)
 		return errUnreadable
@@ -59,6 +59,9 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		ctx.Response.AppendBody(b[r.ModelEnd:])
 	} else {
 		ctx.SetBody(b)
+	}
+	if x.op.answered != nil && x.status < 300 {
+		x.op.answered(g, x, c, b)
 	}
 	if x.op.metered {
 		x.usage = r.Usage

@@ -4,7 +4,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/responses"
 )
 
@@ -17,29 +16,6 @@ import (
 // opResponsesTranslated is a Responses request on the translated path: the
 // upstream generates, as for chat.
 var opResponsesTranslated = &operation{op: codec.OpGenerate, metered: true}
-
-var strPreviousResponseID = []byte("previous_response_id")
-
-// responsesTranslated serves POST /v1/responses by translation alone.
-// Nothing is kept here, so a previous_response_id is never found. (The
-// handler that relays the API natively to OpenAI channels and continues
-// stored responses replaces this dispatch: it calls
-// serveResponsesTranslated.)
-func (g *Gateway) responsesTranslated(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "responses", styleResponses)
-	if x == nil {
-		return
-	}
-	body := ctx.PostBody()
-	f := [...]rawjson.Field{{Key: string(strPreviousResponseID)}}
-	if rawjson.Lookup(body, f[:], false) == nil && f[0].Start >= 0 && rawjson.KindOf(body[f[0].Start:f[0].End]) == rawjson.KindString {
-		id, _ := rawjson.Unquote(body[f[0].Start:f[0].End])
-		g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "previous_response_id",
-			Code: "previous_response_not_found", Message: "Previous response with id '" + id + "' not found."})
-		return
-	}
-	g.serveResponsesTranslated(ctx, x, body)
-}
 
 // serveResponsesTranslated serves a Responses request through the
 // canonical model, whatever the client's exchange was opened as. stored

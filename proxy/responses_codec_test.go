@@ -70,7 +70,7 @@ func responsesGateway(t *testing.T, opts proxy.Options) (tg *testGateway, ups ma
 	ge := fixtureUpstream(t, styleFixtures{codecInput(t, "gemini/response_text.json"), wire(t, "gemini/stream_sse_text.sse"),
 		wire(t, "gemini/generate_response_function_call.json"), wire(t, "gemini/stream_sse_thinking_function.sse")},
 		func(r *http.Request, _ []byte) bool { return strings.HasSuffix(r.URL.Path, ":streamGenerateContent") })
-	tg = startGatewayWith(t, channel("oa", oa.baseURL(), "")+
+	tg = startGatewayWith(t, channel("oa", oa.baseURL(), "responses: translate")+
 		"  - {name: an, type: anthropic, base_url: \""+an.srv.URL+"\", api_keys: ["+upstreamKey+"], models: [claude-x]}\n"+
 		"  - {name: ge, type: gemini, base_url: \""+ge.srv.URL+"\", api_keys: ["+upstreamKey+"], models: [gemini-x]}\n", opts)
 	return tg, map[string]*mockUpstream{"gpt-4o-mini": oa, "claude-x": an, "gemini-x": ge}
