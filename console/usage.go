@@ -29,6 +29,9 @@ type usageView struct {
 	Endpoint     string    `json:"endpoint"` // "" for rows from before it was recorded
 	Units        int64     `json:"units"`    // in unit: characters, seconds, search_units, images; 0 and "" when none
 	Unit         string    `json:"unit"`
+	// Attempts are the request's upstream attempts when it had a failed
+	// one and the gateway still holds them (see Gateway.Attempts).
+	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
 func viewUsage(u *store.Usage) usageView {
@@ -169,7 +172,9 @@ func (c *Console) usageRows(cl *call) error {
 			return err
 		}
 		for i := range rows {
-			views = append(views, viewUsage(&rows[i]))
+			v := viewUsage(&rows[i])
+			v.Attempts = c.gw.Attempts(v.RequestID)
+			views = append(views, v)
 		}
 	}
 	return cl.reply(map[string]any{"rows": views})

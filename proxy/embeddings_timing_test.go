@@ -30,7 +30,7 @@ func BenchmarkEmbeddings(b *testing.B) {
 			ctx.SetContentType("application/json")
 			ctx.SetBody(answer)
 		}})
-		gateway := listen(b, benchGateway(b, "http://"+upstream+"/v1", "text-embedding-3-small", true).server)
+		gateway := listen(b, newBenchGateway(b, benchRequest{usage: true}, "http://"+upstream+"/v1", "text-embedding-3-small").server)
 		for _, to := range []struct{ name, addr, key string }{
 			{"direct", upstream, "sk-up-0123456789"},
 			{"gateway", gateway, "sk-bench-0123456789abcdef"},
