@@ -152,7 +152,8 @@ type Usage struct {
 	// Endpoint is the API the request was made to, whatever its style:
 	// chat, completions, embeddings, rerank, images.generations,
 	// images.edits, images.variations, audio.speech, audio.transcriptions,
-	// audio.translations, realtime. "" for rows written before it was kept.
+	// audio.translations, realtime, responses. "" for rows written before
+	// it was kept.
 	Endpoint string
 	// Units is what the request used in a measure other than tokens, by
 	// which its endpoint is billed: Unit says which (UnitCharacters,
