@@ -53,8 +53,12 @@ type Options struct {
 	// Mount, when set, registers more routes on the gateway's router: the
 	// console's. They are not reachable through ServeAs.
 	Mount func(r *router.Router)
-	// Remote adds other nodes' rate-limit counts (nil on a single node).
-	Remote ratelimit.Remote
+	// Fleet adds the other nodes' rate-limit counts (cluster.Node; nil on
+	// a single node).
+	Fleet ratelimit.Fleet
+	// LimitWindow is the length of the rate-limit windows (cluster.window);
+	// default: a minute.
+	LimitWindow time.Duration
 	// LogDropped, when set, reports log lines lost to a full log buffer
 	// (asynclog.Writer.Dropped), exported as a metric.
 	LogDropped func() int64
@@ -109,7 +113,7 @@ const storeStartTimeout = 10 * time.Second
 // channels when opts.Store is set.
 func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, log: opts.Log, store: opts.Store, usage: opts.Usage,
-		limiter: ratelimit.New(opts.Remote), started: time.Now()}
+		limiter: ratelimit.New(opts.Fleet, opts.LimitWindow), started: time.Now()}
 	if g.log == nil {
 		g.log = slog.Default()
 	}

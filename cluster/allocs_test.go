@@ -1,0 +1,16 @@
+//go:build !race
+
+package cluster
+
+import (
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+)
+
+func TestAdmitWithFleetDoesNotAllocate(t *testing.T) {
+	_, l, s := newBenchNode()
+	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
+	testutil.Allocs(t, "Admit+Settle with a fleet", 0, func() { l.Settle(s, 10, 10); l.Admit(s, lim, 10) })
+}
