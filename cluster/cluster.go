@@ -494,6 +494,9 @@ func (n *Node) Members() []Member {
 	return out
 }
 
+// Name is the node's name in the fleet.
+func (n *Node) Name() string { return n.opts.Name }
+
 // Addr is the address other nodes reach this one at ("" before Start).
 func (n *Node) Addr() string {
 	if n.ml == nil {

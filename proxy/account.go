@@ -9,9 +9,7 @@ import (
 // finish settles the exchange's rate-limit reservation, writes its access
 // log line and returns it to the pool. x must not be used afterwards.
 func (g *Gateway) finish(x *exchange) {
-	if x.limit != nil {
-		g.limiter.Settle(x.limit, x.reserved, int64(x.usage.Total()))
-	}
+	g.settleLimits(x)
 	now := time.Now()
 	x.elapsed = now.Sub(x.start)
 	g.metrics.observe(x)

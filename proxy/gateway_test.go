@@ -21,7 +21,8 @@ import (
 const (
 	clientKey   = "sk-client-0123456789abcdef"
 	limitedKey  = "sk-limited-0123456789abcdef"
-	openKey     = "sk-open-0123456789abcdef" // every model, no limits
+	openKey     = "sk-open-0123456789abcdef"    // every model, no limits
+	modeledKey  = "sk-modeled-0123456789abcdef" // rpm 3, and 1 on gpt-4o-mini
 	upstreamKey = "sk-upstream-SECRET-0123456789"
 )
 
@@ -64,7 +65,8 @@ keys:
   - {name: client, key: %s, models: ["gpt-*", "fast", "demo", "slow"]}
   - {name: limited, key: %s, rpm: 2}
   - {name: open, key: %s}
-`, server, channels, clientKey, limitedKey, openKey)
+  - {name: modeled, key: %s, rpm: 3, model_limits: {gpt-4o-mini: {rpm: 1}}}
+`, server, channels, clientKey, limitedKey, openKey, modeledKey)
 	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
