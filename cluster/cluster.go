@@ -39,9 +39,14 @@ const (
 	resolveEvery = 30 * time.Second
 	// aloneRetry is how often a node that found no one joins again.
 	aloneRetry = 2 * time.Second
-	// fullEvery: every fullEvery-th flush sends every count, changed or
-	// not, so that a lost packet is repaired within a second.
-	fullEvery = 10
+	// resendAfter: a count is sent again this many flushes after it
+	// changed, if it has not changed since, so that one lost packet is
+	// repaired within a second (a later change repairs it sooner: counts
+	// travel as values).
+	resendAfter = 10
+	// sweepEvery is how many flushes apart the counts of windows over are
+	// forgotten.
+	sweepEvery = 10
 	// pushPullEvery is memberlist's full state exchange with one random
 	// node: this node's counts and membership.
 	pushPullEvery = 10 * time.Second
@@ -115,10 +120,11 @@ type Node struct {
 	stats   Stats
 	warned  atomic.Bool // another window length was reported
 
-	stop   chan struct{}
-	reload chan struct{}
-	wg     sync.WaitGroup
-	left   sync.Once
+	flushes int // flushes so far; used by the gossip loop only
+	stop    chan struct{}
+	reload  chan struct{}
+	wg      sync.WaitGroup
+	left    sync.Once
 }
 
 // peer is another node as membership reports it.
@@ -303,17 +309,19 @@ func (n *Node) gossipLoop() {
 			return
 		case <-t.C:
 		}
-		n.flush(i%fullEvery == 0)
+		n.flush(false)
 		n.updateReach()
-		if i%fullEvery == 0 {
+		if i%sweepEvery == 0 {
 			n.counts.sweep()
 		}
 	}
 }
 
 // flush sends this node's counts to every other node: those that changed
-// since the last flush, or all of them.
+// since the last flush, those that changed resendAfter flushes ago and not
+// since, or all of them.
 func (n *Node) flush(all bool) {
+	n.flushes++
 	var packets [][]byte
 	p := n.packer(maxPacket, func(b []byte) { packets = append(packets, append([]byte(nil), b...)) })
 	n.local.Each(n.local.Now(), func(_ string, sh ratelimit.Shared, w, req, tok int64) {
@@ -322,10 +330,14 @@ func (n *Node) flush(all bool) {
 			return
 		}
 		sent := &c.sent[w&1]
-		if !all && *sent == (entry{w, req, tok}) {
+		switch {
+		case all || sent.entry != (entry{w, req, tok}):
+			sent.entry, sent.again = entry{w, req, tok}, n.flushes+resendAfter
+		case sent.again == n.flushes:
+			sent.again = 0
+		default:
 			return
 		}
-		*sent = entry{w, req, tok}
 		p.add(w, c.id, req, tok)
 	})
 	p.end()

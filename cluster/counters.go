@@ -27,7 +27,14 @@ type counter struct {
 	tracked atomic.Bool
 	// sent is this node's own count as last gossiped, by window parity;
 	// used by the flush goroutine only.
-	sent [2]entry
+	sent [2]sentEntry
+}
+
+// sentEntry is a count as last sent, and the flush at which to send it
+// again if it does not change (0: not again).
+type sentEntry struct {
+	entry
+	again int
 }
 
 // slot is the other nodes' sum for one window. Writers hold counters.mu;
@@ -113,7 +120,7 @@ func (cs *counters) limit(id uint64) *counter {
 		c = &counter{id: id}
 		c.slots[0].window.Store(-1)
 		c.slots[1].window.Store(-1)
-		c.sent[0].window, c.sent[1].window = -1, -1
+		c.sent[0].window, c.sent[1].window = -1, -1 // nothing sent yet
 		cs.limits[id] = c
 	}
 	return c
@@ -132,12 +139,42 @@ func (cs *counters) merge(src uint64, node string, w int64, id uint64, req, tok 
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	s := cs.source(src, []byte(node))
+	s.heard = cs.now()
+	return cs.mergeLocked(s, w, id, req, tok)
+}
+
+// apply merges a counts message under one lock, for one reading of the
+// clock: messages hold the counts of one source and window.
+func (cs *counters) apply(msg []byte) error {
+	now, heard := cs.window(), cs.now()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var s *source
+	return decodeCounts(msg, cs.windowMs, func(src uint64, node []byte, w int64, id uint64, req, tok int64) {
+		if src == cs.self || w < now-1 || w > now+1 {
+			return
+		}
+		if s == nil {
+			s = cs.source(src, node)
+			s.heard = heard
+		}
+		cs.mergeLocked(s, w, id, req, tok)
+	})
+}
+
+// source returns the source src, a run of node, creating it. Called under mu.
+func (cs *counters) source(src uint64, node []byte) *source {
 	s := cs.sources[src]
 	if s == nil {
-		s = &source{node: node, counts: map[uint64]*[2]entry{}}
+		s = &source{node: string(node), counts: map[uint64]*[2]entry{}}
 		cs.sources[src] = s
 	}
-	s.heard = cs.now()
+	return s
+}
+
+// mergeLocked merges one count of source s. Called under mu.
+func (cs *counters) mergeLocked(s *source, w int64, id uint64, req, tok int64) bool {
 	es := s.counts[id]
 	if es == nil {
 		es = &[2]entry{{window: -1}, {window: -1}}

@@ -153,8 +153,8 @@ func TestPackerRoundTrip(t *testing.T) {
 		if len(m) > maxPacket {
 			t.Fatalf("message of %d bytes, over %d", len(m), maxPacket)
 		}
-		err := decodeCounts(m, 60_000, func(src uint64, node string, w int64, id uint64, req, tok int64) {
-			if src != 42 || node != "gw-1" {
+		err := decodeCounts(m, 60_000, func(src uint64, node []byte, w int64, id uint64, req, tok int64) {
+			if src != 42 || string(node) != "gw-1" {
 				t.Fatalf("source %d %q", src, node)
 			}
 			got[[2]int64{w, int64(id)}] = [2]int64{req, tok}
@@ -166,11 +166,11 @@ func TestPackerRoundTrip(t *testing.T) {
 	if len(got) != 600 || got[[2]int64{999, 299}] != [2]int64{299, 299000} || got[[2]int64{1000, 5}] != [2]int64{1, 1 << 40} {
 		t.Fatalf("%d counts decoded, e.g. %v", len(got), got[[2]int64{999, 299}])
 	}
-	if err := decodeCounts(msgs[0], 6_000, func(uint64, string, int64, uint64, int64, int64) {}); err == nil {
+	if err := decodeCounts(msgs[0], 6_000, func(uint64, []byte, int64, uint64, int64, int64) {}); err == nil {
 		t.Fatal("a message of another window length was read")
 	}
 	for i := range len(msgs[0]) - 1 {
-		if err := decodeCounts(msgs[0][:i], 60_000, func(uint64, string, int64, uint64, int64, int64) {}); err == nil {
+		if err := decodeCounts(msgs[0][:i], 60_000, func(uint64, []byte, int64, uint64, int64, int64) {}); err == nil {
 			t.Fatalf("a message cut at %d bytes was read without error", i)
 		}
 	}

@@ -74,7 +74,7 @@ func BenchmarkMergeMessage(b *testing.B) {
 	b.SetBytes(int64(len(msg)))
 	b.ReportMetric(float64(entries-1), "counts/msg")
 	for b.Loop() {
-		n.report(decodeCounts(msg, 60_000, n.merge))
+		n.report(n.counts.apply(msg))
 	}
 }
 

@@ -34,7 +34,7 @@ func (d delegate) NotifyMsg(b []byte) {
 	n.stats.received(len(b))
 	switch b[0] {
 	case msgCounts:
-		n.report(decodeCounts(b, n.opts.Window.Milliseconds(), n.merge))
+		n.report(n.counts.apply(b))
 	case msgKey:
 		if len(b) == 33 && n.handlers.KeyChanged != nil {
 			n.handlers.KeyChanged([32]byte(b[1:]))
@@ -99,12 +99,7 @@ func (d delegate) LocalState(join bool) []byte {
 func (d delegate) MergeRemoteState(b []byte, join bool) {
 	n := d.n
 	n.stats.received(len(b))
-	n.report(decodeState(b, n.opts.Window.Milliseconds(), n.merge))
-}
-
-// merge takes one count heard from another node.
-func (n *Node) merge(src uint64, node string, w int64, id uint64, req, tok int64) {
-	n.counts.merge(src, node, w, id, req, tok)
+	n.report(decodeState(b, n.counts.apply))
 }
 
 // report logs a message that could not be read; a window length that

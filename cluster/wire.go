@@ -102,7 +102,8 @@ var (
 
 // decodeCounts calls fn with each count of a counts message. A message of
 // nodes whose windows have another length than windowMs is refused whole.
-func decodeCounts(b []byte, windowMs int64, fn func(src uint64, node string, w int64, id uint64, req, tok int64)) error {
+// node is only valid during the call.
+func decodeCounts(b []byte, windowMs int64, fn func(src uint64, node []byte, w int64, id uint64, req, tok int64)) error {
 	if len(b) == 0 || b[0] != msgCounts {
 		return errors.New("not a counts message")
 	}
@@ -111,7 +112,7 @@ func decodeCounts(b []byte, windowMs int64, fn func(src uint64, node string, w i
 		return fmt.Errorf("%w: %dms, here %dms", errWindow, ms, windowMs)
 	}
 	src := r.u64()
-	node := string(r.bytes(int(r.uvarint())))
+	node := r.bytes(int(r.uvarint()))
 	w := r.varint()
 	n := int(r.u16())
 	for range n {
@@ -127,8 +128,8 @@ func decodeCounts(b []byte, windowMs int64, fn func(src uint64, node string, w i
 	return r.err
 }
 
-// decodeState calls decodeCounts on each message of a state.
-func decodeState(b []byte, windowMs int64, fn func(src uint64, node string, w int64, id uint64, req, tok int64)) error {
+// decodeState calls apply with each counts message of a state.
+func decodeState(b []byte, apply func(msg []byte) error) error {
 	if len(b) == 0 || b[0] != msgState {
 		return errors.New("not a state message")
 	}
@@ -136,7 +137,7 @@ func decodeState(b []byte, windowMs int64, fn func(src uint64, node string, w in
 	for len(r.b) > 0 && r.err == nil {
 		msg := r.bytes(int(r.uvarint()))
 		if r.err == nil {
-			if err := decodeCounts(msg, windowMs, fn); err != nil {
+			if err := apply(msg); err != nil {
 				return err
 			}
 		}
