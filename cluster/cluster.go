@@ -125,6 +125,9 @@ type Node struct {
 	reload  chan struct{}
 	wg      sync.WaitGroup
 	left    sync.Once
+	// sending guards wg.Add of a broadcast against Leave's Wait.
+	sending sync.Mutex
+	stopped bool // under sending
 }
 
 // peer is another node as membership reports it.
@@ -231,8 +234,7 @@ func splitHostPort(addr string) (string, int, error) {
 func (n *Node) Leave(timeout time.Duration) error {
 	var err error
 	n.left.Do(func() {
-		close(n.stop)
-		n.wg.Wait()
+		n.stopLoops()
 		if n.ml == nil {
 			return
 		}
@@ -247,6 +249,16 @@ func (n *Node) Leave(timeout time.Duration) error {
 	return err
 }
 
+// stopLoops stops the node's goroutines and waits for them, broadcasts
+// in flight included.
+func (n *Node) stopLoops() {
+	n.sending.Lock()
+	n.stopped = true
+	n.sending.Unlock()
+	close(n.stop)
+	n.wg.Wait()
+}
+
 // KeyChanged tells every other node to drop the key with this hash from
 // its caches (revoked, edited, deleted).
 func (n *Node) KeyChanged(hash [32]byte) { n.broadcast(append([]byte{msgKey}, hash[:]...)) }
@@ -258,13 +270,10 @@ func (n *Node) ChannelsChanged() { n.broadcast([]byte{msgChannels}) }
 // background: the store poll of each node is the fallback for one it
 // misses.
 func (n *Node) broadcast(msg []byte) {
-	if n.ml == nil {
+	n.sending.Lock()
+	defer n.sending.Unlock()
+	if n.ml == nil || n.stopped {
 		return
-	}
-	select {
-	case <-n.stop:
-		return
-	default:
 	}
 	n.wg.Add(1)
 	go func() {

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
@@ -21,24 +21,12 @@ var testKey = []byte("0123456789abcdef0123456789abcdef")
 type testNode struct {
 	*Node
 	lim  *ratelimit.Limiter
-	logs *syncBuffer
+	logs *testutil.Buffer
 
 	mu       sync.Mutex
 	keys     [][32]byte
 	channels int
 }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // fastFailure makes memberlist notice a dead node within about a second.
 func fastFailure(c *memberlist.Config) {
@@ -50,7 +38,7 @@ func fastFailure(c *memberlist.Config) {
 // startNode starts a node called name on a loopback port, joining join.
 func startNode(t *testing.T, name string, key []byte, join ...string) *testNode {
 	t.Helper()
-	tn := &testNode{logs: &syncBuffer{}}
+	tn := &testNode{logs: &testutil.Buffer{}}
 	tn.Node = New(Options{Name: name, Bind: "127.0.0.1:0", Join: join, SecretKey: key, Window: time.Minute,
 		Version: "test", Log: slog.New(slog.NewTextHandler(tn.logs, nil)), configure: fastFailure})
 	tn.lim = ratelimit.New(tn.Node, time.Minute)
@@ -221,8 +209,7 @@ func TestLeaveLeaksNothing(t *testing.T) {
 // crash stops a node as a killed process would: no leave, no last counts.
 func crash(n *Node) {
 	n.left.Do(func() {
-		close(n.stop)
-		n.wg.Wait()
+		n.stopLoops()
 		n.ml.Shutdown()
 	})
 }

@@ -178,24 +178,16 @@ func (r *reader) u16() uint16 {
 	return 0
 }
 
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *reader) varint() int64 {
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads a varint with decode (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.err = errShort
 		return 0

@@ -10,11 +10,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
@@ -171,22 +171,8 @@ func checkError(t *testing.T, resp *http.Response, body []byte, status int, code
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log read while it is written.
+type syncBuffer = testutil.Buffer
 
 // accessLines returns the access-log entries written so far.
 func (tg *testGateway) accessLines(t *testing.T) []map[string]any {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/internal/pgtest"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // The cluster test's figures: 3 s windows; the key's 1200 rpm is 60 a
@@ -174,7 +174,7 @@ type gatewayProcess struct {
 	addr, config string
 	env          []string
 	cmd          *exec.Cmd
-	logs         *lockedBuffer
+	logs         *testutil.Buffer
 }
 
 func (p *gatewayProcess) url() string { return "http://" + p.addr }
@@ -182,7 +182,7 @@ func (p *gatewayProcess) url() string { return "http://" + p.addr }
 // start runs the process and returns once it answers.
 func (p *gatewayProcess) start(t *testing.T) {
 	t.Helper()
-	p.logs = &lockedBuffer{}
+	p.logs = &testutil.Buffer{}
 	p.cmd = exec.Command(bin, "serve", "-config", p.config)
 	p.cmd.Dir = t.TempDir()
 	p.cmd.Env = append(append(os.Environ(), "ROSETTA_LISTEN="+p.addr), p.env...)
@@ -208,18 +208,6 @@ func (p *gatewayProcess) kill() {
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // members is the number of members /readyz of node n lists.
 func members(t *testing.T, n *gatewayProcess) int {
@@ -431,4 +419,26 @@ func (u *countingUpstream) hitsOf(key string) []time.Time {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return append([]time.Time(nil), u.hits[key]...)
+}
+
+// cluster.enabled without the gossip key stops the start, saying which
+// variable to set; with it on SQLite files, the start warns what the
+// fleet does not share.
+func TestClusterStartChecks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rosetta.yaml")
+	cfg := "cluster: {enabled: true, bind: '" + freeAddr(t) + "', secret_key_env: TEST_GOSSIP_KEY}\n"
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "-config", path)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "ROSETTA_LISTEN="+freeAddr(t))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "cluster.enabled: the gossip key is missing: set TEST_GOSSIP_KEY") {
+		t.Fatalf("started without the gossip key: %v\n%s", err, out)
+	}
+
+	p := &gatewayProcess{addr: freeAddr(t), config: path, env: []string{"TEST_GOSSIP_KEY=" + gossipKey}}
+	p.start(t)
+	waitLog(t, p, "cluster on SQLite files: every node has a store of its own")
 }
