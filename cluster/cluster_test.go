@@ -38,8 +38,14 @@ func fastFailure(c *memberlist.Config) {
 // startNode starts a node called name on a loopback port, joining join.
 func startNode(t *testing.T, name string, key []byte, join ...string) *testNode {
 	t.Helper()
+	return startNodeAt(t, name, "127.0.0.1:0", key, join...)
+}
+
+// startNodeAt is startNode on the address bind.
+func startNodeAt(t *testing.T, name, bind string, key []byte, join ...string) *testNode {
+	t.Helper()
 	tn := &testNode{logs: &testutil.Buffer{}}
-	tn.Node = New(Options{Name: name, Bind: "127.0.0.1:0", Join: join, SecretKey: key, Window: time.Minute,
+	tn.Node = New(Options{Name: name, Bind: bind, Join: join, SecretKey: key, Window: time.Minute,
 		Version: "test", Log: slog.New(slog.NewTextHandler(tn.logs, nil)), configure: fastFailure})
 	tn.lim = ratelimit.New(tn.Node, time.Minute)
 	err := tn.Start(tn.lim, Handlers{
@@ -212,4 +218,26 @@ func crash(n *Node) {
 		n.stopLoops()
 		n.ml.Shutdown()
 	})
+}
+
+// Nodes start in any order: one whose join list names a node not up yet
+// joins it once it is, by a DNS name (localhost) as well as an address.
+func TestJoinInAnyOrderByName(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	early := startNode(t, "early", testKey, "localhost:"+port)
+	if !strings.Contains(early.logs.String(), "cannot join the cluster: no node answered") {
+		t.Errorf("the early node does not say it found no one:\n%s", early.logs.String())
+	}
+	late := startNodeAt(t, "late", addr, testKey)
+	took := eventually(t, 4*time.Second, "the early node joins the late one", func() bool {
+		l, _ := late.Reach()
+		return l == 2
+	})
+	t.Logf("joined %s after the late node started", took)
 }
