@@ -43,7 +43,9 @@ const (
 
 // KeyChanged drops a key from the key cache, so that a revoked, edited or
 // deleted key takes effect on this node's next request. Other nodes see the
-// change at their next poll of the store's key changes (Options.KeyPoll).
+// change when the cluster's gossip reaches them (cluster.Node.KeyChanged,
+// which cmd calls beside this), or at their next poll of the store's key
+// changes (Options.KeyPoll).
 func (g *Gateway) KeyChanged(hash [sha256.Size]byte) { g.keys.invalidate(hash) }
 
 // ChannelsChanged reloads the store's channels into routing. Requests in
