@@ -29,6 +29,11 @@ const (
 // memberlist's framing and encryption added.
 const maxPacket = 1200
 
+// maxCount bounds a count read from the wire, so that the sums of many
+// sources cannot overflow (2^40 requests or tokens a window is far beyond
+// any limit).
+const maxCount = 1 << 40
+
 // maxEntry is the largest encoding of one limit's counts.
 const maxEntry = 8 + 2*binary.MaxVarintLen64
 
@@ -120,7 +125,7 @@ func decodeCounts(b []byte, windowMs int64, fn func(src uint64, node []byte, w i
 		if r.err != nil {
 			break
 		}
-		fn(src, node, w, id, int64(req&^(1<<63)), int64(tok&^(1<<63))) // never negative
+		fn(src, node, w, id, int64(min(req, maxCount)), int64(min(tok, maxCount)))
 	}
 	if r.err == nil && len(r.b) > 0 {
 		return errors.New("trailing bytes after the counts")

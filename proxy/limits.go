@@ -77,8 +77,13 @@ func (g *Gateway) refuse(ctx *fasthttp.RequestCtx, x *exchange, lim ratelimit.Li
 
 // readyChannel readies a candidate channel for an attempt: its own limits
 // have room (else limitWait keeps the shortest wait of those refused) and
-// its breaker lets a request through. false: pass it over, not failed.
+// its breaker lets a request through. false: pass it over, not failed. A
+// request that is not metered (a token count: providers count those
+// apart) is not counted under the channel's limits.
 func (g *Gateway) readyChannel(x *exchange, ch *channel, limitWait *time.Duration) bool {
+	if !x.op.metered {
+		return ch.breaker.allow(time.Now()) == 0
+	}
 	if ok, wait := g.channelRoom(x, ch); !ok {
 		if *limitWait == 0 || wait < *limitWait {
 			*limitWait = wait
