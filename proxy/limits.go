@@ -53,7 +53,7 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 			rl = rateLimitOf(ml.limits, d)
 		}
 	}
-	x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], rl)
+	x.buf = x.style.SetRateLimit(canonicalWriter{&ctx.Response.Header}, x.buf[:0], rl)
 	return true
 }
 
