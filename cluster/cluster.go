@@ -99,6 +99,10 @@ type Local interface {
 type Handlers struct {
 	KeyChanged      func(hash [32]byte)
 	ChannelsChanged func()
+	// OpenStreams, when set, reports this node's open streams, which the
+	// others show in their Members (sent every few seconds when it
+	// changed).
+	OpenStreams func() int
 }
 
 // Node is this gateway in the fleet. It is a ratelimit.Fleet.
@@ -118,7 +122,8 @@ type Node struct {
 	// a leave and a failure alike.
 	leaving map[string]bool
 	stats   Stats
-	warned  atomic.Bool // another window length was reported
+	warned  atomic.Bool  // another window length was reported
+	open    atomic.Int64 // open streams, as the metadata last sent says
 
 	flushes int // flushes so far; used by the gossip loop only
 	stop    chan struct{}
@@ -175,6 +180,9 @@ func (n *Node) Reach() (live, known int) {
 // on. A node that cannot join anyone serves alone and keeps trying.
 func (n *Node) Start(local Local, h Handlers) error {
 	n.local, n.handlers = local, h
+	if h.OpenStreams != nil {
+		n.open.Store(int64(h.OpenStreams())) // in the metadata the join sends
+	}
 	c, err := n.memberlistConfig()
 	if err != nil {
 		return err
@@ -184,10 +192,11 @@ func (n *Node) Start(local Local, h Handlers) error {
 	}
 	n.log.Info("gossip started", "node", n.opts.Name, "bind", n.opts.Bind, "encrypted", len(n.opts.SecretKey) > 0)
 	n.joinSome()
-	n.wg.Add(3)
+	n.wg.Add(4)
 	go n.gossipLoop()
 	go n.joinLoop()
 	go n.reloadLoop()
+	go n.metaLoop()
 	return nil
 }
 
@@ -463,6 +472,34 @@ func (n *Node) reloadLoop() {
 	}
 }
 
+// metaEvery is how often a node's open streams are checked, and sent to
+// the others when they changed.
+const metaEvery = 2 * time.Second
+
+// metaLoop keeps this node's metadata (its version and open streams)
+// current on the other nodes. memberlist's update waits for its broadcast,
+// so it runs apart from the counts' loop.
+func (n *Node) metaLoop() {
+	defer n.wg.Done()
+	if n.handlers.OpenStreams == nil {
+		return
+	}
+	t := time.NewTicker(metaEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+		}
+		if open := int64(n.handlers.OpenStreams()); open != n.open.Swap(open) {
+			if err := n.ml.UpdateNode(metaEvery); err != nil {
+				n.log.Warn("cannot send this node's open streams", "err", err)
+			}
+		}
+	}
+}
+
 // updateReach counts the live and known nodes into reach.
 func (n *Node) updateReach() {
 	forget := time.Now().Add(-failedWindows * n.opts.Window)
@@ -485,9 +522,10 @@ func (n *Node) updateReach() {
 
 // Member is a node of the fleet as this node sees it.
 type Member struct {
-	Name    string
-	Addr    string
-	Version string
+	Name        string
+	Addr        string
+	Version     string
+	OpenStreams int
 	// Lag is the age of the newest count heard from the node; -1 when
 	// none was (it admitted nothing lately), 0 for this node.
 	Lag time.Duration
@@ -501,12 +539,16 @@ func (n *Node) Members() []Member {
 	heard, now := n.counts.heard(), time.Now()
 	var out []Member
 	for _, m := range n.ml.Members() {
-		mem := Member{Name: m.Name, Addr: m.Address(), Version: string(m.Meta), Lag: -1}
+		version, open := parseMeta(m.Meta)
+		mem := Member{Name: m.Name, Addr: m.Address(), Version: version, OpenStreams: open, Lag: -1}
 		if at, ok := heard[m.Name]; ok {
 			mem.Lag = now.Sub(at)
 		}
 		if m.Name == n.opts.Name {
 			mem.Lag = 0
+			if n.handlers.OpenStreams != nil {
+				mem.OpenStreams = n.handlers.OpenStreams()
+			}
 			out = append([]Member{mem}, out...)
 			continue
 		}

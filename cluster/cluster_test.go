@@ -44,6 +44,12 @@ func startNode(t *testing.T, name string, key []byte, join ...string) *testNode 
 // startNodeAt is startNode on the address bind.
 func startNodeAt(t *testing.T, name, bind string, key []byte, join ...string) *testNode {
 	t.Helper()
+	return startNodeWith(t, name, bind, key, nil, join...)
+}
+
+// startNodeWith is startNodeAt with a count of open streams to report.
+func startNodeWith(t *testing.T, name, bind string, key []byte, open func() int, join ...string) *testNode {
+	t.Helper()
 	tn := &testNode{logs: &testutil.Buffer{}}
 	tn.Node = New(Options{Name: name, Bind: bind, Join: join, SecretKey: key, Window: time.Minute,
 		Version: "test", Log: slog.New(slog.NewTextHandler(tn.logs, nil)), configure: fastFailure})
@@ -55,6 +61,7 @@ func startNodeAt(t *testing.T, name, bind string, key []byte, join ...string) *t
 			tn.channels++
 			tn.mu.Unlock()
 		},
+		OpenStreams: open,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +84,18 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) ti
 }
 
 func TestNodesShareCountsAndInvalidations(t *testing.T) {
-	a := startNode(t, "a", testKey)
+	a := startNodeWith(t, "a", "127.0.0.1:0", testKey, func() int { return 7 })
 	b := startNode(t, "b", testKey, a.Addr())
 	c := startNode(t, "c", testKey, a.Addr())
 	eventually(t, 3*time.Second, "three members", func() bool {
 		live, known := c.Reach()
 		return live == 3 && known == 3 && len(a.Members()) == 3
 	})
+	for _, m := range b.Members() {
+		if m.Name == "a" && (m.OpenStreams != 7 || m.Version != "test") {
+			t.Errorf("b sees a as %+v, want version test and 7 open streams", m)
+		}
+	}
 
 	// a admits 10 of a limit of 15: b and c hear of them within two gossip
 	// intervals, and c then admits the 5 left.

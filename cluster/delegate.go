@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +19,22 @@ import (
 // and the state it exchanges in push/pull.
 type delegate struct{ n *Node }
 
-// NodeMeta is this node's version, shown by the others' Members.
+// NodeMeta is this node's version and open streams, "v1.2\x0012", shown
+// by the others' Members.
 func (d delegate) NodeMeta(limit int) []byte {
-	v := d.n.opts.Version
-	return []byte(v[:min(len(v), limit)])
+	b := append([]byte(d.n.opts.Version), 0)
+	b = strconv.AppendInt(b, d.n.open.Load(), 10)
+	if len(b) > limit {
+		return b[:0]
+	}
+	return b
+}
+
+// parseMeta reads NodeMeta's version and open streams.
+func parseMeta(meta []byte) (version string, open int) {
+	v, streams, _ := bytes.Cut(meta, []byte{0})
+	open, _ = strconv.Atoi(string(streams))
+	return string(v), open
 }
 
 // NotifyMsg handles a message of another node. It runs on memberlist's

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
@@ -124,6 +125,15 @@ func (f fleetMetrics) Collect(m chan<- prometheus.Metric) {
 			m <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, mem.Lag.Seconds(), mem.Name)
 		}
 	}
+}
+
+// gaugeValue reads a gauge's value.
+func gaugeValue(g prometheus.Gauge) float64 {
+	var m dto.Metric
+	if g.Write(&m) != nil {
+		return 0
+	}
+	return m.GetGauge().GetValue()
 }
 
 // limitScopes are the values of rosetta_rate_limited_total's scope label.

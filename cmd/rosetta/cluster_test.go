@@ -56,6 +56,9 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	}
 
 	admin := consoleClient(t, nodes[0].url())
+	if fleet, _ := admin.call("GET", "/console/api/channels", nil)["fleet"].([]any); len(fleet) != 3 {
+		t.Errorf("the console's channel list shows a fleet of %d nodes, want 3: %v", len(fleet), fleet)
+	}
 	created := admin.call("POST", "/console/api/keys", map[string]any{"name": "fleet", "rpm": keyPerWindow * 20})
 	secret, id := created["secret"].(string), int(created["id"].(float64))
 

@@ -77,6 +77,15 @@ func (c *consoleGateway) Models(allow []string) []console.Model {
 
 func (c *consoleGateway) Channels() []console.ChannelStatus { return channelStatuses(c.g.Channels()) }
 
+func (c *consoleGateway) Fleet() []console.FleetNode {
+	nodes := c.g.Fleet()
+	out := make([]console.FleetNode, len(nodes))
+	for i, n := range nodes {
+		out[i] = console.FleetNode(n)
+	}
+	return out
+}
+
 // ChannelTypes are the proxy's registry's, which holds no state: it does
 // not need the gateway, so it answers even before g is set.
 func (c *consoleGateway) ChannelTypes() []string { return proxy.ChannelTypes() }

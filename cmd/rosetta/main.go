@@ -303,7 +303,8 @@ func newNode(cfg *config.Config, log *slog.Logger) (*cluster.Node, error) {
 // clusterHandlers apply the changes other nodes broadcast to this gateway.
 func clusterHandlers(g *proxy.Gateway, log *slog.Logger) cluster.Handlers {
 	return cluster.Handlers{
-		KeyChanged: g.KeyChanged,
+		KeyChanged:  g.KeyChanged,
+		OpenStreams: g.OpenStreams,
 		ChannelsChanged: func() {
 			ctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
 			defer cancel()
