@@ -445,3 +445,31 @@ func TestClusterStartChecks(t *testing.T) {
 	p.start(t)
 	waitLog(t, p, "cluster on SQLite files: every node has a store of its own")
 }
+
+// The Channels page of a node in a cluster shows the fleet, in a browser:
+// two nodes on SQLite files, this one marked.
+func TestFleetInBrowser(t *testing.T) {
+	gossip := []string{freeAddr(t), freeAddr(t)}
+	env := []string{"ROSETTA_ADMIN_PASSWORD=" + browserAdminPassword, "ROSETTA_GOSSIP_KEY=" + gossipKey}
+	nodes := make([]*gatewayProcess, 2)
+	for i := range nodes {
+		path := filepath.Join(t.TempDir(), "rosetta.yaml")
+		cfg := fmt.Sprintf("cluster: {enabled: true, node_name: fleet%d, bind: '%s', join: ['%s']}\n", i, gossip[i], gossip[0])
+		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = &gatewayProcess{addr: freeAddr(t), config: path, env: env}
+		nodes[i].start(t)
+	}
+	waitMembers(t, nodes[0], 2, 5*time.Second)
+	b := newTab(t, nodes[0].url())
+	login(b)
+	b.page("channels", "Channels")
+	b.waitJS("the fleet card", `document.querySelectorAll('section[aria-labelledby=fleet] tbody tr').length === 2`)
+	rows := evalJS[[]string](b, `[...document.querySelectorAll('section[aria-labelledby=fleet] tbody tr')].map(r => r.innerText)`)
+	if !strings.Contains(rows[0], "fleet0") || !strings.Contains(rows[0], "this node") || !strings.Contains(rows[1], "fleet1") ||
+		!strings.Contains(rows[1], gossip[1]) {
+		t.Errorf("fleet rows %q, want fleet0 (this node) then fleet1 at %s", rows, gossip[1])
+	}
+	b.shot("fleet")
+}
