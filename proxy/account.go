@@ -9,8 +9,8 @@ import (
 // finish settles the exchange's rate-limit reservation, writes its access
 // log line and returns it to the pool. x must not be used afterwards.
 func (g *Gateway) finish(x *exchange) {
-	g.settleLimits(x)
 	now := time.Now()
+	g.settleLimits(x, now)
 	x.elapsed = now.Sub(x.start)
 	g.metrics.observe(x)
 	if g.access != nil {

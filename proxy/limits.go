@@ -30,14 +30,14 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	var model *ratelimit.State
 	if onModel {
 		model = g.limiter.State(ml.limitKey)
-		if d := g.limiter.Check(model, ml.limits, estimate); !d.Allowed {
+		if d := g.limiter.CheckAt(model, ml.limits, estimate, x.start); !d.Allowed {
 			return g.refuse(ctx, x, ml.limits, d, scopeKeyModel)
 		}
 	}
 	var rl codec.RateLimit
 	if k.Limits != (ratelimit.Limits{}) {
 		st := g.limiter.State(k.limitKey)
-		d := g.limiter.Admit(st, k.Limits, estimate)
+		d := g.limiter.AdmitAt(st, k.Limits, estimate, x.start)
 		if !d.Allowed {
 			return g.refuse(ctx, x, k.Limits, d, scopeKey)
 		}
@@ -47,7 +47,7 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	if onModel {
 		// Checked above; another request may have taken the room since,
 		// in which case this one is let through: the overshoot is one.
-		d := g.limiter.Admit(model, ml.limits, estimate)
+		d := g.limiter.AdmitAt(model, ml.limits, estimate, x.start)
 		x.modelLimit = model
 		if k.Limits == (ratelimit.Limits{}) {
 			rl = rateLimitOf(ml.limits, d)
@@ -137,16 +137,17 @@ func (g *Gateway) releaseChannel(x *exchange) {
 }
 
 // settleLimits settles the exchange's reservations with the tokens it
-// used. A stream the client abandoned before the upstream reported usage
-// is charged the estimate: the upstream read the request all the same.
-func (g *Gateway) settleLimits(x *exchange) {
+// used, at now. A stream the client abandoned before the upstream reported
+// usage is charged the estimate: the upstream read the request all the
+// same.
+func (g *Gateway) settleLimits(x *exchange, now time.Time) {
 	used := int64(x.usage.Total())
 	if used == 0 && x.status == 499 && x.attempts > 0 {
 		used = x.reserve
 	}
 	for _, st := range [...]*ratelimit.State{x.limit, x.modelLimit, x.channelLimit} {
 		if st != nil {
-			g.limiter.Settle(st, x.reserve, used)
+			g.limiter.SettleAt(st, x.reserve, used, now)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
@@ -21,7 +22,7 @@ func TestSettleChargesAbandonedStreams(t *testing.T) {
 			g.limiter.Admit(st, lim, x.reserve)
 		}
 		x.limit, x.modelLimit, x.channelLimit = states[0], states[1], states[2]
-		g.settleLimits(x)
+		g.settleLimits(x, time.Now())
 		for i, st := range states {
 			if left := g.limiter.Check(st, lim, 0).RemainingTokens; left != 1000-want {
 				t.Errorf("%s, limit %d: %d tokens left, want %d", name, i, left, 1000-want)

@@ -123,17 +123,29 @@ type Decision struct {
 // Admit counts one request against lim and reserves tokens for it. A refused
 // request is not counted.
 func (l *Limiter) Admit(s *State, lim Limits, reserve int64) Decision {
-	return l.decide(s, lim, reserve, true)
+	return l.decide(s, lim, reserve, true, l.now())
+}
+
+// AdmitAt is Admit at the time now, for a caller that has read the clock
+// already (a request's start): reading it is half the cost of an
+// admission.
+func (l *Limiter) AdmitAt(s *State, lim Limits, reserve int64, now time.Time) Decision {
+	return l.decide(s, lim, reserve, true, now)
 }
 
 // Check is Admit without counting: whether the request would be admitted
 // now. A caller with several limits to pass checks the others first.
 func (l *Limiter) Check(s *State, lim Limits, reserve int64) Decision {
-	return l.decide(s, lim, reserve, false)
+	return l.decide(s, lim, reserve, false, l.now())
 }
 
-func (l *Limiter) decide(s *State, lim Limits, reserve int64, count bool) Decision {
-	nowMs := l.now().UnixMilli()
+// CheckAt is Check at the time now.
+func (l *Limiter) CheckAt(s *State, lim Limits, reserve int64, now time.Time) Decision {
+	return l.decide(s, lim, reserve, false, now)
+}
+
+func (l *Limiter) decide(s *State, lim Limits, reserve int64, count bool, now time.Time) Decision {
+	nowMs := now.UnixMilli()
 	w, elapsed := nowMs/l.windowMs, nowMs%l.windowMs
 	live, known := 1, 1
 	if l.fleet != nil {
@@ -191,8 +203,11 @@ func (l *Limiter) perWindow(limit int64, live, known int) int64 {
 }
 
 // Settle releases a reservation and charges the tokens really used.
-func (l *Limiter) Settle(s *State, reserved, used int64) {
-	w := l.now().UnixMilli() / l.windowMs
+func (l *Limiter) Settle(s *State, reserved, used int64) { l.SettleAt(s, reserved, used, l.now()) }
+
+// SettleAt is Settle at the time now.
+func (l *Limiter) SettleAt(s *State, reserved, used int64, now time.Time) {
+	w := now.UnixMilli() / l.windowMs
 	s.mu.Lock()
 	s.roll(w)
 	s.pending -= reserved
