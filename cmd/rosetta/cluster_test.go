@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -447,7 +448,8 @@ func TestClusterStartChecks(t *testing.T) {
 }
 
 // The Channels page of a node in a cluster shows the fleet, in a browser:
-// two nodes on SQLite files, this one marked.
+// two nodes on SQLite files, this one marked. Then one gets SIGTERM: it
+// leaves, and the other stops counting it at once.
 func TestFleetInBrowser(t *testing.T) {
 	gossip := []string{freeAddr(t), freeAddr(t)}
 	env := []string{"ROSETTA_ADMIN_PASSWORD=" + browserAdminPassword, "ROSETTA_GOSSIP_KEY=" + gossipKey}
@@ -472,4 +474,32 @@ func TestFleetInBrowser(t *testing.T) {
 		t.Errorf("fleet rows %q, want fleet0 (this node) then fleet1 at %s", rows, gossip[1])
 	}
 	b.shot("fleet")
+
+	if err := nodes[1].cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	left := time.Now()
+	for live, known := reach(t, nodes[0]); live != 1 || known != 1; live, known = reach(t, nodes[0]) {
+		if time.Since(left) > 2*time.Second {
+			t.Fatalf("2 s after the other node's SIGTERM, this one hears %d of %d nodes, want 1 of 1", live, known)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the other node left %s after its SIGTERM", time.Since(left).Round(time.Millisecond))
+	if err := nodes[1].cmd.Wait(); err != nil {
+		t.Errorf("the node that left exited with %v, want 0", err)
+	}
+}
+
+// reach is the live and known nodes node n's /readyz reports.
+func reach(t *testing.T, n *gatewayProcess) (live, known int) {
+	t.Helper()
+	resp, err := http.Get(n.url() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct{ Cluster struct{ Live, Known int } }
+	json.NewDecoder(resp.Body).Decode(&r)
+	return r.Cluster.Live, r.Cluster.Known
 }
