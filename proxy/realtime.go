@@ -130,6 +130,7 @@ func protocolKey(v []byte) string {
 // accepted the session.
 func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []candidate) (*websocket.Conn, candidate, *codec.Error) {
 	var last *codec.Error
+	var limitWait time.Duration
 	served := false
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], codec.OpRealtime, c.model, false)
@@ -138,7 +139,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		}
 		served = true
 		x.uri = uri
-		if c.ch.breaker.allow(time.Now()) > 0 {
+		if !g.readyChannel(x, c.ch, &limitWait) {
 			continue
 		}
 		x.attempts++
@@ -147,12 +148,13 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		if e == nil {
 			return conn, c, nil
 		}
+		g.releaseChannel(x)
 		last = e
 		if !retry {
 			break
 		}
 	}
-	return nil, candidate{}, noCandidate(x, served, last)
+	return nil, candidate{}, noCandidate(x, served, last, limitWait)
 }
 
 // dialOne opens the session on one channel: ws(s)://<base>/realtime?model=
