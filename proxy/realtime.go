@@ -127,9 +127,11 @@ func protocolKey(v []byte) string {
 
 // dialRealtime dials the candidates' realtime endpoints in turn, with the
 // breaker and failover as forward has them, and returns the first that
-// accepted the session.
+// accepted the session. When none did, the error is a 429 with the
+// shortest Retry-After if every channel tried said 429, else the last
+// other failure (a 502 or 504 for a channel that failed).
 func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []candidate) (*websocket.Conn, candidate, *codec.Error) {
-	var last *codec.Error
+	var last, limited *codec.Error // the last failure but 429s, the last 429
 	served := false
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], codec.OpRealtime, c.model, false)
@@ -147,10 +149,20 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		if e == nil {
 			return conn, c, nil
 		}
-		last = e
+		if e.Status != 429 {
+			last = e
+		} else {
+			if limited != nil {
+				e.RateLimit.RetryAfter = shortestWait(limited.RateLimit.RetryAfter, e.RateLimit.RetryAfter)
+			}
+			limited = e
+		}
 		if !retry {
 			break
 		}
+	}
+	if last == nil {
+		last = limited
 	}
 	return nil, candidate{}, noCandidate(x, served, last)
 }
@@ -202,6 +214,12 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		status := resp.StatusCode
 		c.ch.answered(outcomeOf(status), now)
 		e := upstreamError(c.ch, x.style, status, body)
+		switch {
+		case status == 429:
+			e.RateLimit = c.ch.style.ReadRateLimit(httpHeader(resp.Header), body)
+		case status >= 500:
+			upstreamFailed(e, status)
+		}
 		if status == 429 || status >= 500 || status == 401 || status == 403 {
 			c.ch.breaker.failure(now)
 			g.log.Warn("upstream refused the realtime session", "id", string(x.id), "channel", c.ch.name,
@@ -219,6 +237,26 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 			"The upstream provider did not accept the WebSocket upgrade (HTTP %d).", resp.StatusCode), true
 	}
 	return nil, transportError(err), true
+}
+
+// upstreamFailed makes e, an upstream's 5xx refusal of a session, the
+// gateway's: 504 for the upstream's own timeout, else 502, the message kept.
+func upstreamFailed(e *codec.Error, status int) {
+	e.Status, e.Kind, e.Code = 502, codec.KindUpstream, "upstream_error"
+	if status == 504 {
+		e.Status, e.Kind, e.Code = 504, codec.KindTimeout, "upstream_timeout"
+	}
+	e.Type = ""
+}
+
+// httpHeader reads net/http's headers for a dialect's rate-limit reader.
+type httpHeader http.Header
+
+func (h httpHeader) Peek(key string) []byte {
+	if v := http.Header(h).Get(key); v != "" {
+		return []byte(v)
+	}
+	return nil
 }
 
 // wsURL is the WebSocket URL of an http(s) endpoint, with the model as
