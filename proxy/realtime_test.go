@@ -26,7 +26,8 @@ import (
 // session.update with session.updated, response.create with two text
 // deltas and a response.done with usage, echoes binary messages, closes
 // with 4000 "bye" on test.close and drops the connection without a close
-// frame on test.drop. It records what it saw.
+// frame on test.drop. It records what it saw: the handshake's headers and
+// model, the binary messages and the client events (but test.*).
 type rtUpstream struct {
 	srv   *httptest.Server
 	dials atomic.Int64
@@ -34,6 +35,7 @@ type rtUpstream struct {
 	hdr   http.Header
 	model string
 	bins  [][]byte
+	texts [][]byte
 	end   error // the error its read loop ended with
 	done  chan struct{}
 }
@@ -76,6 +78,11 @@ func newRTUpstream(t *testing.T) *rtUpstream {
 			}
 			var ev struct{ Type string }
 			json.Unmarshal(msg, &ev)
+			if !strings.HasPrefix(ev.Type, "test.") {
+				u.mu.Lock()
+				u.texts = append(u.texts, msg)
+				u.mu.Unlock()
+			}
 			switch ev.Type {
 			case "session.update":
 				send(`{"type":"session.updated","event_id":"ev_2","session":{"id":"sess_1","model":"` + model + `","instructions":"be brief"}}`)
@@ -101,6 +108,17 @@ func (u *rtUpstream) seen() (http.Header, string, [][]byte, error) {
 	return u.hdr, u.model, u.bins, u.end
 }
 
+// events is the client events the upstream got, as it got them.
+func (u *rtUpstream) events() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var evs []string
+	for _, t := range u.texts {
+		evs = append(evs, string(t))
+	}
+	return evs
+}
+
 // rowSink is a UsageSink that keeps the rows.
 type rowSink struct {
 	mu   sync.Mutex
@@ -120,12 +138,18 @@ func (r *rowSink) all() []store.Usage {
 	return append([]store.Usage(nil), r.rows...)
 }
 
-// realtimeGateway serves "fast", mapped to gpt-4o-realtime on up, and
-// "claude-x" on an anthropic channel only.
+// realtimeGateway serves "fast", mapped to gpt-4o-realtime on up,
+// gpt-4o-mini-realtime unmapped, and "gpt-claude" on an anthropic channel only.
 func realtimeGateway(t *testing.T, up *rtUpstream) (*testGateway, *rowSink) {
+	return realtimeGatewayWith(t, up, "")
+}
+
+// realtimeGatewayWith is realtimeGateway with more settings of up's channel
+// (YAML, such as "timeouts: {idle: 1s}").
+func realtimeGatewayWith(t *testing.T, up *rtUpstream, extra string) (*testGateway, *rowSink) {
 	rows := &rowSink{}
 	tg := startGatewayWith(t, "  - {name: rt, type: openai, base_url: \""+up.srv.URL+"/v1\", api_keys: ["+upstreamKey+"], "+
-		"model_map: {fast: gpt-4o-realtime}}\n"+
+		"models: [gpt-4o-mini-realtime], model_map: {fast: gpt-4o-realtime}, "+extra+"}\n"+
 		"  - {name: an, type: anthropic, base_url: \"http://127.0.0.1:1\", api_keys: [k], models: [gpt-claude]}\n",
 		proxy.Options{Usage: rows})
 	return tg, rows
