@@ -304,8 +304,7 @@ type leg struct {
 	edit     func([]byte) []byte // a text message as it goes on
 	ended    func(error)         // reading from `from` failed or it closed
 	lost     func(error)         // writing to `to` failed
-	buf      []byte              // binary messages stream through it
-	msg, out []byte              // a text message read whole, and an edited copy
+	msg, out []byte              // a message read whole, and a text one's edited copy
 }
 
 // closeFrame is a close code and reason to send; code 0 sends none.
@@ -451,7 +450,6 @@ var errTooBig = closeFrame{websocket.CloseMessageTooBig, "message too big"}
 
 // pump relays l's messages, one at a time, until either side ends.
 func (s *session) pump(l *leg) {
-	l.buf = make([]byte, 8<<10)
 	for {
 		typ, r, err := l.from.NextReader()
 		if err != nil {
@@ -478,47 +476,27 @@ func (s *session) pump(l *leg) {
 	}
 }
 
-// relay writes the message r reads to l.to: a text message read whole and
-// edited, a binary one as it is read. It tells a read error from a write
-// error.
+// relay reads the message r reads whole and writes it to l.to, a text one
+// edited. It tells a read error from a write error. Messages are read
+// whole, not streamed, as one write of a whole message is the library's
+// path that allocates least (none for a server's, when the message fits
+// its buffer) and sends one frame.
 func (l *leg) relay(typ int, r io.Reader) (rerr, werr error) {
+	if l.msg, rerr = appendAll(l.msg[:0], r); rerr != nil {
+		return rerr, nil
+	}
+	msg := l.msg
 	if typ == websocket.TextMessage {
-		if l.msg, rerr = appendAll(l.msg[:0], r); rerr != nil {
-			return rerr, nil
-		}
-		werr = l.to.WriteMessage(typ, l.edit(l.msg))
-		if cap(l.msg) > maxKeptMessage {
-			l.msg = nil
-		}
-		if cap(l.out) > maxKeptMessage {
-			l.out = nil
-		}
-		return nil, werr
+		msg = l.edit(msg)
 	}
-	w, werr := l.to.NextWriter(typ)
-	if werr != nil {
-		return nil, werr
+	werr = l.to.WriteMessage(typ, msg)
+	if cap(l.msg) > maxKeptMessage {
+		l.msg = nil
 	}
-	return copyMessage(w, r, l.buf)
-}
-
-// copyMessage copies a message from r to w and ends it, telling a read
-// error from a write error.
-func copyMessage(w io.WriteCloser, r io.Reader, buf []byte) (rerr, werr error) {
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if _, werr = w.Write(buf[:n]); werr != nil {
-				return nil, werr
-			}
-		}
-		if err == io.EOF {
-			return nil, w.Close()
-		}
-		if err != nil {
-			return err, nil
-		}
+	if cap(l.out) > maxKeptMessage {
+		l.out = nil
 	}
+	return nil, werr
 }
 
 // appendAll appends what r reads to dst.
