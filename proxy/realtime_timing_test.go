@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -25,8 +26,9 @@ import (
 // upgrade) on loopback TCP, its model mapped (so both pumps look at text
 // messages), between a client and an upstream that write pre-framed
 // messages and skip what they read without allocating. ns/op is per
-// message, pipelined; allocs/op are the process's per message, the
-// peers' none.
+// message, pipelined; cpu-ns/op the process's CPU time per message (the
+// peers' included, a small share), steadier than ns/op on a busy
+// machine; allocs/op are the process's per message, the peers' none.
 func BenchmarkRealtimeRelay(b *testing.B) {
 	rs := openBenchSession(b)
 	defer rs.close()
@@ -36,11 +38,48 @@ func BenchmarkRealtimeRelay(b *testing.B) {
 			b.SetBytes(int64(len(m.payload)))
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := processCPU()
 			if err := relayMessages(src, dst, frames, b.N); err != nil {
 				b.Fatal(err)
 			}
+			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkRealtimeEventLook is what a session spends looking at a text
+// message it passes on unchanged, each way, the model mapped (so the
+// upstream's are looked at for session events too): a ~200-byte event
+// and an 8 KiB one of base64 audio, the bulk of realtime traffic.
+func BenchmarkRealtimeEventLook(b *testing.B) {
+	s := &session{x: &exchange{model: "fast"}, upModel: "gpt-4o-realtime", rename: true, events: mappedEvents}
+	for _, size := range []int{200, 8 << 10} {
+		for _, dir := range []struct {
+			name, typ, field string
+			look             func([]byte) []byte
+		}{
+			{"client", "input_audio_buffer.append", "audio", s.fromClient},
+			{"upstream", "response.output_audio.delta", "delta", s.fromUpstream},
+		} {
+			msg := audioEvent(dir.typ, dir.field, size)
+			b.Run(fmt.Sprintf("%s-%dB", dir.name, size), func(b *testing.B) {
+				b.SetBytes(int64(len(msg)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if out := dir.look(msg); len(out) != len(msg) {
+						b.Fatalf("changed: %s", out)
+					}
+				}
+			})
+		}
+	}
+}
+
+// audioEvent is a text event of type typ carrying base64 audio in field,
+// size bytes long.
+func audioEvent(typ, field string, size int) []byte {
+	ev := `{"type":"` + typ + `","event_id":"event_Bx7Qm2","` + field + `":"`
+	return []byte(ev + strings.Repeat("A", size-len(ev)-2) + `"}`)
 }
 
 // relayedMessage is a message the benchmark relays, and its direction.
@@ -54,15 +93,11 @@ type relayedMessage struct {
 // relayedMessages are a ~200-byte text event and a 4 KiB binary audio
 // frame, each way.
 func relayedMessages() []relayedMessage {
-	text := func(typ, field string) []byte {
-		ev := `{"type":"` + typ + `","event_id":"event_Bx7Qm2","` + field + `":"`
-		return []byte(ev + strings.Repeat("A", 200-len(ev)-2) + `"}`)
-	}
 	audio := bytes.Repeat([]byte{0x12, 0x34}, 2048)
 	return []relayedMessage{
-		{"client-to-upstream/text-200B", websocket.TextMessage, text("input_audio_buffer.append", "audio"), true},
+		{"client-to-upstream/text-200B", websocket.TextMessage, audioEvent("input_audio_buffer.append", "audio", 200), true},
 		{"client-to-upstream/binary-4KiB", websocket.BinaryMessage, audio, true},
-		{"upstream-to-client/text-200B", websocket.TextMessage, text("response.output_audio_transcript.delta", "delta"), false},
+		{"upstream-to-client/text-200B", websocket.TextMessage, audioEvent("response.output_audio.delta", "delta", 200), false},
 		{"upstream-to-client/binary-4KiB", websocket.BinaryMessage, audio, false},
 	}
 }
