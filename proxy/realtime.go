@@ -55,6 +55,12 @@ const (
 	// maxKeptMessage is the largest message buffer a session keeps between
 	// messages.
 	maxKeptMessage = 1 << 20
+	// wsWriteBuffer is each connection's write buffer: a message that fits
+	// goes in one frame and one write (base64 audio events are several KiB;
+	// past the library's 4 KiB default, one toward the upstream was two
+	// frames, each its own write and random mask key, and one toward the
+	// client two writes through a vector that allocates).
+	wsWriteBuffer = 16 << 10
 )
 
 var (
@@ -112,7 +118,8 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 		s.events = mappedEvents
 	}
 	u := websocket.FastHTTPUpgrader{
-		Subprotocols: []string{realtimeProtocol},
+		WriteBufferSize: wsWriteBuffer,
+		Subprotocols:    []string{realtimeProtocol},
 		// The key is the credential, not a cookie: any origin may use it.
 		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
 		Error: func(ctx *fasthttp.RequestCtx, status int, reason error) {
@@ -198,7 +205,7 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 	h.Set("X-Request-Id", string(x.id))
 	h.Set("User-Agent", "rosetta")
 	t := c.ch.cfg.Timeouts
-	d := websocket.Dialer{HandshakeTimeout: t.Connect + t.FirstByte}
+	d := websocket.Dialer{HandshakeTimeout: t.Connect + t.FirstByte, WriteBufferSize: wsWriteBuffer}
 	nd := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
 	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var conn net.Conn

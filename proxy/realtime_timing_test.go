@@ -21,11 +21,11 @@ import (
 )
 
 // BenchmarkRealtimeRelay is the gateway's cost per relayed realtime
-// message, each way, for a ~200-byte text event and a 4 KiB binary audio
-// frame: a session opened through the gateway (key, route, upstream dial,
-// upgrade) on loopback TCP, its model mapped (so both pumps look at text
-// messages), between a client and an upstream that write pre-framed
-// messages and skip what they read without allocating. ns/op is per
+// message, for each of relayedMessages: a session opened through the
+// gateway (key, route, upstream dial, upgrade) on loopback TCP, its model
+// mapped (so both pumps look at text messages), between a client and an
+// upstream that write pre-framed messages and skip what they read without
+// allocating. ns/op is per
 // message, pipelined; cpu-ns/op the process's CPU time per message (the
 // peers' included, a small share), steadier than ns/op on a busy
 // machine; allocs/op are the process's per message, the peers' none.
@@ -90,15 +90,18 @@ type relayedMessage struct {
 	up      bool // client to upstream, else upstream to client
 }
 
-// relayedMessages are a ~200-byte text event and a 4 KiB binary audio
-// frame, each way.
+// relayedMessages are a ~200-byte text event, a 4 KiB binary audio frame
+// and an 8 KiB text event of base64 audio (what realtime mostly carries),
+// each way.
 func relayedMessages() []relayedMessage {
 	audio := bytes.Repeat([]byte{0x12, 0x34}, 2048)
 	return []relayedMessage{
 		{"client-to-upstream/text-200B", websocket.TextMessage, audioEvent("input_audio_buffer.append", "audio", 200), true},
 		{"client-to-upstream/binary-4KiB", websocket.BinaryMessage, audio, true},
+		{"client-to-upstream/text-8KiB", websocket.TextMessage, audioEvent("input_audio_buffer.append", "audio", 8<<10), true},
 		{"upstream-to-client/text-200B", websocket.TextMessage, audioEvent("response.output_audio.delta", "delta", 200), false},
 		{"upstream-to-client/binary-4KiB", websocket.BinaryMessage, audio, false},
+		{"upstream-to-client/text-8KiB", websocket.TextMessage, audioEvent("response.output_audio.delta", "delta", 8<<10), false},
 	}
 }
 
