@@ -309,7 +309,8 @@ type session struct {
 	started atomic.Bool // run or abandoned took it
 	timer   *time.Timer // idle and total timeouts
 	last    atomic.Int64
-	closing atomic.Bool // close frames went out: the pumps end quietly
+	closing atomic.Bool            // close frames went out: the pumps end quietly
+	why     atomic.Pointer[string] // the error the session ends with, if any
 	cutOnce sync.Once
 
 	toUp, toClient leg         // each relayed by its own pump
@@ -374,6 +375,9 @@ func (s *session) run(client *websocket.Conn) {
 
 	s.g.metrics.openSessions.Dec()
 	s.x.usage = s.usage
+	if why := s.why.Load(); why != nil {
+		s.x.errMsg = *why
+	}
 	s.g.sessions.remove(s)
 	s.g.finish(s.x)
 }
@@ -436,7 +440,7 @@ func (s *session) end(why string, toClient, toUp closeFrame, grace time.Duration
 		return
 	}
 	if why != "" {
-		s.x.errMsg = why
+		s.why.Store(&why) // end may run on a timer's goroutine: run reads it
 	}
 	s.sendClose(s.client, toClient)
 	s.sendClose(s.up, toUp)
