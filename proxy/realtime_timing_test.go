@@ -18,6 +18,7 @@ import (
 	"github.com/fasthttp/websocket"
 
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/internal/proctime"
 )
 
 // BenchmarkRealtimeRelay is the gateway's cost per relayed realtime
@@ -38,11 +39,11 @@ func BenchmarkRealtimeRelay(b *testing.B) {
 			b.SetBytes(int64(len(m.payload)))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := proctime.CPU()
 			if err := relayMessages(src, dst, frames, b.N); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(proctime.CPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
