@@ -35,12 +35,27 @@ const (
 	// OpRealtime is a realtime session (OpenAI's GET /realtime): a
 	// WebSocket whose frames are relayed as they are, both ways.
 	OpRealtime
+	// The Responses API on a channel that serves it natively, relayed as
+	// it is: OpResponses creates a response, OpResponsesCount counts a
+	// request's input tokens. The operations on a response the upstream
+	// keeps take its id where the others take a model (HTTP.Path's model
+	// is the id): OpResponseGet reads it, OpResponseDelete deletes it,
+	// OpResponseCancel cancels a background one, OpResponseInputItems
+	// lists its input items.
+	OpResponses
+	OpResponsesCount
+	OpResponseGet
+	OpResponseDelete
+	OpResponseCancel
+	OpResponseInputItems
 )
 
 var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
 	OpEmbed: "embedding", OpRerank: "rerank", OpImage: "image generation", OpImageEdit: "image edit",
 	OpImageVariation: "image variation", OpSpeech: "speech", OpTranscribe: "transcription", OpTranslate: "translation",
-	OpRealtime: "realtime session"}
+	OpRealtime: "realtime session", OpResponses: "response", OpResponsesCount: "response token count",
+	OpResponseGet: "response retrieval", OpResponseDelete: "response deletion", OpResponseCancel: "response cancellation",
+	OpResponseInputItems: "response input items"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -48,23 +63,27 @@ func (o Op) String() string { return opNames[o] }
 // configuration narrows what it serves with (channels[].endpoints): chat
 // (generate and count tokens), completions, embeddings, rerank, images
 // (generations, edits, variations), audio (speech, transcriptions,
-// translations), realtime (realtime WebSocket sessions).
+// translations), realtime (realtime WebSocket sessions), responses (the
+// Responses API).
 func (o Op) Endpoint() string { return opEndpoints[o] }
 
 var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpComplete: "completions", OpEmbed: "embeddings",
 	OpRerank: "rerank", OpImage: "images", OpImageEdit: "images", OpImageVariation: "images",
-	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio", OpRealtime: "realtime"}
+	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio", OpRealtime: "realtime",
+	OpResponses: "responses", OpResponsesCount: "responses", OpResponseGet: "responses", OpResponseDelete: "responses",
+	OpResponseCancel: "responses", OpResponseInputItems: "responses"}
 
 // Endpoints lists the endpoint families, in a stable order.
 func Endpoints() []string {
-	return []string{"chat", "completions", "embeddings", "rerank", "images", "audio", "realtime"}
+	return []string{"chat", "completions", "embeddings", "rerank", "images", "audio", "realtime", "responses"}
 }
 
 // Ops lists the operations, those of one family next to each other
 // (ServedEndpoints relies on it).
 func Ops() []Op {
 	return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank,
-		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate, OpRealtime}
+		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate, OpRealtime,
+		OpResponses, OpResponsesCount, OpResponseGet, OpResponseDelete, OpResponseCancel, OpResponseInputItems}
 }
 
 // Serves reports whether a dialect's API has an endpoint for op.

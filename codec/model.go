@@ -179,6 +179,30 @@ type Request struct {
 	// Embed is what an OpEmbed request asks (left out of the goldens'
 	// dumps of other requests).
 	Embed Embed `json:",omitzero"`
+
+	// Session is what a client of OpenAI's Responses API asks besides
+	// the generation; zero for the other styles.
+	Session Session `json:",omitzero"`
+}
+
+// Session is the part of a Responses request that the gateway keeps or
+// gives back rather than sends upstream: the stored conversation it
+// continues, whether to store this turn, and what the response echoes.
+// Strings may point into the request body, as the rest of a Request.
+type Session struct {
+	// PreviousID is the stored response the request continues
+	// (previous_response_id). The decoder only reads it: the proxy puts
+	// that response's items before the input and decodes again.
+	PreviousID string
+	// Store: keep the response for later turns (the API's default).
+	Store bool
+	// Input is the request's input as sent, JSON text: a string or an
+	// array of items (with the stored ones first, once resolved).
+	Input string
+	// Instructions (text), Metadata (a JSON object as text) and
+	// ReasoningSummary (auto, concise, detailed) are echoed in the
+	// response as they were asked.
+	Instructions, Metadata, ReasoningSummary string
 }
 
 // Embed is an embeddings request: a vector for each input, in order.
@@ -196,6 +220,38 @@ type Embed struct {
 	// encoding_format), one embedding rather than a list (Gemini's
 	// embedContent).
 	Base64, Single bool
+}
+
+// AddMessage appends a message of the given role to r, reusing the part
+// slice a reset Request kept in that slot.
+func (r *Request) AddMessage(role Role) *Message {
+	n := len(r.Messages)
+	if n < cap(r.Messages) {
+		r.Messages = r.Messages[:n+1]
+		m := &r.Messages[n]
+		m.Role, m.Parts = role, m.Parts[:0]
+		return m
+	}
+	r.Messages = append(r.Messages, Message{Role: role})
+	return &r.Messages[n]
+}
+
+// CallName returns the name of the tool call with the given id in the
+// assistant turns so far, searching from the end ("" for none): the name a
+// tool result is given when its API pairs results with calls by id only.
+func (r *Request) CallName(id string) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		m := &r.Messages[i]
+		if m.Role != RoleAssistant {
+			continue
+		}
+		for j := range m.Parts {
+			if p := &m.Parts[j]; p.Kind == PartToolCall && p.ID == id {
+				return p.Name
+			}
+		}
+	}
+	return ""
 }
 
 // Reset empties r for reuse, keeping the capacity of its slices.

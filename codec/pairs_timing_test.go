@@ -21,6 +21,7 @@ var request2KB = map[string]string{
 	"openai":    "openai/testdata/chat_2kb.json",
 	"anthropic": "anthropic/testdata/messages_2kb.json",
 	"gemini":    "gemini/testdata/chat_2kb.json",
+	"responses": "responses/testdata/request_2kb.json",
 }
 
 func BenchmarkPairsTranslateRequest2KB(b *testing.B) {

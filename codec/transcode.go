@@ -14,6 +14,11 @@ type Relay struct {
 	IncludeUsage bool
 	// Usage is the usage the stream has reported so far.
 	Usage Usage
+	// ID and Status are the id and the latest status of the answer, for
+	// an API whose stream names them and whose answers the gateway
+	// remembers (the Responses API's lifecycle events); empty until then.
+	// Their buffers are kept from stream to stream.
+	ID, Status []byte
 	// Dec is a decoder of the stream's dialect, reset for the stream, for
 	// dialects that read the usage by decoding the events.
 	Dec     StreamDecoder
@@ -121,9 +126,11 @@ type Transcoder struct {
 // ResetPass readies t to relay a stream of dialect d as it is: r says
 // what to change on the way (its usage is reset).
 func (t *Transcoder) ResetPass(d PassThrough, r Relay, f Framing) {
+	id, status := t.relay.ID[:0], t.relay.Status[:0]
 	t.reset(f)
 	t.pass, t.relay = d, r
 	t.relay.Usage, t.relay.decoded, t.relay.events = Usage{}, false, t.events[:0]
+	t.relay.ID, t.relay.Status = id, status
 	if t.relay.Dec != nil {
 		t.relay.Dec.Reset()
 	}
@@ -216,6 +223,14 @@ func (t *Transcoder) Failure() string { return t.failure }
 
 // Usage is the usage the stream has reported so far.
 func (t *Transcoder) Usage() Usage { return t.relay.Usage }
+
+// Relayed is the state of a stream on the pass-through path: its usage,
+// and its answer's id and status where the dialect reads them.
+func (t *Transcoder) Relayed() *Relay { return &t.relay }
+
+// Encoder is the client's encoder of a translated stream (nil on the
+// pass-through path), for what it holds of the stream once it is over.
+func (t *Transcoder) Encoder() StreamEncoder { return t.enc }
 
 // Events are the canonical events of the last upstream event translated.
 func (t *Transcoder) Events() []Event { return t.events }

@@ -122,6 +122,14 @@ type Store struct {
 	// UsageRetention is how long usage rows are kept; older ones are
 	// deleted at start and every hour. Default: 2160h (90 days).
 	UsageRetention time.Duration `yaml:"usage_retention"`
+
+	// ResponsesRetention is how long the gateway remembers a Responses
+	// API response: which channel made a native one (so that its GET,
+	// DELETE, cancel, input_items and previous_response_id reach it), and
+	// the items of a translated one. Older ones are deleted at start and
+	// every hour, as they are when their key is. Default: 720h (30 days,
+	// as long as OpenAI keeps responses).
+	ResponsesRetention time.Duration `yaml:"responses_retention"`
 }
 
 // Channel is one upstream provider account.
@@ -177,10 +185,25 @@ type Channel struct {
 	// completions), embeddings (OpenAI's /embeddings, Gemini's
 	// embedContent and batchEmbedContents), rerank, images (generations,
 	// edits, variations), audio (speech, transcriptions, translations),
-	// realtime (GET /v1/realtime WebSocket sessions).
+	// realtime (GET /v1/realtime WebSocket sessions), responses (the
+	// Responses API, as Responses says).
 	// Default: every family its type serves (openai and demo: all; gemini:
-	// chat and embeddings; anthropic: chat; cohere: rerank).
+	// chat, embeddings and responses; anthropic: chat and responses;
+	// cohere: rerank).
 	Endpoints []string `yaml:"endpoints"`
+
+	// Responses is how the channel serves the Responses API (POST
+	// /v1/responses, and GET, DELETE, cancel and input_items on a
+	// response): native relays it to the upstream's own /responses, as it
+	// is but for the model name, and the upstream keeps the responses
+	// (the gateway remembers which channel, and which of its keys, made
+	// each); translate serves it through the channel's chat API (through
+	// the canonical model), and the gateway keeps the responses in its
+	// store. native is for openai channels whose server has /responses
+	// (OpenAI's does; many OpenAI-compatible servers do not: set
+	// translate for those). Default: native for openai channels,
+	// translate for anthropic, gemini and demo ones.
+	Responses string `yaml:"responses"`
 
 	// Timeouts bound each upstream request.
 	Timeouts Timeouts `yaml:"timeouts"`

@@ -97,11 +97,11 @@ func TestParseErrors(t *testing.T) {
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], pace: 1s}]", "rosetta.yaml: channels[0].pace: only used by demo channels")
 	f("channels: [{name: a, type: demo, models: [m], pace: -1s}]", "rosetta.yaml: channels[0].pace: must be positive, got -1s")
 	f("channels: [{name: a, type: anthropic, api_keys: [k], models: [m], endpoints: [chat, embeddings]}]",
-		"rosetta.yaml: channels[0].endpoints[1]: anthropic channels do not serve embeddings (they serve chat)")
+		"rosetta.yaml: channels[0].endpoints[1]: anthropic channels do not serve embeddings (they serve chat and responses)")
 	f("channels: [{name: a, type: gemini, api_keys: [k], models: [m], endpoints: [embeddings, completions]}]",
-		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat and embeddings)")
+		"rosetta.yaml: channels[0].endpoints[1]: gemini channels do not serve completions (they serve chat, embeddings and responses)")
 	f("channels: [{name: a, type: openai, api_keys: [k], models: [m], endpoints: [chat, pictures]}]",
-		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings, rerank, images, audio or realtime)`)
+		`rosetta.yaml: channels[0].endpoints[1]: unknown endpoint "pictures" (want chat, completions, embeddings, rerank, images, audio, realtime or responses)`)
 	f("channels: [{name: a, type: demo, models: [m], endpoints: [embeddings, chat, embeddings]}]",
 		`rosetta.yaml: channels[0].endpoints[2]: "embeddings" listed twice`)
 
@@ -224,18 +224,19 @@ cluster:
 			MaxWSMessage:    16 << 20,
 			ShutdownTimeout: time.Minute,
 		},
-		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
+		Store: Store{Driver: "postgres", DSN: "postgres://rosetta:pw@db/rosetta", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour, ResponsesRetention: 30 * 24 * time.Hour},
 		Channels: []Channel{{
-			Name:     "oa",
-			Type:     "openai",
-			BaseURL:  "https://openrouter.ai/api/v1",
-			APIKeys:  []string{"sk-1", "sk-2"},
-			Models:   []string{"gpt-4o", "gpt-4o-mini"},
-			ModelMap: map[string]string{"fast": "gpt-4o-mini"},
-			Priority: 2,
-			Weight:   7,
-			Timeouts: Timeouts{Connect: time.Second, FirstByte: 2 * time.Second, Idle: 3 * time.Second, Total: 4 * time.Second},
-			Breaker:  Breaker{Failures: 9, Cooldown: time.Minute},
+			Name:      "oa",
+			Type:      "openai",
+			BaseURL:   "https://openrouter.ai/api/v1",
+			APIKeys:   []string{"sk-1", "sk-2"},
+			Models:    []string{"gpt-4o", "gpt-4o-mini"},
+			ModelMap:  map[string]string{"fast": "gpt-4o-mini"},
+			Priority:  2,
+			Weight:    7,
+			Responses: "native",
+			Timeouts:  Timeouts{Connect: time.Second, FirstByte: 2 * time.Second, Idle: 3 * time.Second, Total: 4 * time.Second},
+			Breaker:   Breaker{Failures: 9, Cooldown: time.Minute},
 		}, {
 			Name:       "claude",
 			Type:       "anthropic",
@@ -244,16 +245,18 @@ cluster:
 			Models:     []string{"claude-sonnet-4-5"},
 			Weight:     1,
 			APIVersion: "2026-10-21",
+			Responses:  "translate",
 			Timeouts:   defaultTimeouts,
 			Breaker:    defaultBreaker,
 		}, {
-			Name:     "demo",
-			Type:     "demo",
-			Models:   []string{"demo"},
-			Weight:   1,
-			Timeouts: defaultTimeouts,
-			Breaker:  defaultBreaker,
-			Pace:     time.Millisecond,
+			Name:      "demo",
+			Type:      "demo",
+			Models:    []string{"demo"},
+			Weight:    1,
+			Responses: "translate",
+			Timeouts:  defaultTimeouts,
+			Breaker:   defaultBreaker,
+			Pace:      time.Millisecond,
 		}},
 		Keys: []Key{{Name: "app", Key: "sk-rosetta-0123456789", Models: []string{"gpt-4o*", "fast"}, RPM: 60, TPM: 1000}},
 		Cluster: Cluster{
@@ -295,15 +298,15 @@ keys:
 	breaker := Breaker{Failures: 5, Cooldown: 30 * time.Second}
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, MaxWSMessage: 16 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour, ResponsesRetention: 30 * 24 * time.Hour},
 		Channels: []Channel{
 			{Name: "oa", Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
-				Models: []string{"gpt-4o"}, Weight: 1, Timeouts: timeouts, Breaker: breaker},
+				Models: []string{"gpt-4o"}, Weight: 1, Responses: "native", Timeouts: timeouts, Breaker: breaker},
 			{Name: "claude", Type: "anthropic", BaseURL: "https://api.anthropic.com", APIKeys: []string{"sk-ant"},
-				Models: []string{"claude-sonnet-4-5"}, Weight: 1, APIVersion: "2023-06-01", Timeouts: timeouts, Breaker: breaker},
+				Models: []string{"claude-sonnet-4-5"}, Weight: 1, APIVersion: "2023-06-01", Responses: "translate", Timeouts: timeouts, Breaker: breaker},
 			{Name: "gem", Type: "gemini", BaseURL: "https://generativelanguage.googleapis.com", APIKeys: []string{"AIza"},
-				ModelMap: map[string]string{"flash": "gemini-2.5-flash"}, Weight: 1, Timeouts: timeouts, Breaker: breaker},
-			{Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Timeouts: timeouts, Breaker: breaker, Pace: 40 * time.Millisecond},
+				ModelMap: map[string]string{"flash": "gemini-2.5-flash"}, Weight: 1, Responses: "translate", Timeouts: timeouts, Breaker: breaker},
+			{Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Responses: "translate", Timeouts: timeouts, Breaker: breaker, Pace: 40 * time.Millisecond},
 		},
 		Keys:    []Key{{Name: "app", Key: "0123456789abcdef", Models: []string{"*"}}},
 		Cluster: Cluster{NodeName: host + "-8080", Bind: "0.0.0.0:7946", SecretKeyEnv: "ROSETTA_GOSSIP_KEY"},
@@ -425,9 +428,9 @@ func TestDefault(t *testing.T) {
 	host, _ := os.Hostname()
 	want := &Config{
 		Server: Server{Listen: "127.0.0.1:8080", PublicURL: "http://127.0.0.1:8080", MaxBody: 32 << 20, MaxUpload: 100 << 20, MaxWSMessage: 16 << 20, ShutdownTimeout: 30 * time.Second},
-		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour},
+		Store:  Store{Driver: "sqlite", DSN: "rosetta.db", UsageFlush: time.Second, UsageRetention: 90 * 24 * time.Hour, ResponsesRetention: 30 * 24 * time.Hour},
 		Channels: []Channel{{
-			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond,
+			Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Pace: 40 * time.Millisecond, Responses: "translate",
 			Timeouts: Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute},
 			Breaker:  Breaker{Failures: 5, Cooldown: 30 * time.Second},
 		}},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,14 +49,35 @@ func styleHTTP(typ string) *codec.HTTP {
 // ServedEndpoints lists the endpoint families a channel of type typ can
 // serve (codec.Op.Endpoint); nil for unknown types. A demo channel
 // simulates an OpenAI-compatible upstream.
+// Every type that serves chat serves responses, translated if not natively.
 func ServedEndpoints(typ string) []string {
 	if typ == demoType {
 		typ = dialects.All[0].Name()
 	}
-	if d := dialects.Named(typ); d != nil {
-		return codec.ServedEndpoints(d)
+	d := dialects.Named(typ)
+	if d == nil {
+		return nil
 	}
-	return nil
+	list := codec.ServedEndpoints(d)
+	if slices.Contains(list, codec.OpGenerate.Endpoint()) && !slices.Contains(list, responsesFamily) {
+		list = append(list, responsesFamily)
+	}
+	return list
+}
+
+// The ways a channel serves the Responses API (Channel.Responses).
+const (
+	responsesFamily    = "responses"
+	ResponsesNative    = "native"
+	ResponsesTranslate = "translate"
+)
+
+// servesResponsesNatively reports whether a channel of type typ can relay
+// the Responses API to its upstream as it is: its style has the API, and
+// it has a real upstream (the demo's simulates chat only).
+func servesResponsesNatively(typ string) bool {
+	d := dialects.Named(typ)
+	return typ != demoType && d != nil && codec.Serves(d, codec.OpResponses)
 }
 
 // Load reads the file at path and parses it with Parse, taking the
@@ -190,6 +212,9 @@ func splitList(s string) []string {
 // without end.
 const defaultUsageRetention = 90 * 24 * time.Hour
 
+// defaultResponsesRetention is as long as OpenAI keeps a response.
+const defaultResponsesRetention = 30 * 24 * time.Hour
+
 // setDefaults fills every field left unset (zero). It runs after applyEnv,
 // so derived defaults such as PublicURL follow ROSETTA_LISTEN.
 func (c *Config) setDefaults() {
@@ -205,6 +230,7 @@ func (c *Config) setDefaults() {
 	setDefault(&c.Store.Driver, "sqlite")
 	setDefault(&c.Store.UsageFlush, time.Second)
 	setDefault(&c.Store.UsageRetention, defaultUsageRetention)
+	setDefault(&c.Store.ResponsesRetention, defaultResponsesRetention)
 	if c.Store.Driver == "sqlite" {
 		setDefault(&c.Store.DSN, defaultDSN)
 	}
@@ -233,6 +259,11 @@ func (ch *Channel) setDefaults() {
 		}
 	}
 	ch.BaseURL = strings.TrimSuffix(ch.BaseURL, "/")
+	if servesResponsesNatively(ch.Type) {
+		setDefault(&ch.Responses, ResponsesNative)
+	} else if slices.Contains(ServedEndpoints(ch.Type), responsesFamily) {
+		setDefault(&ch.Responses, ResponsesTranslate)
+	}
 	setDefault(&ch.Weight, 1)
 	if ch.Type == demoType {
 		setDefault(&ch.Pace, defaultPace)

@@ -86,6 +86,9 @@ func (c *Config) validate(p *problems) {
 	if c.Store.UsageRetention < time.Hour {
 		p.add("store.usage_retention", "must be at least 1h, got %s", c.Store.UsageRetention)
 	}
+	if c.Store.ResponsesRetention < time.Hour {
+		p.add("store.responses_retention", "must be at least 1h, got %s", c.Store.ResponsesRetention)
+	}
 
 	names := map[string]int{}
 	for i := range c.Channels {
@@ -182,6 +185,7 @@ func (ch *Channel) validate(p *problems, path string) {
 	}
 
 	ch.validateEndpoints(p, path)
+	ch.validateResponses(p, path)
 
 	if ch.Priority < 0 {
 		p.add(path+".priority", "must not be negative, got %d", ch.Priority)
@@ -263,6 +267,19 @@ func (ch *Channel) validateEndpoints(p *problems, path string) {
 		case slices.Index(ch.Endpoints, e) < i:
 			p.add(at, "%q listed twice", e)
 		}
+	}
+}
+
+// validateResponses checks how the channel serves the Responses API.
+func (ch *Channel) validateResponses(p *problems, path string) {
+	switch {
+	case ch.Responses == "" || ServedEndpoints(ch.Type) == nil:
+	case !slices.Contains(ServedEndpoints(ch.Type), responsesFamily):
+		p.add(path+".responses", "%s channels do not serve the Responses API", ch.Type)
+	case ch.Responses != ResponsesNative && ch.Responses != ResponsesTranslate:
+		p.add(path+".responses", "unknown value %q (want native or translate)", ch.Responses)
+	case ch.Responses == ResponsesNative && !servesResponsesNatively(ch.Type):
+		p.add(path+".responses", "%s channels serve the Responses API by translation only (want translate)", ch.Type)
 	}
 }
 

@@ -127,6 +127,7 @@ func (c *Console) Register(r *router.Router) {
 	api.POST("/keys/{id}/revoke", c.user(c.revokeKey))
 	api.DELETE("/keys/{id}", c.user(c.deleteKey))
 	api.GET("/keys/{id}/models", c.user(c.keyModels))
+	api.GET("/models", c.user(c.allModels))
 
 	api.GET("/channels", c.admin(c.listChannels))
 	api.POST("/channels", c.admin(c.createChannel))
@@ -159,7 +160,9 @@ func (c *Console) asset(ctx *fasthttp.RequestCtx) {
 // contentSecurity allows nothing but the console's own files and calls, so
 // that text shown in the console (key names, model replies) cannot run as
 // script even if an escape were missed.
-const contentSecurity = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+// The playground shows generated images as data: URLs and plays speech
+// from blob: URLs.
+const contentSecurity = "default-src 'self'; img-src 'self' data:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 // assetTypes are the content types of the files in ui/. A fixed table,
 // not the system's mime.types: browsers refuse modules served with a

@@ -99,9 +99,22 @@ func (g *fakeGateway) TestChannel(ctx context.Context, name string) (time.Durati
 	return 42 * time.Millisecond, nil
 }
 
+// failedOver are the attempts of a request that failed over.
+var failedOver = []Attempt{{Channel: "broken", Status: 502, Error: "connection refused to 127.0.0.1:1"}, {Channel: "demo", Status: 200}}
+
+// Attempts knows the attempts of the requests whose id ends in "other"
+// (usageFixture's request of the model "other").
+func (g *fakeGateway) Attempts(requestID string) []Attempt {
+	if !strings.HasSuffix(requestID, "other") {
+		return nil
+	}
+	return failedOver
+}
+
 // ServeAs records the call and streams back two events, as the gateway
-// does, so the test sees the reply pass through unbuffered.
-func (g *fakeGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
+// does, so the test sees the reply pass through unbuffered. Its attempts
+// are a failed one and the one that answered.
+func (g *fakeGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []Attempt {
 	g.mu.Lock()
 	g.served = append(g.served, servedCall{
 		keyID: key.ID, uri: string(ctx.RequestURI()), body: string(ctx.PostBody()),
@@ -115,6 +128,7 @@ func (g *fakeGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
 		w.Flush()
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	})
+	return failedOver
 }
 
 func (g *fakeGateway) reloads() int {

@@ -31,28 +31,46 @@ type Gateway interface {
 	// gateway speaks, and demo), in the order to offer them.
 	ChannelTypes() []string
 	// TestChannel sends a tiny request through the named channel and
-	// reports how long the reply took.
+	// reports how long the reply took, or why it failed, in words. The
+	// test counts as one of the channel's requests.
 	TestChannel(ctx context.Context, name string) (time.Duration, error)
 	// ServeAs runs the gateway's own handler for ctx (a request in any of
 	// the three styles, its path and body as a client would send them) as
-	// if the key had authenticated it. The playground calls it, since the
-	// console never holds a key's secret.
-	ServeAs(ctx *fasthttp.RequestCtx, key *store.Key)
+	// if the key had authenticated it, and returns its upstream attempts.
+	// The playground calls it, since the console never holds a key's
+	// secret.
+	ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []Attempt
+	// Attempts returns the attempts of a recent request that had a failed
+	// one, by request id; nil when this node does not know it (any more).
+	Attempts(requestID string) []Attempt
 }
 
-// Model is one public model name and the channels that serve it.
+// Model is one public model name, the channels that serve it and the
+// endpoint families they serve ("chat", "embeddings", "images", …).
 type Model struct {
-	Name     string          `json:"name"`
-	Channels []ChannelStatus `json:"channels"`
+	Name      string          `json:"name"`
+	Channels  []ChannelStatus `json:"channels"`
+	Endpoints []string        `json:"endpoints"`
 }
 
 // ChannelStatus is a channel's health as the request path sees it.
 type ChannelStatus struct {
-	Name      string  `json:"name"`
-	Type      string  `json:"type"`
-	Source    string  `json:"source"` // "config" or "console" (then ID is set)
-	ID        int64   `json:"id,omitempty"`
-	State     string  `json:"state"`      // "closed" (healthy), "open" (cooling down), "half-open" (probing), "disabled"
-	Requests  int64   `json:"requests"`   // since the gateway started
-	ErrorRate float64 `json:"error_rate"` // share of failed attempts over the last minutes, 0..1
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	Source      string    `json:"source"` // "config" or "console" (then ID is set)
+	ID          int64     `json:"id,omitempty"`
+	State       string    `json:"state"`                // "closed" (healthy), "open" (cooling down), "half-open" (probing), "disabled"
+	OpenUntil   time.Time `json:"open_until,omitzero"`  // when an open circuit is probed again
+	Requests    int64     `json:"requests"`             // since the gateway started, tests included
+	ErrorRate   float64   `json:"error_rate"`           // share of failed attempts over the last five minutes, 0..1
+	LastError   string    `json:"last_error,omitempty"` // the cause of the last failed attempt, in words
+	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+}
+
+// Attempt is one upstream attempt of a request: the channel, the status
+// it ended with, and why it failed (empty when it answered).
+type Attempt struct {
+	Channel string `json:"channel"`
+	Status  int    `json:"status"`
+	Error   string `json:"error,omitempty"`
 }

@@ -300,7 +300,16 @@ func (c *Console) keyModels(cl *call) error {
 	if err != nil {
 		return err
 	}
-	models := c.gw.Models(k.Models)
+	return c.replyModels(cl, k.Models)
+}
+
+// allModels lists every model the gateway serves: what a new key may be
+// allowed, and what the home page's snippets may name before the caller
+// has a key.
+func (c *Console) allModels(cl *call) error { return c.replyModels(cl, []string{"*"}) }
+
+func (c *Console) replyModels(cl *call, allow []string) error {
+	models := c.gw.Models(allow)
 	if models == nil {
 		models = []Model{}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -180,7 +181,16 @@ func TestPlaygroundServesAsTheKey(t *testing.T) {
 	if strings.Contains(got.cookie, sessionCookie) || got.csrf != "" || got.extra != "2023-06-01" {
 		t.Errorf("headers passed on: cookie %q, csrf %q, anthropic-version %q", got.cookie, got.csrf, got.extra)
 	}
-	for _, path := range []string{"/v1/models", "/console/api/keys", "/v1beta/models/", "/v1beta/models/../../v1/models"} {
+	// The attempts come back, readable by the page's decodeURIComponent.
+	if h, _ := url.PathUnescape(r.header.Get(attemptsHeader)); h != `[{"channel":"broken","status":502,"error":"connection refused to 127.0.0.1:1"},{"channel":"demo","status":200}]` {
+		t.Errorf("%s: %q", attemptsHeader, r.header.Get(attemptsHeader))
+	}
+	for _, path := range []string{"/v1/embeddings", "/v1/images/generations", "/v1/audio/speech"} {
+		if r := u.do("POST", "/console/api/playground/"+strconv.FormatInt(id, 10)+path, `{}`); r.status != 200 {
+			t.Errorf("playground to %s: %d %s", path, r.status, r.body)
+		}
+	}
+	for _, path := range []string{"/v1/models", "/console/api/keys", "/v1beta/models/", "/v1beta/models/../../v1/models", "/v1/audio/transcriptions"} {
 		if r := u.do("POST", "/console/api/playground/"+strconv.FormatInt(id, 10)+path, body); r.status != 404 {
 			t.Errorf("playground to %s: %d %s, want 404", path, r.status, r.body)
 		}
@@ -188,7 +198,16 @@ func TestPlaygroundServesAsTheKey(t *testing.T) {
 	if r := u.do("POST", "/console/api/playground/"+strconv.FormatInt(id, 10)+"/v1/messages", body, csrfHeader, ""); r.status != 403 {
 		t.Errorf("playground without CSRF token: %d", r.status)
 	}
-	if n := len(e.gw.servedCalls()); n != 1 {
-		t.Errorf("%d calls reached the gateway, want 1", n)
+	if n := len(e.gw.servedCalls()); n != 4 {
+		t.Errorf("%d calls reached the gateway, want 4", n)
+	}
+}
+
+func TestAllModels(t *testing.T) {
+	e := newEnv(t)
+	// A user with no key yet still learns what models there are.
+	m := e.user("alice").must("GET", "/console/api/models", nil)
+	if models := m["models"].([]any); len(models) != 1 || models[0].(map[string]any)["name"] != "*" {
+		t.Errorf("models: %v", m)
 	}
 }

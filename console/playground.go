@@ -1,14 +1,23 @@
 package console
 
 import (
+	"encoding/json"
+	"net/url"
 	"strings"
 
 	"github.com/valyala/fasthttp"
 )
 
 // playgroundPaths are the gateway routes the playground may call: the
-// three styles' generation endpoints. One ending in / is a prefix.
-var playgroundPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1beta/models/"}
+// three styles' generation endpoints, and OpenAI's embeddings, image
+// generation and speech. One ending in / is a prefix.
+var playgroundPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1beta/models/",
+	"/v1/embeddings", "/v1/images/generations", "/v1/audio/speech"}
+
+// attemptsHeader carries a playground request's upstream attempts back to
+// the console's page, as URL-encoded JSON (header values are Latin-1, a
+// cause may not be). Only the console's own requests get it.
+const attemptsHeader = "X-Rosetta-Attempts"
 
 // playground runs a model call as one of the caller's keys. The request,
 // in any of the three styles, arrives at
@@ -37,7 +46,12 @@ func (c *Console) playground(cl *call) error {
 	// handler, nor of any upstream.
 	req.Header.DelCookie(sessionCookie)
 	req.Header.Del(csrfHeader)
-	c.gw.ServeAs(cl.rc, k)
+	attempts := c.gw.ServeAs(cl.rc, k)
+	// The answer is written after this handler returns, a stream's body
+	// after that: the header still goes out with it.
+	if b, err := json.Marshal(attempts); err == nil && len(attempts) > 0 {
+		cl.rc.Response.Header.Set(attemptsHeader, url.PathEscape(string(b)))
+	}
 	return nil
 }
 

@@ -26,6 +26,9 @@ type usageView struct {
 	FirstTokenMS float64   `json:"first_token_ms"`
 	RequestID    string    `json:"request_id"`
 	Style        string    `json:"style"`
+	// Attempts are the request's upstream attempts when it had a failed
+	// one and the gateway still holds them (see Gateway.Attempts).
+	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
 func viewUsage(u *store.Usage) usageView {
@@ -158,7 +161,9 @@ func (c *Console) usageRows(cl *call) error {
 			return err
 		}
 		for i := range rows {
-			views = append(views, viewUsage(&rows[i]))
+			v := viewUsage(&rows[i])
+			v.Attempts = c.gw.Attempts(v.RequestID)
+			views = append(views, v)
 		}
 	}
 	return cl.reply(map[string]any{"rows": views})

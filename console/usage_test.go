@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -72,6 +73,15 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 	rest := rowsOf(t, alice, "before_id="+strconv.Itoa(int(first[1]["id"].(float64))))
 	if len(first) != 2 || len(rest) != 1 || rest[0]["id"].(float64) >= first[1]["id"].(float64) {
 		t.Errorf("paging: %v then %v", first, rest)
+	}
+	// A request the gateway still knows the attempts of shows them.
+	failed := rowsOf(t, alice, "status=502")[0]
+	want := `[map[channel:broken error:connection refused to 127.0.0.1:1 status:502] map[channel:demo status:200]]`
+	if got := fmt.Sprint(failed["attempts"]); got != want {
+		t.Errorf("attempts of %v: %s, want %s", failed["request_id"], got, want)
+	}
+	if plain := rowsOf(t, alice, "model=demo")[0]; plain["attempts"] != nil {
+		t.Errorf("a request the gateway knows no attempts of has some: %v", plain)
 	}
 	r := first[0]
 	if r["latency_ms"].(float64) <= 0 || r["input_tokens"] != 10.0 || r["style"] != "openai" || r["channel"] != "demo" {

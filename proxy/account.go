@@ -21,12 +21,16 @@ func (g *Gateway) finish(x *exchange) {
 		g.logExchange(x)
 	}
 	g.recordUsage(x)
+	if len(x.tries) > 0 {
+		g.rememberFailed(x)
+	}
 	if x.inbound != nil {
 		x.inbound.Release()
 	}
 	x.canon.Reset()
 	x.resp.Reset()
-	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], canon: x.canon, resp: x.resp}
+	clear(x.tries) // lets the causes go
+	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], tries: x.tries[:0], canon: x.canon, resp: x.resp}
 	g.exchanges.Put(x)
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/valyala/fasthttp"
 )
@@ -73,4 +74,22 @@ func TestPassHeadersDoNotAllocate(t *testing.T) {
 				func() { passHeaders(&resp, x, ch, &sent) })
 		}
 	}
+}
+
+// TestResponsesRelayAllocatesNothing: a Responses stream relayed on the
+// pass-through path, its id, status and usage read, costs nothing per
+// event, nor per stream once the relay's buffers have grown.
+func TestResponsesRelayAllocatesNothing(t *testing.T) {
+	raw := responsesStream(200)
+	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+	rd := &chunkedReader{}
+	rl := newBenchRelay(rd, x)
+	testutil.AllocsN(t, 20, "a 209-event Responses stream", 0, func() {
+		rd.data, rd.size = raw, 512
+		rl.resetAs(rd, x, openai.Responses)
+		rl.WriteTo(io.Discard) //nolint:errcheck
+		if len(rl.tc.Relayed().ID) == 0 {
+			panic("no id read")
+		}
+	})
 }

@@ -163,9 +163,13 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 }
 
 // invalidate drops a key from the cache, so that a revoked key fails at once.
+// ristretto applies a Set later, from a buffer: a Set still buffered when
+// Del runs would show its entry until the buffered delete follows it, so
+// invalidate waits for the buffer (changes are rare; requests never wait).
 func (kr *keyring) invalidate(h [sha256.Size]byte) {
 	kr.gen.Add(1)
 	kr.cache.Del(binary.LittleEndian.Uint64(h[:8]))
+	kr.cache.Wait()
 	kr.known.Delete(h)
 }
 

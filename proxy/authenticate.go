@@ -31,8 +31,9 @@ func (g *Gateway) open(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *e
 // store fails), finishes x and returns nil. A request that ServeAs runs
 // carries its key already.
 func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
-	if k, ok := ctx.UserValue(presetKey{}).(*Key); ok {
-		return g.checkExpiry(ctx, x, k)
+	if p, ok := ctx.UserValue(presetKey{}).(*preset); ok {
+		x.trace = &p.attempts
+		return g.checkExpiry(ctx, x, p.key)
 	}
 	secret := secret(ctx, x.style.http)
 	k, err := g.keys.find(secret)

@@ -137,5 +137,16 @@ func (b *breaker) openness() float64 {
 	return 0
 }
 
+// openUntil is when an open circuit lets a probe through; zero when it is
+// not open.
+func (b *breaker) openUntil() time.Time {
+	if b.state.Load() != open {
+		return time.Time{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.openedAt.Add(b.cooldown)
+}
+
 // String names the breaker's state.
 func (b *breaker) String() string { return stateNames[b.state.Load()] }

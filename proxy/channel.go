@@ -69,7 +69,8 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		ch.auth = append(ch.auth, []byte(ch.style.http.AuthPrefix+k))
 	}
 	for _, op := range codec.Ops() {
-		if codec.Serves(ch.style, op) && (len(c.Endpoints) == 0 || slices.Contains(c.Endpoints, op.Endpoint())) {
+		if codec.Serves(ch.style, op) && (len(c.Endpoints) == 0 || slices.Contains(c.Endpoints, op.Endpoint())) &&
+			(op.Endpoint() != respFamily || c.Responses == config.ResponsesNative) {
 			ch.ops |= 1 << op
 		}
 	}
@@ -148,19 +149,25 @@ func (ch *channel) appendURI(dst []byte, op codec.Op, model string, stream bool)
 // serves reports whether the channel serves op.
 func (ch *channel) serves(op codec.Op) bool { return ch.ops&(1<<op) != 0 }
 
-// setHeaders sets the channel's next credential and its API version.
-func (ch *channel) setHeaders(req *fasthttp.Request) {
+// setHeaders sets the channel's API version and a credential: its key
+// numbered key (from 1; past the last it counts round) when key > 0, else
+// the next one in turn. It returns the number of the key it set, 0 for a
+// channel without keys.
+func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
 	if h := ch.style.http; h.VersionHeader != "" {
 		req.Header.Set(h.VersionHeader, ch.version)
 	}
-	ch.setAuth(req)
-}
-
-// setAuth sets the channel's next credential (rotated round-robin).
-func (ch *channel) setAuth(req *fasthttp.Request) {
-	if len(ch.auth) > 0 {
-		req.Header.SetBytesKV(ch.style.authHeader, ch.nextAuth())
+	n := len(ch.auth)
+	if n == 0 {
+		return 0
 	}
+	if key > 0 {
+		key = (key-1)%n + 1
+	} else {
+		key = int(ch.next.Add(1)-1)%n + 1
+	}
+	req.Header.SetCanonical(ch.style.authHeader, ch.auth[key-1])
+	return key
 }
 
 // nextAuth is the value of the credential header for the channel's next

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -19,20 +20,25 @@ import (
 
 // ChannelStatus is a channel's health as the request path sees it.
 type ChannelStatus struct {
-	Name      string
-	Type      string
-	Source    string // sourceConfig or sourceConsole (then ID is set)
-	ID        int64
-	State     string // closed, open, half-open (the circuit), or disabled
-	Requests  int64  // attempts since the gateway started
-	ErrorRate float64
+	Name        string
+	Type        string
+	Source      string // sourceConfig or sourceConsole (then ID is set)
+	ID          int64
+	State       string    // closed, open, half-open (the circuit), or disabled
+	OpenUntil   time.Time // when an open circuit lets a probe through; zero unless open
+	Requests    int64     // attempts since the gateway started, tests included
+	ErrorRate   float64   // share of failed attempts over the last five minutes
+	LastError   string    // the last failed attempt's cause, in words; "" if none failed
+	LastErrorAt time.Time
 }
 
-// ModelStatus is a public model name and the channels that serve it, in
-// the order they are tried.
+// ModelStatus is a public model name, the channels that serve it, in the
+// order they are tried, and the endpoint families they serve (chat,
+// embeddings, images, audio, …).
 type ModelStatus struct {
-	Name     string
-	Channels []ChannelStatus
+	Name      string
+	Channels  []ChannelStatus
+	Endpoints []string
 }
 
 const (
@@ -71,9 +77,12 @@ func (g *Gateway) Models(allow []string) []ModelStatus {
 		}
 		r := t.routes[name]
 		m := ModelStatus{Name: name, Channels: make([]ChannelStatus, len(r.channels))}
+		var ops uint32
 		for i, ch := range r.channels {
 			m.Channels[i] = ch.status(now)
+			ops |= ch.ops
 		}
+		m.Endpoints = endpointsOf(ops)
 		out = append(out, m)
 	}
 	return out
@@ -90,13 +99,29 @@ func (g *Gateway) Channels() []ChannelStatus {
 	return append(out, t.disabled...)
 }
 
+// endpointsOf names the endpoint families of the operations in ops, in
+// codec's order, each once.
+func endpointsOf(ops uint32) []string {
+	var out []string
+	for _, op := range codec.Ops() {
+		if e := op.Endpoint(); ops&(1<<op) != 0 && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func (ch *channel) status(now time.Time) ChannelStatus {
 	source := sourceConfig
 	if ch.id != 0 {
 		source = sourceConsole
 	}
-	return ChannelStatus{Name: ch.name, Type: ch.kind, Source: source, ID: ch.id, State: ch.breaker.String(),
-		Requests: ch.stats.requests.Load(), ErrorRate: ch.stats.errorRate(now)}
+	st := ChannelStatus{Name: ch.name, Type: ch.kind, Source: source, ID: ch.id, State: ch.breaker.String(),
+		OpenUntil: ch.breaker.openUntil(), Requests: ch.stats.requests.Load(), ErrorRate: ch.stats.errorRate(now)}
+	if last := ch.stats.last.Load(); last != nil {
+		st.LastError, st.LastErrorAt = last.cause, last.at
+	}
+	return st
 }
 
 // probeTimeout bounds TestChannel when its context has no sooner deadline.
@@ -104,19 +129,38 @@ const probeTimeout = 30 * time.Second
 
 // TestChannel sends a one-token request ("ping", max_tokens 1, in the
 // channel's own style) through the named channel and reports how long the
-// whole answer took. A disabled store channel is tested too, on a client
-// made for the test. The test leaves the channel's breaker and counters
-// alone: it is not traffic.
+// whole answer took, or why it failed, in words. The test counts as a
+// request of the channel: in its requests, error rate and last error, and
+// in its breaker, so that a channel that fails its test looks it. A
+// disabled store channel is tested too, on a client made for the test,
+// which counts nothing.
 func (g *Gateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
 	ch := g.table.Load().channel(name)
-	if ch == nil {
+	routed := ch != nil
+	if !routed {
 		var err error
 		if ch, err = g.storeChannel(ctx, name); err != nil {
 			return 0, err
 		}
 		defer ch.close()
 	}
-	return ch.probe(ctx)
+	took, o, err := ch.probe(ctx)
+	if routed && o != outcomeNone {
+		ch.probed(time.Now(), o, err)
+	}
+	return took, err
+}
+
+// probed counts a test's outcome o as an attempt of the channel.
+func (ch *channel) probed(now time.Time, o outcome, err error) {
+	ch.answered(o, now)
+	switch {
+	case o.failed():
+		ch.breaker.failure(now)
+		ch.stats.noteError(now, err.Error())
+	case o == outcomeOK:
+		ch.breaker.success()
+	}
 }
 
 // storeChannel builds the store's channel called name, enabled or not, for
@@ -141,17 +185,22 @@ func (g *Gateway) storeChannel(ctx context.Context, name string) (*channel, erro
 	return nil, fmt.Errorf("no channel %q", name)
 }
 
-// probe sends the test request of TestChannel.
-func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
+// outcomeNone is a test that reached no upstream: there was no request
+// to send.
+const outcomeNone = numOutcomes
+
+// probe sends the test request of TestChannel, and classifies its outcome
+// as forward does an attempt's.
+func (ch *channel) probe(ctx context.Context) (time.Duration, outcome, error) {
 	public := ch.cfg.PublicModels()
 	if len(public) == 0 {
-		return 0, fmt.Errorf("channel %s serves no model", ch.name)
+		return 0, outcomeNone, fmt.Errorf("channel %s serves no model", ch.name)
 	}
 	model, _ := ch.cfg.UpstreamModel(public[0])
 	op, ping := ch.probeRequest(model)
 	body, _, e := ch.style.AppendRequest(op, nil, &ping, codec.Options{Version: ch.version})
 	if e != nil {
-		return 0, fmt.Errorf("cannot build the test request: %s", e.Message)
+		return 0, outcomeNone, fmt.Errorf("cannot build the test request: %s", e.Message)
 	}
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -159,7 +208,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 	req.Header.SetMethod(fasthttp.MethodPost)
 	uri, _ := ch.appendURI(nil, op, model, false)
 	req.SetRequestURIBytes(uri)
-	ch.setHeaders(req)
+	ch.setHeaders(req, 0)
 	req.Header.SetContentTypeBytes(strJSON)
 	req.SetBodyRaw(body)
 	deadline := time.Now().Add(probeTimeout)
@@ -169,13 +218,14 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, error) {
 	start := time.Now()
 	err := ch.client.DoDeadline(req, resp, deadline)
 	took := time.Since(start)
-	switch {
+	switch status := resp.StatusCode(); {
 	case err != nil:
-		return took, fmt.Errorf("%s (%v)", transportError(err).Message, err)
-	case resp.StatusCode() >= 300:
-		return took, errors.New(upstreamError(ch, ch.style, resp.StatusCode(), resp.Body()).Message)
+		return took, transportOutcome(err), errors.New(transportCause(err, ch.client.Addr))
+	case status >= 300:
+		msg := upstreamError(ch, ch.style, status, resp.Body()).Message
+		return took, outcomeOf(status), errors.New(httpCause(status, msg))
 	}
-	return took, nil
+	return took, outcomeOK, nil
 }
 
 // probeRequest is the test request of a channel: a one-token chat, or a
@@ -190,22 +240,34 @@ func (ch *channel) probeRequest(model string) (codec.Op, codec.Request) {
 }
 
 // presetKey is the ctx user value under which ServeAs passes the key a
-// request is made with. Only code in this process can set it.
+// request is made with, as a *preset. Only code in this process can set
+// it.
 type presetKey struct{}
+
+// preset is a request of ServeAs: its key, and the attempts it made.
+type preset struct {
+	key      *Key
+	attempts []Attempt
+}
 
 // ServeAs runs the gateway's API for ctx as if key had authenticated it:
 // limits, routing, usage rows and errors in the request's style are those
 // of any request. A revoked key, or one whose owner is disabled, gets 401,
 // as it would from a client. The console's own routes are not reachable
-// this way.
-func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) {
+// this way. It returns the request's upstream attempts, in order, each
+// channel tried and its outcome: all of them are made by the time it
+// returns (a streamed answer is relayed after, from the attempt that
+// answered).
+func (g *Gateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []Attempt {
 	if !key.Enabled || key.OwnerDisabled {
 		x := g.begin(ctx, "unknown", styleOfPath(ctx.Path()))
 		g.fail(ctx, x, &codec.Error{Status: 401, Kind: codec.KindAuthentication, Code: "invalid_api_key",
 			Message: "This API key has been revoked."})
-		return
+		return nil
 	}
-	ctx.SetUserValue(presetKey{}, keyFromStore(key))
+	p := &preset{key: keyFromStore(key)}
+	ctx.SetUserValue(presetKey{}, p)
 	g.api(ctx)
 	ctx.RemoveUserValue(presetKey{})
+	return p.attempts
 }

@@ -3,11 +3,14 @@ package proxy
 import (
 	"sync"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/dialects"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/responses"
 )
 
 // dialect is a style the gateway speaks (its codec.Dialect), with what the
@@ -15,7 +18,10 @@ import (
 // as bytes.
 type dialect struct {
 	codec.Dialect
-	http               *codec.HTTP
+	http *codec.HTTP
+	// authHeader is the name of the upstream's credential header, spelled
+	// as fasthttp normalizes it, so that it is set without normalizing
+	// again at every request (SetCanonical).
 	authHeader         []byte
 	decoders, encoders sync.Pool
 	// passed are the headers of an answer a client of the style gets as
@@ -31,7 +37,7 @@ type passedHeader struct {
 }
 
 func newDialect(d codec.Dialect) *dialect {
-	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: []byte(d.HTTP().AuthHeader)}
+	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader)}
 	for _, name := range s.http.PassedHeaders {
 		s.passed = append(s.passed, passedHeader{name: name})
 	}
@@ -64,6 +70,9 @@ var (
 	styleOpenAI    = registry[openai.Dialect.Name()]
 	styleAnthropic = registry[anthropic.Dialect.Name()]
 	styleGemini    = registry[gemini.Dialect.Name()]
+	// styleResponses is OpenAI's Responses API as a client style: no
+	// channel type speaks it, so its requests are always translated.
+	styleResponses = newDialect(responses.Dialect)
 )
 
 // styleOf is the dialect a channel of a configured type speaks.

@@ -35,6 +35,12 @@ type exchange struct {
 	elapsed  time.Duration
 	usage    codec.Usage
 	errMsg   string
+	// The attempts that failed, with the cause of the last one in words
+	// until it is noted (tried); trace, for a request of the playground
+	// (ServeAs), receives every attempt.
+	tries []Attempt
+	cause string
+	trace *[]Attempt
 
 	limit    *ratelimit.State
 	reserved int64
@@ -53,15 +59,31 @@ type exchange struct {
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
 	uri          []byte        // the upstream URL of the attempt
-	contentType  []byte        // an upload's Content-Type, sent upstream as it is; nil for JSON
-	watch        watch         // the client, while it waits for a whole answer
-	bodyLen      int
-	cands        [maxCandidates]candidate
-	buf          []byte // scratch for error bodies and headers
-	line         []byte // the access-log line, kept across requests
+	// target, when set, is what the upstream path names in place of the
+	// model (a response's id); query is the upstream URL's query, if any.
+	target string
+	query  []byte
+	// upKey pins the channel key the attempt uses (numbered from 1; 0:
+	// the next in turn), and upKeyUsed is the one it used.
+	upKey, upKeyUsed int
+	contentType      []byte // an upload's Content-Type, sent upstream as it is; nil for JSON
+	watch            watch  // the client, while it waits for a whole answer
+	bodyLen          int
+	cands            [maxCandidates]candidate
+	buf              []byte // scratch for error bodies and headers
+	line             []byte // the access-log line, kept across requests
 }
 
-var strRequestID = []byte("X-Request-Id")
+// Header names spelled as fasthttp normalizes them, set with SetCanonical:
+// SetBytesKV would copy and normalize them again at every request.
+var (
+	strRequestID      = []byte("X-Request-Id")
+	strAccept         = []byte("Accept")
+	strCacheControl   = []byte("Cache-Control")
+	strAccelBuffering = []byte("X-Accel-Buffering") // nginx in front: do not buffer the stream
+	strNoCache        = []byte("no-cache")
+	strNo             = []byte("no")
+)
 
 // inbound is a client's request as its style's own reader read it for
 // routing (openai.ChatRequest), without decoding it whole: it splices the
@@ -85,7 +107,7 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
 		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
-		ctx.Response.Header.SetBytesKV(strRequestID, x.id)
+		ctx.Response.Header.SetCanonical(strRequestID, x.id)
 	}
 	return x
 }
@@ -128,7 +150,7 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	ctx.Response.ResetBody()
 	ctx.SetStatusCode(e.Status)
 	if e.RateLimit != (codec.RateLimit{}) {
-		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], e.RateLimit)
+		x.buf = x.style.SetRateLimit(canonicalWriter{&ctx.Response.Header}, x.buf[:0], e.RateLimit)
 	}
 	ctx.SetContentType("application/json")
 	x.buf = x.style.AppendError(x.buf[:0], e)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 	"sync"
 	"time"
@@ -32,10 +33,14 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	}()
 	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
 	served := false              // a candidate serves the operation
+	trace := x.trace             // kept: an answered attempt may finish x
 	for _, c := range cands {
-		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, c.model, x.stream)
+		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, cmp.Or(x.target, c.model), x.stream)
 		if !ok {
 			continue
+		}
+		if len(x.query) > 0 {
+			uri = append(append(uri, '?'), x.query...)
 		}
 		served = true
 		x.uri = uri
@@ -51,8 +56,12 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.channel = c.ch.name
 		e, retry := g.attempt(ctx, x, *buf, c)
 		if e == nil {
+			if trace != nil {
+				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode()})
+			}
 			return
 		}
+		x.tried(c.ch, e)
 		if e.Status == 429 {
 			retryAfter = shortestWait(retryAfter, e.RateLimit.RetryAfter)
 		}
@@ -135,6 +144,8 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		c.ch.breaker.failure(now)
 		c.ch.answered(transportOutcome(err), now)
 		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
+		x.cause = transportCause(err, c.ch.client.Addr)
+		c.ch.stats.noteError(now, x.cause)
 		return transportError(err), true
 	}
 	status := resp.StatusCode()
@@ -142,10 +153,12 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
 		if status == 429 || status >= 500 {
-			e.RateLimit = c.ch.style.ReadRateLimit(&resp.Header, resp.Body())
+			e.RateLimit = c.ch.style.ReadRateLimit(canonicalReader{&resp.Header}, resp.Body())
 		}
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
+		x.cause = httpCause(status, e.Message)
+		c.ch.stats.noteError(now, x.cause)
 		g.log.Warn("upstream answered with an error", "id", string(x.id), "channel", c.ch.name,
 			"status", status, "err", e.Message)
 		return e, true
@@ -167,6 +180,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)
 		c.ch.broke(outcomeBroken, now)
+		c.ch.stats.noteError(now, e.Message)
 		return e, true
 	}
 	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
@@ -185,22 +199,24 @@ const maxPooledBody = 1 << 20
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
 func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
-	req.Header.SetMethod(fasthttp.MethodPost)
 	req.SetRequestURIBytes(x.uri)
-	ch.setHeaders(req)
-	req.Header.SetContentTypeBytes(strJSON)
-	if x.contentType != nil {
-		req.Header.SetContentTypeBytes(x.contentType)
+	x.upKeyUsed = ch.setHeaders(req, x.upKey)
+	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
+	if len(body) > 0 {
+		req.Header.SetContentTypeBytes(strJSON)
+		if x.contentType != nil {
+			req.Header.SetContentTypeBytes(x.contentType)
+		}
 	}
 	switch {
 	case x.op.media:
-		req.Header.SetBytesV("Accept", strAny) // audio, text, subtitles, JSON or their SSE
+		req.Header.SetCanonical(strAccept, strAny) // audio, text, subtitles, JSON or their SSE
 	case x.stream:
-		req.Header.SetBytesV("Accept", strEventStream)
+		req.Header.SetCanonical(strAccept, strEventStream)
 	default:
-		req.Header.SetBytesV("Accept", strJSON)
+		req.Header.SetCanonical(strAccept, strJSON)
 	}
-	req.Header.SetBytesKV(strRequestID, x.id)
+	req.Header.SetCanonical(strRequestID, x.id)
 	req.Header.SetUserAgent("rosetta")
 	req.SetBodyRaw(body)
 }
@@ -213,11 +229,24 @@ func passThrough(x *exchange, ch *channel) bool {
 	return x.style == ch.style && x.opts.Version == ch.version && !x.tagged && !x.op.translated
 }
 
+// relayStyle is the dialect that reads what channel ch answers x on the
+// pass-through path: the operation's own when it has one, else the
+// channel's.
+func (x *exchange) relayStyle(ch *channel) codec.Dialect {
+	if x.op.pass != nil {
+		return x.op.pass
+	}
+	return ch.style.Dialect
+}
+
 // upstreamBody appends the body to send to candidate c: the client's bytes
 // with the model spliced in when the channel speaks the client's style, else
 // a translation through the canonical model. Features the channel's style
 // cannot carry are named in the X-Rosetta-Dropped response header.
 func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	if x.target != "" {
+		return dst, nil // a call on a response: no body
+	}
 	if passThrough(x, c.ch) {
 		if x.inbound != nil {
 			return x.inbound.AppendUpstream(dst, body, c.model), nil

@@ -85,6 +85,9 @@ type Gateway struct {
 	api     fasthttp.RequestHandler // the API alone, for ServeAs
 	metrics *metrics
 	started time.Time
+	// keep keeps the responses translated for Responses clients
+	// (keepTranslated): keepResponse; nil keeps none.
+	keep keepFunc
 
 	table        atomic.Pointer[table] // swapped whole when channels change
 	rebuild      sync.Mutex            // serializes table changes
@@ -95,7 +98,9 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet // open realtime sessions
+	sessions  sessionSet     // open realtime sessions
+	failed    failedRequests // the attempts of recent requests that had a failed one
+	responses *respIndex     // the Responses API's responses made here
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's
@@ -129,6 +134,8 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	if err = g.loadTable(); err != nil {
 		return nil, err
 	}
+	g.responses = newRespIndex(opts.Store, cfg.Store.ResponsesRetention, g.log)
+	g.keep = g.keepResponse
 	keyEvery, channelEvery := cmp.Or(opts.KeyPoll, defaultKeyPoll), cmp.Or(opts.ChannelPoll, defaultChannelPoll)
 	if g.store != nil && keyEvery > 0 && channelEvery > 0 {
 		// Where the key journal stands before any key is cached: every
@@ -252,6 +259,14 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.POST("/v1/audio/transcriptions", g.transcriptions)
 	r.POST("/v1/audio/translations", g.translations)
 	r.GET("/v1/realtime", g.realtime)
+	r.POST("/v1/responses", g.responsesCreate)
+	r.POST("/v1/responses/input_tokens", g.responsesInputTokens)
+	r.GET("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.get", opResponseGet) })
+	r.DELETE("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.delete", opResponseDelete) })
+	r.POST("/v1/responses/{id}/cancel", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.cancel", opResponseCancel) })
+	r.GET("/v1/responses/{id}/input_items", func(ctx *fasthttp.RequestCtx) {
+		g.responseCall(ctx, "responses.input_items", opResponseItems)
+	})
 	r.POST("/v1/messages", g.messages)
 	r.POST("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)
@@ -270,7 +285,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
-		ctx.Response.Header.SetBytesKV(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
 		r.Handler(ctx)
 	}
 }
@@ -294,6 +309,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		g.stopOnce.Do(func() { close(g.stopWatch) })
 		<-g.watchDone
 	}
+	g.responses.close() // what is pending written, before the caller closes the store
 	g.rebuild.Lock()
 	defer g.rebuild.Unlock()
 	for _, ch := range g.table.Load().channels {

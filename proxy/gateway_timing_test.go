@@ -41,9 +41,7 @@ func BenchmarkGatewayInMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 			events := streamFixture(b, 20)
-			up := fasthttputil.NewInmemoryListener()
-			defer up.Close()
-			go (&fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+			benchGateway(b, benchRequest{path: "/v1/chat/completions", body: mode.body, usage: mode.usage}, func(ctx *fasthttp.RequestCtx) {
 				if mode.body == stream {
 					ctx.SetContentType("text/event-stream")
 					ctx.SetBody(events)
@@ -51,63 +49,88 @@ func BenchmarkGatewayInMemory(b *testing.B) {
 				}
 				ctx.SetContentType("application/json")
 				ctx.SetBody(response)
-			}}).Serve(up)
-
-			cfg, err := config.Parse([]byte(`
-channels:
-  - {name: mock, type: openai, base_url: "http://mock/v1", api_keys: [sk-up-0123456789], models: [gpt-4o-mini]}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink := asynclog.New(io.Discard, 100e6, 4<<20)
-			defer sink.Close()
-			opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
-			if mode.usage {
-				w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
-				defer w.Close(context.Background())
-				opts.Usage = w
-			}
-			g, err := New(cfg, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			mock := g.table.Load().channels[0]
-			mock.client.Dial = func(string) (net.Conn, error) {
-				c, err := up.Dial()
-				if err != nil {
-					return nil, err
-				}
-				t := mock.cfg.Timeouts
-				return &timedConn{Conn: c, firstByte: t.FirstByte, idle: t.Idle}, nil
-			}
-			front := fasthttputil.NewInmemoryListener()
-			defer front.Close()
-			go g.Serve(front)
-			client := &fasthttp.HostClient{Addr: "gateway", Dial: func(string) (net.Conn, error) { return front.Dial() }}
-
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-				req.SetRequestURI("http://gateway/v1/chat/completions")
-				req.Header.SetMethod("POST")
-				req.Header.Set("Authorization", "Bearer sk-bench-0123456789abcdef")
-				req.SetBodyString(mode.body)
-				for pb.Next() {
-					if err := client.Do(req, resp); err != nil || resp.StatusCode() != 200 {
-						b.Errorf("%v %d %s", err, resp.StatusCode(), resp.Body())
-						return
-					}
-				}
 			})
 		})
 	}
 }
 
-// discardStore takes usage rows and forgets them.
+// benchRequest is what benchGateway sends, and how the gateway runs.
+type benchRequest struct {
+	path, body string
+	// usage: usage rows go to a store.UsageWriter, as the binary runs;
+	// store: the gateway has a store (that keeps nothing).
+	usage, store bool
+}
+
+// benchGateway measures requests through a gateway whose one channel,
+// mock, is upstream over in-memory pipes, logging as the binary does.
+func benchGateway(b *testing.B, r benchRequest, upstream fasthttp.RequestHandler) {
+	up := fasthttputil.NewInmemoryListener()
+	defer up.Close()
+	go (&fasthttp.Server{Handler: upstream}).Serve(up)
+
+	cfg, err := config.Parse([]byte(`
+channels:
+  - {name: mock, type: openai, base_url: "http://mock/v1", api_keys: [sk-up-0123456789], models: [gpt-4o-mini]}
+keys:
+  - {name: bench, key: sk-bench-0123456789abcdef}
+`), "bench", func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := asynclog.New(io.Discard, 100e6, 4<<20)
+	defer sink.Close()
+	opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
+	if r.usage {
+		w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
+		defer w.Close(context.Background())
+		opts.Usage = w
+	}
+	if r.store {
+		opts.Store = discardStore{}
+	}
+	g, err := New(cfg, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Shutdown(context.Background()) //nolint:errcheck
+	mock := g.table.Load().channels[0]
+	mock.client.Dial = func(string) (net.Conn, error) {
+		c, err := up.Dial()
+		if err != nil {
+			return nil, err
+		}
+		t := mock.cfg.Timeouts
+		return &timedConn{Conn: c, firstByte: t.FirstByte, idle: t.Idle}, nil
+	}
+	front := fasthttputil.NewInmemoryListener()
+	defer front.Close()
+	go g.Serve(front)
+	client := &fasthttp.HostClient{Addr: "gateway", Dial: func(string) (net.Conn, error) { return front.Dial() }}
+
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI("http://gateway" + r.path)
+		req.Header.SetMethod("POST")
+		req.Header.Set("Authorization", "Bearer sk-bench-0123456789abcdef")
+		req.SetBodyString(r.body)
+		for pb.Next() {
+			if err := client.Do(req, resp); err != nil || resp.StatusCode() != 200 {
+				b.Errorf("%v %d %s", err, resp.StatusCode(), resp.Body())
+				return
+			}
+		}
+	})
+}
+
+// discardStore takes usage rows and responses and forgets them.
 type discardStore struct{ store.Store }
 
 func (discardStore) AddUsage(context.Context, []store.Usage) error        { return nil }
 func (discardStore) TouchKeys(context.Context, map[int64]time.Time) error { return nil }
+func (discardStore) PutResponses(context.Context, []store.Response) error { return nil }
+func (discardStore) Channels(context.Context) ([]store.Channel, error)    { return nil, nil }
+func (discardStore) KeyChanges(context.Context, int64, int) ([][32]byte, int64, error) {
+	return nil, 0, nil
+}

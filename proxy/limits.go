@@ -21,7 +21,7 @@ func (g *Gateway) admit(ctx *fasthttp.RequestCtx, x *exchange, estimate int64) b
 	d := g.limiter.Admit(st, lim, estimate)
 	rl := rateLimitOf(lim, d)
 	if d.Allowed {
-		x.buf = x.style.SetRateLimit(&ctx.Response.Header, x.buf[:0], rl)
+		x.buf = x.style.SetRateLimit(canonicalWriter{&ctx.Response.Header}, x.buf[:0], rl)
 		x.limit, x.reserved = st, estimate
 		return true
 	}

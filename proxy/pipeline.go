@@ -63,6 +63,20 @@ type operation struct {
 	media, download bool
 	// form: the request is a multipart/form-data upload.
 	form bool
+	// pass, when set, is the dialect that reads the answers and events
+	// relayed to a client of the upstream's style, in place of the
+	// upstream style's own (the Responses API's, on an OpenAI channel).
+	pass codec.Dialect
+	// method is the upstream request's HTTP method, "" for POST; a GET
+	// or DELETE has no body.
+	method string
+	// answered, when set, hears of a whole answer relayed (pass-through,
+	// status 2xx) before the client gets it: the Responses API's
+	// bookkeeping.
+	answered func(g *Gateway, x *exchange, c candidate, body []byte)
+	// tracks: the answer names a response the gateway remembers (its
+	// stream's lifecycle events, or answered for a whole one).
+	tracks bool
 }
 
 var (
@@ -101,6 +115,24 @@ func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, bo
 // key's limits, and returns the channels to try in order. It answers
 // (403, 503, 429) and returns false when the request goes no further.
 func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) ([]candidate, bool) {
+	rt, ok := g.admitModel(ctx, x, op, body, model)
+	if !ok {
+		return nil, false
+	}
+	cands, reopen := rt.order(x.cands[:0], time.Now())
+	if len(cands) == 0 && op.fallback == nil {
+		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
+		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
+			"No upstream channel for '%s' is available now; retry later.", rt.public))
+		return nil, false
+	}
+	return cands, true
+}
+
+// admitModel allows the model, routes it and admits the request under the
+// key's limits. It answers (403, 503, 429) and returns false when the
+// request goes no further.
+func (g *Gateway) admitModel(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) (*route, bool) {
 	x.op, x.utility = op, !op.metered
 	if !x.key.Allows(model) {
 		g.fail(ctx, x, errorf(403, codec.KindPermission, "model_not_allowed",
@@ -119,12 +151,5 @@ func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operatio
 	if op.metered && !g.admit(ctx, x, int64(len(body)/4)) {
 		return nil, false
 	}
-	cands, reopen := rt.order(x.cands[:0], time.Now())
-	if len(cands) == 0 && op.fallback == nil {
-		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
-		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
-			"No upstream channel for '%s' is available now; retry later.", rt.public))
-		return nil, false
-	}
-	return cands, true
+	return rt, true
 }

@@ -53,6 +53,10 @@ type relay struct {
 	// raw: the upstream's bytes go to the client as they are (a media
 	// answer: audio, or an SSE stream the gateway does not read).
 	raw bool
+	// tracks: the stream names a response the gateway remembers, as soon
+	// as its id is read (tracked) and again, with its last status, when
+	// it ends.
+	tracks, tracked bool
 
 	client  io.Writer // during WriteTo
 	written int64
@@ -102,13 +106,15 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		rl.tc.ResetPass(c.ch.style.Dialect, codec.Relay{}, nil) // not used but for its state, cleared
 	} else if passThrough(x, c.ch) {
 		r := codec.Relay{IncludeUsage: x.includeUsage}
-		if c.ch.style.DecodesRelayed() {
+		d := x.relayStyle(c.ch)
+		if d.DecodesRelayed() {
 			r.Dec = c.ch.style.decoders.Get().(codec.StreamDecoder)
 		}
 		if c.model != x.model {
 			r.Model = x.route.escaped
 		}
-		rl.tc.ResetPass(c.ch.style.Dialect, r, x.framing) // the codec's own value: one indirect call per event, not two
+		rl.tc.ResetPass(d, r, x.framing) // the codec's own value: one indirect call per event, not two
+		rl.tracks = x.op.tracks
 	} else {
 		rl.tc.ResetTranslate(c.ch.style.decoders.Get().(codec.StreamDecoder),
 			x.style.encoders.Get().(codec.StreamEncoder), x.streamInfo(c.ch.style), x.framing)
@@ -124,6 +130,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 		now := time.Now()
 		c.ch.breaker.failure(now)
 		c.ch.broke(transportOutcome(err), now)
+		x.cause = streamCause(err)
+		c.ch.stats.noteError(now, x.cause)
 		g.log.Warn("upstream stream failed before its first event", "id", string(x.id), "channel", c.ch.name, "err", err)
 		return e, true
 	}
@@ -143,8 +151,8 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	default:
 		ctx.Response.Header.SetContentTypeBytes(strEventStream)
 	}
-	ctx.Response.Header.Set("Cache-Control", "no-cache")
-	ctx.Response.Header.Set("X-Accel-Buffering", "no")
+	ctx.Response.Header.SetCanonical(strCacheControl, strNoCache)
+	ctx.Response.Header.SetCanonical(strAccelBuffering, strNo)
 	ctx.SetBodyStream(rl, -1)
 	g.metrics.openStreams.Inc()
 	return nil, false
@@ -158,6 +166,15 @@ func (rl *relay) failure() *codec.Error {
 			Message: "The upstream provider's stream could not be read."}
 	}
 	return transportError(rl.failed)
+}
+
+// failStyle is the dialect of the event that ends a broken stream: the
+// client's, or the operation's own on the pass-through path.
+func (rl *relay) failStyle() codec.Dialect {
+	if rl.x.op.pass != nil && passThrough(rl.x, rl.c.ch) {
+		return rl.x.op.pass
+	}
+	return rl.x.style
 }
 
 // SupportsBodyWriteTo tells fasthttp to use WriteTo, chunk by chunk.
@@ -235,6 +252,10 @@ func (rl *relay) fill(want int) bool {
 			rl.out, n = rl.tc.Transcode(rl.out, rl.in[rl.r:rl.w])
 			rl.r += n
 			rl.failed = rl.tc.Err()
+			if rl.tracks && !rl.tracked && len(rl.tc.Relayed().ID) > 0 {
+				rl.tracked = true // before the client reads the id
+				rl.g.trackRelayed(rl.x, rl.c, rl.tc.Relayed())
+			}
 		}
 		if len(rl.out) >= want {
 			return true
@@ -244,7 +265,7 @@ func (rl *relay) fill(want int) bool {
 			rl.takeOut()
 			rl.x.errMsg = rl.failed.Error()
 			if rl.x.ttfb > 0 && !rl.raw { // the client has a stream open: tell it in-band
-				rl.out = rl.tc.Fail(rl.out, rl.failure(), rl.x.style)
+				rl.out = rl.tc.Fail(rl.out, rl.failure(), rl.failStyle())
 			}
 			rl.finished = true
 		case rl.eof && rl.raw:
@@ -313,8 +334,14 @@ func (rl *relay) Close() error {
 		rl.c.ch.broke(transportOutcome(rl.failed), now)
 	}
 	x.usage = rl.tc.Usage()
+	if rl.tracked {
+		g.trackRelayed(x, rl.c, rl.tc.Relayed()) // its last status
+	}
 	if f := rl.tc.Failure(); f != "" && x.errMsg == "" {
 		x.errMsg = f
+	}
+	if x.style == styleResponses {
+		g.keepStreamed(rl)
 	}
 	g.metrics.openStreams.Dec()
 	rl.release()

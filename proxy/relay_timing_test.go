@@ -54,9 +54,12 @@ func newBenchRelay(body io.Reader, x *exchange) *relay {
 }
 
 // reset readies the relay for another pass-through stream of body.
-func (rl *relay) reset(body io.Reader, x *exchange) {
+func (rl *relay) reset(body io.Reader, x *exchange) { rl.resetAs(body, x, styleOpenAI.Dialect) }
+
+// resetAs is reset for a stream that d reads.
+func (rl *relay) resetAs(body io.Reader, x *exchange, d codec.PassThrough) {
 	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
-	rl.tc.ResetPass(styleOpenAI.Dialect, codec.Relay{Model: x.route.escaped}, nil)
+	rl.tc.ResetPass(d, codec.Relay{Model: x.route.escaped}, nil)
 }
 
 // countingWriter counts the chunks fasthttp would send.
@@ -91,17 +94,22 @@ func TestRelayRewritesAndStrips(t *testing.T) {
 // check, model rewrite, copy out. Reads of 4 KiB, as from a busy upstream.
 func BenchmarkRelayEvent(b *testing.B) {
 	const n = 1000
-	raw := streamFixture(b, n)
+	benchRelayEvents(b, streamFixture(b, n), n+4, styleOpenAI.Dialect)
+}
+
+// benchRelayEvents relays raw, a stream of events events that d reads,
+// as BenchmarkRelayEvent does.
+func benchRelayEvents(b *testing.B, raw []byte, events int, d codec.PassThrough) {
 	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
 	rd := &chunkedReader{}
 	rl := newBenchRelay(rd, x)
 	var w countingWriter
-	b.SetBytes(int64(len(raw)) / (n + 4))
+	b.SetBytes(int64(len(raw) / events))
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i += n + 4 {
+	for i := 0; i < b.N; i += events {
 		rd.data, rd.size = raw, 4096
-		rl.reset(rd, x)
+		rl.resetAs(rd, x, d)
 		rl.WriteTo(&w) //nolint:errcheck
 	}
 	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/event")

@@ -18,6 +18,19 @@ const (
 type channelStats struct {
 	requests atomic.Int64
 	ring     [statsBuckets]statsSlot
+	last     atomic.Pointer[channelError] // nil until an attempt fails
+}
+
+// channelError is a channel's last failure, in words, and when it was.
+type channelError struct {
+	at    time.Time
+	cause string
+}
+
+// noteError keeps cause as the channel's last error. Only failures call
+// it, so the allocation is off the path of answered requests.
+func (s *channelStats) noteError(now time.Time, cause string) {
+	s.last.Store(&channelError{at: now, cause: cause})
 }
 
 type statsSlot struct {

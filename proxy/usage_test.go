@@ -252,8 +252,13 @@ func TestTestChannel(t *testing.T) {
 	if _, err := tg.g.TestChannel(ctx, "console-off"); err != nil {
 		t.Fatalf("a disabled store channel: %v", err)
 	}
-	if got := findChannel(tg.g.Channels(), "oa"); got.Requests != 0 {
-		t.Fatalf("a test counted as traffic: %+v", got)
+	// A test counts as a request of its channel (issue 15): a channel
+	// that fails its test must not look healthy.
+	if got := findChannel(tg.g.Channels(), "oa"); got.Requests != 1 || got.ErrorRate != 0 || got.LastError != "" {
+		t.Fatalf("oa after a test it passed: %+v", got)
+	}
+	if got := findChannel(tg.g.Channels(), "denied"); got.Requests != 1 || got.ErrorRate != 1 || !strings.Contains(got.LastError, "credentials") {
+		t.Fatalf("denied after a test it failed: %+v", got)
 	}
 }
 

@@ -71,6 +71,8 @@ var contractTests = []struct {
 	{"KilledProcessKeepsCommits", testKilledProcess},
 	{"UsageWriter", testUsageWriterStore},
 	{"UsageWriterBurst", testUsageWriterBurst},
+	{"Responses", testResponses},
+	{"DeleteResponsesBefore", testDeleteResponsesBefore},
 }
 
 // TestStore runs the contract suite against every driver.

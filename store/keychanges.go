@@ -30,9 +30,27 @@ func journalKeys(ctx context.Context, tx *sql.Tx, where string, arg any) error {
 // ErrNotFound), after journaling the keys where selects, in one
 // transaction.
 func (s *sqlStore) changeKeys(ctx context.Context, what, where string, arg any, query string, args ...any) error {
+	return s.changeKeysThen(ctx, what, where, arg, nil, query, args...)
+}
+
+// deleteKeys is changeKeys for a statement that deletes the keys where
+// selects: their responses go with them.
+func (s *sqlStore) deleteKeys(ctx context.Context, what, where string, arg any, query string, args ...any) error {
+	return s.changeKeysThen(ctx, what, where, arg, deleteKeyResponses, query, args...)
+}
+
+// changeKeysThen is changeKeys that also runs also, when not nil, on the
+// keys where selects, before the statement.
+func (s *sqlStore) changeKeysThen(ctx context.Context, what, where string, arg any,
+	also func(context.Context, *sql.Tx, string, any) error, query string, args ...any) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := journalKeys(ctx, tx, where, arg); err != nil {
 			return err
+		}
+		if also != nil {
+			if err := also(ctx, tx, where, arg); err != nil {
+				return err
+			}
 		}
 		return execOne(ctx, tx, query, args...)
 	})

@@ -101,7 +101,7 @@ func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
 }
 
 func (s *sqlStore) DeleteKey(ctx context.Context, id int64) error {
-	return s.changeKeys(ctx, fmt.Sprintf("delete key %d", id), `id = $1`, id, `DELETE FROM api_keys WHERE id = $1`, id)
+	return s.deleteKeys(ctx, fmt.Sprintf("delete key %d", id), `id = $1`, id, `DELETE FROM api_keys WHERE id = $1`, id)
 }
 
 // TouchKeys moves each key's LastUsed forward in one transaction, in id

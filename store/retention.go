@@ -12,10 +12,20 @@ import (
 // deleting rows another node already deleted changes nothing. report hears
 // of each pass that deleted rows or failed (err is nil on success).
 func PruneUsage(ctx context.Context, s Store, keep, interval time.Duration, report func(deleted int64, err error)) {
+	prune(ctx, s.DeleteUsageBefore, keep, interval, report)
+}
+
+// PruneResponses is PruneUsage for the Responses API's responses.
+func PruneResponses(ctx context.Context, s Store, keep, interval time.Duration, report func(deleted int64, err error)) {
+	prune(ctx, s.DeleteResponsesBefore, keep, interval, report)
+}
+
+func prune(ctx context.Context, deleteBefore func(context.Context, time.Time) (int64, error),
+	keep, interval time.Duration, report func(deleted int64, err error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		n, err := s.DeleteUsageBefore(ctx, time.Now().Add(-keep))
+		n, err := deleteBefore(ctx, time.Now().Add(-keep))
 		if ctx.Err() != nil {
 			return
 		}

@@ -239,6 +239,18 @@ type Store interface {
 	// transactions so writers are not held up, and returns how many.
 	DeleteUsageBefore(ctx context.Context, t time.Time) (int64, error)
 
+	// PutResponses writes Responses API responses in one transaction: a
+	// new id is added, one already there under the same key gets the
+	// new status and the items and usage that are set (one under another
+	// key is left as it is).
+	PutResponses(ctx context.Context, list []Response) error
+	Response(ctx context.Context, id string) (*Response, error)
+	DeleteResponse(ctx context.Context, id string) error
+	// DeleteResponsesBefore deletes the responses made before t, in small
+	// transactions, and returns how many. (A key's responses are deleted
+	// with it, by DeleteKey and DeleteUser.)
+	DeleteResponsesBefore(ctx context.Context, t time.Time) (int64, error)
+
 	Ping(ctx context.Context) error // for /readyz
 	Close() error
 }

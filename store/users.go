@@ -71,7 +71,7 @@ func (s *sqlStore) SetPassword(ctx context.Context, id int64, hash string) error
 // DeleteUser deletes the user; the foreign keys' ON DELETE CASCADE takes
 // its keys and sessions in the same statement.
 func (s *sqlStore) DeleteUser(ctx context.Context, id int64) error {
-	return s.changeKeys(ctx, fmt.Sprintf("delete user %d", id), `owner_id = $1`, id,
+	return s.deleteKeys(ctx, fmt.Sprintf("delete user %d", id), `owner_id = $1`, id,
 		`DELETE FROM users WHERE id = $1`, id)
 }
 

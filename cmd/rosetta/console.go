@@ -30,13 +30,30 @@ func (c *consoleGateway) TestChannel(ctx context.Context, name string) (time.Dur
 	return c.g.TestChannel(ctx, name)
 }
 
-func (c *consoleGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) { c.g.ServeAs(ctx, key) }
+func (c *consoleGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []console.Attempt {
+	return attempts(c.g.ServeAs(ctx, key))
+}
+
+func (c *consoleGateway) Attempts(requestID string) []console.Attempt {
+	return attempts(c.g.Attempts(requestID))
+}
+
+func attempts(in []proxy.Attempt) []console.Attempt {
+	if in == nil {
+		return nil
+	}
+	out := make([]console.Attempt, len(in))
+	for i, a := range in {
+		out[i] = console.Attempt(a)
+	}
+	return out
+}
 
 func (c *consoleGateway) Models(allow []string) []console.Model {
 	models := c.g.Models(allow)
 	out := make([]console.Model, len(models))
 	for i, m := range models {
-		out[i] = console.Model{Name: m.Name, Channels: channelStatuses(m.Channels)}
+		out[i] = console.Model{Name: m.Name, Channels: channelStatuses(m.Channels), Endpoints: m.Endpoints}
 	}
 	return out
 }

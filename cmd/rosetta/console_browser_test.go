@@ -179,8 +179,10 @@ func pageErrors(ctx context.Context) func() []string {
 				return
 			}
 			// The app asks who is logged in before anyone is: that 401
-			// is expected.
-			expected := strings.HasSuffix(m.URL, "/console/api/me") && strings.Contains(m.Text, "401")
+			// is expected, as is the 502 of the playground's chat to the
+			// broken channel (brokenTurn).
+			expected := strings.HasSuffix(m.URL, "/console/api/me") && strings.Contains(m.Text, "401") ||
+				strings.Contains(m.URL, "/console/api/playground/") && strings.Contains(m.Text, "502")
 			if m.IsException() || m.Type == chromedp.ConsoleError && !expected {
 				mu.Lock()
 				errs = append(errs, m.String()+" at "+m.URL+":"+strconv.FormatInt(m.Line+1, 10))
@@ -213,15 +215,20 @@ channels:
 	})
 
 	login(b)
+	geminiBase := homeBaseURLs(b)
+	homeSnippets(b)
 	copyBaseURL(b)
 	secret := createKey(b)
+	keysRefresh(b, secret)
 	useKey(t, base, secret, http.StatusOK)
+	geminiSDK(t, geminiBase, secret)
 	b.page("models", "Models")
 	b.waitJS("models table", `document.querySelector('#main table')?.textContent.includes('demo')`)
 	b.shot("models")
+	channelsPage(b)
 	playground(b)
 	usagePage(b)
-	channelsPage(b)
+	openCircuit(b)
 	b.page("users", "Users")
 	b.waitJS("users table", `document.querySelector('#main table')?.textContent.includes('admin')`)
 	b.shot("users")
@@ -229,6 +236,8 @@ channels:
 	b.shot("account")
 	phone(b)
 	revoke(b, base, secret)
+	b.page("playground", "Playground")
+	b.waitJS("no active key", `document.querySelector('#main .notice')?.textContent.startsWith('None of your keys is active: your key is revoked or expired.')`)
 	userSecret := plainUser(b)
 	disableUser(b, base, userSecret)
 	if e := errs(); len(e) > 0 {
@@ -280,14 +289,18 @@ func plainUser(b *tab) string {
 	b.waitJS("user listed", `document.querySelector('#main table')?.textContent.includes('`+plainUserName+`')`)
 	logOut(b)
 	logInAs(b, plainUserName, plainUserPassword)
+	// She starts at Home, not on the admin's last page, and her snippets
+	// name a model that answers though she has no key yet.
+	b.waitJS("home after login", `document.querySelector('#main h1')?.textContent === 'Home'`)
+	homeSnippets(b)
 
 	for _, admin := range []string{"channels", "users"} {
 		if evalJS[bool](b, fmt.Sprintf(`!document.querySelector('#nav a[href="#/%s"]').hidden`, admin)) {
 			b.t.Errorf("a plain user sees the %s link", admin)
 		}
-		// Typed into the address bar, an admin page shows the home page.
+		// Typed into the address bar, an admin page says it is for admins.
 		b.do("open #/"+admin, chromedp.Evaluate[chromedp.Void](`location.hash = '#/`+admin+`'`))
-		b.waitJS("home instead of "+admin, `document.querySelector('#main h1')?.textContent === 'Home'`)
+		b.waitJS("admins only: "+admin, `document.querySelector('#main .notice')?.textContent.startsWith('Only an admin can open this page; you are logged in as `+plainUserName+`, a user.')`)
 	}
 	b.page("keys", "Keys")
 	b.waitJS("keys table", `!!document.querySelector('#main table')`)
@@ -305,6 +318,12 @@ func plainUser(b *tab) string {
 	}
 	b.shot("user-keys")
 	useKey(b.t, b.base, secret, http.StatusOK)
+	// Never having used a model, she gets one whose channel answers.
+	b.page("playground", "Playground")
+	b.waitJS("preselected", `document.querySelector('select[name=model]')?.options.length >= 2`)
+	if m := evalJS[string](b, `document.querySelector('select[name=model]').value`); m != "demo" {
+		b.t.Errorf("a new user's playground preselects %q, want demo", m)
+	}
 
 	b.page("usage", "Usage")
 	b.waitJS("request log", `!!document.querySelector('section[aria-labelledby=raw-log]')`)
@@ -314,6 +333,7 @@ func plainUser(b *tab) string {
 	b.shot("user-usage")
 	logOut(b)
 	logInAs(b, "admin", browserAdminPassword)
+	b.waitJS("home after login", `document.querySelector('#main h1')?.textContent === 'Home'`)
 	return secret
 }
 
@@ -407,6 +427,10 @@ const recordReplies = `(() => {
 func playground(b *tab) {
 	b.page("playground", "Playground")
 	b.waitJS("model list", `document.querySelector('select[name=model]')?.value === 'demo'`)
+	// The broken channel's model comes first, but is not the one picked.
+	if first := evalJS[string](b, `document.querySelector('select[name=model]').options[0].value`); first != brokenModel {
+		b.t.Errorf("the first model offered is %q, want %q", first, brokenModel)
+	}
 	b.do("record", chromedp.Evaluate[chromedp.Void](recordReplies))
 	var inputs []int
 	turns := []struct {
@@ -450,6 +474,8 @@ func playground(b *tab) {
 		}
 	}
 	b.shot("playground")
+	brokenTurn(b)
+	mediaTabs(b)
 }
 
 // checkStreamed asserts that parts of a streamed reply showed before the
@@ -476,7 +502,7 @@ func usagePage(b *tab) {
 	// Usage rows reach the store in batches: filter again until they show.
 	b.do("usage rows", chromedp.Poll[chromedp.Void](`(() => {
   const rows = [...document.querySelectorAll('section[aria-labelledby=raw-log] tbody tr')];
-  if (rows.filter(r => r.textContent.includes('browser-key')).length >= 4) return true;
+  if (rows.filter(r => r.textContent.includes('browser-key')).length >= 4 && rows.some(r => r.textContent.includes('`+brokenModel+`'))) return true;
   document.querySelector('form[aria-label="Request log filters"] button[type=submit]').click();
   return false;
 })()`, chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
@@ -493,6 +519,8 @@ func usagePage(b *tab) {
 		b.t.Errorf("%d chart lines, want one in each of 4 charts", n)
 	}
 	b.shot("usage")
+	failedRowDetail(b)
+	chartChecks(b)
 }
 
 func channelsPage(b *tab) {
@@ -503,8 +531,7 @@ func channelsPage(b *tab) {
 	if want := proxy.ChannelTypes(); !slices.Equal(types, want) {
 		b.t.Errorf("channel type select offers %q, want the registry's %q", types, want)
 	}
-	b.click(`button[aria-label="Test channel demo"]`)
-	b.waitJS("test result", `document.querySelector('#main table')?.textContent.includes('ok in')`)
+	brokenChannelTest(b)
 	b.shot("channels")
 }
 
@@ -553,10 +580,30 @@ func phone(b *tab) {
 	openMenu()
 	b.shot("phone-menu")
 	b.page("home", "Home")
+	fitsPhone(b, "home")
+	snippetsUncovered(b, "home")
 	b.shot("phone-home")
 	openMenu()
 	b.page("playground", "Playground")
+	b.click(`input[name=show_curl]`)
+	fitsPhone(b, "playground")
+	snippetsUncovered(b, "playground")
 	b.shot("phone-playground")
+	for _, p := range [][2]string{{"keys", "Keys"}, {"usage", "Usage"}, {"channels", "Channels"}} {
+		openMenu()
+		b.page(p[0], p[1])
+		b.waitJS(p[0]+" table", `!!document.querySelector('#main tbody tr')`)
+		fitsPhone(b, p[0])
+		b.shot("phone-" + p[0])
+	}
+	// The last page was Usage's charts' neighbour: check the charts' text
+	// size on their page.
+	openMenu()
+	b.page("usage", "Usage")
+	b.waitJS("charts", `!!document.querySelector('figure.chart svg text')`)
+	if h := evalJS[float64](b, `Math.min(...[...document.querySelectorAll('figure.chart svg text')].map(t => t.getBoundingClientRect().height))`); h < 11 {
+		b.t.Errorf("chart labels are %.1f px high on a phone, want 11 or more", h)
+	}
 	b.do("desktop screen", chromedp.EmulateViewport(1280, 900))
 }
 

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 
@@ -188,19 +189,27 @@ func serve(args []string) error {
 		OnError:  func(err error) { log.Error("usage log", "err", err) },
 	})
 	pruning, stopPruning := context.WithCancel(context.Background())
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		store.PruneUsage(pruning, st, cfg.Store.UsageRetention, time.Hour, func(n int64, err error) {
-			if err != nil {
-				log.Error("usage retention", "err", err)
-			} else {
-				log.Info("usage retention: old rows deleted", "rows", n, "older_than", cfg.Store.UsageRetention)
-			}
+	var pruned sync.WaitGroup
+	for _, p := range []struct {
+		what  string
+		prune func(context.Context, store.Store, time.Duration, time.Duration, func(int64, error))
+		keep  time.Duration
+	}{
+		{"usage", store.PruneUsage, cfg.Store.UsageRetention},
+		{"responses", store.PruneResponses, cfg.Store.ResponsesRetention},
+	} {
+		pruned.Go(func() {
+			p.prune(pruning, st, p.keep, time.Hour, func(n int64, err error) {
+				if err != nil {
+					log.Error(p.what+" retention", "err", err)
+				} else {
+					log.Info(p.what+" retention: old rows deleted", "rows", n, "older_than", p.keep)
+				}
+			})
 		})
-	}()
+	}
 	// Before the store closes (deferred above).
-	defer func() { stopPruning(); <-pruned }()
+	defer func() { stopPruning(); pruned.Wait() }()
 
 	ln, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {

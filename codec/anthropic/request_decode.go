@@ -555,17 +555,7 @@ func (d *requestDecoder) thinking(countTokens bool) *codec.Error {
 
 // addMessage appends a message to r, reusing the capacity of the parts of an
 // earlier request's message in that slot.
-func addMessage(r *codec.Request, role codec.Role) *codec.Message {
-	n := len(r.Messages)
-	if n < cap(r.Messages) {
-		r.Messages = r.Messages[:n+1]
-		m := &r.Messages[n]
-		m.Role, m.Parts = role, m.Parts[:0]
-		return m
-	}
-	r.Messages = append(r.Messages, codec.Message{Role: role})
-	return &r.Messages[n]
-}
+func addMessage(r *codec.Request, role codec.Role) *codec.Message { return r.AddMessage(role) }
 
 // addPart appends an empty part to m, reusing the capacity of the tool
 // result content of an earlier part in that slot.

@@ -20,7 +20,7 @@ var httpFacts = codec.HTTP{
 	KeyHint:         "Send it as 'Authorization: Bearer <key>'.",
 	RequestIDHeader: "X-Request-Id",
 	PassedHeaders:   []string{"Openai-Processing-Ms"},
-	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
+	Path: func(dst []byte, op codec.Op, model string, _ bool) ([]byte, bool) {
 		switch op {
 		case codec.OpGenerate:
 			return append(dst, "/chat/completions"...), true
@@ -33,6 +33,9 @@ var httpFacts = codec.HTTP{
 		}
 		if p := mediaPaths[op]; p != "" {
 			return append(dst, p...), true
+		}
+		if p, ok := responsesPaths[op]; ok {
+			return appendResponsesPath(dst, p, model), true
 		}
 		return dst, false // OpenAI has no token count
 	},
@@ -122,7 +125,10 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 
 // ReadRelayed checks a whole response and finds its top-level model and
 // usage in one pass (rawjson.ValidTopKeys).
-func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
+func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelayed(body, &chatUsage) }
+
+// readRelayed is ReadRelayed for an answer whose usage has the keys k.
+func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	var at [2]int
 	if !rawjson.ValidTopKeys(body, relayKeys, at[:]) {
 		return codec.Relayed{}, false
@@ -130,7 +136,7 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	r := codec.Relayed{}
 	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
 	if at[1] >= 0 && body[at[1]] == '{' {
-		if u, err := DecodeUsage(body[at[1]:]); err == nil {
+		if u, err := decodeUsage(body[at[1]:], k); err == nil {
 			r.Usage, r.HasUsage = u, true
 		}
 	}
@@ -166,15 +172,22 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 			}
 		}
 	}
-	if r.Model != "" {
-		if s, e := modelSpanAt(data, at[0]); s >= 0 {
+	return appendModelAt(dst, ev, data, r.Model, at[0]), nil
+}
+
+// appendModelAt appends ev with the model name whose value starts at
+// data[v] (-1: none) replaced by model (as it stands between quotes); ev
+// as it is when model is "". data must be a subslice of ev.
+func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
+	if model != "" {
+		if s, e := modelSpanAt(data, v); s >= 0 {
 			off := cap(ev) - cap(data)
 			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, r.Model...)
-			return append(dst, ev[off+e:]...), nil
+			dst = append(dst, model...)
+			return append(dst, ev[off+e:]...)
 		}
 	}
-	return append(dst, ev...), nil
+	return append(dst, ev...)
 }
 
 func unsupported(op codec.Op) *codec.Error {

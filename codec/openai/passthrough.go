@@ -100,21 +100,9 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	r.Tagged = marked && codec.HasSignatureTags(body)
 
 	m := fields[fModel]
-	if m.Start < 0 {
-		return invalid("model", "you must provide a model parameter")
-	}
-	name, ok := rawjson.StringBytes(body[m.Start:m.End])
-	if !ok {
-		if rawjson.KindOf(body[m.Start:m.End]) != rawjson.KindString {
-			return invalid("model", "'model' must be a string")
-		}
-		var err error
-		if name, err = rawjson.AppendUnquote(r.nameBuf[:0], body[m.Start:m.End]); err != nil {
-			return invalid("model", "'model' is not a valid string")
-		}
-	}
-	if len(name) == 0 {
-		return invalid("model", "'model' must not be empty")
+	name, e := readModel(body, m, r.nameBuf[:0])
+	if e != nil {
+		return e
 	}
 	r.Model, r.model = name, m
 
@@ -135,6 +123,28 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 		}
 	}
 	return r.parseStreamOptions(body, fields[fStreamOptions])
+}
+
+// readModel reads the model name of a request, the value of field m:
+// a slice of body, or unquoted into buf when it has escapes.
+func readModel(body []byte, m rawjson.Field, buf []byte) ([]byte, *codec.Error) {
+	if m.Start < 0 {
+		return nil, invalid("model", "you must provide a model parameter")
+	}
+	name, ok := rawjson.StringBytes(body[m.Start:m.End])
+	if !ok {
+		if rawjson.KindOf(body[m.Start:m.End]) != rawjson.KindString {
+			return nil, invalid("model", "'model' must be a string")
+		}
+		var err error
+		if name, err = rawjson.AppendUnquote(buf, body[m.Start:m.End]); err != nil {
+			return nil, invalid("model", "'model' is not a valid string")
+		}
+	}
+	if len(name) == 0 {
+		return nil, invalid("model", "'model' must not be empty")
+	}
+	return name, nil
 }
 
 // checkRequired checks the field a kind of request cannot go without.
@@ -388,19 +398,27 @@ func escaped(b []byte, i int) bool {
 // member instead of a struct decode: this runs on every response, and a
 // usage object is small enough that a lookup's fixed cost would be most
 // of the work.
-func DecodeUsage(b []byte) (codec.Usage, error) {
+func DecodeUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &chatUsage) }
+
+// usageKeys name the members of a usage object: the input and output
+// counts, and the details objects that hold the cached and reasoning ones.
+type usageKeys struct{ input, output, inputDetails, outputDetails string }
+
+var chatUsage = usageKeys{"prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"}
+
+func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 	var u codec.Usage
 	var err error
 	m := rawjson.Members(b)
 	for m.Next() && err == nil {
-		switch v := m.Value(); string(m.Key()) {
-		case "prompt_tokens":
+		switch v, key := m.Value(), string(m.Key()); key {
+		case k.input:
 			u.Input, err = count(v)
-		case "completion_tokens":
+		case k.output:
 			u.Output, err = count(v)
-		case "prompt_tokens_details":
+		case k.inputDetails:
 			u.CachedInput, err = detail(v, "cached_tokens")
-		case "completion_tokens_details":
+		case k.outputDetails:
 			u.Reasoning, err = detail(v, "reasoning_tokens")
 		}
 	}

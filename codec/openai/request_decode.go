@@ -2,11 +2,9 @@ package openai
 
 import (
 	"strconv"
-	"strings"
-
-	"github.com/bytedance/sonic"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/param"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -67,12 +65,7 @@ func putRequest(w *wireRequest) {
 	requestPool.Put(w)
 }
 
-func bodyError(body []byte) *codec.Error {
-	if sonic.Valid(body) && rawjson.ValidStrings(body) {
-		return invalid("", "A member of the request body has the wrong JSON type.")
-	}
-	return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
-}
+var bodyError = param.BodyError
 
 // requestDecoder carries the state of one DecodeRequest.
 type requestDecoder struct {
@@ -86,15 +79,7 @@ type requestDecoder struct {
 
 func (d *requestDecoder) drop(name string) { d.dropped = addDropped(d.dropped, name) }
 
-// addDropped appends name to list unless it is there already.
-func addDropped(list []string, name string) []string {
-	for _, s := range list {
-		if s == name {
-			return list
-		}
-	}
-	return append(list, name)
-}
+var addDropped = param.AddDropped
 
 func (d *requestDecoder) decode() *codec.Error {
 	w, r := d.w, d.r
@@ -166,19 +151,7 @@ func partParam(i, j int) string {
 	return "messages[" + strconv.Itoa(i) + "].content[" + strconv.Itoa(j) + "]"
 }
 
-// addMessage appends a message of the given role to r, reusing the part
-// slice a reset Request kept in that slot.
-func addMessage(r *codec.Request, role codec.Role) *codec.Message {
-	n := len(r.Messages)
-	if n < cap(r.Messages) {
-		r.Messages = r.Messages[:n+1]
-		m := &r.Messages[n]
-		m.Role, m.Parts = role, m.Parts[:0]
-		return m
-	}
-	r.Messages = append(r.Messages, codec.Message{Role: role})
-	return &r.Messages[n]
-}
+func addMessage(r *codec.Request, role codec.Role) *codec.Message { return r.AddMessage(role) }
 
 // system adds the text of a system or developer message to r.System.
 func (d *requestDecoder) system(i int, m *wireMessage) *codec.Error {
@@ -283,13 +256,7 @@ func (d *requestDecoder) userPart(i, j int, p *wirePart) (codec.Part, *codec.Err
 		if p.ImageURL.Detail != "" {
 			d.drop("image_url.detail")
 		}
-		u := p.ImageURL.URL
-		if mt, data, ok := rawjson.ParseDataURL(u); ok && data != "" {
-			cp.MediaType, cp.Data = mt, data
-			return cp, nil
-		}
-		if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-			cp.URL = u
+		if param.ImageURL(p.ImageURL.URL, &cp) {
 			return cp, nil
 		}
 		return cp, invalid(partParam(i, j)+".image_url.url", "Invalid image URL: expected a base64 data URL or an http(s) URL.")
@@ -419,18 +386,10 @@ func (d *requestDecoder) thinking(m *wireMessage, msg *codec.Message) {
 }
 
 // isEmptyValue reports whether a raw member is absent or null.
-func isEmptyValue(v rawValue) bool {
-	k := rawjson.KindOf(v)
-	return k == rawjson.KindInvalid || k == rawjson.KindNull
-}
+func isEmptyValue(v rawValue) bool { return param.Absent(v) }
 
 // arguments returns a tool call's arguments, "{}" for none.
-func arguments(s string) string {
-	if s == "" {
-		return "{}"
-	}
-	return s
-}
+var arguments = param.Arguments
 
 func legacyCallID(i int) string { return "call_legacy_" + strconv.Itoa(i) }
 
@@ -472,20 +431,7 @@ func (d *requestDecoder) toolResult(i int, m *wireMessage, id, name string) *cod
 
 // callName returns the name of the tool call with the given id in the
 // history so far, searching from the end.
-func (d *requestDecoder) callName(id string) string {
-	for i := len(d.r.Messages) - 1; i >= 0; i-- {
-		m := &d.r.Messages[i]
-		if m.Role != codec.RoleAssistant {
-			continue
-		}
-		for j := range m.Parts {
-			if p := &m.Parts[j]; p.Kind == codec.PartToolCall && p.ID == id {
-				return p.Name
-			}
-		}
-	}
-	return ""
-}
+func (d *requestDecoder) callName(id string) string { return d.r.CallName(id) }
 
 // callID returns the id of the latest call of the named tool.
 func (d *requestDecoder) callID(name string) string {
@@ -527,23 +473,8 @@ func (d *requestDecoder) tools() *codec.Error {
 // functionTool reads the function definition list[i]<field>; the name of
 // the parameter is built only for an error.
 func functionTool(list string, i int, field string, f *wireFunction) (codec.Tool, *codec.Error) {
-	param := func(member string) string { return list + "[" + strconv.Itoa(i) + "]" + field + "." + member }
-	if f.Name == "" {
-		return codec.Tool{}, invalid(param("name"), "Missing required parameter: '"+param("name")+"'.")
-	}
-	strict, err := rawBool(f.Strict, "")
-	if err != nil {
-		return codec.Tool{}, invalid(param("strict"), "'strict' must be a boolean")
-	}
-	t := codec.Tool{Name: f.Name, Description: f.Description, Strict: strict}
-	switch rawjson.KindOf(f.Parameters) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-	case rawjson.KindObject:
-		t.Parameters = rawjson.UnsafeString(f.Parameters)
-	default:
-		return t, invalid(param("parameters"), "'parameters' must be an object")
-	}
-	return t, nil
+	pf := param.Function{Name: f.Name, Description: f.Description, Parameters: f.Parameters, Strict: f.Strict}
+	return pf.Tool(func() string { return list + "[" + strconv.Itoa(i) + "]" + field })
 }
 
 func (d *requestDecoder) toolChoice() *codec.Error {
@@ -601,19 +532,17 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 
 func (d *requestDecoder) settings() *codec.Error {
 	w, r := d.w, d.r
-	maxTokens, param := w.MaxCompletionTokens, "max_completion_tokens"
+	maxTokens, name := w.MaxCompletionTokens, "max_completion_tokens"
 	if isEmptyValue(maxTokens) {
-		maxTokens, param = w.MaxTokens, "max_tokens"
+		maxTokens, name = w.MaxTokens, "max_tokens"
 	}
-	n, ok, err := rawInt(maxTokens, param)
-	if err != nil {
+	var (
+		n   int64
+		ok  bool
+		err *codec.Error
+	)
+	if r.MaxTokens, err = param.MaxTokens(maxTokens, name); err != nil {
 		return err
-	}
-	if ok {
-		if n < 1 {
-			return invalid(param, "Invalid '"+param+"': integer below minimum value. Expected a value >= 1.")
-		}
-		r.MaxTokens = int(n)
 	}
 	if r.Temperature, err = rawFloat(w.Temperature, "temperature"); err != nil {
 		return err
@@ -677,14 +606,9 @@ func (d *requestDecoder) format() *codec.Error {
 		rf.Kind = codec.FormatJSON
 	case "json_schema":
 		s := &f.JSONSchema
-		if rawjson.KindOf(s.Schema) != rawjson.KindObject {
-			return invalid("response_format.json_schema.schema", "'response_format.json_schema.schema' must be an object")
-		}
-		strict, err := rawBool(s.Strict, "response_format.json_schema.strict")
-		if err != nil {
+		if err := param.SchemaFormat(s.Name, s.Schema, s.Strict, "response_format.json_schema.", rf); err != nil {
 			return err
 		}
-		rf.Kind, rf.Name, rf.Schema, rf.Strict = codec.FormatJSONSchema, s.Name, rawjson.UnsafeString(s.Schema), strict
 		if s.Description != "" {
 			d.drop("response_format.json_schema.description")
 		}
@@ -698,14 +622,8 @@ func (d *requestDecoder) format() *codec.Error {
 // object that LiteLLM accepts on this API.
 func (d *requestDecoder) reasoning() *codec.Error {
 	th := &d.r.Thinking
-	switch e := d.w.ReasoningEffort; e {
-	case "":
-	case "none":
-		th.Effort = e
-	case "minimal", "low", "medium", "high", "xhigh", "max":
-		th.Enabled, th.Effort = true, e
-	default:
-		return invalid("reasoning_effort", "Invalid value: '"+e+"'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high', 'xhigh' and 'max'.")
+	if err := param.Effort(d.w.ReasoningEffort, "reasoning_effort", th); err != nil {
+		return err
 	}
 	t := &d.w.Thinking
 	switch t.Type {
@@ -742,47 +660,10 @@ func (d *requestDecoder) droppedFields() {
 	}
 }
 
-// rawInt reads an optional integer member; ok reports whether it is there.
-func rawInt(v rawValue, param string) (n int64, ok bool, err *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return 0, false, nil
-	case rawjson.KindNumber:
-		if n, e := strconv.ParseInt(rawjson.UnsafeString(v), 10, 64); e == nil {
-			return n, true, nil
-		}
-		// 512.0 is an integer too.
-		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil && f == float64(int64(f)) {
-			return int64(f), true, nil
-		}
-	}
-	return 0, false, invalid(param, "'"+param+"' must be an integer")
-}
-
-// rawFloat reads an optional number member.
-func rawFloat(v rawValue, param string) (*float64, *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return nil, nil
-	case rawjson.KindNumber:
-		if f, e := strconv.ParseFloat(rawjson.UnsafeString(v), 64); e == nil {
-			return &f, nil
-		}
-	}
-	return nil, invalid(param, "'"+param+"' must be a number")
-}
-
-// rawBool reads an optional boolean member, false when absent.
-func rawBool(v rawValue, param string) (bool, *codec.Error) { return rawBoolOr(v, param, false) }
-
-func rawBoolOr(v rawValue, param string, def bool) (bool, *codec.Error) {
-	switch rawjson.KindOf(v) {
-	case rawjson.KindInvalid, rawjson.KindNull:
-		return def, nil
-	case rawjson.KindTrue:
-		return true, nil
-	case rawjson.KindFalse:
-		return false, nil
-	}
-	return def, invalid(param, "'"+param+"' must be a boolean")
-}
+// The raw scalar readers, shared with the Responses decoder.
+var (
+	rawInt    = param.Int
+	rawFloat  = param.Float
+	rawBool   = param.Bool
+	rawBoolOr = param.BoolOr
+)

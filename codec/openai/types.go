@@ -1,12 +1,11 @@
 package openai
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/bytedance/sonic"
 
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/internal/param"
 )
 
 // The wire structs: what the translating decoders read of OpenAI's JSON.
@@ -276,38 +275,14 @@ type wireStreamError struct {
 
 var requestPool = sync.Pool{New: func() any { return new(wireRequest) }}
 
-var (
-	errEmpty   = errors.New("empty JSON document")
-	errStrings = errors.New("invalid JSON string: control character or bad escape")
-)
-
-// api decodes with case-sensitive keys, as OpenAI does (sonic's default
-// matches "MODEL" to "model"): besides fidelity, this keeps DecodeRequest
-// reading the same "model" as ChatRequest.Parse, which the proxy checks
-// against the key's allow-list. ValidateString makes sonic reject control
-// characters and replace invalid UTF-8 in the strings it decodes (for about
-// 4% more time); it misses a bad escape nested in a skipped member of an
-// array element that another element follows, so unmarshal still checks
-// the strings itself.
-var api = sonic.Config{CaseSensitive: true, ValidateString: true}.Froze()
+// api decodes with case-sensitive keys and checked strings, as OpenAI does
+// (param.API): besides fidelity, this keeps DecodeRequest reading the same
+// "model" as ChatRequest.Parse, which the proxy checks against the key's
+// allow-list.
+var api = param.API
 
 // unmarshalString decodes the JSON value s into v, case-sensitively.
-func unmarshalString(s string, v any) error { return api.UnmarshalFromString(s, v) }
+func unmarshalString(s string, v any) error { return param.UnmarshalString(s, v) }
 
-// unmarshal decodes the JSON document b into v without copying b: strings
-// without escapes in v point into b. It accepts only strict JSON: no
-// control characters or bad escapes in any string (rawjson.ValidStrings,
-// the pass-through path's check), unless checked says that the strings of
-// b were checked already.
-func unmarshal(b []byte, v any, checked bool) error {
-	if len(b) == 0 {
-		return errEmpty
-	}
-	if err := unmarshalString(rawjson.UnsafeString(b), v); err != nil {
-		return err
-	}
-	if !checked && !rawjson.ValidStrings(b) {
-		return errStrings
-	}
-	return nil
-}
+// unmarshal is param.Unmarshal: strict JSON, strings pointing into b.
+func unmarshal(b []byte, v any, checked bool) error { return param.Unmarshal(b, v, checked) }

@@ -25,8 +25,13 @@ const main = document.getElementById('main');
 const top = document.getElementById('top');
 let me = null; // {user, csrf, public_url}
 let shown = 0; // bumps on each navigation, so a slow page cannot overwrite a newer one
+// lastUser is who was logged in before the login form showed (null on a
+// fresh load): another user logging in starts on Home, not on that
+// user's page.
+let lastUser = null;
 
 function showLogin(notice) {
+  if (me) lastUser = me.user.name;
   me = null;
   top.hidden = true;
   window.onhashchange = null;
@@ -39,7 +44,11 @@ function showLogin(notice) {
       { name: 'name', label: 'User name', autocomplete: 'username', required: true },
       { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true },
     ],
-    onSubmit: async (v) => loggedIn(await api('POST', 'login', v)),
+    onSubmit: async (v) => {
+      const m = await api('POST', 'login', v);
+      if (lastUser !== null && lastUser !== m.user.name) history.replaceState(null, '', '#/home');
+      loggedIn(m);
+    },
   });
   replace(main, h('section', { class: 'login card' },
     h('h1', {}, 'Rosetta console'),
@@ -61,8 +70,8 @@ function loggedIn(m) {
 
 async function route() {
   const name = location.hash.replace(/^#\/?/, '').split('?')[0];
-  let page = PAGES[name];
-  if (!page || (page.admin && me.user.role !== 'admin')) page = PAGES.home;
+  let page = PAGES[name] || PAGES.home;
+  if (page.admin && me.user.role !== 'admin') page = { title: page.title, render: adminOnly };
   document.title = `${page.title} · Rosetta console`;
   for (const a of document.querySelectorAll('#nav a')) {
     if (a.getAttribute('href') === `#/${name || 'home'}`) a.setAttribute('aria-current', 'page');
@@ -80,6 +89,13 @@ async function route() {
   if (seq !== shown || !me) return;
   replace(main, view);
   main.focus({ preventScroll: true });
+}
+
+// adminOnly stands in for an admin's page when someone else opens it.
+function adminOnly(view, ctx) {
+  view.append(h('p', { class: 'notice', role: 'alert' },
+    `Only an admin can open this page; you are logged in as ${ctx.me.user.name}, a ${ctx.me.user.role}. `,
+    'Ask an admin if you need a change here, or go back ', h('a', { href: '#/home' }, 'Home'), '.'));
 }
 
 function closeMenu() {
@@ -100,6 +116,7 @@ document.querySelector('.skip').addEventListener('click', (ev) => {
 document.getElementById('logout').addEventListener('click', async () => {
   try { await api('POST', 'logout'); } catch { /* logged out either way */ }
   showLogin('You are logged out.');
+  history.replaceState(null, '', '#/home'); // whoever logs in next starts at Home
 });
 
 async function start() {

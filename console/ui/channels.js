@@ -1,6 +1,6 @@
 // Channels (admins): every upstream with its health; console channels can
 // be added, edited, disabled and deleted here, any channel tested.
-import { h, replace, form, table, confirmButton, announce, fmtNum, fmtMs, list, badge } from './dom.js';
+import { h, replace, form, table, confirmButton, announce, fmtNum, fmtMs, fmtTime, list, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { stateBadge } from './models.js';
 
@@ -8,8 +8,9 @@ const TIMEOUTS = [['connect', 'Connect timeout'], ['first_byte', 'First byte tim
 
 export async function channels(view) {
   // types are the channel types the gateway takes, as the list reports
-  // them: the console keeps no list of its own.
-  const page = { listBox: h('div'), editBox: h('div'), types: [] };
+  // them: the console keeps no list of its own. tested holds the last
+  // test's result by channel name, shown in the row's detail.
+  const page = { listBox: h('div'), editBox: h('div'), types: [], tested: {} };
   page.refresh = async () => {
     const { channels: all, types } = await api('GET', 'channels');
     page.types = types || [];
@@ -25,7 +26,7 @@ export async function channels(view) {
   view.append(page.listBox, page.editBox,
     h('section', { class: 'card', 'aria-labelledby': 'add-channel' },
       h('h2', { id: 'add-channel' }, 'Add a channel'),
-      h('p', { class: 'muted' }, 'Channels of the configuration file are edited there; channels added here are kept in the store, their upstream keys encrypted.'),
+      h('p', { class: 'muted intro' }, 'Channels of the configuration file are edited there; channels added here are kept in the store, their upstream keys encrypted.'),
       add));
 }
 
@@ -81,33 +82,58 @@ function parseMap(text) {
 
 function channelTable(all, page) {
   const rows = all.map((c) => [
-    c.name, c.type, c.source,
-    c.keys_error ? h('span', { title: c.keys_error }, badge('keys unreadable: edit and enter them again', 'bad')) : stateBadge(c.state),
-    fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)} %`,
+    h('span', { class: 'nowrap' }, c.name), h('span', { class: 'nowrap' }, c.type, h('span', { class: 'muted' }, ` · ${c.source}`)),
+    c.keys_error ? h('span', { title: c.keys_error }, badge('keys unreadable: edit and enter them again', 'bad')) : stateBadge(c),
+    fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)}\u00a0%`,
     c.editable ? `${c.priority} / ${c.weight}` : '—',
-    h('span', { class: 'mono' }, (c.models || []).join(', ') || '—'),
+    names(c.models),
     h('div', { class: 'actions' }, channelActions(c, page)),
   ]);
   return table(`${all.length} channel${all.length === 1 ? '' : 's'}`,
-    ['Name', 'Type', 'Source', 'State', 'Requests', 'Error rate', 'Priority / weight', 'Models', 'Actions'], rows);
+    ['Name', 'Type · source', 'State', 'Requests', 'Error rate', 'Priority / weight', 'Models', 'Actions'], rows,
+    (i) => channelDetail(all[i], page.tested[all[i].name]));
+}
+
+// names lists model names, each kept on one line: a name breaks at no
+// hyphen, the list between names.
+function names(list) {
+  if (!list || !list.length) return '—';
+  return h('span', { class: 'mono' }, list.flatMap((n, i) => [i ? ', ' : '', h('span', { class: 'nowrap' }, n)]));
+}
+
+// channelDetail is the line under a channel's row: its last test's result
+// and its last error, each with its time, in words. Long texts wrap there,
+// across the table, not in a narrow cell.
+function channelDetail(c, test) {
+  const lines = [];
+  if (test) {
+    lines.push(h('p', { class: test.ok ? 'test-result ok' : 'test-result bad', 'data-channel': c.name },
+      `Test at ${test.at.toLocaleTimeString()}: `, test.ok ? `answered in ${fmtMs(test.latency_ms)}` : `failed: ${test.error}`));
+  }
+  if (c.last_error) {
+    lines.push(h('p', { class: 'last-error', 'data-channel': c.name },
+      `Last error, ${fmtTime(c.last_error_at)}: ${c.last_error}`));
+  }
+  return lines.length ? lines : null;
 }
 
 function channelActions(c, page) {
-  const result = h('span', { role: 'status' });
   const test = h('button', { type: 'button', 'aria-label': `Test channel ${c.name}` }, 'Test');
   test.addEventListener('click', async () => {
     test.disabled = true;
-    replace(result, 'testing…');
+    test.textContent = 'Testing…';
     try {
       const r = await api('POST', `channels/${encodeURIComponent(c.name)}/test`);
-      replace(result, r.ok ? badge(`ok in ${fmtMs(r.latency_ms)}`, 'ok') : badge(`failed: ${r.error}`, 'bad'));
+      page.tested[c.name] = { ...r, at: new Date() };
+      announce(r.ok ? `Channel ${c.name} answered in ${fmtMs(r.latency_ms)}` : `Channel ${c.name} failed its test`);
+      await page.refresh(); // the test counts as a request: new counts and state
     } catch (e) {
-      replace(result, badge(e.message, 'bad'));
-    } finally {
+      announce(e.message);
       test.disabled = false;
+      test.textContent = 'Test';
     }
   });
-  if (!c.editable) return [test, result];
+  if (!c.editable) return [test];
   const path = `channels/${encodeURIComponent(c.name)}`;
   const change = async (body, done) => {
     await api('PATCH', path, body);
@@ -123,8 +149,7 @@ function channelActions(c, page) {
       await api('DELETE', path);
       announce(`Channel ${c.name} deleted`);
       await page.refresh();
-    }, `Delete channel ${c.name}`),
-    result];
+    }, `Delete channel ${c.name}`)];
 }
 
 function editChannel(c, page) {

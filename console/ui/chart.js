@@ -3,9 +3,18 @@
 
 const NS = 'http://www.w3.org/2000/svg';
 export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
-const W = 480;
 const H = 200;
+// The plot starts GAP past the y labels' column, so that the first point
+// stands clear of its label.
 const PAD = { l: 60, r: 14, t: 10, b: 26 };
+const GAP = 10;
+
+// chartWidth is the width of the drawing in its own units: the width it is
+// shown at on a phone, so that its text is shown at its own size there,
+// and 480 on larger screens.
+function chartWidth() {
+  return Math.round(Math.min(480, Math.max(260, window.innerWidth - 54)));
+}
 
 function svg(tag, attrs, text) {
   const el = document.createElementNS(NS, tag);
@@ -14,12 +23,20 @@ function svg(tag, attrs, text) {
   return el;
 }
 
-// niceMax rounds the top of the y axis up to 1, 2 or 5 times a power of
-// ten, so the grid labels are round numbers.
-function niceMax(v) {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  return [1, 2, 5, 10].map((m) => m * p).find((m) => m >= v);
+// yTicks are the values of the y axis's grid lines, from 0 to the top: at
+// most five, a step of 1, 2 or 5 times a power of ten apart, so the labels
+// are round numbers, and whole numbers for counts (integer), where a
+// maximum of 1 has ticks 0 and 1, not 0, 0.5 and 1.
+export function yTicks(max, integer) {
+  if (!(max > 0)) return [0, 1];
+  const raw = max / 4;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  let step = [1, 2, 5, 10].map((m) => m * p).find((m) => m >= raw);
+  if (integer) step = Math.max(1, Math.round(step));
+  const ticks = [];
+  for (let i = 0; i * step < max + step / 2 && ticks.length <= 5; i++) ticks.push(i * step);
+  if (ticks[ticks.length - 1] < max) ticks.push(ticks.length * step);
+  return ticks;
 }
 
 function timeLabel(t, span) {
@@ -31,22 +48,25 @@ function timeLabel(t, span) {
 // lineChart draws series [{name, points: [[timeMs, value]]}] over
 // [from, to]. Points further apart than width are not joined: a gap means
 // no data, not a straight line through it.
-export function lineChart({ title, series, from, to, width, format }) {
+export function lineChart({ title, series, from, to, width, format, integer }) {
   const values = series.flatMap((s) => s.points.map((p) => p[1]));
-  const top = niceMax(Math.max(0, ...values));
-  const x = (t) => PAD.l + ((t - from) / (to - from)) * (W - PAD.l - PAD.r);
+  const ticks = yTicks(Math.max(0, ...values), integer);
+  const top = ticks[ticks.length - 1];
+  const W = chartWidth();
+  const x = (t) => PAD.l + GAP + ((t - from) / (to - from)) * (W - PAD.l - GAP - PAD.r);
   const y = (v) => PAD.t + (1 - v / top) * (H - PAD.t - PAD.b);
   const label = values.length
     ? `${title}: ${series.length} line${series.length === 1 ? '' : 's'}, highest ${format(Math.max(...values))}`
     : `${title}: no data in this range`;
   const g = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': label });
-  for (const v of [0, top / 2, top]) {
+  for (const v of ticks) {
     g.append(svg('line', { class: 'grid', x1: PAD.l, x2: W - PAD.r, y1: y(v), y2: y(v) }),
-      svg('text', { x: PAD.l - 6, y: y(v) + 3, 'text-anchor': 'end' }, format(v)));
+      svg('text', { x: PAD.l - 6, y: y(v) + 4, 'text-anchor': 'end' }, format(v)));
   }
-  for (let i = 0; i <= 4; i++) {
-    const t = from + ((to - from) * i) / 4;
-    g.append(svg('text', { x: x(t), y: H - 8, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' }, timeLabel(t, to - from)));
+  const n = W < 400 ? 2 : 4; // time labels that fit side by side, less one
+  for (let i = 0; i <= n; i++) {
+    const t = from + ((to - from) * i) / n;
+    g.append(svg('text', { x: x(t), y: H - 8, 'text-anchor': i === 0 ? 'start' : i === n ? 'end' : 'middle' }, timeLabel(t, to - from)));
   }
   g.append(svg('line', { class: 'axis', x1: PAD.l, x2: W - PAD.r, y1: y(0), y2: y(0) }));
   series.forEach((s, i) => drawSeries(g, s, COLORS[i % COLORS.length], x, y, width));

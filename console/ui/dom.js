@@ -79,11 +79,12 @@ export function copyButton(get, label) {
   return b;
 }
 
-// codeBlock is preformatted text with a copy button.
+// codeBlock is preformatted text with a copy button in a bar above it,
+// where it covers no line of the text at any width.
 export function codeBlock(text, label) {
   return h('div', { class: 'code' },
-    h('pre', { tabindex: '0', 'aria-label': label }, h('code', {}, text)),
-    copyButton(() => text, 'Copy ' + label));
+    h('div', { class: 'code-bar' }, copyButton(() => text, 'Copy ' + label)),
+    h('pre', { tabindex: '0', 'aria-label': label }, h('code', {}, text)));
 }
 
 // field builds a labelled control. spec: {name, label, type, value,
@@ -172,13 +173,17 @@ export function showError(f, general, e) {
 // cannot be undone (no modal dialogs, which also keeps it testable).
 export function confirmButton(text, confirmText, action, label) {
   const b = h('button', { type: 'button', class: 'danger', 'aria-label': label }, text);
-  let armed = false;
+  // data-armed marks a button waiting for its second click, so that a page
+  // refreshing itself can leave it be.
+  const arm = (on) => {
+    b.textContent = on ? confirmText : text;
+    b.setAttribute('aria-label', on ? `${confirmText}: ${label}` : label);
+    b.toggleAttribute('data-armed', on);
+  };
   b.addEventListener('click', async () => {
-    if (!armed) {
-      armed = true;
-      b.textContent = confirmText;
-      b.setAttribute('aria-label', `${confirmText}: ${label}`);
-      setTimeout(() => { armed = false; b.textContent = text; b.setAttribute('aria-label', label); }, 5000);
+    if (!b.hasAttribute('data-armed')) {
+      arm(true);
+      setTimeout(() => arm(false), 5000);
       return;
     }
     b.disabled = true;
@@ -188,12 +193,22 @@ export function confirmButton(text, confirmText, action, label) {
 }
 
 // table builds a data table; rows are arrays of cells (nodes or text).
-export function table(caption, head, rows) {
+// Each cell carries its column's name in data-label, which narrow screens
+// show before it when rows become cards. A row may be followed by a detail
+// row: detail(i) returns its content, shown across the columns, or null;
+// with collapsed set, detail rows start hidden.
+export function table(caption, head, rows, detail, { collapsed } = {}) {
+  const body = [];
+  rows.forEach((r, i) => {
+    body.push(h('tr', {}, r.map((c, j) => h('td', { 'data-label': head[j] }, c))));
+    const more = detail && detail(i);
+    if (more) body.push(h('tr', { class: 'detail', hidden: collapsed }, h('td', { colspan: head.length }, more)));
+  });
   return h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': caption },
     h('table', {},
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, head.map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, rows.length ? rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c))))
+      h('tbody', {}, body.length ? body
         : h('tr', {}, h('td', { colspan: head.length, class: 'empty' }, 'Nothing yet.')))));
 }
 

@@ -3,15 +3,30 @@
 import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, list, badge, uid } from './dom.js';
 import { api } from './api.js';
 
+const KEY_POLL_MS = 2000;
+
 export async function keys(view, ctx) {
   const listBox = h('div');
   const secretBox = h('div');
   const editBox = h('div');
   const page = { ctx, listBox, editBox, refresh: null };
-  page.refresh = async () => {
-    const { keys: all } = await api('GET', 'keys');
+  let shown = '';
+  const show = (all) => {
+    shown = JSON.stringify(all);
     replace(listBox, keyTable(all, page));
   };
+  page.refresh = async () => show((await api('GET', 'keys')).keys);
+  // Use counts and last-use times change while the page is open (the
+  // gateway writes usage within a second or so): poll while it is shown,
+  // redrawing only on a change and never under a pending confirmation.
+  const poll = setInterval(async () => {
+    if (!view.isConnected) { clearInterval(poll); return; }
+    if (document.hidden || listBox.querySelector('[data-armed]')) return;
+    try {
+      const { keys: all } = await api('GET', 'keys');
+      if (JSON.stringify(all) !== shown && view.isConnected && !listBox.querySelector('[data-armed]')) show(all);
+    } catch { /* the next poll tries again; a lost session logs out on its own */ }
+  }, KEY_POLL_MS);
   const create = form({
     label: 'Create a key',
     submit: 'Create key',

@@ -2,10 +2,24 @@
 // each, how to read its replies and streams, and how to show the same call
 // as curl or SDK code.
 
+// STYLES: base is the URL each style's official SDKs take as their base
+// URL, exactly (the Gemini SDKs add /v1beta themselves, so they take the
+// root), and option names where it goes in each SDK.
 export const STYLES = {
-  openai: { label: 'OpenAI', base: (u) => `${u}/v1` },
-  anthropic: { label: 'Anthropic', base: (u) => u },
-  gemini: { label: 'Gemini', base: (u) => `${u}/v1beta` },
+  openai: { label: 'OpenAI', base: (u) => `${u}/v1`, option: 'base_url (Python), baseURL (JavaScript), option.WithBaseURL (Go)' },
+  anthropic: { label: 'Anthropic', base: (u) => u, option: 'base_url (Python), baseURL (JavaScript), option.WithBaseURL (Go)' },
+  gemini: { label: 'Gemini', base: (u) => u,
+    option: 'http_options.base_url (Python), httpOptions.baseUrl (JavaScript), HTTPOptions.BaseURL (Go); the SDK adds /v1beta' },
+};
+
+// SNIPPET_STYLES are the styles the home page has snippets for: the chat
+// styles and OpenAI's Responses API, which OpenAI SDKs reach at the same
+// base URL.
+export const SNIPPET_STYLES = {
+  openai: 'OpenAI Chat Completions',
+  responses: 'OpenAI Responses',
+  anthropic: 'Anthropic Messages',
+  gemini: 'Gemini',
 };
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -45,21 +59,39 @@ function sq(s) {
   return `'${String(s).replace(/'/g, `'\\''`)}'`;
 }
 
-// curl is a chat as a ready-to-paste curl command; the key is read from
+// curlCommand is a ready-to-paste curl command; the key is read from
 // $ROSETTA_KEY so it never lands in shell history.
-export function curl(style, publicURL, chat) {
-  const r = buildRequest(style, chat);
-  const lines = [`curl${chat.stream ? ' -N' : ''} ${sq(publicURL + r.path)}`,
-    `-H "${authHeader(style, '$ROSETTA_KEY')}"`];
-  for (const [k, v] of Object.entries(r.headers)) lines.push(`-H ${sq(`${k}: ${v}`)}`);
-  lines.push(`-H 'Content-Type: application/json'`, `-d ${sq(JSON.stringify(r.body))}`);
+export function curlCommand(url, style, headers, body, stream) {
+  const lines = [`curl${stream ? ' -N' : ''} ${sq(url)}`, `-H "${authHeader(style, '$ROSETTA_KEY')}"`];
+  for (const [k, v] of Object.entries(headers || {})) lines.push(`-H ${sq(`${k}: ${v}`)}`);
+  lines.push(`-H 'Content-Type: application/json'`, `-d ${sq(JSON.stringify(body))}`);
   return lines.join(' \\\n  ');
 }
 
-// snippets are short programs using each style's official SDK.
+// curl is a chat as a curl command.
+export function curl(style, publicURL, chat) {
+  const r = buildRequest(style, chat);
+  return curlCommand(publicURL + r.path, style, r.headers, r.body, chat.stream);
+}
+
+// snippets are short programs using each style's official SDK: [[language, text]].
 export function snippets(style, publicURL, model) {
-  const hello = { model, messages: [{ role: 'user', text: 'Hello' }] };
   const m = JSON.stringify(model);
+  if (style === 'responses') {
+    return [['curl', curlCommand(`${publicURL}/v1/responses`, 'openai', {}, { model, input: 'Hello' })],
+      ['Python (openai)', `import os
+from openai import OpenAI
+
+client = OpenAI(base_url="${publicURL}/v1", api_key=os.environ["ROSETTA_KEY"])
+response = client.responses.create(model=${m}, input="Hello")
+print(response.output_text)`],
+      ['JavaScript (openai)', `import OpenAI from "openai";
+
+const client = new OpenAI({ baseURL: "${publicURL}/v1", apiKey: process.env.ROSETTA_KEY });
+const response = await client.responses.create({ model: ${m}, input: "Hello" });
+console.log(response.output_text);`]];
+  }
+  const hello = { model, messages: [{ role: 'user', text: 'Hello' }] };
   const sdk = {
     openai: [
       ['Python (openai)', `import os

@@ -1,6 +1,6 @@
 // Usage: requests, tokens and latency over time per key or per model, and
 // the raw request log with filters.
-import { h, replace, field, values, table, fmtTime, fmtNum, fmtMs, badge } from './dom.js';
+import { h, replace, field, values, table, copyButton, fmtNum, fmtMs, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { lineChart } from './chart.js';
 
@@ -38,6 +38,11 @@ function rangeQuery(v) {
 
 async function drawCharts(box, v) {
   const data = await api('GET', `usage/buckets?${rangeQuery(v)}`);
+  if (!data.buckets.length) {
+    replace(box, h('p', { class: 'empty-state card' }, 'No requests in this range yet. Charts appear once a key is used: try one in the ',
+      h('a', { href: '#/playground' }, 'Playground'), '.'));
+    return;
+  }
   const from = Date.parse(data.from);
   const to = Date.parse(data.to);
   const width = data.width_ms;
@@ -46,15 +51,17 @@ async function drawCharts(box, v) {
   const groups = group(data.buckets, name);
   const slots = [];
   for (let t = Math.floor(from / width) * width; t < to; t += width) slots.push(t);
-  const metric = (title, fn, fill, format) => lineChart({
-    title, from, to, width, format,
+  // The first slot starts at or before from: the axis starts there, so
+  // that no point falls left of it.
+  const metric = (title, fn, fill, format, integer) => lineChart({
+    title, from: slots[0], to, width, format, integer,
     series: groups.map(([n, byStart]) => ({ name: n, points: points(byStart, slots, fn, fill) })),
   });
   const count = (n) => fmtNum(Math.round(n));
   const latency = (v) => (v ? fmtMs(v) : '0');
   replace(box,
-    metric('Requests', (bs) => sum(bs, (b) => b.requests), true, count),
-    metric('Tokens (input + output)', (bs) => sum(bs, (b) => b.input_tokens + b.output_tokens), true, count),
+    metric('Requests', (bs) => sum(bs, (b) => b.requests), true, count, true),
+    metric('Tokens (input + output)', (bs) => sum(bs, (b) => b.input_tokens + b.output_tokens), true, count, true),
     metric('Latency p50', (bs) => sum(bs, (b) => b.p50_ms * b.requests) / Math.max(1, sum(bs, (b) => b.requests)), false, latency),
     metric('Latency p99', (bs) => Math.max(...bs.map((b) => b.p99_ms)), false, latency));
 }
@@ -130,9 +137,47 @@ class UsageLog {
     this.rows = older ? [...this.rows, ...rows] : rows;
     this.more.hidden = rows.length < 50;
     replace(this.box, table(`${this.rows.length} request${this.rows.length === 1 ? '' : 's'}, newest first`,
-      ['Time', 'Key', 'Model', 'Channel', 'Style', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request id'],
-      this.rows.map((r) => [fmtTime(r.time), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel, r.style,
+      ['Time', 'Key', 'Model', 'Channel', 'Style', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request'],
+      this.rows.map((r) => [h('span', { class: 'nowrap' }, logTime(r.time)), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel || '—', r.style,
         badge(String(r.status), r.status < 400 ? 'ok' : 'bad'), fmtNum(r.input_tokens), fmtNum(r.output_tokens),
-        fmtMs(r.latency_ms), fmtMs(r.first_token_ms), h('span', { class: 'mono' }, r.request_id)])));
+        fmtMs(r.latency_ms), fmtMs(r.first_token_ms), detailsButton(r)]),
+      (i) => rowDetail(this.rows[i]), { collapsed: true }));
   }
+}
+
+// logTime is a row's time, short enough to stay on one line: the date as
+// month and day, the time to the second.
+function logTime(t) {
+  return new Date(t).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+// detailsButton opens and closes the detail row that follows its row.
+function detailsButton(r) {
+  const b = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-label': `Details of request ${r.request_id}` }, 'Details');
+  b.addEventListener('click', () => {
+    const detail = b.closest('tr').nextElementSibling;
+    detail.hidden = !detail.hidden;
+    b.setAttribute('aria-expanded', String(!detail.hidden));
+  });
+  return b;
+}
+
+// rowDetail tells what became of a request: its id, and each channel tried
+// with its outcome. The gateway holds the attempts of the requests that
+// had a failed one, in memory; of the others the row says it all.
+function rowDetail(r) {
+  let attempts;
+  if (r.attempts) {
+    attempts = h('ol', { class: 'attempts' }, r.attempts.map((a) => h('li', {}, h('strong', {}, a.channel),
+      a.error ? ` failed with ${a.status}: ${a.error}` : ` answered (${a.status})`)));
+  } else if (!r.channel) {
+    attempts = h('p', {}, 'No channel was tried: the gateway answered itself (the key, its limits or the model refused the request, or no channel was available).');
+  } else if (r.status < 400) {
+    attempts = h('p', {}, h('strong', {}, r.channel), ` answered at the first attempt (${r.status}).`);
+  } else {
+    attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause is no longer held: the node that served the request keeps those of its last 1,000 failed requests, in memory.`);
+  }
+  return h('div', { class: 'row-detail' },
+    h('p', {}, 'Request id ', h('code', { class: 'request-id' }, r.request_id), ' ', copyButton(() => r.request_id, `Copy the request id ${r.request_id}`)),
+    attempts);
 }

@@ -1,0 +1,63 @@
+package responses_test
+
+import (
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	rc "github.com/rosetta-gateway/rosetta/codec/responses"
+)
+
+// The DESIGN §5 budgets as the Responses style meets them on its own
+// half: decoding a 2 KB request (the translation to each upstream, decode
+// and encode together, is codec's BenchmarkPairsTranslateRequest2KB),
+// encoding one text delta, and a whole response.
+
+func BenchmarkDecodeRequest2KB(b *testing.B) {
+	body := goldentest.Read(b, "testdata/request_2kb.json")
+	var r codec.Request
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if err := rc.DecodeRequest(body, &r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodeTextDelta(b *testing.B) {
+	var e rc.StreamEncoder
+	e.Reset(codec.StreamInfo{ID: "resp_req_0123456789abcdef01234567", Model: "public-model", Created: 1795252445})
+	var out []byte
+	out = e.Encode(out, &codec.Event{Kind: codec.EventStart})
+	out = e.Encode(out, &codec.Event{Kind: codec.EventBlockStart, Block: codec.PartText})
+	delta := codec.Event{Kind: codec.EventDelta, Block: codec.PartText, Text: " the quick brown fox"}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		out = e.Encode(out[:0], &delta)
+		if n++; n == 1<<16 { // the output text grows with every delta: start a stream again
+			e.Reset(codec.StreamInfo{ID: "resp_req_0123456789abcdef01234567", Model: "public-model", Created: 1795252445})
+			out = e.Encode(out[:0], &codec.Event{Kind: codec.EventBlockStart, Block: codec.PartText})
+			n = 0
+		}
+	}
+}
+
+func BenchmarkAppendResponse(b *testing.B) {
+	var req codec.Request
+	if err := rc.DecodeRequest(goldentest.Read(b, "testdata/request_2kb.json"), &req); err != nil {
+		b.Fatal(err)
+	}
+	resp := codec.Response{Parts: []codec.Part{
+		{Kind: codec.PartThinking, Text: "The customer wants a comparison.", Signature: "EqQBCkYIBxgCKkB0aGlua2luZw=="},
+		{Kind: codec.PartText, Text: "The Corolla Hybrid has 13.1 cu ft of cargo space, the Prius 20.3; both come with Toyota Safety Sense 3.0."},
+		{Kind: codec.PartToolCall, ID: "toolu_01", Name: "lookup_car", Arguments: `{"make":"Toyota","color":"blue"}`},
+	}, Stop: codec.StopToolUse, Usage: codec.Usage{Input: 512, Output: 96, Reasoning: 20}}
+	info := codec.StreamInfo{ID: "resp_req_0123456789abcdef01234567", Model: "public-model", Created: 1795252445, Origin: "anthropic", Request: &req}
+	var out []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		out = rc.AppendResponse(out[:0], &resp, info)
+	}
+}

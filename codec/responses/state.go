@@ -1,0 +1,121 @@
+package responses
+
+import (
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/param"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// What the proxy stores of a translated exchange, and how it continues
+// one. A response's items are kept in Responses shapes: its input items
+// (AppendInputItems) and output items (AppendOutput, or the stream
+// encoder's Response), each a JSON array. A request with
+// previous_response_id is continued by Prepend: the stored items of that
+// response go before its input, and the result is decoded as any request.
+// The input items of a continued request hold the stored ones too, so a
+// chain of turns needs only its last response to go on.
+//
+// Reasoning signatures travel in the items' encrypted_content, tagged
+// with the style that minted them, and an upstream encoder sends a
+// signature only to that style (codec.Part.SignedFor): a conversation may
+// switch channels between turns.
+
+// AppendInputItems appends the input items of r, a request DecodeRequest
+// read (after Prepend, when it continues a response), as a JSON array:
+// the items as the client sent them, a string input as one user message.
+func AppendInputItems(dst []byte, r *codec.Request) []byte {
+	dst = append(dst, '[')
+	dst = appendInput(dst, rawjson.UnsafeBytes(r.Session.Input))
+	return append(dst, ']')
+}
+
+// appendInput appends the items of input (a JSON string or array),
+// without the array's brackets.
+func appendInput(dst, input []byte) []byte {
+	switch rawjson.KindOf(input) {
+	case rawjson.KindString:
+		dst = append(dst, `{"type":"message","role":"user","content":[{"type":"input_text","text":`...)
+		dst = append(dst, input...)
+		return append(dst, "}]}"...)
+	case rawjson.KindArray:
+		return append(dst, arrayElements(input)...)
+	}
+	return dst
+}
+
+// arrayElements is the inside of the JSON array a, without its brackets
+// and the spaces next to them.
+func arrayElements(a []byte) []byte {
+	if a = trimSpace(a); len(a) < 2 {
+		return nil
+	}
+	return trimSpace(a[1 : len(a)-1])
+}
+
+// trimSpace is b without the JSON spaces around it.
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && rawjson.IsSpace(b[i]) {
+		i++
+	}
+	for j > i && rawjson.IsSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// Prepend appends body, a Responses request, with the stored items put
+// before its input, in order: each of stored is a JSON array of items
+// (the input items and then the output of the response it continues). A
+// string input becomes a user message after them. It fails with a 400
+// when body is not a JSON object or a stored array is not an array.
+func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
+	f := [...]rawjson.Field{{Key: "input"}}
+	if rawjson.Lookup(body, f[:], false) != nil || rawjson.KindOf(trimSpace(body)) != rawjson.KindObject {
+		return dst, param.BodyError(body)
+	}
+	if k := rawjson.KindOf(body[max(f[0].Start, 0):max(f[0].End, 0)]); f[0].Start >= 0 &&
+		k != rawjson.KindString && k != rawjson.KindArray && k != rawjson.KindNull {
+		return dst, param.Invalid("input", "'input' must be a string or an array of input items")
+	}
+	orig := len(dst)
+	start, end := f[0].Start, f[0].End
+	if start < 0 { // no input: put one first
+		start = rawjson.SkipSpace(body, 0) + 1
+		end = start
+	}
+	dst = append(dst, body[:start]...)
+	if f[0].Start < 0 {
+		dst = append(dst, `"input":`...)
+	}
+	dst = append(dst, '[')
+	n := len(dst)
+	for _, items := range stored {
+		if rawjson.KindOf(trimSpace(items)) != rawjson.KindArray || !rawjson.Valid(items) {
+			return dst[:orig], &codec.Error{Status: 500, Kind: codec.KindServer, Message: "A stored response cannot be read."}
+		}
+		dst = appendSeparated(dst, n, arrayElements(items))
+	}
+	var input []byte
+	if f[0].Start >= 0 {
+		input = appendInput(nil, body[f[0].Start:f[0].End])
+	}
+	dst = appendSeparated(dst, n, input)
+	dst = append(dst, ']')
+	if f[0].Start < 0 && body[rawjson.SkipSpace(body, start)] != '}' {
+		dst = append(dst, ',')
+	}
+	return append(dst, body[end:]...), nil
+}
+
+// appendSeparated appends elements to the array begun at offset first of
+// dst, with a comma when it has elements already.
+func appendSeparated(dst []byte, first int, elements []byte) []byte {
+	if len(elements) == 0 {
+		return dst
+	}
+	if len(dst) > first {
+		dst = append(dst, ',')
+	}
+	return append(dst, elements...)
+}

@@ -1,0 +1,7 @@
+package proxy
+
+// SetKeep sets the hook that keeps translated Responses answers, for the
+// tests of keepTranslated.
+func SetKeep(g *Gateway, f func(id, status string, input, output, usage []byte)) {
+	g.keep = func(_ *exchange, id, status string, input, output, usage []byte) { f(id, status, input, output, usage) }
+}

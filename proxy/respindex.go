@@ -1,0 +1,210 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// respIndex remembers the Responses API's responses made through the
+// gateway: which key made each, on which channel and upstream key, and,
+// for the ones the gateway keeps, their items. It writes through memory to
+// the store: remember puts a response in memory at once, where the next
+// call on its id finds it (a client's GET right after its POST ends), and
+// a writer persists it in the background, batching what arrives while it
+// writes, so the request never waits on the store. A response leaves
+// memory once written; until then a call on it from another node may not
+// find it (a fraction of a second). Without a store, responses stay in
+// memory until they are older than the retention (the newest 65,536 at
+// most, as while the store fails).
+type respIndex struct {
+	st   store.Store // nil: memory only
+	keep time.Duration
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string]*pendingResp // not yet written, newest state
+	wake    chan struct{}
+	// flushing serializes a write with a delete, so that a write under way
+	// cannot bring back what a delete took out.
+	flushing sync.Mutex
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// pendingResp is a response not yet written, and how many times it
+// changed: a write lets go of it only when it did not change meanwhile.
+type pendingResp struct {
+	store.Response
+	changes int
+}
+
+// respRetry is how long the writer waits after the store failed.
+const respRetry = time.Second
+
+func newRespIndex(st store.Store, keep time.Duration, log *slog.Logger) *respIndex {
+	ix := &respIndex{st: st, keep: keep, log: log, pending: map[string]*pendingResp{},
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go ix.run()
+	return ix
+}
+
+// remember records r (copied) and has it written soon. A response already
+// pending keeps its owner and place, and takes r's status and the items
+// r sets, as the store does.
+func (ix *respIndex) remember(r *store.Response) {
+	ix.mu.Lock()
+	if p := ix.pending[r.ID]; p != nil && p.KeyHash == r.KeyHash {
+		p.Status, p.changes = r.Status, p.changes+1
+		p.Input, p.Output, p.Usage = orBytes(r.Input, p.Input), orBytes(r.Output, p.Output), orBytes(r.Usage, p.Usage)
+	} else if p == nil {
+		ix.pending[r.ID] = &pendingResp{Response: *r}
+	}
+	ix.mu.Unlock()
+	select {
+	case ix.wake <- struct{}{}:
+	default: // a write is due already
+	}
+}
+
+// orBytes is a when it is set, else b.
+func orBytes(a, b []byte) []byte {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// maxMemoryResponses bounds what a gateway holds in memory without a
+// store, or while its store fails: past it, the oldest responses are
+// forgotten.
+const maxMemoryResponses = 1 << 16
+
+// find returns the response id, from memory or the store; nil when there
+// is none.
+func (ix *respIndex) find(ctx context.Context, id string) (*store.Response, error) {
+	ix.mu.Lock()
+	if p := ix.pending[id]; p != nil {
+		c := p.Response
+		ix.mu.Unlock()
+		return &c, nil
+	}
+	ix.mu.Unlock()
+	if ix.st == nil {
+		return nil, nil
+	}
+	r, err := ix.st.Response(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// forget deletes the response id, from memory and the store.
+func (ix *respIndex) forget(ctx context.Context, id string) error {
+	ix.flushing.Lock()
+	defer ix.flushing.Unlock()
+	ix.mu.Lock()
+	delete(ix.pending, id)
+	ix.mu.Unlock()
+	if ix.st == nil {
+		return nil
+	}
+	if err := ix.st.DeleteResponse(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// run writes what is pending whenever there is some, until close.
+func (ix *respIndex) run() {
+	defer close(ix.done)
+	tick := time.NewTicker(respRetry)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ix.stop:
+			ix.flush()
+			return
+		case <-ix.wake:
+		case <-tick.C:
+		}
+		ix.flush()
+	}
+}
+
+// flush writes the pending responses in one transaction and lets go of
+// those that did not change meanwhile; after a failure they stay, for the
+// next try. Without a store it drops those past the retention.
+func (ix *respIndex) flush() {
+	ix.flushing.Lock()
+	defer ix.flushing.Unlock()
+	ix.mu.Lock()
+	if len(ix.pending) == 0 {
+		ix.mu.Unlock()
+		return
+	}
+	batch := make([]store.Response, 0, len(ix.pending))
+	changes := make([]int, 0, len(ix.pending))
+	for _, p := range ix.pending {
+		batch, changes = append(batch, p.Response), append(changes, p.changes)
+	}
+	ix.mu.Unlock()
+	if ix.st == nil {
+		ix.dropOld(time.Now().Add(-ix.keep), maxMemoryResponses)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := ix.st.PutResponses(ctx, batch)
+	cancel()
+	if err != nil {
+		ix.log.Error("cannot write responses; they stay in memory for the next try", "n", len(batch), "err", err)
+		ix.dropOld(time.Time{}, maxMemoryResponses) // a store down for long costs no more memory than none
+		return
+	}
+	ix.mu.Lock()
+	for i := range batch {
+		if p := ix.pending[batch[i].ID]; p != nil && p.changes == changes[i] {
+			delete(ix.pending, batch[i].ID)
+		}
+	}
+	ix.mu.Unlock()
+}
+
+// dropOld lets go of the responses made before t, and of the oldest ones
+// past the newest max.
+func (ix *respIndex) dropOld(t time.Time, max int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for id, p := range ix.pending {
+		if p.Created.Before(t) {
+			delete(ix.pending, id)
+		}
+	}
+	if len(ix.pending) <= max {
+		return
+	}
+	byAge := make([]*pendingResp, 0, len(ix.pending))
+	for _, p := range ix.pending {
+		byAge = append(byAge, p)
+	}
+	slices.SortFunc(byAge, func(a, b *pendingResp) int { return a.Created.Compare(b.Created) })
+	for _, p := range byAge[:len(byAge)-max] {
+		delete(ix.pending, p.ID)
+	}
+}
+
+// close writes what is pending and stops the writer.
+func (ix *respIndex) close() {
+	select {
+	case <-ix.stop:
+	default:
+		close(ix.stop)
+	}
+	<-ix.done
+}

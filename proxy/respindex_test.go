@@ -1,0 +1,117 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// TestRespIndexMemoryOnly: without a store, responses are found from
+// memory, forgotten past the retention or, the oldest first, past the
+// bound; a response's owner never changes.
+func TestRespIndexMemoryOnly(t *testing.T) {
+	ix := newRespIndex(nil, time.Hour, slog.New(slog.DiscardHandler))
+	defer ix.close()
+	ctx, now := context.Background(), time.Now()
+	owner, thief := [32]byte{1}, [32]byte{2}
+	for i := range 5 {
+		ix.remember(&store.Response{ID: fmt.Sprint("resp_", i), KeyHash: owner, Created: now.Add(time.Duration(i) * time.Second),
+			Status: "in_progress"})
+	}
+	ix.remember(&store.Response{ID: "resp_old", KeyHash: owner, Created: now.Add(-2 * time.Hour)})
+	ix.remember(&store.Response{ID: "resp_0", KeyHash: thief, Status: "completed"})
+	ix.remember(&store.Response{ID: "resp_1", KeyHash: owner, Status: "completed"})
+	if r, _ := ix.find(ctx, "resp_0"); r == nil || r.KeyHash != owner || r.Status != "in_progress" {
+		t.Fatalf("another key changed resp_0: %+v", r)
+	}
+	if r, _ := ix.find(ctx, "resp_1"); r == nil || r.Status != "completed" {
+		t.Fatalf("resp_1: %+v", r)
+	}
+	ix.dropOld(now.Add(-ix.keep), 3)
+	for id, want := range map[string]bool{"resp_old": false, "resp_0": false, "resp_1": false, "resp_2": true, "resp_4": true} {
+		if r, _ := ix.find(ctx, id); (r != nil) != want {
+			t.Errorf("%s kept: %v, want %v", id, r != nil, want)
+		}
+	}
+	if err := ix.forget(ctx, "resp_4"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := ix.find(ctx, "resp_4"); r != nil {
+		t.Fatal("a forgotten response is found")
+	}
+}
+
+// flakyResponses is a store whose responses' writes fail while down.
+type flakyResponses struct {
+	store.Store
+	mu      sync.Mutex
+	down    bool
+	written map[string]store.Response
+}
+
+func (f *flakyResponses) PutResponses(_ context.Context, list []store.Response) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.down {
+		return errors.New("store down")
+	}
+	for _, r := range list {
+		f.written[r.ID] = r
+	}
+	return nil
+}
+
+func (f *flakyResponses) Response(_ context.Context, id string) (*store.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.written[id]; ok {
+		return &r, nil
+	}
+	return nil, store.ErrNotFound
+}
+
+func (f *flakyResponses) has(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.written[id]
+	return ok
+}
+
+// TestRespIndexStoreOutage: while the store fails, responses are found
+// in memory; once it is back they are written, with their last status, and
+// close writes what is left.
+func TestRespIndexStoreOutage(t *testing.T) {
+	st := &flakyResponses{down: true, written: map[string]store.Response{}}
+	ix := newRespIndex(st, time.Hour, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	ix.remember(&store.Response{ID: "resp_1", Status: "in_progress"})
+	ix.remember(&store.Response{ID: "resp_1", Status: "completed"})
+	time.Sleep(20 * time.Millisecond) // a failed write or two
+	if r, err := ix.find(ctx, "resp_1"); err != nil || r == nil || r.Status != "completed" || st.has("resp_1") {
+		t.Fatalf("during the outage: %+v %v, written %v", r, err, st.has("resp_1"))
+	}
+	st.mu.Lock()
+	st.down = false
+	st.mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for !st.has("resp_1") {
+		if time.Now().After(deadline) {
+			t.Fatal("not written once the store was back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, _ := st.Response(ctx, "resp_1"); r.Status != "completed" {
+		t.Fatalf("written %+v", r)
+	}
+	ix.remember(&store.Response{ID: "resp_2", Status: "completed"})
+	ix.close()
+	if !st.has("resp_2") {
+		t.Fatal("close did not write what was pending")
+	}
+}

@@ -1,0 +1,345 @@
+package proxy
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/responses"
+	"github.com/rosetta-gateway/rosetta/store"
+)
+
+// The Responses API: POST /v1/responses, the calls on a response (GET,
+// DELETE, cancel, input_items) and input_tokens. A channel serves it
+// natively (channels[].responses: native): the request is relayed with the
+// model spliced in, and its answer or typed stream relayed as chat's is,
+// read by openai.Responses; the gateway remembers which channel and which
+// of its keys made each response (respIndex), so that the calls on it and
+// a previous_response_id reach that upstream account, and only for the
+// key that made it. Otherwise the request is translated through the
+// canonical model (serveResponsesTranslated, responses_codec.go) and the
+// gateway keeps the response (keepResponse).
+
+var (
+	opResponses = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses,
+		tracks: true, answered: (*Gateway).trackAnswer}
+	// opResponsesUnstored is a creation with store: false, which the
+	// upstream keeps not, nor the gateway.
+	opResponsesUnstored = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses}
+	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
+		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
+	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
+	opResponseDelete = &operation{op: codec.OpResponseDelete, pass: openai.Responses, method: fasthttp.MethodDelete,
+		answered: (*Gateway).forgetAnswer}
+	opResponseCancel = &operation{op: codec.OpResponseCancel, pass: openai.Responses, answered: (*Gateway).trackAnswer}
+	opResponseItems  = &operation{op: codec.OpResponseInputItems, pass: openai.Responses, method: fasthttp.MethodGet}
+)
+
+// respFamily is the endpoint family of the Responses API.
+var respFamily = codec.OpResponses.Endpoint()
+
+// responsesCreate serves POST /v1/responses. The body is checked and read
+// for what routing needs (openai.ResponsesRequest). A previous_response_id
+// made natively goes to the channel and key that made it; one the gateway
+// keeps, a body holding signatures the gateway tagged, or a model none of
+// whose channels serves the API natively, is translated.
+func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
+	x, req, body := g.openResponses(ctx, "responses")
+	if x == nil {
+		return
+	}
+	x.stream, x.tagged = req.Stream, req.Tagged
+	var prev *store.Response
+	if req.Previous != nil {
+		var e *codec.Error
+		if prev, e = g.previousResponse(ctx, x, string(req.Previous)); e != nil {
+			g.fail(ctx, x, e)
+			return
+		}
+	}
+	rt := g.table.Load().routes[string(req.Model)]
+	switch {
+	case prev != nil && prev.Native:
+		g.servePinned(ctx, x, body, req.Model, prev)
+	case prev != nil: // one the gateway keeps: its items come before the input
+		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
+	case req.Tagged || rt != nil && !rt.serves(codec.OpResponses):
+		g.serveResponsesTranslated(ctx, x, body)
+	case !req.Store:
+		g.serve(ctx, x, opResponsesUnstored, body, req.Model)
+	default:
+		g.serve(ctx, x, opResponses, body, req.Model)
+	}
+}
+
+// serves reports whether a channel of the route serves op.
+func (r *route) serves(op codec.Op) bool {
+	for _, ch := range r.channels {
+		if ch.serves(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// previousResponse finds the response a request continues: one the key
+// made, else the API's 400.
+func (g *Gateway) previousResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) (*store.Response, *codec.Error) {
+	r, e := g.ownResponse(ctx, x, id)
+	if e != nil && e.Status == 404 {
+		return nil, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "previous_response_id",
+			Code: "previous_response_not_found", Message: "Previous response with id '" + id + "' not found."}
+	}
+	return r, e
+}
+
+// ownResponse finds the response id if x's key made it; else the 404
+// OpenAI answers for a response that does not exist, so that a key learns
+// nothing of another's.
+func (g *Gateway) ownResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) (*store.Response, *codec.Error) {
+	if openai.ValidResponseID(id) {
+		r, err := g.responses.find(ctx, id)
+		if err != nil {
+			g.log.Error("cannot look up a response", "id", string(x.id), "err", err)
+			return nil, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id)
+		}
+		if r != nil && r.KeyHash == x.key.Hash {
+			return r, nil
+		}
+	}
+	return nil, errorf(404, codec.KindNotFound, "", "Response with id '%s' not found.", id)
+}
+
+// servePinned serves a request that continues a native response: on the
+// channel and upstream key that made it, which alone can resolve its id.
+func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, body, model []byte, prev *store.Response) {
+	rt, ok := g.admitModel(ctx, x, opResponses, body, model)
+	if !ok {
+		return
+	}
+	for i, ch := range rt.channels {
+		if ch.name == prev.Channel {
+			x.upKey = prev.KeyIndex
+			g.forward(ctx, x, body, append(x.cands[:0], candidate{ch, rt.upstream[i]}))
+			return
+		}
+	}
+	g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "previous_response_id",
+		Message: "Previous response with id '" + prev.ID + "' was made by an upstream that does not serve the model '" +
+			rt.public + "'."})
+}
+
+// responseCall serves a call on a response (GET, DELETE, cancel,
+// input_items) by its id: relayed to the channel and key that made a
+// native one, answered from the store for one the gateway keeps.
+func (g *Gateway) responseCall(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
+	x := g.open(ctx, endpoint, styleOpenAI)
+	if x == nil {
+		return
+	}
+	x.op, x.utility = op, true
+	id, _ := ctx.UserValue("id").(string)
+	r, e := g.ownResponse(ctx, x, id)
+	if e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.model = r.Model
+	if !r.Native {
+		g.answerKept(ctx, x, r)
+		return
+	}
+	t := g.table.Load()
+	ch := t.channel(r.Channel)
+	if ch == nil {
+		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",
+			"The upstream that made response '%s' is not available now.", id))
+		return
+	}
+	upstream := r.Model
+	if rt := t.routes[r.Model]; rt != nil {
+		x.route = rt
+		if i := indexOf(rt.channels, ch); i >= 0 {
+			upstream = rt.upstream[i]
+		}
+	}
+	x.target, x.upKey = id, r.KeyIndex
+	x.stream = op == opResponseGet && streamAsked(ctx)
+	x.query = passedQuery(x.query[:0], ctx.QueryArgs(), op, x.stream)
+	g.forward(ctx, x, nil, append(x.cands[:0], candidate{ch, upstream}))
+}
+
+func indexOf(list []*channel, ch *channel) int {
+	for i, c := range list {
+		if c == ch {
+			return i
+		}
+	}
+	return -1
+}
+
+// streamAsked reports whether a GET of a response asks for its stream:
+// with stream=true in its query, as the API says, or in a JSON body, as
+// OpenAI's SDKs send it.
+func streamAsked(ctx *fasthttp.RequestCtx) bool {
+	if string(ctx.QueryArgs().Peek("stream")) == "true" {
+		return true
+	}
+	f := [...]rawjson.Field{{Key: "stream"}}
+	b := ctx.Request.Body()
+	return len(b) > 0 && rawjson.Lookup(b, f[:], false) == nil && f[0].Start >= 0 &&
+		rawjson.KindOf(b[f[0].Start:f[0].End]) == rawjson.KindTrue
+}
+
+// passedQuery appends the query parameters of the client's that the
+// upstream's call op takes (a retrieval's starting_after, include and
+// include_obfuscation, and stream=true when stream; a listing's paging
+// and include), and no others.
+func passedQuery(dst []byte, q *fasthttp.Args, op *operation, stream bool) []byte {
+	names := []string{"include", "include[]"}
+	switch op {
+	case opResponseGet:
+		names = append(names, "starting_after", "include_obfuscation")
+	case opResponseItems:
+		names = append(names, "limit", "order", "after", "before")
+	}
+	var out fasthttp.Args
+	if stream {
+		out.Add("stream", "true")
+	}
+	for k, v := range q.All() {
+		for _, n := range names {
+			if string(k) == n {
+				out.AddBytesKV(k, v)
+			}
+		}
+	}
+	return out.AppendBytes(dst)
+}
+
+// answerKept answers a call on a response the gateway keeps.
+func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Response) {
+	switch x.op {
+	case opResponseGet:
+		if streamAsked(ctx) {
+			g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "stream",
+				Message: "Response '" + r.ID + "' was not created in the background: it cannot be streamed again."})
+			return
+		}
+		g.answer(ctx, x, openai.AppendStoredResponse(x.buf[:0], &openai.StoredResponse{ID: r.ID, Model: r.Model,
+			Status: r.Status, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
+	case opResponseDelete:
+		if err := g.responses.forget(ctx, r.ID); err != nil {
+			g.log.Error("cannot delete a response", "id", string(x.id), "err", err)
+			g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
+			return
+		}
+		g.answer(ctx, x, openai.AppendDeletedResponse(x.buf[:0], r.ID))
+	case opResponseCancel:
+		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "",
+			"Only responses created with background=true can be cancelled; '%s' was not.", r.ID))
+	case opResponseItems:
+		q := ctx.QueryArgs()
+		p, e := openai.ParseItemPage(q.Peek("limit"), q.Peek("order"), q.Peek("after"), q.Peek("before"))
+		if e != nil {
+			g.fail(ctx, x, e)
+			return
+		}
+		b, err := openai.AppendItemPage(x.buf[:0], r.Input, p)
+		if err != nil {
+			g.log.Error("a stored response's input items cannot be read", "id", string(x.id), "err", err)
+			g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
+			return
+		}
+		g.answer(ctx, x, b)
+	}
+}
+
+// responsesInputTokens serves POST /v1/responses/input_tokens: relayed to
+// a channel that serves the API natively, else the gateway's estimate,
+// which X-Rosetta-Token-Count says it is (as count_tokens does).
+func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
+	if x, req, body := g.openResponses(ctx, "responses.input_tokens"); x != nil {
+		g.serve(ctx, x, opResponsesCount, body, req.Model)
+	}
+}
+
+// openResponses opens the exchange of a Responses request and reads its
+// body; nil when it was answered (401, 400).
+func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
+	x := g.open(ctx, endpoint, styleOpenAI)
+	if x == nil {
+		return nil, nil, nil
+	}
+	body := ctx.PostBody()
+	req := openai.AcquireResponsesRequest()
+	x.inbound = req
+	if e := req.Parse(body); e != nil {
+		g.fail(ctx, x, e)
+		return nil, nil, nil
+	}
+	return x, req, body
+}
+
+// estimateResponsesCount answers an input token count no channel
+// answered with the gateway's estimate (codec.EstimateTokens, as
+// count_tokens's): of the request in the canonical form, or of the bytes
+// of its input, instructions and tools when it holds what the translated
+// style refuses (a built-in tool).
+func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
+	n := 1
+	if responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
+		n = codec.EstimateTokens(&x.canon)
+	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
+		n = codec.EstimateText(req.TextBytes)
+	}
+	ctx.ResetBody()
+	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
+	g.answer(ctx, x, openai.ResponsesCount(x.buf[:0], n))
+}
+
+// trackAnswer remembers the response a whole answer names (a creation, a
+// cancellation), before the client can ask for it.
+func (g *Gateway) trackAnswer(x *exchange, c candidate, body []byte) {
+	id, status := openai.ResponseState(body)
+	if len(id) > 0 {
+		g.remember(x, c, id, status)
+	}
+}
+
+// trackRelayed remembers the response a stream names, as soon as its id
+// is read (before the client can read it) and with its last status when
+// the stream ends.
+func (g *Gateway) trackRelayed(x *exchange, c candidate, r *codec.Relay) {
+	g.remember(x, c, r.ID, r.Status)
+}
+
+func (g *Gateway) remember(x *exchange, c candidate, id, status []byte) {
+	g.responses.remember(&store.Response{ID: string(id), KeyHash: x.key.Hash, KeyID: x.key.ID, Channel: c.ch.name,
+		KeyIndex: x.upKeyUsed, Model: x.model, Created: x.start, Status: string(status), Native: true})
+}
+
+// forgetAnswer forgets a response the upstream deleted.
+func (g *Gateway) forgetAnswer(x *exchange, _ candidate, _ []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := g.responses.forget(ctx, x.target); err != nil {
+		g.log.Error("cannot forget a deleted response", "id", string(x.id), "err", err)
+	}
+}
+
+// keepResponse keeps a translated response (the keep hook of
+// keepTranslated): its id and status, its input items (those of the whole
+// conversation, so that a later previous_response_id needs only this
+// response), its output items and its usage, as the Responses API's JSON.
+// x's key owns it and x's channel made it. It returns at once: the
+// response is found by its id at once, and written to the store in the
+// background.
+func (g *Gateway) keepResponse(x *exchange, id, status string, input, output, usage []byte) {
+	g.responses.remember(&store.Response{ID: id, KeyHash: x.key.Hash, KeyID: x.key.ID, Channel: x.channel,
+		Model: x.model, Created: x.start, Status: status, Input: input, Output: output, Usage: usage})
+}

@@ -1,0 +1,76 @@
+package proxy
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/responses"
+)
+
+// The Responses API by translation: a Responses request decoded into the
+// canonical model (codec/responses) and sent as a chat request to any
+// channel that generates (anthropic, gemini, openai-compatible chat
+// completions), its answer or stream encoded back as a Response object or
+// its typed events.
+
+// opResponsesTranslated is a Responses request on the translated path: the
+// upstream generates, as for chat.
+var opResponsesTranslated = &operation{op: codec.OpGenerate, metered: true}
+
+// serveResponsesTranslated serves a Responses request through the
+// canonical model, whatever the client's exchange was opened as. stored
+// are the items of the conversation the request continues (the input and
+// output items of the response its previous_response_id names, JSON
+// arrays), put before its input. The answer's id is "resp_" and the
+// exchange's request id (streamInfo); when the request lets it be stored,
+// the gateway's keep hook gets it once answered (keepTranslated).
+func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange, body []byte, stored ...[]byte) {
+	x.style = styleResponses
+	if x.inbound != nil { // decoded whole below: the reader's hold is not needed
+		x.inbound.Release()
+		x.inbound = nil
+	}
+	if len(stored) > 0 {
+		var e *codec.Error
+		if body, e = responses.Prepend(nil, body, stored...); e != nil {
+			g.fail(ctx, x, e)
+			return
+		}
+	}
+	if e := responses.DecodeRequest(body, &x.canon); e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.canonReady, x.includeUsage, x.stream = true, true, x.canon.Stream
+	g.serve(ctx, x, opResponsesTranslated, body, []byte(x.canon.Model))
+}
+
+// keepFunc takes a translated response to keep: its id and status, its
+// input items (the conversation's so far), output items and usage, as the
+// Responses API's JSON, owned by the callee.
+type keepFunc func(x *exchange, id, status string, input, output, usage []byte)
+
+// keepTranslated hands a translated response r from a channel of style
+// origin to the gateway's keep hook, unless the request asked not to be
+// stored (store: false) or the gateway keeps nothing. failed: the stream
+// broke before its end.
+func (g *Gateway) keepTranslated(x *exchange, r *codec.Response, origin string, failed bool) {
+	if g.keep == nil || !x.canon.Session.Store {
+		return
+	}
+	id := x.style.http.IDPrefix + string(x.id)
+	status := responses.Status(r.Stop)
+	if failed {
+		status = "failed"
+	}
+	g.keep(x, id, status, responses.AppendInputItems(nil, &x.canon),
+		responses.AppendOutput(nil, r, id, origin), responses.AppendUsage(nil, &r.Usage))
+}
+
+// keepStreamed is keepTranslated for a stream the relay translated, once
+// it is over: the response as the client's encoder wrote it.
+func (g *Gateway) keepStreamed(rl *relay) {
+	if enc, ok := rl.tc.Encoder().(*responses.StreamEncoder); ok {
+		g.keepTranslated(rl.x, enc.Response(), rl.c.ch.style.Name(), rl.failed != nil || rl.clientGone || rl.tc.Failure() != "")
+	}
+}
