@@ -170,6 +170,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		if e == nil {
 			return conn, c, nil
 		}
+		x.tried(c.ch, e)
 		if e.Status != 429 {
 			last = e
 		} else {
@@ -220,7 +221,9 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		}
 		return conn, nil
 	}
+	addr := target
 	if u, err := url.Parse(target); err == nil {
+		addr = u.Host
 		d.TLSClientConfig = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
 	}
 	conn, resp, err := d.DialContext(context.Background(), target, h)
@@ -243,6 +246,8 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		}
 		if status == 429 || status >= 500 || status == 401 || status == 403 {
 			c.ch.breaker.failure(now)
+			x.cause = httpCause(status, e.Message)
+			c.ch.stats.noteError(now, x.cause)
 			g.log.Warn("upstream refused the realtime session", "id", string(x.id), "channel", c.ch.name,
 				"status", status, "err", e.Message)
 			return nil, e, true
@@ -254,9 +259,13 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 	c.ch.answered(transportOutcome(err), now)
 	g.log.Warn("upstream realtime dial failed", "id", string(x.id), "channel", c.ch.name, "err", err)
 	if resp != nil { // answered, but not with an upgrade
+		x.cause = httpCause(resp.StatusCode, "no WebSocket upgrade")
+		c.ch.stats.noteError(now, x.cause)
 		return nil, errorf(502, codec.KindUpstream, "upstream_error",
 			"The upstream provider did not accept the WebSocket upgrade (HTTP %d).", resp.StatusCode), true
 	}
+	x.cause = transportCause(err, addr)
+	c.ch.stats.noteError(now, x.cause)
 	return nil, transportError(err), true
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 // refusal answers a realtime dial with status, an OpenAI error body and,
@@ -47,19 +49,25 @@ func hangingUpstream(t *testing.T) string {
 // TestRealtimeDialFailover: channels that refuse the upgrade (nothing
 // listening, 503, 429) are passed over for the next, which carries the
 // session; each refusal opens its channel's breaker (one failure here),
-// so the next session dials the working channel only, and the metrics
-// count the failures by outcome.
+// so the next session dials the working channel only; the metrics count
+// the failures by outcome, and the first session's attempts are kept for
+// the console, each with its cause.
 func TestRealtimeDialFailover(t *testing.T) {
 	busy := newMock(t, refusal(503, ""))
 	limited := newMock(t, refusal(429, "5"))
 	up := newRTUpstream(t)
-	tg := startGateway(t, rtChannel("gone", closedPort(t), 0)+rtChannel("busy", busy.baseURL(), 1)+
+	gone := closedPort(t)
+	tg := startGateway(t, rtChannel("gone", gone, 0)+rtChannel("busy", busy.baseURL(), 1)+
 		rtChannel("limited", limited.baseURL(), 2)+rtChannel("rt", up.srv.URL+"/v1", 3))
 
+	var first string // the first session's request id
 	for session := range 2 {
-		c, _, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
+		c, resp, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
 		if err != nil {
 			t.Fatalf("session %d: %v", session, err)
+		}
+		if session == 0 {
+			first = resp.Header.Get("X-Request-Id")
 		}
 		if typ, msg := readEvent(t, c); typ != "session.created" || !bytes.Contains(msg, []byte(`"model":"fast"`)) {
 			t.Fatalf("session %d: first event %s", session, msg)
@@ -72,6 +80,18 @@ func TestRealtimeDialFailover(t *testing.T) {
 	}
 	if _, model, _, _ := up.seen(); model != "gpt-4o-realtime" {
 		t.Errorf("upstream model %q", model)
+	}
+	var attempts []proxy.Attempt
+	waitFor(t, "the first session's attempts", func() bool { attempts = tg.g.Attempts(first); return len(attempts) == 4 })
+	for i, want := range []proxy.Attempt{
+		{Channel: "gone", Status: 502, Error: "connection refused to " + strings.TrimSuffix(strings.TrimPrefix(gone, "http://"), "/v1")},
+		{Channel: "busy", Status: 502, Error: "HTTP 503: refused with 503"},
+		{Channel: "limited", Status: 429, Error: "HTTP 429: refused with 429"},
+		{Channel: "rt", Status: 101},
+	} {
+		if attempts[i] != want {
+			t.Errorf("attempt %d: %+v, want %+v", i, attempts[i], want)
+		}
 	}
 	_, metrics := tg.do(t, "GET", "/metrics", "", "")
 	for _, want := range []string{
