@@ -211,6 +211,14 @@ type Channel struct {
 	// Breaker takes the channel out of rotation after repeated failures.
 	Breaker Breaker `yaml:"breaker"`
 
+	// RPM and TPM are the upstream's quota for the whole fleet (requests
+	// and tokens per minute, counted on every node, shared by gossip in a
+	// cluster): a channel at its limit is passed over in routing, as if it
+	// were not there, so the fleet does not earn the provider's 429s.
+	// Default: 0, unlimited.
+	RPM int `yaml:"rpm"`
+	TPM int `yaml:"tpm"`
+
 	// Pace is the delay between streamed words (and speech chunks).
 	// Demo channels only.
 	// Default: 40ms.
@@ -267,6 +275,16 @@ type Key struct {
 	// TPM limits tokens per minute across the cluster.
 	// Default: 0, unlimited.
 	TPM int `yaml:"tpm"`
+
+	// ModelLimits are limits of the key on one public model, beside RPM
+	// and TPM ({model: {rpm, tpm}}), across the cluster. Default: none.
+	ModelLimits map[string]Limits `yaml:"model_limits"`
+}
+
+// Limits are per-minute limits; 0 is unlimited.
+type Limits struct {
+	RPM int `yaml:"rpm"`
+	TPM int `yaml:"tpm"`
 }
 
 // Cluster configures memberlist gossip between gateway nodes.
@@ -291,8 +309,17 @@ type Cluster struct {
 	Join []string `yaml:"join"`
 
 	// SecretKeyEnv names the environment variable holding the gossip
-	// encryption key (16, 24 or 32 bytes). Default: ROSETTA_GOSSIP_KEY.
+	// encryption key: 16, 24 or 32 bytes, or their base64 (`openssl rand
+	// -base64 32`). Required when Enabled: a node with another key cannot
+	// join. Default: ROSETTA_GOSSIP_KEY.
 	SecretKeyEnv string `yaml:"secret_key_env"`
+
+	// Window is the length of the rate-limit windows, the same on every
+	// node; rpm and tpm limits are prorated to it (600 rpm is 100 requests
+	// a 10s window). Shorter windows smooth bursts; every node gossips the
+	// counts of the current and the previous window. At least 1s.
+	// It applies to a single node too. Default: 1m.
+	Window time.Duration `yaml:"window"`
 }
 
 // PublicModels returns the model names clients may ask this channel for,

@@ -121,6 +121,9 @@ func TestParseErrors(t *testing.T) {
 	f("cluster: {bind: '7946'}", `rosetta.yaml: cluster.bind: "7946" is not host:port`)
 	f("cluster: {advertise: 10.0.0.1}", `rosetta.yaml: cluster.advertise: "10.0.0.1" is not host:port`)
 	f("cluster: {join: [a, '']}", "rosetta.yaml: cluster.join[1]: empty")
+	f("cluster: {window: 500ms}", "rosetta.yaml: cluster.window: must be at least 1s, got 500ms")
+	f("keys: [{name: a, key: 0123456789abcdef, model_limits: {gpt-4o: {rpm: -1}}}]", "rosetta.yaml: keys[0].model_limits.gpt-4o.rpm: must not be negative, got -1")
+	f("channels: [{name: a, type: demo, models: [m], tpm: -5}]", "rosetta.yaml: channels[0].tpm: must not be negative, got -5")
 }
 
 func TestParseReportsAllProblems(t *testing.T) {
@@ -180,6 +183,8 @@ channels:
     model_map: {fast: gpt-4o-mini}
     priority: 2
     weight: 7
+    rpm: 5000
+    tpm: 2000000
     timeouts: {connect: 1s, first_byte: 2s, idle: 3s, total: 4s}
     breaker: {failures: 9, cooldown: 1m}
   - name: claude
@@ -197,6 +202,7 @@ keys:
     models: [gpt-4o*, fast]
     rpm: 60
     tpm: 1000
+    model_limits: {gpt-4o: {rpm: 10}, fast: {tpm: 500}}
 cluster:
   enabled: true
   node_name: gw1
@@ -204,6 +210,7 @@ cluster:
   advertise: 192.0.2.1:7000
   join: [gw2:7000, rosetta-headless]
   secret_key_env: GOSSIP
+  window: 10s
 `
 	env := envMap(map[string]string{
 		"PGPASSWORD": "pw", "OA_KEY": "sk-2", "APP_SECRET": "0123456789",
@@ -235,6 +242,8 @@ cluster:
 			Priority:  2,
 			Weight:    7,
 			Responses: "native",
+			RPM:       5000,
+			TPM:       2000000,
 			Timeouts:  Timeouts{Connect: time.Second, FirstByte: 2 * time.Second, Idle: 3 * time.Second, Total: 4 * time.Second},
 			Breaker:   Breaker{Failures: 9, Cooldown: time.Minute},
 		}, {
@@ -258,7 +267,8 @@ cluster:
 			Breaker:   defaultBreaker,
 			Pace:      time.Millisecond,
 		}},
-		Keys: []Key{{Name: "app", Key: "sk-rosetta-0123456789", Models: []string{"gpt-4o*", "fast"}, RPM: 60, TPM: 1000}},
+		Keys: []Key{{Name: "app", Key: "sk-rosetta-0123456789", Models: []string{"gpt-4o*", "fast"}, RPM: 60, TPM: 1000,
+			ModelLimits: map[string]Limits{"gpt-4o": {RPM: 10}, "fast": {TPM: 500}}}},
 		Cluster: Cluster{
 			Enabled:      true,
 			NodeName:     "gw1",
@@ -266,6 +276,7 @@ cluster:
 			Advertise:    "192.0.2.1:7000",
 			Join:         []string{"gw2:7000", "rosetta-headless"},
 			SecretKeyEnv: "GOSSIP",
+			Window:       10 * time.Second,
 		},
 		Source: "full.yaml",
 	}
@@ -309,7 +320,7 @@ keys:
 			{Name: "demo", Type: "demo", Models: []string{"demo"}, Weight: 1, Responses: "translate", Timeouts: timeouts, Breaker: breaker, Pace: 40 * time.Millisecond},
 		},
 		Keys:    []Key{{Name: "app", Key: "0123456789abcdef", Models: []string{"*"}}},
-		Cluster: Cluster{NodeName: host + "-8080", Bind: "0.0.0.0:7946", SecretKeyEnv: "ROSETTA_GOSSIP_KEY"},
+		Cluster: Cluster{NodeName: host + "-8080", Bind: "0.0.0.0:7946", SecretKeyEnv: "ROSETTA_GOSSIP_KEY", Window: time.Minute},
 		Source:  "rosetta.yaml",
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -434,7 +445,7 @@ func TestDefault(t *testing.T) {
 			Timeouts: Timeouts{Connect: 5 * time.Second, FirstByte: 60 * time.Second, Idle: 60 * time.Second, Total: 10 * time.Minute},
 			Breaker:  Breaker{Failures: 5, Cooldown: 30 * time.Second},
 		}},
-		Cluster: Cluster{NodeName: host + "-8080", Bind: "0.0.0.0:7946", SecretKeyEnv: "ROSETTA_GOSSIP_KEY"},
+		Cluster: Cluster{NodeName: host + "-8080", Bind: "0.0.0.0:7946", SecretKeyEnv: "ROSETTA_GOSSIP_KEY", Window: time.Minute},
 	}
 	c := Default(nil)
 	if !reflect.DeepEqual(c, want) {

@@ -249,6 +249,7 @@ func (c *Config) setDefaults() {
 	setDefault(&cl.NodeName, nodeName(s.Listen))
 	setDefault(&cl.Bind, defaultBind)
 	setDefault(&cl.SecretKeyEnv, defaultSecretEnv)
+	setDefault(&cl.Window, time.Minute)
 }
 
 func (ch *Channel) setDefaults() {

@@ -136,6 +136,19 @@ func (c *Config) validate(p *problems) {
 	if cl.SecretKeyEnv == "" {
 		p.add("cluster.secret_key_env", "missing")
 	}
+	if cl.Window < time.Second {
+		p.add("cluster.window", "must be at least 1s, got %s", cl.Window)
+	}
+}
+
+// checkLimits checks per-minute limits at path (path.rpm, path.tpm).
+func checkLimits(p *problems, path string, rpm, tpm int) {
+	if rpm < 0 {
+		p.add(path+".rpm", "must not be negative, got %d", rpm)
+	}
+	if tpm < 0 {
+		p.add(path+".tpm", "must not be negative, got %d", tpm)
+	}
 }
 
 func (ch *Channel) validate(p *problems, path string) {
@@ -211,6 +224,7 @@ func (ch *Channel) validate(p *problems, path string) {
 			p.add(path+".timeouts."+to.name, "must be positive, got %s", to.d)
 		}
 	}
+	checkLimits(p, path, ch.RPM, ch.TPM)
 	if ch.Breaker.Failures < 1 {
 		p.add(path+".breaker.failures", "must be at least 1, got %d", ch.Breaker.Failures)
 	}
@@ -242,11 +256,14 @@ func (k *Key) validate(p *problems, path string) {
 			p.add(fmt.Sprintf("%s.models[%d]", path, i), `%q: "*" may only end a pattern`, m)
 		}
 	}
-	if k.RPM < 0 {
-		p.add(path+".rpm", "must not be negative, got %d", k.RPM)
-	}
-	if k.TPM < 0 {
-		p.add(path+".tpm", "must not be negative, got %d", k.TPM)
+	checkLimits(p, path, k.RPM, k.TPM)
+	for _, model := range slices.Sorted(maps.Keys(k.ModelLimits)) {
+		if model == "" {
+			p.add(path+".model_limits", "empty model name")
+			continue
+		}
+		lim := k.ModelLimits[model]
+		checkLimits(p, field(path+".model_limits", model), lim.RPM, lim.TPM)
 	}
 }
 

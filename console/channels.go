@@ -111,7 +111,8 @@ func (c *Console) listChannels(cl *call) error {
 		views = []channelView{}
 	}
 	// The types the gateway takes come along, for the channel form.
-	return cl.reply(map[string]any{"channels": views, "types": c.gw.ChannelTypes()})
+	// In a cluster, the fleet comes along too: the nodes serving them.
+	return cl.reply(map[string]any{"channels": views, "types": c.gw.ChannelTypes(), "fleet": c.gw.Fleet()})
 }
 
 type timeoutsInput struct {

@@ -165,3 +165,27 @@ func TestChannelWithUnreadableKeys(t *testing.T) {
 		t.Fatalf("after the keys were given again: %+v, %v", got, err)
 	}
 }
+
+// In a cluster the channel list carries the fleet: each node with its
+// version and open streams; alone, none.
+func TestChannelListShowsTheFleet(t *testing.T) {
+	e := newEnv(t)
+	a := e.admin()
+	var list struct {
+		Fleet []FleetNode `json:"fleet"`
+	}
+	if err := json.Unmarshal(a.do("GET", "/console/api/channels", nil).body, &list); err != nil || list.Fleet != nil {
+		t.Fatalf("a single node lists a fleet: %+v, %v", list.Fleet, err)
+	}
+	nodes := []FleetNode{{Name: "gw1", Addr: "10.0.0.1:7946", Version: "v1", OpenStreams: 3, Self: true},
+		{Name: "gw2", Addr: "10.0.0.2:7946", Version: "v1", OpenStreams: 12, CountsAge: -1}}
+	e.gw.mu.Lock()
+	e.gw.fleet = nodes
+	e.gw.mu.Unlock()
+	if err := json.Unmarshal(a.do("GET", "/console/api/channels", nil).body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(list.Fleet, nodes) {
+		t.Fatalf("fleet %+v, want %+v", list.Fleet, nodes)
+	}
+}

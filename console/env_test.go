@@ -50,6 +50,7 @@ type fakeGateway struct {
 	refuseChannels  map[string]error // ChannelsChanged skips these channels
 	statuses        []ChannelStatus
 	types           []string // ChannelTypes; nil means the registry's
+	fleet           []FleetNode
 	served          []servedCall
 }
 
@@ -57,6 +58,12 @@ type servedCall struct {
 	keyID               int64
 	uri, body           string
 	cookie, csrf, extra string
+}
+
+func (g *fakeGateway) Fleet() []FleetNode {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fleet
 }
 
 func (g *fakeGateway) KeyChanged(hash [sha256.Size]byte) {

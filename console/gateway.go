@@ -43,6 +43,19 @@ type Gateway interface {
 	// Attempts returns the attempts of a recent request that had a failed
 	// one, by request id; nil when this node does not know it (any more).
 	Attempts(requestID string) []Attempt
+	// Fleet lists the cluster's live nodes, this one first; nil when the
+	// gateway is not in a cluster.
+	Fleet() []FleetNode
+}
+
+// FleetNode is a node of the cluster, as the Channels page shows it.
+type FleetNode struct {
+	Name        string        `json:"name"`
+	Addr        string        `json:"addr"` // its gossip address
+	Version     string        `json:"version"`
+	OpenStreams int           `json:"open_streams"` // streams and realtime sessions, as it last told
+	CountsAge   time.Duration `json:"counts_age"`   // ns since its newest rate-limit count arrived; -1: none lately
+	Self        bool          `json:"self"`
 }
 
 // Model is one public model name, the channels that serve it and the

@@ -9,10 +9,8 @@ import (
 // finish settles the exchange's rate-limit reservation, writes its access
 // log line and returns it to the pool. x must not be used afterwards.
 func (g *Gateway) finish(x *exchange) {
-	if x.limit != nil {
-		g.limiter.Settle(x.limit, x.reserved, int64(x.usage.Total()))
-	}
 	now := time.Now()
+	g.settleLimits(x, now)
 	x.elapsed = now.Sub(x.start)
 	g.metrics.observe(x)
 	if g.access != nil {

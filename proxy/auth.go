@@ -26,10 +26,13 @@ type Key struct {
 	Limits  ratelimit.Limits
 	Expires time.Time // zero: never
 
-	// limitKey names the key's rate-limit counters: the name of a key of
-	// the configuration file, "#<id>" for a store key, whose name need not
-	// be unique.
+	// limitKey names the key's rate-limit counters, the same on every
+	// node: "key:<name>" for a key of the configuration file,
+	// "key#<hash prefix>" for a store key, whose name need not be unique
+	// and whose id differs between the SQLite files of a fleet.
 	limitKey string
+	// modelLimits are the key's limits on one public model, by name.
+	modelLimits map[string]modelLimit
 	// unknown marks a cached negative answer: no key has this hash.
 	unknown bool
 }
@@ -67,12 +70,27 @@ type KeySource interface {
 // staticKeys are the keys of the configuration file.
 type staticKeys map[[sha256.Size]byte]*Key
 
+// modelLimit is a key's limits on one model, and the name of their
+// counters.
+type modelLimit struct {
+	limits   ratelimit.Limits
+	limitKey string
+}
+
 func newStaticKeys(keys []config.Key) staticKeys {
 	s := make(staticKeys, len(keys))
 	for _, k := range keys {
 		h := HashKey([]byte(k.Key))
-		s[h] = &Key{Name: k.Name, Hash: h, Models: k.Models, limitKey: k.Name,
+		key := &Key{Name: k.Name, Hash: h, Models: k.Models, limitKey: "key:" + k.Name,
 			Limits: ratelimit.Limits{RPM: int64(k.RPM), TPM: int64(k.TPM)}}
+		for model, lim := range k.ModelLimits {
+			if key.modelLimits == nil {
+				key.modelLimits = map[string]modelLimit{}
+			}
+			key.modelLimits[model] = modelLimit{ratelimit.Limits{RPM: int64(lim.RPM), TPM: int64(lim.TPM)},
+				key.limitKey + "\x00" + model}
+		}
+		s[h] = key
 	}
 	return s
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // channel is one upstream provider endpoint with its connection pool, its
@@ -46,6 +47,10 @@ type channel struct {
 	// shows, and outlives an edit of the channel.
 	attempts [numOutcomes]prometheus.Counter
 	stats    *channelStats
+	// limit counts the channel's requests and tokens against limits (its
+	// rpm and tpm, for the whole fleet); nil when it has none.
+	limit  *ratelimit.State
+	limits ratelimit.Limits
 }
 
 // maxUpstreamConns caps the connections of one channel: one per request in

@@ -49,7 +49,9 @@ const (
 
 // KeyChanged drops a key from the key cache, so that a revoked, edited or
 // deleted key takes effect on this node's next request. Other nodes see the
-// change at their next poll of the store's key changes (Options.KeyPoll).
+// change when the cluster's gossip reaches them (cluster.Node.KeyChanged,
+// which cmd calls beside this), or at their next poll of the store's key
+// changes (Options.KeyPoll).
 func (g *Gateway) KeyChanged(hash [sha256.Size]byte) { g.keys.invalidate(hash) }
 
 // ChannelsChanged reloads the store's channels into routing. Requests in
@@ -122,6 +124,36 @@ func (ch *channel) status(now time.Time) ChannelStatus {
 		st.LastError, st.LastErrorAt = last.cause, last.at
 	}
 	return st
+}
+
+// FleetNode is a node of the cluster as this one sees it.
+type FleetNode struct {
+	Name        string
+	Addr        string // its gossip address
+	Version     string
+	OpenStreams int           // streams and realtime sessions, as it last told
+	CountsAge   time.Duration // age of the newest rate-limit count heard from it; -1: none lately
+	Self        bool          // this node
+}
+
+// Fleet lists the cluster's live nodes, this one first; nil on a single
+// node.
+func (g *Gateway) Fleet() []FleetNode {
+	if g.cluster == nil {
+		return nil
+	}
+	members := g.cluster.Members()
+	out := make([]FleetNode, len(members))
+	for i, m := range members {
+		out[i] = FleetNode{Name: m.Name, Addr: m.Addr, Version: m.Version, OpenStreams: m.OpenStreams,
+			CountsAge: m.Lag, Self: i == 0}
+	}
+	return out
+}
+
+// OpenStreams is the streams and realtime sessions this node relays now.
+func (g *Gateway) OpenStreams() int {
+	return int(gaugeValue(g.metrics.openStreams) + gaugeValue(g.metrics.openSessions))
 }
 
 // probeTimeout bounds TestChannel when its context has no sooner deadline.

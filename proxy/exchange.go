@@ -42,8 +42,14 @@ type exchange struct {
 	cause string
 	trace *[]Attempt
 
-	limit    *ratelimit.State
-	reserved int64
+	// The limits the request is counted under, each holding a
+	// reservation of reserve tokens (reserved for the key's, which the
+	// headers report) until finish settles it.
+	limit        *ratelimit.State
+	reserved     int64
+	modelLimit   *ratelimit.State // the key's limits on the model
+	channelLimit *ratelimit.State // the channel's that answers
+	reserve      int64            // the request's tokens, estimated before it is sent
 
 	// The request as read: inbound (when the client's style reads a
 	// request for routing without decoding it whole, as

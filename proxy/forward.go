@@ -32,6 +32,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 	}()
 	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
+	var limitWait time.Duration  // the shortest wait of the candidates at their own limits
 	served := false              // a candidate serves the operation
 	trace := x.trace             // kept: an answered attempt may finish x
 	for _, c := range cands {
@@ -49,8 +50,8 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 			last = e // this channel's style cannot carry the request; another may
 			continue
 		}
-		if c.ch.breaker.allow(time.Now()) > 0 {
-			continue // another request took the probe of a half-open circuit
+		if !g.readyChannel(x, c.ch, &limitWait) {
+			continue
 		}
 		x.attempts++
 		x.channel = c.ch.name
@@ -61,6 +62,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 			}
 			return
 		}
+		g.releaseChannel(x)
 		x.tried(c.ch, e)
 		if e.Status == 429 {
 			retryAfter = shortestWait(retryAfter, e.RateLimit.RetryAfter)
@@ -74,7 +76,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.op.fallback(g, ctx, x)
 		return
 	}
-	last = noCandidate(x, served, last)
+	last = noCandidate(x, served, last, limitWait)
 	if last.Status == 429 && retryAfter > 0 {
 		last.RateLimit.RetryAfter = retryAfter
 	}
@@ -82,12 +84,15 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 }
 
 // noCandidate is the error of a request no candidate answered: last, the
-// error of the last one tried, or a 503 when none serves the operation or
-// none could be tried.
-func noCandidate(x *exchange, served bool, last *codec.Error) *codec.Error {
+// error of the last one tried, or when none was tried a 429 if some were
+// at their own rate limits (limitWait, the shortest wait), or a 503 when
+// none serves the operation or none could be tried.
+func noCandidate(x *exchange, served bool, last *codec.Error, limitWait time.Duration) *codec.Error {
 	switch {
 	case !served:
 		return errNotServed(x)
+	case last == nil && limitWait > 0:
+		return errChannelsLimited(x, limitWait)
 	case last == nil:
 		return errorf(503, codec.KindUnavailable, "no_channel_available",
 			"No upstream channel for '%s' is available now; retry later.", x.model)

@@ -19,6 +19,7 @@ import (
 	"github.com/fasthttp/router"
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster"
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 	"github.com/rosetta-gateway/rosetta/store"
@@ -53,8 +54,12 @@ type Options struct {
 	// Mount, when set, registers more routes on the gateway's router: the
 	// console's. They are not reachable through ServeAs.
 	Mount func(r *router.Router)
-	// Remote adds other nodes' rate-limit counts (nil on a single node).
-	Remote ratelimit.Remote
+	// Cluster, when set, is this node in its fleet: the limiter adds the
+	// other nodes' counts, and /readyz and /metrics report the members.
+	Cluster *cluster.Node
+	// LimitWindow is the length of the rate-limit windows (cluster.window);
+	// default: a minute.
+	LimitWindow time.Duration
 	// LogDropped, when set, reports log lines lost to a full log buffer
 	// (asynclog.Writer.Dropped), exported as a metric.
 	LogDropped func() int64
@@ -81,6 +86,7 @@ type Gateway struct {
 	store   store.Store // nil without one
 	usage   UsageSink   // nil without one
 	limiter *ratelimit.Limiter
+	cluster *cluster.Node // nil on a single node
 	server  *fasthttp.Server
 	api     fasthttp.RequestHandler // the API alone, for ServeAs
 	metrics *metrics
@@ -113,8 +119,8 @@ const storeStartTimeout = 10 * time.Second
 // New builds a gateway from a validated configuration, with the store's
 // channels when opts.Store is set.
 func New(cfg *config.Config, opts Options) (*Gateway, error) {
-	g := &Gateway{cfg: cfg, log: opts.Log, store: opts.Store, usage: opts.Usage,
-		limiter: ratelimit.New(opts.Remote), started: time.Now()}
+	g := &Gateway{cfg: cfg, log: opts.Log, store: opts.Store, usage: opts.Usage, cluster: opts.Cluster,
+		limiter: ratelimit.New(fleetOf(opts.Cluster), opts.LimitWindow), started: time.Now()}
 	if g.log == nil {
 		g.log = slog.Default()
 	}
@@ -317,6 +323,18 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 	}
 	return err
 }
+
+// fleetOf is the node as the limiter's fleet: nil (not a nil pointer in
+// an interface) on a single node.
+func fleetOf(n *cluster.Node) ratelimit.Fleet {
+	if n == nil {
+		return nil
+	}
+	return n
+}
+
+// LimitCounts is the limiter as the cluster gossips it (cluster.Local).
+func (g *Gateway) LimitCounts() cluster.Local { return g.limiter }
 
 // chainKeys looks a key up in each source in turn.
 type chainKeys []KeySource

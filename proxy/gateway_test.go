@@ -10,18 +10,19 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 const (
 	clientKey   = "sk-client-0123456789abcdef"
 	limitedKey  = "sk-limited-0123456789abcdef"
-	openKey     = "sk-open-0123456789abcdef" // every model, no limits
+	openKey     = "sk-open-0123456789abcdef"    // every model, no limits
+	modeledKey  = "sk-modeled-0123456789abcdef" // rpm 3, and 1 on gpt-4o-mini
 	upstreamKey = "sk-upstream-SECRET-0123456789"
 )
 
@@ -64,7 +65,8 @@ keys:
   - {name: client, key: %s, models: ["gpt-*", "fast", "demo", "slow"]}
   - {name: limited, key: %s, rpm: 2}
   - {name: open, key: %s}
-`, server, channels, clientKey, limitedKey, openKey)
+  - {name: modeled, key: %s, rpm: 3, model_limits: {gpt-4o-mini: {rpm: 1}}}
+`, server, channels, clientKey, limitedKey, openKey, modeledKey)
 	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -169,22 +171,8 @@ func checkError(t *testing.T, resp *http.Response, body []byte, status int, code
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log read while it is written.
+type syncBuffer = testutil.Buffer
 
 // accessLines returns the access-log entries written so far.
 func (tg *testGateway) accessLines(t *testing.T) []map[string]any {

@@ -2,11 +2,13 @@ package proxy
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
@@ -37,6 +39,9 @@ func (g *Gateway) readyz(ctx *fasthttp.RequestCtx) {
 		b = append(b, `"}`...)
 	}
 	b = append(b, ']')
+	if g.cluster != nil {
+		b = appendCluster(b, g.cluster)
+	}
 	storeReady := true
 	if g.store != nil {
 		storeReady = g.ready.ping(g) == nil
@@ -54,6 +59,37 @@ func (g *Gateway) readyz(ctx *fasthttp.RequestCtx) {
 	}
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)
+}
+
+// appendCluster writes the fleet as this node sees it: its members, each
+// with the age of the newest count heard from it (-1: none lately), and
+// memberlist's health score (0 is healthy).
+func appendCluster(b []byte, n *cluster.Node) []byte {
+	b = append(b, `,"cluster":{"node":`...)
+	b = rawjson.AppendString(b, n.Name())
+	b = append(b, `,"health":`...)
+	b = strconv.AppendInt(b, int64(n.Health()), 10)
+	live, known := n.Reach()
+	b = append(b, `,"live":`...)
+	b = strconv.AppendInt(b, int64(live), 10)
+	b = append(b, `,"known":`...)
+	b = strconv.AppendInt(b, int64(known), 10)
+	b = append(b, `,"members":[`...)
+	for i, m := range n.Members() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = rawjson.AppendString(b, m.Name)
+		b = append(b, `,"addr":`...)
+		b = rawjson.AppendString(b, m.Addr)
+		b = append(b, `,"version":`...)
+		b = rawjson.AppendString(b, m.Version)
+		b = append(b, `,"counts_age_ms":`...)
+		b = strconv.AppendInt(b, max(m.Lag.Milliseconds(), -1), 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
 }
 
 // Store probes: at most one ping per storeCheckTTL whatever the rate of

@@ -10,8 +10,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/rosetta-gateway/rosetta/cluster"
 )
 
 // metrics are the gateway's Prometheus metrics, served at /metrics. Label
@@ -27,6 +30,7 @@ type metrics struct {
 	openStreams  prometheus.Gauge
 	openSessions prometheus.Gauge
 	usageDropped prometheus.Counter
+	limited      [3]prometheus.Counter // by scopeIndex
 	handler      fasthttp.RequestHandler
 	timerMu      sync.RWMutex
 	timerCache   map[string]*[2][2]prometheus.Observer // endpoint → [stream][latency, first byte]
@@ -63,6 +67,16 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	m.usageDropped = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "rosetta_usage_rows_dropped_total", Help: "Usage rows lost because the usage buffer was full.",
 	})
+	limited := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rosetta_rate_limited_total", Help: "Requests refused (key, key_model) or channels passed over (channel) at their rate limits, by scope.",
+	}, []string{"scope"})
+	for i, scope := range limitScopes {
+		m.limited[i] = limited.WithLabelValues(scope)
+	}
+	m.reg.MustRegister(limited)
+	if g.cluster != nil {
+		m.reg.MustRegister(fleetMetrics{g.cluster})
+	}
 	m.reg.MustRegister(m.requests, m.latency, m.firstByte, m.upstream, m.tokens, m.openStreams, m.openSessions, m.usageDropped,
 		circuits{g}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if logDropped != nil {
@@ -77,6 +91,62 @@ func newMetrics(g *Gateway, logDropped func() int64) *metrics {
 	}
 	m.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return m
+}
+
+// fleetMetrics reports the cluster at the time of the scrape.
+type fleetMetrics struct{ n *cluster.Node }
+
+var (
+	membersDesc = prometheus.NewDesc("rosetta_cluster_members", "Nodes this one hears from, itself included (live), and knows of (known: live, and failed ones not yet forgotten).", []string{"state"}, nil)
+	gossipBytes = prometheus.NewDesc("rosetta_cluster_gossip_bytes_total", "Bytes of the gateway's gossip (counts, states, invalidations; not memberlist's probes), by direction.", []string{"direction"}, nil)
+	gossipMsgs  = prometheus.NewDesc("rosetta_cluster_gossip_messages_total", "Messages of the gateway's gossip, by direction.", []string{"direction"}, nil)
+	lagDesc     = prometheus.NewDesc("rosetta_cluster_counter_lag_seconds", "Age of the newest rate-limit count heard from each node that sent one lately.", []string{"node"}, nil)
+	healthDesc  = prometheus.NewDesc("rosetta_cluster_health_score", "memberlist's awareness score: 0 is healthy, more means missed probes.", nil, nil)
+)
+
+func (f fleetMetrics) Describe(d chan<- *prometheus.Desc) {
+	for _, desc := range []*prometheus.Desc{membersDesc, gossipBytes, gossipMsgs, lagDesc, healthDesc} {
+		d <- desc
+	}
+}
+
+func (f fleetMetrics) Collect(m chan<- prometheus.Metric) {
+	live, known := f.n.Reach()
+	m <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, float64(live), "live")
+	m <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, float64(known), "known")
+	s := f.n.Stats()
+	m <- prometheus.MustNewConstMetric(gossipBytes, prometheus.CounterValue, float64(s.SentBytes.Load()), "sent")
+	m <- prometheus.MustNewConstMetric(gossipBytes, prometheus.CounterValue, float64(s.ReceivedBytes.Load()), "received")
+	m <- prometheus.MustNewConstMetric(gossipMsgs, prometheus.CounterValue, float64(s.SentMessages.Load()), "sent")
+	m <- prometheus.MustNewConstMetric(gossipMsgs, prometheus.CounterValue, float64(s.ReceivedMessages.Load()), "received")
+	m <- prometheus.MustNewConstMetric(healthDesc, prometheus.GaugeValue, float64(f.n.Health()))
+	for _, mem := range f.n.Members() {
+		if mem.Lag > 0 {
+			m <- prometheus.MustNewConstMetric(lagDesc, prometheus.GaugeValue, mem.Lag.Seconds(), mem.Name)
+		}
+	}
+}
+
+// gaugeValue reads a gauge's value.
+func gaugeValue(g prometheus.Gauge) float64 {
+	var m dto.Metric
+	if g.Write(&m) != nil {
+		return 0
+	}
+	return m.GetGauge().GetValue()
+}
+
+// limitScopes are the values of rosetta_rate_limited_total's scope label.
+var limitScopes = [...]string{scopeKey, scopeKeyModel, scopeChannel}
+
+// scopeIndex is the index of a scope in limitScopes.
+func scopeIndex(scope string) int {
+	for i, s := range limitScopes {
+		if s == scope {
+			return i
+		}
+	}
+	panic("BUG: unknown limit scope " + scope)
 }
 
 // resolveChannel looks up a new channel's counters. A channel rebuilt

@@ -148,7 +148,8 @@ func (g *Gateway) admitModel(ctx *fasthttp.RequestCtx, x *exchange, op *operatio
 	if x.inbound == nil { // its reader has looked already
 		x.tagged = x.style.Tagged(body)
 	}
-	if op.metered && !g.admit(ctx, x, int64(len(body)/4)) {
+	x.reserve = int64(len(body) / 4)
+	if op.metered && !g.admit(ctx, x, x.reserve) {
 		return nil, false
 	}
 	return rt, true

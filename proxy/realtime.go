@@ -153,6 +153,7 @@ func protocolKey(v []byte) string {
 // other failure (a 502 or 504 for a channel that failed).
 func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []candidate) (*websocket.Conn, candidate, *codec.Error) {
 	var last, limited *codec.Error // the last failure but 429s, the last 429
+	var limitWait time.Duration
 	served := false
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], codec.OpRealtime, c.model, false)
@@ -161,7 +162,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		}
 		served = true
 		x.uri = uri
-		if c.ch.breaker.allow(time.Now()) > 0 {
+		if !g.readyChannel(x, c.ch, &limitWait) {
 			continue
 		}
 		x.attempts++
@@ -170,6 +171,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		if e == nil {
 			return conn, c, nil
 		}
+		g.releaseChannel(x)
 		x.tried(c.ch, e)
 		if e.Status != 429 {
 			last = e
@@ -186,7 +188,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 	if last == nil {
 		last = limited
 	}
-	return nil, candidate{}, noCandidate(x, served, last)
+	return nil, candidate{}, noCandidate(x, served, last, limitWait)
 }
 
 // dialOne opens the session on one channel: ws(s)://<base>/realtime?model=

@@ -3,8 +3,8 @@ package proxy
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
@@ -42,5 +42,5 @@ func (s storeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 func keyFromStore(k *store.Key) *Key {
 	return &Key{ID: k.ID, Name: k.Name, Hash: k.Hash, Models: k.Models, Expires: k.Expires,
 		Limits:   ratelimit.Limits{RPM: k.RPM, TPM: k.TPM},
-		limitKey: "#" + strconv.FormatInt(k.ID, 10)}
+		limitKey: "key#" + hex.EncodeToString(k.Hash[:8])}
 }

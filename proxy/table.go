@@ -12,6 +12,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/config"
+	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -65,6 +66,10 @@ func (g *Gateway) buildTable(specs []channelSpec, disabled []ChannelStatus, prev
 		}
 		if old != nil {
 			ch.stats = old.stats
+		}
+		if s.cfg.RPM > 0 || s.cfg.TPM > 0 {
+			ch.limits = ratelimit.Limits{RPM: int64(s.cfg.RPM), TPM: int64(s.cfg.TPM)}
+			ch.limit = g.limiter.State("channel:" + ch.name)
 		}
 		g.metrics.resolveChannel(ch)
 		t.add(ch, g.metrics)

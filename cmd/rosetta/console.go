@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster"
 	"github.com/rosetta-gateway/rosetta/console"
 	"github.com/rosetta-gateway/rosetta/proxy"
 	"github.com/rosetta-gateway/rosetta/store"
@@ -14,16 +15,32 @@ import (
 
 // consoleGateway is the gateway as the console sees it. The proxy and the
 // console do not import each other, so their status types are converted
-// here. g is set once the gateway is built, before it serves (the console
-// is built first, since the gateway mounts its routes).
-type consoleGateway struct{ g *proxy.Gateway }
+// here. g (and node in a cluster) is set once the gateway is built, before
+// it serves (the console is built first, since the gateway mounts its
+// routes).
+type consoleGateway struct {
+	g    *proxy.Gateway
+	node *cluster.Node // nil on a single node
+}
 
 var _ console.Gateway = (*consoleGateway)(nil)
 
-func (c *consoleGateway) KeyChanged(hash [sha256.Size]byte) { c.g.KeyChanged(hash) }
+// KeyChanged drops the key here and, in a cluster, on every other node.
+func (c *consoleGateway) KeyChanged(hash [sha256.Size]byte) {
+	c.g.KeyChanged(hash)
+	if c.node != nil {
+		c.node.KeyChanged(hash)
+	}
+}
 
+// ChannelsChanged reloads the channels here and, in a cluster, on every
+// other node.
 func (c *consoleGateway) ChannelsChanged(ctx context.Context) (map[string]error, error) {
-	return c.g.ChannelsChanged(ctx)
+	skipped, err := c.g.ChannelsChanged(ctx)
+	if c.node != nil && err == nil {
+		c.node.ChannelsChanged()
+	}
+	return skipped, err
 }
 
 func (c *consoleGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
@@ -59,6 +76,15 @@ func (c *consoleGateway) Models(allow []string) []console.Model {
 }
 
 func (c *consoleGateway) Channels() []console.ChannelStatus { return channelStatuses(c.g.Channels()) }
+
+func (c *consoleGateway) Fleet() []console.FleetNode {
+	nodes := c.g.Fleet()
+	out := make([]console.FleetNode, len(nodes))
+	for i, n := range nodes {
+		out[i] = console.FleetNode(n)
+	}
+	return out
+}
 
 // ChannelTypes are the proxy's registry's, which holds no state: it does
 // not need the gateway, so it answers even before g is set.

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/cluster"
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/console"
 	"github.com/rosetta-gateway/rosetta/internal/asynclog"
@@ -223,11 +224,29 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := proxy.New(cfg, proxy.Options{Log: log, AccessLog: sink, LogFormat: *logFormat, LogDropped: sink.Dropped, Store: st, Usage: usage, Mount: con.Register})
+	node, err := newNode(cfg, log)
 	if err != nil {
 		return err
 	}
-	gw.g = g
+	opts := proxy.Options{Log: log, AccessLog: sink, LogFormat: *logFormat, LogDropped: sink.Dropped, Store: st, Usage: usage,
+		Mount: con.Register, Cluster: node, LimitWindow: cfg.Cluster.Window}
+	if node != nil {
+		// Gossip drops changed keys and channels everywhere at once: the
+		// store poll is the fallback for a node that missed a broadcast.
+		opts.KeyPoll, opts.ChannelPoll = fallbackKeyPoll, fallbackChannelPoll
+	}
+	g, err := proxy.New(cfg, opts)
+	if err != nil {
+		return err
+	}
+	gw.g, gw.node = g, node
+	if node != nil {
+		// Joined before serving: the first admissions see the fleet's counts.
+		if err := node.Start(g.LimitCounts(), clusterHandlers(g, log)); err != nil {
+			return err
+		}
+		defer leave(node, log)
+	}
 	// Catch signals before the banner: a caller that sends SIGTERM as soon
 	// as it has read the banner must get a drain, not a killed process.
 	stop := make(chan os.Signal, 1)
@@ -249,6 +268,65 @@ func serve(args []string) error {
 		log.Info("stopped")
 	}
 	return err
+}
+
+// The store polls of a node in a cluster, the fallback of gossip.
+const (
+	fallbackKeyPoll     = 5 * time.Second
+	fallbackChannelPoll = 15 * time.Second
+)
+
+// newNode makes this node's cluster membership when cluster.enabled, not
+// started yet; nil on a single node.
+func newNode(cfg *config.Config, log *slog.Logger) (*cluster.Node, error) {
+	cl := &cfg.Cluster
+	if !cl.Enabled {
+		return nil, nil
+	}
+	raw := os.Getenv(cl.SecretKeyEnv)
+	if raw == "" {
+		return nil, fmt.Errorf("cluster.enabled: the gossip key is missing: set %s (16, 24 or 32 bytes, or their base64; the same on every node)", cl.SecretKeyEnv)
+	}
+	key, err := cluster.ParseSecretKey(raw)
+	if err != nil {
+		return nil, fmt.Errorf("cluster.secret_key_env: %s: %w", cl.SecretKeyEnv, err)
+	}
+	if cfg.Store.Driver == "sqlite" {
+		log.Warn("cluster on SQLite files: every node has a store of its own. Rate limits, and the keys and channels " +
+			"of the configuration file, hold for the whole fleet; keys and channels made in a node's console exist " +
+			"on that node only (their changes are gossiped, but only to drop caches). Use PostgreSQL to share them.")
+	}
+	return cluster.New(cluster.Options{Name: cl.NodeName, Bind: cl.Bind, Advertise: cl.Advertise, Join: cl.Join,
+		SecretKey: key, Window: cl.Window, Version: version, Log: log}), nil
+}
+
+// clusterHandlers apply the changes other nodes broadcast to this gateway.
+func clusterHandlers(g *proxy.Gateway, log *slog.Logger) cluster.Handlers {
+	return cluster.Handlers{
+		KeyChanged:  g.KeyChanged,
+		OpenStreams: g.OpenStreams,
+		ChannelsChanged: func() {
+			ctx, cancel := context.WithTimeout(context.Background(), storeOpenTimeout)
+			defer cancel()
+			switch skipped, err := g.ChannelsChanged(ctx); {
+			case err != nil:
+				log.Warn("channels changed on another node; cannot reload them", "err", err)
+			case len(skipped) > 0:
+				log.Warn("channels changed on another node; some left out", "skipped", fmt.Sprint(skipped))
+			}
+		},
+	}
+}
+
+// leaveTimeout bounds announcing this node's leave to the others.
+const leaveTimeout = 5 * time.Second
+
+// leave takes the node out of the fleet at shutdown, once the requests in
+// flight are done: the others stop reserving its share at once.
+func leave(node *cluster.Node, log *slog.Logger) {
+	if err := node.Leave(leaveTimeout); err != nil {
+		log.Warn("cluster leave", "err", err)
+	}
 }
 
 // startCPUProfile profiles the process into path until stop is called.

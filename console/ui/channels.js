@@ -10,11 +10,12 @@ export async function channels(view) {
   // types are the channel types the gateway takes, as the list reports
   // them: the console keeps no list of its own. tested holds the last
   // test's result by channel name, shown in the row's detail.
-  const page = { listBox: h('div'), editBox: h('div'), types: [], tested: {} };
+  const page = { listBox: h('div'), editBox: h('div'), fleetBox: h('div'), types: [], tested: {} };
   page.refresh = async () => {
-    const { channels: all, types } = await api('GET', 'channels');
+    const { channels: all, types, fleet } = await api('GET', 'channels');
     page.types = types || [];
     replace(page.listBox, channelTable(all, page));
+    replace(page.fleetBox, ...(fleet && fleet.length ? [fleetCard(fleet)] : []));
   };
   await page.refresh();
   const add = channelForm({ type: page.types[0], weight: 1, enabled: true }, page.types, false, async (body, f) => {
@@ -23,11 +24,27 @@ export async function channels(view) {
     announce(`Channel ${body.name} added`);
     await page.refresh();
   });
-  view.append(page.listBox, page.editBox,
+  view.append(page.listBox, page.editBox, page.fleetBox,
     h('section', { class: 'card', 'aria-labelledby': 'add-channel' },
       h('h2', { id: 'add-channel' }, 'Add a channel'),
       h('p', { class: 'muted intro' }, 'Channels of the configuration file are edited there; channels added here are kept in the store, their upstream keys encrypted.'),
       add));
+}
+
+// fleetCard shows the nodes of the cluster (a gateway in one lists them):
+// each with its version, the streams it relays now, and how long ago its
+// last rate-limit count arrived here.
+function fleetCard(fleet) {
+  const rows = fleet.map((n) => [
+    n.self ? h('span', {}, n.name, ' ', badge('this node', 'ok')) : n.name,
+    n.addr, n.version || '—', fmtNum(n.open_streams),
+    n.self ? '—' : n.counts_age < 0 ? 'none lately' : `${Math.round(n.counts_age / 1e6)}\u00a0ms ago`,
+  ]);
+  return h('section', { class: 'card', 'aria-labelledby': 'fleet' },
+    h('h2', { id: 'fleet' }, 'Fleet'),
+    h('p', { class: 'muted intro' }, 'The gateways that share their rate limits and caches by gossip with this one.'),
+    table(`${fleet.length} node${fleet.length === 1 ? '' : 's'}`,
+      ['Node', 'Gossip address', 'Version', 'Open streams', 'Last counts heard'], rows));
 }
 
 // channelForm edits c, offering the channel types in types (and c's own,

@@ -1,29 +1,16 @@
 package asynclog
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log read while it is written.
+type syncBuffer = testutil.Buffer
 
 func TestCloseFlushesEverything(t *testing.T) {
 	var out syncBuffer

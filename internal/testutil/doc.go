@@ -1,5 +1,6 @@
 // Package testutil is what the tests of several packages share: the
-// allocation budget of the allocation tests, and the invariants of the
+// allocation budget of the allocation tests, a buffer safe for concurrent
+// writes (a log read while it is written), and the invariants of the
 // streams the codec writes for a client, checked by the codec's golden
 // tests and by the fuzz targets alike.
 //

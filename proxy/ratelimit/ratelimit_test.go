@@ -9,9 +9,9 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
-func newTestLimiter(r Remote) (*Limiter, *clock) {
-	c := &clock{t: time.UnixMilli(1_000 * windowMillis)} // at a window start
-	l := New(r)
+func newTestLimiter(f Fleet) (*Limiter, *clock) {
+	c := &clock{t: time.UnixMilli(1_000 * minute)} // at a window start
+	l := New(f, 0)
 	l.now = c.now
 	return l, c
 }
@@ -87,18 +87,24 @@ func TestTokensReservedAndSettled(t *testing.T) {
 	}
 }
 
-// fixedRemote reports other nodes' requests in one window.
-type fixedRemote struct{ window, req int64 }
+// fakeFleet is a fleet whose other nodes counted req requests in one
+// window, and that hears from live of known nodes.
+type fakeFleet struct {
+	window, req int64
+	live, known int
+}
 
-func (r fixedRemote) Counts(_ string, w int64) (int64, int64) {
-	if w == r.window {
-		return r.req, 0
+func (f *fakeFleet) Track(string) Shared { return f }
+func (f *fakeFleet) Reach() (int, int)   { return f.live, f.known }
+func (f *fakeFleet) Others(w int64) (int64, int64) {
+	if w == f.window {
+		return f.req, 0
 	}
 	return 0, 0
 }
 
 func TestRemoteCountsJoinTheSum(t *testing.T) {
-	l, _ := newTestLimiter(fixedRemote{window: 1000, req: 4})
+	l, _ := newTestLimiter(&fakeFleet{window: 1000, req: 4, live: 3, known: 3})
 	s := l.State("k")
 	if d := l.Admit(s, Limits{RPM: 5}, 0); !d.Allowed {
 		t.Fatalf("first: %+v", d)
@@ -106,14 +112,72 @@ func TestRemoteCountsJoinTheSum(t *testing.T) {
 	if d := l.Admit(s, Limits{RPM: 5}, 0); d.Allowed {
 		t.Fatal("admitted past the cluster-wide limit")
 	}
-	var got int64
-	l.Each(1000, func(key string, req, _ int64) {
-		if key == "k" {
+	var got, windows int64
+	l.Each(1000, func(key string, _ Shared, w, req, _ int64) {
+		if key == "k" && w == 1000 {
 			got = req
 		}
+		windows++
 	})
-	if got != 1 {
-		t.Fatalf("Each reports %d local requests, want 1 (remote ones are not ours)", got)
+	if got != 1 || windows != 1 {
+		t.Fatalf("Each reports %d local requests in %d windows, want 1 in 1 (remote ones are not ours)", got, windows)
+	}
+}
+
+// A node that hears from 1 of the 4 nodes it knows admits a quarter of the
+// limit; once the others are back, the whole of it (less what they counted).
+func TestPartitionFallsBackToShare(t *testing.T) {
+	f := &fakeFleet{live: 1, known: 4}
+	l, c := newTestLimiter(f)
+	s := l.State("k")
+	lim := Limits{RPM: 100}
+	if n := admitted(l, s, lim, 1000); n != 25 {
+		t.Fatalf("admitted %d while partitioned, want 25 (100 / 4 nodes)", n)
+	}
+	c.advance(2 * time.Minute) // a fresh window, the partition healed
+	f.live = 4
+	f.window, f.req = l.Now(), 60
+	if n := admitted(l, s, lim, 1000); n != 40 {
+		t.Fatalf("admitted %d after the partition healed, want 40 (100 - 60 counted elsewhere)", n)
+	}
+}
+
+func admitted(l *Limiter, s *State, lim Limits, tries int) (n int) {
+	for range tries {
+		if l.Admit(s, lim, 0).Allowed {
+			n++
+		}
+	}
+	return n
+}
+
+// With a 6 s window, 600 rpm admits 60 a window, and the window rolls
+// every 6 s.
+func TestShortWindowProratesTheLimit(t *testing.T) {
+	l := New(nil, 6*time.Second)
+	c := &clock{t: time.UnixMilli(1_000 * 6_000)}
+	l.now = c.now
+	s := l.State("k")
+	lim := Limits{RPM: 600, TPM: 1}
+	if n := admitted(l, s, Limits{RPM: 600}, 1000); n != 60 {
+		t.Fatalf("admitted %d in a 6 s window, want 60", n)
+	}
+	c.advance(12 * time.Second)
+	if d := l.Admit(s, lim, 1); !d.Allowed || d.Reset != 6*time.Second {
+		t.Fatalf("two windows later: %+v, want allowed with 6s to the reset (a 1 tpm limit prorates to 1 token, not 0)", d)
+	}
+}
+
+func TestCheckDoesNotCount(t *testing.T) {
+	l, _ := newTestLimiter(nil)
+	s := l.State("k")
+	for range 5 {
+		if !l.Check(s, Limits{RPM: 1}, 0).Allowed {
+			t.Fatal("Check refused a request under the limit")
+		}
+	}
+	if !l.Admit(s, Limits{RPM: 1}, 0).Allowed || l.Check(s, Limits{RPM: 1}, 0).Allowed {
+		t.Fatal("Check counted, or did not see the admitted request")
 	}
 }
 

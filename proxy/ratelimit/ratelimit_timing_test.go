@@ -3,7 +3,7 @@ package ratelimit
 import "testing"
 
 func BenchmarkAdmit(b *testing.B) {
-	l := New(nil)
+	l := New(nil, 0)
 	s := l.State("key")
 	lim := Limits{RPM: 1 << 40, TPM: 1 << 50}
 	b.ReportAllocs()
@@ -15,7 +15,7 @@ func BenchmarkAdmit(b *testing.B) {
 }
 
 func BenchmarkAdmitParallel(b *testing.B) {
-	l := New(nil)
+	l := New(nil, 0)
 	lim := Limits{RPM: 1 << 40, TPM: 1 << 50}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

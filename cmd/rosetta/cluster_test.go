@@ -1,0 +1,505 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rosetta-gateway/rosetta/internal/pgtest"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
+)
+
+// The cluster test's figures: 3 s windows; the key's 1200 rpm is 60 a
+// window, the capped channel's 600 rpm 30 a window; the load is twice each.
+const (
+	fleetWindow  = 3 * time.Second
+	keyPerWindow = 60
+	chanPerWin   = 30
+	gossipKey    = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" // base64 of 32 bytes
+)
+
+// TestClusterHoldsTheLimits runs three gateway processes on loopback, one
+// PostgreSQL store and a mock upstream. A key's load at twice its rpm, and
+// a model's at twice its capped channel's rpm, spread over the nodes: the
+// fleet admits each limit per window within ±10 %. One node is killed: the
+// others serve and the limits hold. It comes back: it rejoins and its first
+// admissions see the fleet's count. The key is revoked on one node: all
+// three refuse it within a second. A node with another gossip key is
+// refused, and says so.
+func TestClusterHoldsTheLimits(t *testing.T) {
+	up := newCountingUpstream(t)
+	dsn := pgtest.NewDatabase(t)
+	env := []string{"ROSETTA_ADMIN_PASSWORD=" + browserAdminPassword, "ROSETTA_GOSSIP_KEY=" + gossipKey,
+		"ROSETTA_SECRET_KEY=" + strings.Repeat("cd", 32)}
+	gossip := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
+	nodes := make([]*gatewayProcess, 3)
+	var wg sync.WaitGroup
+	for i := range nodes {
+		nodes[i] = &gatewayProcess{addr: freeAddr(t), env: env,
+			config: clusterConfig(t, i, dsn, up.URL, gossip[i], gossip)}
+		wg.Add(1)
+		go func() { defer wg.Done(); nodes[i].start(t) }()
+	}
+	wg.Wait()
+	for _, n := range nodes {
+		waitMembers(t, n, 3, 5*time.Second)
+	}
+
+	admin := consoleClient(t, nodes[0].url())
+	if fleet, _ := admin.call("GET", "/console/api/channels", nil)["fleet"].([]any); len(fleet) != 3 {
+		t.Errorf("the console's channel list shows a fleet of %d nodes, want 3: %v", len(fleet), fleet)
+	}
+	created := admin.call("POST", "/console/api/keys", map[string]any{"name": "fleet", "rpm": keyPerWindow * 20})
+	secret, id := created["secret"].(string), int(created["id"].(float64))
+
+	// Three nodes, twice the limits.
+	load := startLoad(t, nodes, secret)
+	start := time.Now()
+	time.Sleep(3*fleetWindow + fleetWindow/5) // two whole windows at least
+	checkWindows(t, "3 nodes", load, up, start, time.Now(), keyPerWindow, chanPerWin)
+
+	// One node dies; the others go on.
+	nodes[2].kill()
+	load.only(nodes[:2])
+	start = time.Now()
+	time.Sleep(2 * fleetWindow)
+	end := time.Now()
+	for w, n := range load.admittedBy(start, end) {
+		t.Logf("2 nodes, window %d: the key admitted %d (limit %d)", w, n, keyPerWindow)
+		if n > keyPerWindow*11/10 {
+			t.Errorf("2 nodes, window %d: %d admitted, over the limit %d", w, n, keyPerWindow)
+		}
+	}
+	if bad := load.failures(start, end); bad > 0 {
+		t.Errorf("2 nodes: %d requests failed (not 200 or 429) after a node died", bad)
+	}
+
+	// It comes back under the same name and is sent a burst of 60 while
+	// the others hold the key at its limit. Joined before it serves, it
+	// sees the fleet's counts from its first request: the windows of the
+	// burst still admit the limit, not the limit again on this node.
+	nodes[2].start(t)
+	burstStart := time.Now()
+	burst := 0
+	for range keyPerWindow {
+		at := time.Now()
+		status, err := send(nodes[2].url(), secret, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		load.record(answer{at, status})
+		if status == 200 {
+			burst++
+		}
+	}
+	time.Sleep(fleetWindow / 2)
+	load.stop()
+	burstWindows := load.admittedIn(burstStart, time.Now())
+	t.Logf("the restarted node admitted %d of a burst of %d; the fleet's windows then: %v", burst, keyPerWindow, burstWindows)
+	for w, n := range burstWindows {
+		if n > keyPerWindow*11/10 {
+			t.Errorf("window %d of the restarted node's burst: the fleet admitted %d, over the limit %d: the node did not see the fleet's count", w, n, keyPerWindow)
+		}
+	}
+	waitMembers(t, nodes[0], 3, 5*time.Second)
+
+	// Revoked on one node, refused by all three within a second: by
+	// gossip, as the store poll of a node in a cluster runs every 5 s.
+	admin.call("POST", "/console/api/keys/"+strconv.Itoa(id)+"/revoke", nil)
+	revoked := time.Now()
+	for _, n := range nodes {
+		waitStatus(t, n.url(), secret, "/v1/models", "", http.StatusUnauthorized, time.Second-time.Since(revoked))
+	}
+	t.Logf("all three nodes refuse the revoked key %s after the revocation", time.Since(revoked).Round(time.Millisecond))
+
+	// A node with another gossip key cannot join.
+	intruder := &gatewayProcess{addr: freeAddr(t), config: clusterConfig(t, 3, dsn, up.URL, freeAddr(t), gossip[:1]),
+		env: append(append([]string(nil), env...), "ROSETTA_GOSSIP_KEY=another-key-of-32-bytes-long-xxx")}
+	intruder.start(t)
+	waitLog(t, intruder, "cannot join the cluster: the nodes there use another gossip key")
+	waitLog(t, nodes[0], "a node with another gossip key tried to talk to this one")
+	if got := members(t, nodes[0]); got != 3 {
+		t.Errorf("the fleet has %d members after the intruder knocked, want 3", got)
+	}
+}
+
+// waitLog waits up to two seconds for the process to log text (its log
+// is written asynchronously).
+func waitLog(t *testing.T, p *gatewayProcess, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); !strings.Contains(p.logs.String(), text); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("%s never logged %q:\n%s", p.addr, text, p.logs.String())
+			return
+		}
+	}
+}
+
+// clusterConfig is node i's configuration: the shared store, a channel
+// for model m, and for model c a capped channel (30 a window) with a
+// spare behind it.
+func clusterConfig(t *testing.T, i int, dsn, upstream, bind string, join []string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`store: {driver: postgres, dsn: '%s'}
+channels:
+  - {name: up, type: openai, base_url: '%[2]s/v1', api_keys: [sk-up-0123456789], models: [m]}
+  - {name: capped, type: openai, base_url: '%[2]s/v1', api_keys: [sk-capped-0123456789], models: [c], rpm: %[3]d}
+  - {name: spare, type: openai, base_url: '%[2]s/v1', api_keys: [sk-spare-0123456789], models: [c], priority: 1}
+keys:
+  - {name: static, key: sk-static-0123456789abcdef}
+cluster:
+  enabled: true
+  node_name: node%[4]d
+  bind: %[5]s
+  join: [%[6]s]
+  window: %[7]s
+`, dsn, upstream, chanPerWin*20, i, bind, strings.Join(join, ", "), fleetWindow)
+	path := filepath.Join(t.TempDir(), "rosetta.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// gatewayProcess is a rosetta serve that can be killed and started again
+// on the same addresses.
+type gatewayProcess struct {
+	addr, config string
+	env          []string
+	cmd          *exec.Cmd
+	logs         *testutil.Buffer
+}
+
+func (p *gatewayProcess) url() string { return "http://" + p.addr }
+
+// start runs the process and returns once it answers.
+func (p *gatewayProcess) start(t *testing.T) {
+	t.Helper()
+	p.logs = &testutil.Buffer{}
+	p.cmd = exec.Command(bin, "serve", "-config", p.config)
+	p.cmd.Dir = t.TempDir()
+	p.cmd.Env = append(append(os.Environ(), "ROSETTA_LISTEN="+p.addr), p.env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := p.cmd
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(p.url() + "/healthz"); err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway did not start:\n%s", p.logs.String())
+		}
+	}
+}
+
+// kill ends the process without a chance to leave.
+func (p *gatewayProcess) kill() {
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+}
+
+// members is the number of members /readyz of node n lists.
+func members(t *testing.T, n *gatewayProcess) int {
+	t.Helper()
+	resp, err := http.Get(n.url() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Cluster struct {
+			Members []struct{ Name string }
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&r)
+	return len(r.Cluster.Members)
+}
+
+func waitMembers(t *testing.T, n *gatewayProcess, want int, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); members(t, n) != want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s lists %d members, want %d:\n%s", n.addr, members(t, n), want, n.logs.String())
+		}
+	}
+}
+
+// send posts a chat request for model with the key, and returns the status.
+func send(base, secret, model string) (int, error) {
+	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// answer is one request of the load: when it was sent, and its status.
+type answer struct {
+	at     time.Time
+	status int
+}
+
+// fleetLoad sends, round robin over the nodes, the key's requests for m
+// and the static key's for c, each at twice its limit.
+type fleetLoad struct {
+	mu    sync.Mutex
+	nodes []*gatewayProcess
+	key   []answer
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func startLoad(t *testing.T, nodes []*gatewayProcess, secret string) *fleetLoad {
+	l := &fleetLoad{nodes: nodes, done: make(chan struct{})}
+	l.run(secret, "m", 2*keyPerWindow, l.record)
+	l.run("sk-static-0123456789abcdef", "c", 2*chanPerWin, func(a answer) {
+		if a.status != 200 {
+			t.Errorf("a request to the capped model got %d: a channel at its limit must be passed over", a.status)
+		}
+	})
+	t.Cleanup(l.stop)
+	return l
+}
+
+// run sends perWindow requests a window, evenly, each on the next node.
+func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		tick := time.NewTicker(fleetWindow / time.Duration(perWindow))
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-l.done:
+				return
+			case <-tick.C:
+			}
+			l.mu.Lock()
+			n := l.nodes[i%len(l.nodes)]
+			l.mu.Unlock()
+			at := time.Now()
+			go func() {
+				status, err := send(n.url(), secret, model)
+				if err == nil {
+					record(answer{at, status})
+				}
+			}()
+		}
+	}()
+}
+
+// record adds an answer of the key sent outside the load.
+func (l *fleetLoad) record(a answer) { l.mu.Lock(); l.key = append(l.key, a); l.mu.Unlock() }
+
+// admittedIn counts the key's 200s by window, for every window that
+// overlaps from..to.
+func (l *fleetLoad) admittedIn(from, to time.Time) map[int64]int {
+	ms := fleetWindow.Milliseconds()
+	return l.admittedBy(time.UnixMilli((from.UnixMilli()/ms-1)*ms+ms-1), time.UnixMilli((to.UnixMilli()/ms+2)*ms))
+}
+
+// only sends the load to these nodes from now on.
+func (l *fleetLoad) only(nodes []*gatewayProcess) { l.mu.Lock(); l.nodes = nodes; l.mu.Unlock() }
+
+func (l *fleetLoad) stop() {
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+		l.wg.Wait()
+		time.Sleep(200 * time.Millisecond) // the last answers
+	}
+}
+
+// admittedBy counts the key's 200s by window, for the windows wholly
+// between from and to.
+func (l *fleetLoad) admittedBy(from, to time.Time) map[int64]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var times []time.Time
+	for _, a := range l.key {
+		if a.status == 200 {
+			times = append(times, a.at)
+		}
+	}
+	return perWindow(times, from, to)
+}
+
+// failures counts the key's answers that are neither 200 nor 429.
+func (l *fleetLoad) failures(from, to time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, a := range l.key {
+		if a.at.After(from) && a.at.Before(to) && a.status != 200 && a.status != 429 {
+			n++
+		}
+	}
+	return n
+}
+
+// perWindow counts times by window (Unix ms / the window), for the windows
+// wholly between from and to, each present even when empty.
+func perWindow(times []time.Time, from, to time.Time) map[int64]int {
+	ms := fleetWindow.Milliseconds()
+	first, last := from.UnixMilli()/ms+1, to.UnixMilli()/ms-1
+	out := map[int64]int{}
+	for w := first; w <= last; w++ {
+		out[w] = 0
+	}
+	for _, at := range times {
+		if w := at.UnixMilli() / ms; w >= first && w <= last {
+			out[w]++
+		}
+	}
+	return out
+}
+
+// checkWindows checks that every whole window between from and to
+// admitted the key's limit within ±10 %, and sent the capped channel its
+// limit within ±10 % (the rest went to the spare channel).
+func checkWindows(t *testing.T, phase string, l *fleetLoad, up *countingUpstream, from, to time.Time, keyLimit, chanLimit int) {
+	t.Helper()
+	keys, chans := l.admittedBy(from, to), perWindow(up.hitsOf("sk-capped-0123456789"), from, to)
+	if len(keys) < 2 {
+		t.Fatalf("%s: %d whole windows measured, want at least 2", phase, len(keys))
+	}
+	for w, n := range keys {
+		t.Logf("%s, window %d: the key admitted %d (limit %d), the capped channel got %d (limit %d)", phase, w, n, keyLimit, chans[w], chanLimit)
+		if n < keyLimit*9/10 || n > keyLimit*11/10 {
+			t.Errorf("%s, window %d: the key admitted %d, want %d ±10%%", phase, w, n, keyLimit)
+		}
+		if c := chans[w]; c < chanLimit*9/10 || c > chanLimit*11/10 {
+			t.Errorf("%s, window %d: the capped channel got %d, want %d ±10%%", phase, w, c, chanLimit)
+		}
+	}
+}
+
+// countingUpstream is an OpenAI mock that remembers when each of its API
+// keys was used.
+type countingUpstream struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits map[string][]time.Time
+}
+
+func newCountingUpstream(t *testing.T) *countingUpstream {
+	u := &countingUpstream{hits: map[string][]time.Time{}}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		u.mu.Lock()
+		u.hits[key] = append(u.hits[key], time.Now())
+		u.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}`)
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *countingUpstream) hitsOf(key string) []time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]time.Time(nil), u.hits[key]...)
+}
+
+// cluster.enabled without the gossip key stops the start, saying which
+// variable to set; with it on SQLite files, the start warns what the
+// fleet does not share.
+func TestClusterStartChecks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rosetta.yaml")
+	cfg := "cluster: {enabled: true, bind: '" + freeAddr(t) + "', secret_key_env: TEST_GOSSIP_KEY}\n"
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "-config", path)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "ROSETTA_LISTEN="+freeAddr(t))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "cluster.enabled: the gossip key is missing: set TEST_GOSSIP_KEY") {
+		t.Fatalf("started without the gossip key: %v\n%s", err, out)
+	}
+
+	p := &gatewayProcess{addr: freeAddr(t), config: path, env: []string{"TEST_GOSSIP_KEY=" + gossipKey}}
+	p.start(t)
+	waitLog(t, p, "cluster on SQLite files: every node has a store of its own")
+}
+
+// The Channels page of a node in a cluster shows the fleet, in a browser:
+// two nodes on SQLite files, this one marked. Then one gets SIGTERM: it
+// leaves, and the other stops counting it at once.
+func TestFleetInBrowser(t *testing.T) {
+	gossip := []string{freeAddr(t), freeAddr(t)}
+	env := []string{"ROSETTA_ADMIN_PASSWORD=" + browserAdminPassword, "ROSETTA_GOSSIP_KEY=" + gossipKey}
+	nodes := make([]*gatewayProcess, 2)
+	for i := range nodes {
+		path := filepath.Join(t.TempDir(), "rosetta.yaml")
+		cfg := fmt.Sprintf("cluster: {enabled: true, node_name: fleet%d, bind: '%s', join: ['%s']}\n", i, gossip[i], gossip[0])
+		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = &gatewayProcess{addr: freeAddr(t), config: path, env: env}
+		nodes[i].start(t)
+	}
+	waitMembers(t, nodes[0], 2, 5*time.Second)
+	b := newTab(t, nodes[0].url())
+	login(b)
+	b.page("channels", "Channels")
+	b.waitJS("the fleet card", `document.querySelectorAll('section[aria-labelledby=fleet] tbody tr').length === 2`)
+	rows := evalJS[[]string](b, `[...document.querySelectorAll('section[aria-labelledby=fleet] tbody tr')].map(r => r.innerText)`)
+	if !strings.Contains(rows[0], "fleet0") || !strings.Contains(rows[0], "this node") || !strings.Contains(rows[1], "fleet1") ||
+		!strings.Contains(rows[1], gossip[1]) {
+		t.Errorf("fleet rows %q, want fleet0 (this node) then fleet1 at %s", rows, gossip[1])
+	}
+	b.shot("fleet")
+
+	if err := nodes[1].cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	left := time.Now()
+	for live, known := reach(t, nodes[0]); live != 1 || known != 1; live, known = reach(t, nodes[0]) {
+		if time.Since(left) > 2*time.Second {
+			t.Fatalf("2 s after the other node's SIGTERM, this one hears %d of %d nodes, want 1 of 1", live, known)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("the other node left %s after its SIGTERM", time.Since(left).Round(time.Millisecond))
+	if err := nodes[1].cmd.Wait(); err != nil {
+		t.Errorf("the node that left exited with %v, want 0", err)
+	}
+}
+
+// reach is the live and known nodes node n's /readyz reports.
+func reach(t *testing.T, n *gatewayProcess) (live, known int) {
+	t.Helper()
+	resp, err := http.Get(n.url() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct{ Cluster struct{ Live, Known int } }
+	json.NewDecoder(resp.Body).Decode(&r)
+	return r.Cluster.Live, r.Cluster.Known
+}
