@@ -4,9 +4,6 @@ package main
 
 import "time"
 
-// processCPU is not measured on this system: CPU columns read 0.
-func processCPU() time.Duration { return 0 }
-
 // runQueueWait is not measured on this system.
 func runQueueWait() time.Duration { return 0 }
 

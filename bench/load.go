@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/internal/proctime"
 )
 
 // target is where a run sends its requests and what it sends.
@@ -225,10 +227,10 @@ func load(t target, spec runSpec) *result {
 		if spec.sample != nil {
 			s0 = spec.sample()
 		}
-		c0, w0 := processCPU(), runQueueWait()
+		c0, w0 := proctime.CPU(), runQueueWait()
 		r0, x0 := ioCalls()
 		time.Sleep(time.Until(end))
-		cpu, waited = processCPU()-c0, runQueueWait()-w0
+		cpu, waited = proctime.CPU()-c0, runQueueWait()-w0
 		r1, x1 := ioCalls()
 		reads, writes = r1-r0, x1-x0
 		if spec.sample != nil {

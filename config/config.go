@@ -234,10 +234,12 @@ type Timeouts struct {
 	// after the request is sent. Default: 60s.
 	FirstByte time.Duration `yaml:"first_byte"`
 
-	// Idle bounds the gap between stream events. Default: 60s.
+	// Idle bounds the gap between stream events, and a realtime session's
+	// time without a message either way. Default: 60s.
 	Idle time.Duration `yaml:"idle"`
 
-	// Total bounds the whole request, stream included. Default: 10m.
+	// Total bounds the whole request, stream included, and a realtime
+	// session's length (OpenAI's own limit is 60m). Default: 10m.
 	Total time.Duration `yaml:"total"`
 }
 

@@ -64,8 +64,8 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 		g.releaseChannel(x)
 		x.tried(c.ch, e)
-		if w := e.RateLimit.RetryAfter; e.Status == 429 && w > 0 && (retryAfter == 0 || w < retryAfter) {
-			retryAfter = w
+		if e.Status == 429 {
+			retryAfter = shortestWait(retryAfter, e.RateLimit.RetryAfter)
 		}
 		last = e
 		if !retry {
@@ -98,6 +98,14 @@ func noCandidate(x *exchange, served bool, last *codec.Error, limitWait time.Dur
 			"No upstream channel for '%s' is available now; retry later.", x.model)
 	}
 	return last
+}
+
+// shortestWait is the shorter of two waits, a wait of 0 being none.
+func shortestWait(a, b time.Duration) time.Duration {
+	if a <= 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // errNotServed is the 503 for a model none of whose channels serves the

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,7 +29,8 @@ import (
 // session.update with session.updated, response.create with two text
 // deltas and a response.done with usage, echoes binary messages, closes
 // with 4000 "bye" on test.close and drops the connection without a close
-// frame on test.drop. It records what it saw.
+// frame on test.drop. It records what it saw: the handshake's headers and
+// model, the binary messages and the client events (but test.*).
 type rtUpstream struct {
 	srv   *httptest.Server
 	dials atomic.Int64
@@ -34,6 +38,7 @@ type rtUpstream struct {
 	hdr   http.Header
 	model string
 	bins  [][]byte
+	texts [][]byte
 	end   error // the error its read loop ended with
 	done  chan struct{}
 }
@@ -76,6 +81,11 @@ func newRTUpstream(t *testing.T) *rtUpstream {
 			}
 			var ev struct{ Type string }
 			json.Unmarshal(msg, &ev)
+			if !strings.HasPrefix(ev.Type, "test.") {
+				u.mu.Lock()
+				u.texts = append(u.texts, msg)
+				u.mu.Unlock()
+			}
 			switch ev.Type {
 			case "session.update":
 				send(`{"type":"session.updated","event_id":"ev_2","session":{"id":"sess_1","model":"` + model + `","instructions":"be brief"}}`)
@@ -101,6 +111,17 @@ func (u *rtUpstream) seen() (http.Header, string, [][]byte, error) {
 	return u.hdr, u.model, u.bins, u.end
 }
 
+// events is the client events the upstream got, as it got them.
+func (u *rtUpstream) events() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var evs []string
+	for _, t := range u.texts {
+		evs = append(evs, string(t))
+	}
+	return evs
+}
+
 // rowSink is a UsageSink that keeps the rows.
 type rowSink struct {
 	mu   sync.Mutex
@@ -120,12 +141,18 @@ func (r *rowSink) all() []store.Usage {
 	return append([]store.Usage(nil), r.rows...)
 }
 
-// realtimeGateway serves "fast", mapped to gpt-4o-realtime on up, and
-// "claude-x" on an anthropic channel only.
+// realtimeGateway serves "fast", mapped to gpt-4o-realtime on up,
+// gpt-4o-mini-realtime unmapped, and "gpt-claude" on an anthropic channel only.
 func realtimeGateway(t *testing.T, up *rtUpstream) (*testGateway, *rowSink) {
+	return realtimeGatewayWith(t, up, "")
+}
+
+// realtimeGatewayWith is realtimeGateway with more settings of up's channel
+// (YAML, such as "timeouts: {idle: 1s}").
+func realtimeGatewayWith(t *testing.T, up *rtUpstream, extra string) (*testGateway, *rowSink) {
 	rows := &rowSink{}
 	tg := startGatewayWith(t, "  - {name: rt, type: openai, base_url: \""+up.srv.URL+"/v1\", api_keys: ["+upstreamKey+"], "+
-		"model_map: {fast: gpt-4o-realtime}}\n"+
+		"models: [gpt-4o-mini-realtime], model_map: {fast: gpt-4o-realtime}, "+extra+"}\n"+
 		"  - {name: an, type: anthropic, base_url: \"http://127.0.0.1:1\", api_keys: [k], models: [gpt-claude]}\n",
 		proxy.Options{Usage: rows})
 	return tg, rows
@@ -283,15 +310,21 @@ func TestRealtimeSession(t *testing.T) {
 }
 
 // TestRealtimeBrowserKey: a browser's key as the openai-insecure-api-key
-// subprotocol; the gateway answers with the realtime subprotocol and
-// never echoes the key.
+// subprotocol opens the session; the gateway answers with the realtime
+// subprotocol and never echoes the key; the upstream is offered no
+// subprotocol (the key's least of all) and gets the channel's key and the
+// beta subprotocol as OpenAI-Beta; the key is in no log line. A wrong key
+// given so is a 401 before any dial.
 func TestRealtimeBrowserKey(t *testing.T) {
 	up := newRTUpstream(t)
 	tg, _ := realtimeGateway(t, up)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(tg.url, "http")+"/v1/realtime?model=fast",
-		&websocket.DialOptions{Subprotocols: []string{"realtime", "openai-insecure-api-key." + clientKey, "openai-beta.realtime-v1"}})
+	dial := func(key string) (*websocket.Conn, *http.Response, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return websocket.Dial(ctx, "ws"+strings.TrimPrefix(tg.url, "http")+"/v1/realtime?model=fast",
+			&websocket.DialOptions{Subprotocols: []string{"realtime", "openai-insecure-api-key." + key, "openai-beta.realtime-v1"}})
+	}
+	c, resp, err := dial(clientKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,11 +332,35 @@ func TestRealtimeBrowserKey(t *testing.T) {
 	if c.Subprotocol() != "realtime" {
 		t.Errorf("subprotocol %q", c.Subprotocol())
 	}
+	for k, vs := range resp.Header {
+		if strings.Contains(strings.Join(vs, ","), clientKey) {
+			t.Errorf("the answer's %s has the key", k)
+		}
+	}
 	readEvent(t, c)
 	hdr, _, _, _ := up.seen()
 	checkUpstreamKey(t, hdr)
+	if p := hdr.Values("Sec-Websocket-Protocol"); len(p) != 0 {
+		t.Errorf("the upstream was offered subprotocols %q", p)
+	}
 	if hdr.Get("Openai-Beta") != "realtime=v1" {
 		t.Errorf("OpenAI-Beta %q", hdr.Get("Openai-Beta"))
+	}
+	c.Close(websocket.StatusNormalClosure, "")
+	<-up.done
+
+	_, resp, err = dial("sk-wrong-0123456789")
+	if err == nil || resp == nil {
+		t.Fatalf("a wrong key: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	checkError(t, resp, body, 401, "invalid_api_key")
+	if n := up.dials.Load(); n != 1 {
+		t.Errorf("the upstream was dialed %d times, want once", n)
+	}
+	waitFor(t, "both access lines", func() bool { return len(tg.accessLines(t)) == 2 })
+	if logs := tg.logs.String(); strings.Contains(logs, clientKey) || strings.Contains(logs, "sk-wrong-0123456789") {
+		t.Errorf("a key is in the logs:\n%s", logs)
 	}
 }
 
@@ -364,6 +421,7 @@ func TestRealtimeCloses(t *testing.T) {
 		t.Errorf("client saw %v, want 4000 bye", ce)
 	}
 	<-up.done
+	waitGoroutines(t, before)
 
 	c = openRT(t, tg)
 	write(t, c, websocket.MessageText, `{"type":"test.drop"}`)
@@ -371,6 +429,7 @@ func TestRealtimeCloses(t *testing.T) {
 		t.Errorf("client saw %v, want 1011", ce)
 	}
 	<-up.done
+	waitGoroutines(t, before)
 
 	c = openRT(t, tg)
 	c.CloseNow()
@@ -379,6 +438,7 @@ func TestRealtimeCloses(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("the upstream is still open a second after the client dropped")
 	}
+	waitGoroutines(t, before)
 
 	c = openRT(t, tg)
 	c.Write(context.Background(), websocket.MessageBinary, bytes.Repeat([]byte("x"), 64<<10+1))
@@ -392,40 +452,58 @@ func TestRealtimeCloses(t *testing.T) {
 	waitGoroutines(t, before)
 }
 
-// TestRealtimeShutdown: Shutdown lets an open session run until its
-// deadline, then closes it with 1001 both ways.
+// TestRealtimeShutdown: Shutdown lets open sessions run until its
+// deadline, then closes them with 1001 both ways; each has its usage row
+// when it returns, and no goroutine or connection of theirs is left.
 func TestRealtimeShutdown(t *testing.T) {
 	up := newRTUpstream(t)
 	tg, rows := realtimeGateway(t, up)
-	c := openRT(t, tg)
+	before := warmUp(t, tg, up)
+	clients := []*websocket.Conn{openRT(t, tg), openRT(t, tg)}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	shut := make(chan error, 1)
 	go func() { shut <- tg.g.Shutdown(ctx) }()
-	if ce := readClose(t, c); ce.Code != websocket.StatusGoingAway {
-		t.Errorf("client saw %v, want 1001", ce)
-	}
-	if d := time.Since(start); d < 150*time.Millisecond {
-		t.Errorf("closed after %v, before the shutdown deadline", d)
-	}
-	<-up.done
-	if _, _, _, end := up.seen(); websocket.CloseStatus(end) != websocket.StatusGoingAway {
-		t.Errorf("upstream saw %v, want 1001", end)
+	for _, c := range clients {
+		if ce := readClose(t, c); ce.Code != websocket.StatusGoingAway {
+			t.Errorf("client saw %v, want 1001", ce)
+		}
+		if d := time.Since(start); d < 150*time.Millisecond {
+			t.Errorf("closed after %v, before the shutdown deadline", d)
+		}
+		<-up.done
+		if _, _, _, end := up.seen(); websocket.CloseStatus(end) != websocket.StatusGoingAway {
+			t.Errorf("upstream saw %v, want 1001", end)
+		}
 	}
 	if err := <-shut; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown: %v", err)
 	}
-	if n := len(rows.all()); n != 1 {
-		t.Errorf("%d usage rows after Shutdown, want 1", n)
+	if n := len(rows.all()); n != 3 { // the warm-up's and the two sessions'
+		t.Errorf("%d usage rows after Shutdown, want 3", n)
 	}
+	if before.files >= 0 {
+		before.files-- // the gateway's listener is closed too
+	}
+	waitGoroutines(t, before)
+}
+
+// baseline is what a test's process has open between sessions.
+type baseline struct {
+	goroutines int
+	files      int // open file descriptors (sockets among them); -1 where /proc does not tell
 }
 
 // warmUp opens and closes a session, so that the servers' own goroutines
 // (fasthttp's worker pool, its date clock) are running, and returns the
-// goroutine count then. up is nil for a demo channel.
-func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) int {
+// goroutines and files open then. The garbage collector is off until the
+// test ends: a connection left open but unreachable would be closed by
+// its finalizer, out of the count's sight. up is nil for a demo channel.
+func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) baseline {
 	t.Helper()
+	gc := debug.SetGCPercent(-1)
+	t.Cleanup(func() { debug.SetGCPercent(gc) })
 	c := openRT(t, tg)
 	c.Close(websocket.StatusNormalClosure, "")
 	if up != nil {
@@ -433,25 +511,40 @@ func warmUp(t *testing.T, tg *testGateway, up *rtUpstream) int {
 	}
 	var n, left int
 	waitFor(t, "the warm-up session's end", func() bool { n, left = goroutines(); return left == 0 })
-	return n
+	return baseline{n, openFiles()}
 }
 
 // waitGoroutines waits until no goroutine of a session is left (its pumps,
-// either WebSocket library's, the mock's handlers) and the count is back
-// to before.
-func waitGoroutines(t *testing.T, before int) {
+// either WebSocket library's, the mock's handlers), the goroutine count is
+// back to before, and so is the count of open files: every connection of
+// the sessions since, on both sides of the gateway, is closed.
+func waitGoroutines(t *testing.T, before baseline) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("goroutines back to %d", before), func() bool {
+	waitFor(t, fmt.Sprintf("goroutines back to %d, files to %d", before.goroutines, before.files), func() bool {
 		n, left := goroutines()
-		return left == 0 && n <= before
+		return left == 0 && n <= before.goroutines && openFiles() <= before.files
 	})
+}
+
+// stacks holds the goroutines' stacks as goroutines reads them (once
+// allocated, as the garbage collector may be off meanwhile).
+var stacks = make([]byte, 1<<20)
+
+// openFiles counts the process's open file descriptors, -1 where /proc
+// does not list them.
+func openFiles() int {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(fds)
 }
 
 // goroutines counts the goroutines but for the idle workers fasthttp keeps
 // for 10 seconds, and those of realtime sessions (the demo's too).
 func goroutines() (n, sessions int) {
-	buf := make([]byte, 1<<20)
-	for _, st := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+	buf := stacks[:runtime.Stack(stacks, true)]
+	for st := range strings.SplitSeq(string(buf), "\n\n") {
 		switch {
 		case strings.Contains(st, "fasthttp.(*workerPool).workerFunc"):
 			continue
