@@ -216,8 +216,7 @@ func readPartHeader(h []byte) (p formPart, ok bool) {
 		}
 	}
 	if d, params, err := mime.ParseMediaType(disposition); err == nil && d == "form-data" {
-		_, p.file = params["filename"]
-		p.name = params["name"]
+		p.name, p.file = params["name"], params["filename"] != "" // as mime/multipart's Part.FileName
 	}
 	return p, true
 }

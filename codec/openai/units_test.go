@@ -116,6 +116,9 @@ func TestCheckFile(t *testing.T) {
 	f(withFile, []string{"file"}, "", "")
 	f(withFile, []string{"image", "image[]"}, "image", "Missing required parameter: 'image'")
 	f(formBody(t, "XyZ", "model", "whisper-1", "image", "not a file"), []string{"image"}, "image", "must be a file")
+	noName := []byte("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\"\r\n\r\nRIFF\r\n" +
+		"--XyZ\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--XyZ--\r\n")
+	f(noName, []string{"file"}, "file", "must be a file") // an empty file name is no file, as mime/multipart reads it
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	w.SetBoundary("XyZ")
