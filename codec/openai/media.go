@@ -13,28 +13,25 @@ import (
 // MediaUsage reads the usage of an images or transcription answer, when
 // it reports one: "usage" with input_tokens and output_tokens (gpt-image-1,
 // gpt-4o-transcribe), or whisper's {"type": "duration", "seconds": n},
-// whose seconds, rounded up, are Units. ok is false for an answer that is
-// not JSON (text, srt, vtt) or has no such usage (dall-e). A streamed
+// whose seconds, rounded up, are Units, as are those of a verbose_json
+// transcript's "duration" when it has no usage. ok is false for an answer
+// that is not JSON (text, srt, vtt) or has neither (dall-e). A streamed
 // transcription's transcript.text.done event reads the same way.
 func MediaUsage(body []byte) (_ codec.Usage, ok bool) {
-	top := [...]rawjson.Field{{Key: "usage"}}
-	if rawjson.Lookup(body, top[:], false) != nil || top[0].Start < 0 {
+	top := [...]rawjson.Field{{Key: "usage"}, {Key: "duration"}}
+	if rawjson.Lookup(body, top[:], false) != nil {
 		return codec.Usage{}, false
+	}
+	if top[0].Start < 0 {
+		return seconds(body, top[1])
 	}
 	u := body[top[0].Start:top[0].End]
 	in := [...]rawjson.Field{{Key: "input_tokens"}, {Key: "output_tokens"}, {Key: "seconds"}}
 	if rawjson.KindOf(u) != rawjson.KindObject || rawjson.Lookup(u, in[:], false) != nil {
 		return codec.Usage{}, false
 	}
-	if s := in[2]; in[0].Start < 0 && s.Start >= 0 {
-		n, err := strconv.ParseFloat(string(u[s.Start:s.End]), 64)
-		if err != nil || !(n >= 0 && n <= math.MaxInt32) {
-			return codec.Usage{}, false
-		}
-		return codec.Usage{Units: int(math.Ceil(n))}, true
-	}
 	if in[0].Start < 0 {
-		return codec.Usage{}, false
+		return seconds(u, in[2])
 	}
 	var r codec.Usage
 	var err error
@@ -47,6 +44,19 @@ func MediaUsage(body []byte) (_ codec.Usage, ok bool) {
 		}
 	}
 	return r, true
+}
+
+// seconds is the usage of a number of seconds of audio at f in b, rounded
+// up; ok is false when there is none.
+func seconds(b []byte, f rawjson.Field) (_ codec.Usage, ok bool) {
+	if f.Start < 0 {
+		return codec.Usage{}, false
+	}
+	n, err := strconv.ParseFloat(string(b[f.Start:f.End]), 64)
+	if err != nil || !(n >= 0 && n <= math.MaxInt32) {
+		return codec.Usage{}, false
+	}
+	return codec.Usage{Units: int(math.Ceil(n))}, true
 }
 
 var (

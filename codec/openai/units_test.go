@@ -23,8 +23,11 @@ func TestMediaUsage(t *testing.T) {
 		`{"text":"Hi","usage":{"type":"duration","seconds":-1}}`:                       none,
 		`{"text":"Hi","usage":{"type":"duration","seconds":"9"}}`:                      none,
 		`{"text":"Hi","usage":{"input_tokens":"5"}}`:                                   none,
-		`{"text":"Hi"}`: none,
-		`Hi there.`:     none,
+		`{"task":"transcribe","duration":8.47,"text":"Hi","segments":[]}`:              {Units: 9}, // verbose_json
+		`{"duration":8.47,"usage":{"type":"duration","seconds":9}}`:                    {Units: 9},
+		`{"duration":"long","text":"Hi"}`:                                              none,
+		`{"text":"Hi"}`:                                                                none,
+		`Hi there.`:                                                                    none,
 	} {
 		u, ok := openai.MediaUsage([]byte(body))
 		if ok != (want != none) || ok && u != want {
