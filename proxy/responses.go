@@ -25,11 +25,11 @@ import (
 // gateway keeps the response (keepResponse).
 
 var (
-	opResponses = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses,
+	opResponses = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses,
 		tracks: true, answered: (*Gateway).trackAnswer}
 	// opResponsesUnstored is a creation with store: false, which the
 	// upstream keeps not, nor the gateway.
-	opResponsesUnstored = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses}
+	opResponsesUnstored = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses}
 	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
 		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
 	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
@@ -48,7 +48,7 @@ var respFamily = codec.OpResponses.Endpoint()
 // keeps, a body holding signatures the gateway tagged, or a model none of
 // whose channels serves the API natively, is translated.
 func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
-	x, req, body := g.openResponses(ctx, "responses")
+	x, req, body := g.openResponses(ctx, opResponses, "responses")
 	if x == nil {
 		return
 	}
@@ -137,11 +137,11 @@ func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, body, model
 // input_items) by its id: relayed to the channel and key that made a
 // native one, answered from the store for one the gateway keeps.
 func (g *Gateway) responseCall(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return
 	}
-	x.op, x.utility = op, true
+	x.utility = true
 	id, _ := ctx.UserValue("id").(string)
 	r, e := g.ownResponse(ctx, x, id)
 	if e != nil {
@@ -263,15 +263,15 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 // a channel that serves the API natively, else the gateway's estimate,
 // which X-Rosetta-Token-Count says it is (as count_tokens does).
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
-	if x, req, body := g.openResponses(ctx, "responses.input_tokens"); x != nil {
+	if x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens"); x != nil {
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
 	}
 }
 
-// openResponses opens the exchange of a Responses request and reads its
-// body; nil when it was answered (401, 400).
-func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+// openResponses opens the exchange of a Responses request of operation op
+// and reads its body; nil when it was answered (401, 400).
+func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return nil, nil, nil
 	}

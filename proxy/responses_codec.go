@@ -15,7 +15,7 @@ import (
 
 // opResponsesTranslated is a Responses request on the translated path: the
 // upstream generates, as for chat.
-var opResponsesTranslated = &operation{op: codec.OpGenerate, metered: true}
+var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", metered: true}
 
 // serveResponsesTranslated serves a Responses request through the
 // canonical model, whatever the client's exchange was opened as. stored
