@@ -102,7 +102,11 @@ func (g *Gateway) previousResponse(ctx *fasthttp.RequestCtx, x *exchange, id str
 // nothing of another's.
 func (g *Gateway) ownResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) (*store.Response, *codec.Error) {
 	if openai.ValidResponseID(id) {
-		r, err := g.responses.find(ctx, id)
+		// Not ctx: database/sql may read a context after the handler has
+		// returned, when fasthttp has reused the RequestCtx (a data race).
+		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
+		r, err := g.responses.find(sctx, id)
+		cancel()
 		if err != nil {
 			g.log.Error("cannot look up a response", "id", string(x.id), "err", err)
 			return nil, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id)
@@ -233,7 +237,10 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 		g.answer(ctx, x, openai.AppendStoredResponse(x.buf[:0], &openai.StoredResponse{ID: r.ID, Model: r.Model,
 			Status: r.Status, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
 	case opResponseDelete:
-		if err := g.responses.forget(ctx, r.ID); err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
+		err := g.responses.forget(sctx, r.ID)
+		cancel()
+		if err != nil {
 			g.log.Error("cannot delete a response", "id", string(x.id), "err", err)
 			g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
 			return
