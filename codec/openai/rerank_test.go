@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 )
 
 func TestDecodeRerankRequest(t *testing.T) {
@@ -124,7 +124,7 @@ func FuzzRerankRequest(f *testing.F) {
 		}
 		want := validUTF8(*rr) // strings are written as encoding/json writes them
 		if e := DecodeRerankRequest(out, &back); e != nil || !reflect.DeepEqual(*back.Rerank, want) ||
-			back.Model != strings.ToValidUTF8(r.Model, "\uFFFD") {
+			back.Model != goldentest.AsEncoded(r.Model) {
 			t.Fatalf("%q read back as %+v (%v), want %+v", out, back.Rerank, e, want)
 		}
 	})
@@ -133,11 +133,11 @@ func FuzzRerankRequest(f *testing.F) {
 // validUTF8 is rr with its strings' invalid UTF-8 replaced by U+FFFD, as
 // encoding them does; a document object is relayed as it came.
 func validUTF8(rr codec.Rerank) codec.Rerank {
-	rr.Query = strings.ToValidUTF8(rr.Query, "\uFFFD")
+	rr.Query = goldentest.AsEncoded(rr.Query)
 	rr.Documents = slices.Clone(rr.Documents)
 	for i, d := range rr.Documents {
 		if d.Object == "" {
-			rr.Documents[i].Text = strings.ToValidUTF8(d.Text, "\uFFFD")
+			rr.Documents[i].Text = goldentest.AsEncoded(d.Text)
 		}
 	}
 	return rr
