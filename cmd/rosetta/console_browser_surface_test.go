@@ -356,6 +356,14 @@ func endpointBreakdown(b *tab) {
 		b.t.Errorf("the request log is %d px wide in a box of %d: it scrolls sideways at 1280 px", w[0], w[1])
 	}
 
+	// One line per endpoint: the legend names the four.
+	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "endpoint")
+	b.waitJS("a line per endpoint", `document.querySelector('figure.chart svg')?.getAttribute('aria-label').startsWith('Requests: 4 lines,')`)
+	if l := evalJS[string](b, `document.querySelector('figure.chart .legend').textContent`); l != "chataudio.speechembeddingsimages.generations" {
+		b.t.Errorf("the Requests chart's legend by endpoint: %q", l)
+	}
+	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "key")
+
 	b.setSelect(`form[aria-label="Request log filters"] select[name=endpoint]`, "embeddings")
 	b.click(`form[aria-label="Request log filters"] button[type=submit]`)
 	b.waitJS("log of embeddings", `JSON.stringify(`+logEndpoints+`) === '["embeddings"]'`)
