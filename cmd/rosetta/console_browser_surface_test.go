@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -312,4 +313,70 @@ func snippetsUncovered(b *tab, page string) {
 	if len(bad) > 1 {
 		b.t.Errorf("%s at 390 px: elements over a snippet's text: %q", page, bad[1:])
 	}
+}
+
+// endpointRows are the breakdown's rows as {endpoint: [requests, errors,
+// other units]}.
+const endpointRows = `Object.fromEntries([...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>
+  [r.querySelector('td[data-label=Endpoint]').textContent,
+   ['Requests', 'Errors', '"Other units"'].map(c => r.querySelector('td[data-label=' + c + ']').textContent)]))`
+
+// logEndpoints lists the Endpoint cell of each request in the log.
+const logEndpoints = `[...document.querySelectorAll('section[aria-labelledby=raw-log] td[data-label=Endpoint] .endpoint')].map(e => e.textContent)`
+
+// endpointBreakdown checks the usage page's breakdown by endpoint against
+// what the walk sent, and that the log narrows to one endpoint, by its
+// filter and from the breakdown.
+func endpointBreakdown(b *tab) {
+	b.t.Helper()
+	// chat: keysRefresh's and genai's requests, four playground turns and
+	// the failed one to the broken channel; one each from the media tabs,
+	// the speech of the tab's 34-character text.
+	want := map[string][3]string{
+		"chat":               {"7", "1", "—"},
+		"embeddings":         {"1", "0", "—"},
+		"images.generations": {"1", "0", "1 image"},
+		"audio.speech":       {"1", "0", "34 characters"},
+	}
+	var got map[string][3]string
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		got = evalJS[map[string][3]string](b, endpointRows)
+		if maps.Equal(got, want) || time.Now().After(deadline) {
+			break
+		}
+		// Rows reach the store in batches: draw again until all are in.
+		b.do("redraw", chromedp.Evaluate[chromedp.Void](`document.querySelector('form[aria-label="Chart filters"]').dispatchEvent(new Event('change'))`))
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !maps.Equal(got, want) {
+		b.t.Errorf("the breakdown by endpoint: %v, want %v", got, want)
+	}
+	b.shot("usage-by-endpoint")
+	if w := evalJS[[]int](b, `(s => [s.scrollWidth, s.clientWidth])(document.querySelector('section[aria-labelledby=raw-log] .scroll'))`); w[0] > w[1] {
+		b.t.Errorf("the request log is %d px wide in a box of %d: it scrolls sideways at 1280 px", w[0], w[1])
+	}
+
+	// One line per endpoint: the legend names the four.
+	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "endpoint")
+	b.waitJS("a line per endpoint", `document.querySelector('figure.chart svg')?.getAttribute('aria-label').startsWith('Requests: 4 lines,')`)
+	if l := evalJS[string](b, `document.querySelector('figure.chart .legend').textContent`); l != "chataudio.speechembeddingsimages.generations" {
+		b.t.Errorf("the Requests chart's legend by endpoint: %q", l)
+	}
+	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "key")
+
+	b.setSelect(`form[aria-label="Request log filters"] select[name=endpoint]`, "embeddings")
+	b.click(`form[aria-label="Request log filters"] button[type=submit]`)
+	b.waitJS("log of embeddings", `JSON.stringify(`+logEndpoints+`) === '["embeddings"]'`)
+	b.click(`section[aria-labelledby=raw-log] button[aria-expanded]`)
+	if d := evalJS[string](b, `document.querySelector('section[aria-labelledby=raw-log] tr.detail:not([hidden]) p.endpoint')?.textContent || ''`); d != "Endpoint embeddings, called in the openai style." {
+		b.t.Errorf("the embeddings request's detail says %q", d)
+	}
+	b.click(`button[aria-label="Show the requests to images.generations in the log"]`)
+	b.waitJS("log of images", `JSON.stringify(`+logEndpoints+`) === '["images.generations"]'`)
+	if v := evalJS[string](b, `document.querySelector('form[aria-label="Request log filters"] select[name=endpoint]').value`); v != "images.generations" {
+		b.t.Errorf("after Show the log's endpoint filter is %q", v)
+	}
+	b.setSelect(`form[aria-label="Request log filters"] select[name=endpoint]`, "")
+	b.click(`form[aria-label="Request log filters"] button[type=submit]`)
+	b.waitJS("whole log", `new Set(`+logEndpoints+`).size >= 4`)
 }

@@ -521,6 +521,7 @@ func usagePage(b *tab) {
 	b.shot("usage")
 	failedRowDetail(b)
 	chartChecks(b)
+	endpointBreakdown(b)
 }
 
 func channelsPage(b *tab) {
@@ -601,6 +602,9 @@ func phone(b *tab) {
 	openMenu()
 	b.page("usage", "Usage")
 	b.waitJS("charts", `!!document.querySelector('figure.chart svg text')`)
+	b.waitJS("breakdown", `document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr').length >= 4`)
+	fitsPhone(b, "usage with its breakdown by endpoint")
+	b.shot("phone-usage-by-endpoint")
 	if h := evalJS[float64](b, `Math.min(...[...document.querySelectorAll('figure.chart svg text')].map(t => t.getBoundingClientRect().height))`); h < 11 {
 		b.t.Errorf("chart labels are %.1f px high on a phone, want 11 or more", h)
 	}

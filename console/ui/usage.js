@@ -1,5 +1,6 @@
-// Usage: requests, tokens and latency over time per key or per model, and
-// the raw request log with filters.
+// Usage: requests, tokens and latency over time per key, model or
+// endpoint, the range's totals per endpoint, and the raw request log with
+// filters.
 import { h, replace, field, values, table, copyButton, fmtNum, fmtMs, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { lineChart } from './chart.js';
@@ -7,23 +8,31 @@ import { lineChart } from './chart.js';
 const RANGES = [['1h', 'Last hour', 3600e3], ['6h', 'Last 6 hours', 6 * 3600e3], ['24h', 'Last 24 hours', 86400e3],
   ['7d', 'Last 7 days', 7 * 86400e3], ['30d', 'Last 30 days', 30 * 86400e3]];
 const TOP = 8; // lines per chart; more would not be readable
+// ENDPOINTS are the APIs a usage row names, whatever the client's style
+// (chat is also Anthropic's messages and Gemini's generateContent). Rows
+// written before the gateway recorded it name none.
+const ENDPOINTS = ['chat', 'completions', 'responses', 'embeddings', 'rerank', 'images.generations', 'images.edits',
+  'images.variations', 'audio.speech', 'audio.transcriptions', 'audio.translations', 'realtime'];
+const endpointName = (e) => e || 'not recorded';
 
 export async function usage(view, ctx) {
   const { keys } = await api('GET', 'keys');
   const keyOptions = [['', 'All keys'], ...keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`])];
   const filters = h('form', { class: 'card inline', 'aria-label': 'Chart filters' },
     field({ name: 'range', label: 'Range', type: 'select', value: '24h', options: RANGES.map(([v, t]) => [v, t]) }),
-    field({ name: 'by', label: 'One line per', type: 'select', value: 'key', options: [['key', 'key'], ['model', 'model']] }),
+    field({ name: 'by', label: 'One line per', type: 'select', value: 'key', options: [['key', 'key'], ['model', 'model'], ['endpoint', 'endpoint']] }),
     field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
     field({ name: 'model', label: 'Model', placeholder: 'any' }));
   const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
   const log = new UsageLog(keyOptions);
-  const redraw = () => drawCharts(charts, values(filters)).catch((e) => replace(charts, h('p', { class: 'err', role: 'alert' }, e.message)));
+  const breakdown = h('section', { 'aria-labelledby': 'by-endpoint', hidden: true });
+  const redraw = () => drawUsage(charts, breakdown, values(filters), log)
+    .catch((e) => replace(charts, h('p', { class: 'err', role: 'alert' }, e.message)));
   filters.addEventListener('change', redraw);
   filters.addEventListener('submit', (ev) => { ev.preventDefault(); redraw(); });
   view.append(filters, charts,
-    h('p', { class: 'muted' }, 'Where a line joins several keys or models, p50 is their request-weighted mean and p99 the highest of their p99s.'),
-    h('h2', { id: 'raw-log' }, 'Request log'), log.render());
+    h('p', { class: 'muted' }, 'Where a line joins several keys, models or endpoints, p50 is their request-weighted mean and p99 the highest of their p99s.'),
+    breakdown, h('h2', { id: 'raw-log' }, 'Request log'), log.render());
   await Promise.all([redraw(), log.load(false)]);
 }
 
@@ -36,8 +45,19 @@ function rangeQuery(v) {
   return q;
 }
 
-async function drawCharts(box, v) {
-  const data = await api('GET', `usage/buckets?${rangeQuery(v)}`);
+// drawUsage fetches the range's buckets, split by endpoint, once for both
+// the charts and the breakdown by endpoint.
+async function drawUsage(charts, breakdown, v, log) {
+  const q = rangeQuery(v);
+  q.set('group', 'endpoint');
+  const data = await api('GET', `usage/buckets?${q}`);
+  breakdown.hidden = !data.buckets.length;
+  replace(breakdown, h('h2', { id: 'by-endpoint' }, 'By endpoint'),
+    endpointTable(data.buckets, RANGES.find((r) => r[0] === v.range)[1], (e) => log.show(e)));
+  drawCharts(charts, data, v);
+}
+
+function drawCharts(box, data, v) {
   if (!data.buckets.length) {
     replace(box, h('p', { class: 'empty-state card' }, 'No requests in this range yet. Charts appear once a key is used: try one in the ',
       h('a', { href: '#/playground' }, 'Playground'), '.'));
@@ -46,8 +66,12 @@ async function drawCharts(box, v) {
   const from = Date.parse(data.from);
   const to = Date.parse(data.to);
   const width = data.width_ms;
-  const name = v.by === 'model' ? (b) => b.model
-    : (b) => data.keys[b.key_id] || (b.key_id === 0 ? 'keys of the config file' : `key #${b.key_id}`);
+  const names = {
+    model: (b) => b.model,
+    endpoint: (b) => endpointName(b.endpoint),
+    key: (b) => data.keys[b.key_id] || (b.key_id === 0 ? 'keys of the config file' : `key #${b.key_id}`),
+  };
+  const name = names[v.by];
   const groups = group(data.buckets, name);
   const slots = [];
   for (let t = Math.floor(from / width) * width; t < to; t += width) slots.push(t);
@@ -100,6 +124,43 @@ function sum(bs, f) {
   return bs.reduce((n, b) => n + f(b), 0);
 }
 
+// byEndpoint totals buckets per endpoint, the busiest first; units are
+// summed per unit (an endpoint has one, or none).
+function byEndpoint(buckets) {
+  const totals = new Map();
+  for (const b of buckets) {
+    const e = b.endpoint || '';
+    if (!totals.has(e)) totals.set(e, { endpoint: e, requests: 0, errors: 0, input: 0, output: 0, units: new Map() });
+    const t = totals.get(e);
+    t.requests += b.requests;
+    t.errors += b.errors;
+    t.input += b.input_tokens;
+    t.output += b.output_tokens;
+    if (b.unit) t.units.set(b.unit, (t.units.get(b.unit) || 0) + b.units);
+  }
+  return [...totals.values()].sort((a, b) => b.requests - a.requests || a.endpoint.localeCompare(b.endpoint));
+}
+
+// fmtUnits is a count in its unit, as words: "1 image", "2,048 characters".
+function fmtUnits(n, unit) {
+  const words = unit.replaceAll('_', ' ');
+  return `${fmtNum(n)} ${n === 1 ? words.replace(/s$/, '') : words}`;
+}
+
+// endpointTable is the breakdown by endpoint; show(endpoint) narrows the
+// request log to one.
+function endpointTable(buckets, rangeLabel, show) {
+  const rows = byEndpoint(buckets);
+  return table(`Requests by endpoint, ${rangeLabel.toLowerCase()}`,
+    ['Endpoint', 'Requests', 'Errors', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
+    rows.map((t) => [endpointName(t.endpoint), fmtNum(t.requests),
+      t.errors ? badge(fmtNum(t.errors), 'bad') : '0', fmtNum(t.input), fmtNum(t.output),
+      [...t.units].map(([u, n]) => fmtUnits(n, u)).join(', ') || '—',
+      ENDPOINTS.includes(t.endpoint)
+        ? h('button', { type: 'button', 'aria-label': `Show the requests to ${t.endpoint} in the log`, onclick: () => show(t.endpoint) }, 'Show')
+        : '—']));
+}
+
 // UsageLog is the raw log table, newest first, with filters and paging.
 class UsageLog {
   constructor(keyOptions) {
@@ -107,6 +168,7 @@ class UsageLog {
     this.filters = h('form', { class: 'card inline', 'aria-label': 'Request log filters' },
       field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
       field({ name: 'model', label: 'Model', placeholder: 'any' }),
+      field({ name: 'endpoint', label: 'Endpoint', type: 'select', options: [['', 'any'], ...ENDPOINTS.map((e) => [e, e])] }),
       field({ name: 'channel', label: 'Channel', placeholder: 'any' }),
       field({ name: 'status', label: 'Status', type: 'number', placeholder: 'any', min: 100 }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter')));
@@ -120,10 +182,17 @@ class UsageLog {
     return h('section', { 'aria-labelledby': 'raw-log' }, this.filters, this.error, this.box, this.more);
   }
 
+  // show narrows the log to one endpoint and brings it into view.
+  async show(endpoint) {
+    this.filters.elements.namedItem('endpoint').value = endpoint;
+    await this.load(false);
+    document.getElementById('raw-log').scrollIntoView({ block: 'start' });
+  }
+
   async load(older) {
     const v = values(this.filters);
     const q = new URLSearchParams({ limit: '50' });
-    for (const k of ['key_id', 'model', 'channel', 'status']) if (v[k].trim()) q.set(k, v[k].trim());
+    for (const k of ['key_id', 'model', 'endpoint', 'channel', 'status']) if (v[k].trim()) q.set(k, v[k].trim());
     if (older && this.rows.length) q.set('before_id', this.rows[this.rows.length - 1].id);
     this.error.hidden = true;
     let rows;
@@ -137,8 +206,13 @@ class UsageLog {
     this.rows = older ? [...this.rows, ...rows] : rows;
     this.more.hidden = rows.length < 50;
     replace(this.box, table(`${this.rows.length} request${this.rows.length === 1 ? '' : 's'}, newest first`,
-      ['Time', 'Key', 'Model', 'Channel', 'Style', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request'],
-      this.rows.map((r) => [h('span', { class: 'nowrap' }, logTime(r.time)), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model, r.channel || '—', r.style,
+      ['Time', 'Key', 'Model', 'Endpoint', 'Channel', 'Status', 'Input', 'Output', 'Latency', 'First token', 'Request'],
+      this.rows.map((r) => [h('span', { class: 'nowrap' }, logTime(r.time)), r.key || (r.key_id ? `#${r.key_id}` : 'config'), r.model,
+        // The client's style under the endpoint: one column fewer, so
+        // that the log fits a laptop's screen. One element, so that a
+        // phone's card keeps both right of the column's name.
+        h('div', {}, h('span', { class: 'endpoint' }, endpointName(r.endpoint)), h('span', { class: 'state-detail' }, `${r.style} style`)),
+        r.channel || '—',
         badge(String(r.status), r.status < 400 ? 'ok' : 'bad'), fmtNum(r.input_tokens), fmtNum(r.output_tokens),
         fmtMs(r.latency_ms), fmtMs(r.first_token_ms), detailsButton(r)]),
       (i) => rowDetail(this.rows[i]), { collapsed: true }));
@@ -178,6 +252,8 @@ function rowDetail(r) {
     attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause is no longer held: the node that served the request keeps those of its last 1,000 failed requests, in memory.`);
   }
   return h('div', { class: 'row-detail' },
+    h('p', { class: 'endpoint' }, 'Endpoint ', h('strong', {}, endpointName(r.endpoint)), `, called in the ${r.style} style`,
+      r.unit ? `; ${fmtUnits(r.units, r.unit)}` : '', '.'),
     h('p', {}, 'Request id ', h('code', { class: 'request-id' }, r.request_id), ' ', copyButton(() => r.request_id, `Copy the request id ${r.request_id}`)),
     attempts);
 }
