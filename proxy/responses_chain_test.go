@@ -29,30 +29,22 @@ const (
 func TestResponsesChainAcrossChannels(t *testing.T) {
 	tg, ups := responsesGateway(t, proxy.Options{Store: openStore(t)})
 	client := responsesClient(tg)
-	ctx := context.Background()
 
-	r1, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "claude-x", Tools: weatherTools,
+	r1 := create(t, client, responses.ResponseNewParams{Model: "claude-x", Tools: weatherTools,
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Weather in Paris?")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := turnTo(t, ups["claude-x"])
-	wantSent(t, "turn 1 (Anthropic)", sent, []string{"Weather in Paris?"}, nil)
+	wantSent(t, "turn 1 (Anthropic)", sentTo(ups["claude-x"]), []string{"Weather in Paris?"}, nil)
 
-	r2, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "gemini-x", Tools: weatherTools,
+	r2 := create(t, client, responses.ResponseNewParams{Model: "gemini-x", Tools: weatherTools,
 		PreviousResponseID: openai.String(r1.ID), Input: callOutputs(t, r1, "18 C, clear")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantSent(t, "turn 2 (Gemini)", turnTo(t, ups["gemini-x"]),
+	wantSent(t, "turn 2 (Gemini)", sentTo(ups["gemini-x"]),
 		[]string{`"text":"Weather in Paris?"`, `"text":"Checking Tokyo's weather now."`,
 			`"functionCall":{"id":"toolu_01Kd2NxR7bQw4TyE9cVm1sPa","name":"get_weather","args":{"city":"Tokyo","unit":"celsius"}}`,
 			`"functionResponse":{"id":"toolu_01Kd2NxR7bQw4TyE9cVm1sPa","name":"get_weather","response":{"output":"18 C, clear"}}`},
 		[]string{anthropicSig, anthropicRedacted})
 
-	final, _ := streamResponse(t, client.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "claude-x",
+	final, _ := streamResponse(t, client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "claude-x",
 		Tools: weatherTools, PreviousResponseID: openai.String(r2.ID), Input: callOutputs(t, r2, "9 C, rain")}))
-	wantSent(t, "turn 3 (Anthropic, streamed)", turnTo(t, ups["claude-x"]),
+	wantSent(t, "turn 3 (Anthropic, streamed)", sentTo(ups["claude-x"]),
 		[]string{`"content":"Weather in Paris?"`, `"signature":"` + anthropicSig, `"data":"` + anthropicRedacted,
 			`"text":"Checking Tokyo's weather now."`, `"type":"tool_use"`, `"name":"get_local_time"`,
 			`"id":"gcall_kQ8hacKDNbGd1MkPq7uJgQw_0","name":"get_weather","input":{"city":"Paris","unit":"celsius"}`,
@@ -62,12 +54,9 @@ func TestResponsesChainAcrossChannels(t *testing.T) {
 		t.Fatalf("turn 3: %s", final.RawJSON())
 	}
 
-	r4, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "gpt-4o-mini", Tools: weatherTools,
+	r4 := create(t, client, responses.ResponseNewParams{Model: "gpt-4o-mini", Tools: weatherTools,
 		PreviousResponseID: openai.String(final.ID), Input: callOutputs(t, final, "20:05")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantSent(t, "turn 4 (OpenAI chat)", turnTo(t, ups["gpt-4o-mini"]),
+	wantSent(t, "turn 4 (OpenAI chat)", sentTo(ups["gpt-4o-mini"]),
 		[]string{`"content":"Weather in Paris?"`, `"content":"Checking Tokyo's weather now."`, `"name":"get_weather"`,
 			`"name":"get_local_time"`, `"role":"tool"`, `"content":"18 C, clear"`, `"content":"9 C, rain"`, `"content":"20:05"`},
 		[]string{anthropicSig, anthropicRedacted, anthropicSigStream, geminiSig})
@@ -76,11 +65,8 @@ func TestResponsesChainAcrossChannels(t *testing.T) {
 	}
 }
 
-// turnTo is the body of the last request up got.
-func turnTo(t *testing.T, up *mockUpstream) string {
-	t.Helper()
-	return string(up.lastRequest().body)
-}
+// sentTo is the body of the last request up got.
+func sentTo(up *mockUpstream) string { return string(up.lastRequest().body) }
 
 // callOutputs answers every function call of r with output.
 func callOutputs(t *testing.T, r *responses.Response, output string) responses.ResponseNewParamsInputUnion {
