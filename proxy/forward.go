@@ -38,8 +38,8 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	for _, c := range cands {
 		if x.ways != nil {
 			ok, e := x.takeWay(c.ch, body)
-			if e != nil {
-				served, last = true, e // the request cannot go this way; another channel's may
+			if e != nil { // the request cannot go this way; another channel's may
+				served, last = true, cmp.Or(last, e) // an upstream's failure tells more
 			}
 			if !ok {
 				continue

@@ -73,8 +73,9 @@ func failingAnthropic(t *testing.T, fail *atomic.Bool) *mockUpstream {
 // and a translated one (mix: native first; mix2: translated first) fails
 // over from one way to the other before the first byte, whole and
 // streamed; the response is then the other way's (kept upstream or by the
-// gateway, and found by a GET either way). A request that continues a
-// native response stays on the channel that made it, failing or not.
+// gateway, and found by a GET either way). A request only the native way
+// can carry goes there. A request that continues a native response stays
+// on the channel that made it, failing or not.
 func TestResponsesNativeAndTranslated(t *testing.T) {
 	oa := newRespUpstream(t, "a")
 	var anFails atomic.Bool
@@ -133,12 +134,26 @@ func TestResponsesNativeAndTranslated(t *testing.T) {
 	}
 	anFails.Store(false)
 
+	// A built-in tool, which no translation carries, goes natively even
+	// where a translated channel comes first; and when the native channel
+	// fails, the client hears of its failure, not of the tool.
+	search := params("mix2")
+	search.Tools = []responses.ToolUnionParam{responses.ToolParamOfWebSearch(responses.WebSearchToolTypeWebSearch)}
+	before = an.hits.Load()
+	if r := create(t, client, search); !strings.HasPrefix(r.ID, "resp_a") || an.hits.Load() != before {
+		t.Fatalf("web_search on mix2: %s", r.RawJSON())
+	}
+	search.Model = "mix"
+	oa.failNext.Store(true)
+	_, err := client.Responses.New(ctx, search)
+	apiError(t, err, 500)
+
 	// A continuation of a native response goes to its channel alone.
 	before = an.hits.Load()
 	oa.failNext.Store(true)
 	next := params("mix")
 	next.PreviousResponseID = openai.String(native.ID)
-	_, err := client.Responses.New(ctx, next)
+	_, err = client.Responses.New(ctx, next)
 	apiError(t, err, 500)
 	if an.hits.Load() != before {
 		t.Errorf("a continuation of %s reached the translated channel", native.ID)
