@@ -119,7 +119,7 @@ func checkEvents(t *testing.T, body []byte, model string, usageChunk bool) {
 func TestSingleRequests(t *testing.T) {
 	o, e := startChecked(t, "-quick")
 
-	direct, gateway := e.targets(o, true)
+	direct, gateway := e.targets(o, "stream")
 	_, _, db, err := probe(direct)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestSingleRequests(t *testing.T) {
 		t.Errorf("gateway response has no X-Request-Id")
 	}
 
-	_, gateway = e.targets(o, false)
+	_, gateway = e.targets(o, "nonstream")
 	status, _, gb, err = probe(gateway)
 	if err != nil || status != 200 || string(modelOf(gb)) != directModel {
 		t.Errorf("gateway non-stream: status %d, err %v, model %q", status, err, modelOf(gb))
@@ -511,4 +511,12 @@ func startChecked(t *testing.T, flags ...string) (options, *env) {
 		t.Fatal(err)
 	}
 	return o, e
+}
+
+// modeOf is the chat mode of a stream or not.
+func modeOf(stream bool) string {
+	if stream {
+		return "stream"
+	}
+	return "nonstream"
 }

@@ -25,14 +25,27 @@ type target struct {
 	// anthropic: the client speaks Anthropic's Messages API (the gateway
 	// translates to the OpenAI mock) instead of Chat Completions.
 	anthropic bool
+	// embeddings: the client asks for the embeddings of one text
+	// (embeddingsBody) instead of a chat completion.
+	embeddings bool
 }
 
 // path is the endpoint t's client posts to.
 func (t target) path() string {
-	if t.anthropic {
+	switch {
+	case t.embeddings:
+		return "/v1/embeddings"
+	case t.anthropic:
 		return "/v1/messages"
 	}
 	return "/v1/chat/completions"
+}
+
+// embeddingsBody is an embeddings request of one text (a sentence of the
+// conversation's system prompt) for model, for floats.
+func embeddingsBody(model string) []byte {
+	return []byte(`{"model":"` + model + `","input":"You are a concise assistant for the operations team of a small online shop.",` +
+		`"encoding_format":"float"}`)
 }
 
 // end is how a complete stream of t's client style ends.

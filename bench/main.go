@@ -59,6 +59,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/internal/asynclog"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
@@ -70,7 +71,7 @@ type options struct {
 	rounds     int
 	events     int
 	eventDelay time.Duration
-	modes      []string // "nonstream", "stream"
+	modes      []string // "nonstream", "stream", "embeddings"
 	mapped     bool     // clients ask for a public alias the gateway maps
 	log        string   // the gateway's access log: "async" or "discard"
 	cpuprofile string
@@ -131,7 +132,8 @@ func parseFlags(args []string) (options, error) {
 	rounds := fs.Int("rounds", 3, "rounds of direct and gateway runs, interleaved; the table shows medians")
 	events := fs.Int("events", 20, "content chunks per streamed response")
 	eventDelay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
-	modes := fs.String("modes", "nonstream,stream", "modes to run: nonstream, stream")
+	modes := fs.String("modes", "nonstream,stream", "modes to run: nonstream, stream, embeddings (the embeddings of one text, "+
+		"text-embedding-3-small's 1536 floats, about 20 KB)")
 	mapped := fs.Bool("mapped", false, "clients ask for the alias "+mappedPublic+", which the gateway maps to "+
 		mappedUpstream+" (the model name is rewritten in every response and event)")
 	logMode := fs.String("log", "async", "the in-process gateway's access log: async (JSON through asynclog to io.Discard) or discard "+
@@ -216,16 +218,20 @@ func parseFlags(args []string) (options, error) {
 	}
 	for _, m := range strings.Split(*modes, ",") {
 		switch m = strings.TrimSpace(m); m {
-		case "nonstream", "stream":
+		case "nonstream", "stream", "embeddings":
 			o.modes = append(o.modes, m)
 		default:
-			return o, fmt.Errorf("-modes: unknown mode %q (want nonstream or stream)", m)
+			return o, fmt.Errorf("-modes: unknown mode %q (want nonstream, stream or embeddings)", m)
 		}
 	}
 	if *quick {
 		o.conns, o.dur, o.rounds, o.warmup = []int{16}, time.Second, 1, 200*time.Millisecond
 	}
+	embeddings := slices.Contains(o.modes, "embeddings")
 	switch {
+	case embeddings && (o.anthropic || o.bare || o.floor):
+		return o, errors.New("-modes embeddings: OpenAI's embeddings, relayed by the gateway: it takes no -client anthropic, -bare or -floor " +
+			"(the bare pass-through relays chat only)")
 	case o.rounds < 1:
 		return o, errors.New("-rounds must be at least 1")
 	case o.dur <= 0:
@@ -435,11 +441,17 @@ func (e *env) close() {
 // count tokens), so that the mock does the same work in both runs; the
 // gateway client sends a plain request. A direct stream therefore has one
 // event more: the usage chunk the gateway strips.
-func (e *env) targets(o options, stream bool) (direct, gateway target) {
+func (e *env) targets(o options, mode string) (direct, gateway target) {
 	public, upstream := directModel, directModel
 	if o.mapped {
 		public, upstream = mappedPublic, mappedUpstream
 	}
+	if mode == "embeddings" {
+		direct = target{name: "direct", addr: e.mockAddr, auth: upstreamKey, body: embeddingsBody(upstream), embeddings: true}
+		gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey, body: embeddingsBody(public), embeddings: true}
+		return direct, gateway
+	}
+	stream := mode == "stream"
 	direct = target{name: "direct", addr: e.mockAddr, auth: upstreamKey,
 		body: chatBodyOf(o.conv, upstream, stream, stream), stream: stream}
 	gateway = target{name: "gateway", addr: e.gwAddr, auth: gatewayKey,
@@ -499,8 +511,8 @@ func (c *contender) ran(o options) bool { return c.addr != "" && (o.only == "" |
 // nginx gets exactly the direct client's requests, so that the mock
 // behind it does the direct run's work; bare and baseline the gateway
 // client's.
-func (e *env) contenders(o options, stream bool) []target {
-	direct, gateway := e.targets(o, stream)
+func (e *env) contenders(o options, mode string) []target {
+	direct, gateway := e.targets(o, mode)
 	var ts []target
 	for _, c := range e.list(o) {
 		if c.addr == "" {
@@ -519,14 +531,14 @@ func (e *env) contenders(o options, stream bool) []target {
 // check sends one request of each kind before the runs, so that a broken
 // setup fails at once and says why.
 func (e *env) check(o options) error {
-	for _, stream := range []bool{false, true} {
-		for _, t := range e.contenders(o, stream) {
+	for _, mode := range append([]string{"nonstream", "stream"}, o.modes...) {
+		for _, t := range e.contenders(o, mode) {
 			status, _, body, err := probe(t)
 			if err == nil && status != 200 {
 				err = fmt.Errorf("status %d: %.300s", status, body)
 			}
 			if err != nil {
-				return fmt.Errorf("setup check failed, %s (stream=%v): %w", t.name, stream, err)
+				return fmt.Errorf("setup check failed, %s (%s): %w", t.name, mode, err)
 			}
 		}
 	}
@@ -623,8 +635,7 @@ func countEvents(b []byte) int { return bytes.Count(b, []byte("\n\n")) }
 func runAll(o options, e *env, progress io.Writer) []*row {
 	var rows []*row
 	for _, mode := range o.modes {
-		stream := mode == "stream"
-		ts := e.contenders(o, stream)
+		ts := e.contenders(o, mode)
 		for _, c := range o.conns {
 			r := newRow(mode, c, e.list(o))
 			for round := range o.rounds {
@@ -767,8 +778,13 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 
 // requestLine describes the request the clients send.
 func requestLine(o options) string {
-	return fmt.Sprintf("the %s chat conversation (a system prompt and %d turns), %d B as the gateway's client sends it non-streamed (-body %s)",
+	line := fmt.Sprintf("the %s chat conversation (a system prompt and %d turns), %d B as the gateway's client sends it non-streamed (-body %s)",
 		o.conv.name, o.conv.nturns, len(chatBodyOf(o.conv, directModel, false, false)), o.conv.name)
+	if slices.Contains(o.modes, "embeddings") {
+		line += fmt.Sprintf("; embeddings: one text, %d B, answered with 1536 floats (%d B)",
+			len(embeddingsBody(directModel)), len(testutil.EmbeddingAnswer(directModel, false)))
+	}
+	return line
 }
 
 // gwLabel names the gateway contender in every table: what it is.

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
-// mock is an upstream that answers POST /v1/chat/completions the way OpenAI
-// does, as cheaply as it can: replies are rendered once per model name and
-// replayed. Streams are written event by event with a flush after each, as a
+// mock is an upstream that answers POST /v1/chat/completions and
+// /v1/embeddings the way OpenAI does, as cheaply as it can: replies are
+// rendered once per model name and replayed. Streams are written event by event with a flush after each, as a
 // real provider sends them.
 type mock struct {
 	ln     net.Listener
@@ -36,6 +38,7 @@ type mock struct {
 
 // mockReply holds one model's rendered answers.
 type mockReply struct {
+	embedding []byte   // the embeddings of one text, as floats (testutil.EmbeddingAnswer)
 	full      []byte   // the non-streamed chat.completion
 	events    [][]byte // the stream without stream_options.include_usage
 	eventsUse [][]byte // the stream with it: "usage":null chunks and the usage chunk
@@ -101,7 +104,8 @@ func startMock(events int, delay time.Duration, auth string) (*mock, error) {
 func (m *mock) close() { m.srv.Shutdown() } //nolint:errcheck
 
 func (m *mock) handle(ctx *fasthttp.RequestCtx) {
-	if !ctx.IsPost() || string(ctx.Path()) != "/v1/chat/completions" {
+	embeddings := string(ctx.Path()) == "/v1/embeddings"
+	if !ctx.IsPost() || string(ctx.Path()) != "/v1/chat/completions" && !embeddings {
 		m.reject(ctx, 404, "invalid_request_error", "Unknown request URL.")
 		return
 	}
@@ -119,6 +123,11 @@ func (m *mock) handle(ctx *fasthttp.RequestCtx) {
 	m.requests.Add(1)
 	for _, h := range mockHeaders {
 		ctx.Response.Header.Set(h[0], h[1])
+	}
+	if embeddings {
+		ctx.SetContentType("application/json")
+		ctx.SetBody(r.embedding)
+		return
 	}
 	if !isTrue(body, mockKeyStream) {
 		ctx.SetContentType("application/json")
@@ -241,7 +250,7 @@ func renderReply(model string, events int) *mockReply {
 		}
 		return []byte(s + "}\n\n")
 	}
-	r := &mockReply{}
+	r := &mockReply{embedding: testutil.EmbeddingAnswer(model, false)}
 	for _, withUse := range []bool{false, true} {
 		evs := [][]byte{chunk(`{"role":"assistant","content":"","refusal":null}`, "null", withUse)}
 		for i := range events {

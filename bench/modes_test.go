@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"net"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // TestBare checks the bare pass-through answers in the gateway's place:
@@ -16,7 +19,7 @@ func TestBare(t *testing.T) {
 	if e.bare == nil || e.gw != nil {
 		t.Fatal("-bare did not put the bare pass-through in the gateway's place")
 	}
-	_, gateway := e.targets(o, true)
+	_, gateway := e.targets(o, "stream")
 	status, _, body, err := probe(gateway)
 	if err != nil || status != 200 {
 		t.Fatalf("bare stream: status %d, err %v: %s", status, err, body)
@@ -94,7 +97,7 @@ func TestDrainHoldSeesTheEnd(t *testing.T) {
 func TestAnthropicClient(t *testing.T) {
 	o, e := startChecked(t, "-quick", "-client", "anthropic")
 	for _, stream := range []bool{false, true} {
-		_, gateway := e.targets(o, stream)
+		_, gateway := e.targets(o, modeOf(stream))
 		status, _, body, err := probe(gateway)
 		if err != nil || status != 200 {
 			t.Fatalf("stream=%v: status %d, err %v: %s", stream, status, err, body)
@@ -119,7 +122,7 @@ func TestAnthropicClient(t *testing.T) {
 // gateway adds.
 func TestOpenLoop(t *testing.T) {
 	o, e := startChecked(t, "-quick", "-rate", "300", "-modes", "nonstream", "-c", "4")
-	direct, gateway := e.targets(o, false)
+	direct, gateway := e.targets(o, "nonstream")
 	for _, tg := range []target{direct, gateway} {
 		res := load(tg, runSpec{conns: 4, warmup: 200 * time.Millisecond, dur: time.Second, rate: o.rate})
 		if res.failed() {
@@ -140,5 +143,36 @@ func TestOpenLoop(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"-rate", "-1"}); err == nil {
 		t.Error("-rate -1 accepted")
+	}
+}
+
+// TestEmbeddingsMode checks -modes embeddings: direct and through the
+// gateway, the embeddings of one text come back whole (the gateway's with
+// the public model name), run after run without an error; the mode takes
+// no client style, pass-through or floor it cannot serve.
+func TestEmbeddingsMode(t *testing.T) {
+	o, e := startChecked(t, "-quick", "-mapped", "-modes", "embeddings", "-d", "300ms")
+	var progress strings.Builder
+	rows := runAll(o, e, &progress)
+	t.Log("\n" + progress.String())
+	if len(rows) != 1 || rows[0].mode != "embeddings" {
+		t.Fatalf("got %d rows, want one of embeddings", len(rows))
+	}
+	for _, x := range rows[0].all() {
+		if x.errors > 0 || x.non200 > 0 || x.requests == 0 {
+			t.Errorf("%s: %d requests, %d errors, %d non-200; first: %s", x.target, x.requests, x.errors, x.non200, x.firstError)
+		}
+	}
+	direct, gateway := rows[0].of("direct")[0].sample, rows[0].of("gateway")[0].sample
+	if want := testutil.EmbeddingAnswer(mappedUpstream, false); !bytes.Equal(direct, want) {
+		t.Errorf("direct answer of %d bytes, want the mock's %d", len(direct), len(want))
+	}
+	if want := testutil.EmbeddingAnswer(mappedPublic, false); !bytes.Equal(gateway, want) {
+		t.Errorf("gateway answer:\n%.300s\nwant the mock's with the public name", gateway)
+	}
+	for _, bad := range [][]string{{"-client", "anthropic"}, {"-bare"}, {"-placement", "split", "-floor"}} {
+		if _, err := parseFlags(append([]string{"-modes", "embeddings"}, bad...)); err == nil {
+			t.Errorf("-modes embeddings %v accepted", bad)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func TestShipped(t *testing.T) {
 	cpu0 := procTimesOf([]int{sh.proc.pid()})
 	var requests int64
 	for _, stream := range []bool{false, true} {
-		_, gateway := e.targets(o, stream)
+		_, gateway := e.targets(o, modeOf(stream))
 		status, _, body, err := probe(gateway)
 		if err != nil || status != 200 {
 			t.Fatalf("stream=%v: status %d, err %v: %.500s%s", stream, status, err, body, sh.logTail())

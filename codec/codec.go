@@ -14,7 +14,12 @@ type Usage struct {
 	CachedInput int // prompt tokens served from the provider's cache
 	CacheWrite  int // prompt tokens written to the provider's cache (Anthropic), among Input
 	Reasoning   int // completion tokens spent on reasoning
-	Estimated   bool
+	// Units is what an upstream reports it billed in a measure other
+	// than tokens: seconds of transcribed audio, Cohere's search units.
+	// What they are is the operation's to say. (Left out of the goldens'
+	// JSON when zero, as it is for every operation they cover.)
+	Units     int `json:",omitempty"`
+	Estimated bool
 }
 
 // Total is what a tokens-per-minute limit charges.

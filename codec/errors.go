@@ -33,6 +33,10 @@ type Error struct {
 	// client's style says it in its own header names (or, Gemini's, in the
 	// body).
 	RateLimit RateLimit `json:",omitzero"`
+	// UpstreamRequestID is the upstream's id of the error answer this
+	// error was read from, for the client to quote to the provider; ""
+	// for none.
+	UpstreamRequestID string `json:",omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -99,28 +99,28 @@ func DecodeRanking(body []byte, r *Response) error {
 // RerankUsage reads the tokens a rerank answer reports, in whichever shape
 // its server has them: "usage" with prompt_tokens or total_tokens (Jina,
 // vLLM, Infinity), or Cohere's "meta" with tokens.input_tokens or
-// billed_units.input_tokens. ok is false when it reports none.
+// billed_units.input_tokens; and Cohere's billed_units.search_units as
+// Units. ok is false when it reports neither.
 func RerankUsage(body []byte) (_ Usage, ok bool) {
 	top := [...]rawjson.Field{{Key: "usage"}, {Key: "meta"}}
 	if rawjson.Lookup(body, top[:], false) != nil {
 		return Usage{}, false
 	}
-	if n, ok := tokenCount(body, top[0], "prompt_tokens", "total_tokens"); ok {
-		return Usage{Input: n}, true
-	}
-	if m := top[1]; m.Start >= 0 {
+	var u Usage
+	var tokens, billed bool
+	u.Input, tokens = tokenCount(body, top[0], "prompt_tokens", "total_tokens")
+	if m := top[1]; m.Start >= 0 && rawjson.KindOf(body[m.Start:m.End]) == rawjson.KindObject {
 		meta := body[m.Start:m.End]
-		for _, key := range [...]string{"tokens", "billed_units"} {
-			f := [...]rawjson.Field{{Key: key}}
-			if rawjson.Lookup(meta, f[:], false) != nil {
-				return Usage{}, false
-			}
-			if n, ok := tokenCount(meta, f[0], "input_tokens"); ok {
-				return Usage{Input: n}, true
-			}
+		f := [...]rawjson.Field{{Key: "tokens"}, {Key: "billed_units"}}
+		if rawjson.Lookup(meta, f[:], false) != nil {
+			return Usage{}, false
 		}
+		for i := 0; i < len(f) && !tokens; i++ {
+			u.Input, tokens = tokenCount(meta, f[i], "input_tokens")
+		}
+		u.Units, billed = tokenCount(meta, f[1], "search_units")
 	}
-	return Usage{}, false
+	return u, tokens || billed
 }
 
 // tokenCount reads the first of keys that the object at f in b holds as a

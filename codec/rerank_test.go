@@ -8,22 +8,25 @@ import (
 )
 
 // TestRerankUsage: the tokens of each server's rerank answer, whichever
-// shape it reports them in; Cohere's search units are not tokens.
+// shape it reports them in; Cohere's search units are Units, not tokens.
 func TestRerankUsage(t *testing.T) {
-	for body, want := range map[string]int{
-		`{"results":[],"usage":{"total_tokens":15}}`:                                    15, // Jina, vLLM
-		`{"results":[],"usage":{"prompt_tokens":9,"total_tokens":9}}`:                   9,  // Infinity
-		`{"results":[],"meta":{"billed_units":{"search_units":1,"input_tokens":21.0}}}`: 21, // Cohere
-		`{"results":[],"meta":{"tokens":{"input_tokens":30,"output_tokens":0}}}`:        30,
-		`{"results":[],"meta":{"billed_units":{"search_units":1}}}`:                     -1,
-		`{"results":[],"usage":{"total_tokens":-3}}`:                                    -1,
-		`{"results":[],"usage":null,"meta":"x"}`:                                        -1,
-		`{"results":[]}`:                                                                -1,
-		`[1]`:                                                                           -1,
+	none := codec.Usage{Input: -1}
+	for body, want := range map[string]codec.Usage{
+		`{"results":[],"usage":{"total_tokens":15}}`:                                           {Input: 15},           // Jina, vLLM
+		`{"results":[],"usage":{"prompt_tokens":9,"total_tokens":9}}`:                          {Input: 9},            // Infinity
+		`{"results":[],"meta":{"billed_units":{"search_units":1,"input_tokens":21.0}}}`:        {Input: 21, Units: 1}, // Cohere
+		`{"results":[],"meta":{"tokens":{"input_tokens":30,"output_tokens":0}}}`:               {Input: 30},
+		`{"results":[],"meta":{"billed_units":{"search_units":2.0}}}`:                          {Units: 2},
+		`{"results":[],"usage":{"total_tokens":4},"meta":{"billed_units":{"search_units":1}}}`: {Input: 4, Units: 1},
+		`{"results":[],"meta":{"billed_units":{"search_units":"x"}}}`:                          none,
+		`{"results":[],"usage":{"total_tokens":-3}}`:                                           none,
+		`{"results":[],"usage":null,"meta":"x"}`:                                               none,
+		`{"results":[]}`:                                                                       none,
+		`[1]`:                                                                                  none,
 	} {
 		u, ok := codec.RerankUsage([]byte(body))
-		if ok != (want >= 0) || ok && u != (codec.Usage{Input: want}) {
-			t.Errorf("%s: %+v %v, want %d", body, u, ok, want)
+		if ok != (want != none) || ok && u != want {
+			t.Errorf("%s: %+v %v, want %+v", body, u, ok, want)
 		}
 	}
 }
@@ -37,7 +40,7 @@ func TestDecodeRanking(t *testing.T) {
 	}
 	want := &codec.Ranking{Results: []codec.Ranked{{Index: 2, Score: 0.9}, {Index: 0, Score: 1e-5}},
 		Meta: `{"api_version":{"version":"2"},"billed_units":{"search_units":1}}`}
-	if r.ID != "abc" || !reflect.DeepEqual(r.Ranking, want) || r.Usage.Input != 4 {
+	if r.ID != "abc" || !reflect.DeepEqual(r.Ranking, want) || r.Usage != (codec.Usage{Input: 4, Units: 1}) {
 		t.Fatalf("%+v %+v", r, r.Ranking)
 	}
 	for _, bad := range []string{`{"id":"x"}`, `{"results":[{"index":-1,"relevance_score":1}]}`,

@@ -26,6 +26,9 @@ type usageView struct {
 	FirstTokenMS float64   `json:"first_token_ms"`
 	RequestID    string    `json:"request_id"`
 	Style        string    `json:"style"`
+	Endpoint     string    `json:"endpoint"` // "" for rows from before it was recorded
+	Units        int64     `json:"units"`    // in unit: characters, seconds, search_units, images; 0 and "" when none
+	Unit         string    `json:"unit"`
 	// Attempts are the request's upstream attempts when it had a failed
 	// one and the gateway still holds them (see Gateway.Attempts).
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -36,6 +39,7 @@ func viewUsage(u *store.Usage) usageView {
 		ID: u.ID, Time: u.Time, KeyID: u.KeyID, Key: u.KeyName, Model: u.Model, Channel: u.Channel,
 		Status: u.Status, Input: u.Input, Output: u.Output, Cached: u.Cached, Reasoning: u.Reasoning,
 		LatencyMS: ms(u.Latency), FirstTokenMS: ms(u.FirstToken), RequestID: u.RequestID, Style: u.ClientStyle,
+		Endpoint: u.Endpoint, Units: u.Units, Unit: u.Unit,
 	}
 }
 
@@ -43,6 +47,9 @@ type bucketView struct {
 	Start     time.Time `json:"start"`
 	KeyID     int64     `json:"key_id"`
 	Model     string    `json:"model"`
+	Endpoint  *string   `json:"endpoint,omitempty"` // with group=endpoint only, as are units and unit
+	Units     *int64    `json:"units,omitempty"`
+	Unit      *string   `json:"unit,omitempty"`
 	Requests  int64     `json:"requests"`
 	Errors    int64     `json:"errors"`
 	Input     int64     `json:"input_tokens"`
@@ -53,12 +60,16 @@ type bucketView struct {
 	P99MS     float64   `json:"p99_ms"`
 }
 
-func viewBucket(b *store.UsageBucket) bucketView {
-	return bucketView{
+func viewBucket(b *store.UsageBucket, byEndpoint bool) bucketView {
+	v := bucketView{
 		Start: b.Start, KeyID: b.KeyID, Model: b.Model, Requests: b.Requests, Errors: b.Errors,
 		Input: b.Input, Output: b.Output, Cached: b.Cached, Reasoning: b.Reasoning,
 		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99),
 	}
+	if byEndpoint {
+		v.Endpoint, v.Units, v.Unit = &b.Endpoint, &b.Units, &b.Unit
+	}
+	return v
 }
 
 // query reads typed query parameters, keeping the first error, which
@@ -108,7 +119,7 @@ func (c *Console) usageFilter(cl *call, defaultSpan time.Duration) (f store.Usag
 		f.From = f.To.Add(-defaultSpan)
 	}
 	keyID := q.int("key_id", 1, 1<<62)
-	f.Model, f.Channel = q.str("model"), q.str("channel")
+	f.Model, f.Channel, f.Endpoint = q.str("model"), q.str("channel"), q.str("endpoint")
 	f.Status = int(q.int("status", 100, 599))
 	f.Limit = int(q.int("limit", 1, 10000))
 	f.BeforeID = q.int("before_id", 1, 1<<62)
@@ -210,12 +221,19 @@ type bucketsView struct {
 	Keys    map[int64]string `json:"keys"` // names of the keys in the buckets
 }
 
-// usageBuckets sums usage over time per key and model; the range defaults
-// to the last 24 hours.
+// usageBuckets sums usage over time per key and model, and per endpoint
+// with group=endpoint; the range defaults to the last 24 hours.
 func (c *Console) usageBuckets(cl *call) error {
 	f, none, err := c.usageFilter(cl, 24*time.Hour)
 	if err != nil {
 		return err
+	}
+	switch group := string(cl.rc.QueryArgs().Peek("group")); group {
+	case "":
+	case "endpoint":
+		f.ByEndpoint = true
+	default:
+		return badField("group", "group must be endpoint, or absent")
 	}
 	w, err := bucketWidth(cl, f.To.Sub(f.From))
 	if err != nil {
@@ -245,7 +263,7 @@ func (c *Console) fillBuckets(cl *call, f store.UsageFilter, w time.Duration, v 
 	}
 	for i := range buckets {
 		b := &buckets[i]
-		v.Buckets = append(v.Buckets, viewBucket(b))
+		v.Buckets = append(v.Buckets, viewBucket(b, f.ByEndpoint))
 		if name, ok := names[b.KeyID]; ok {
 			v.Keys[b.KeyID] = name
 		}

@@ -3,15 +3,18 @@ package console
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
-// usageFixture makes alice (one key, three requests), bob (one key, one
-// request), carol (no key) and a request by a key of the config file.
+// usageFixture makes alice (one key, three requests, one of them to
+// embeddings, the rest chat), bob (one key, one speech request of 42
+// characters), carol (no key) and a request by a key of the config file.
 func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey int64) {
 	t.Helper()
 	e = newEnv(t)
@@ -21,13 +24,18 @@ func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey in
 	at := time.Now().Add(-10 * time.Minute)
 	row := func(key int64, name, model string, status int, latency time.Duration) store.Usage {
 		return store.Usage{Time: at, KeyID: key, KeyName: name, Model: model, Channel: "demo", Status: status,
-			Input: 10, Output: 20, Latency: latency, RequestID: "req-" + name + model, ClientStyle: "openai"}
+			Input: 10, Output: 20, Latency: latency, RequestID: "req-" + name + model, ClientStyle: "openai", Endpoint: "chat"}
+	}
+	embeddings := func(u store.Usage) store.Usage { u.Endpoint = "embeddings"; return u }
+	speech := func(u store.Usage) store.Usage {
+		u.Endpoint, u.Units, u.Unit = "audio.speech", 42, store.UnitCharacters
+		return u
 	}
 	err := e.st.AddUsage(context.Background(), []store.Usage{
 		row(aliceKey, "alice-key", "demo", 200, 100*time.Millisecond),
 		row(aliceKey, "alice-key", "demo", 200, 300*time.Millisecond),
-		row(aliceKey, "alice-key", "other", 502, time.Second),
-		row(bobKey, "bob-key", "demo", 200, 50*time.Millisecond),
+		embeddings(row(aliceKey, "alice-key", "other", 502, time.Second)),
+		speech(row(bobKey, "bob-key", "demo", 200, 50*time.Millisecond)),
 		row(0, "app", "demo", 200, 70*time.Millisecond),
 	})
 	if err != nil {
@@ -62,6 +70,12 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 	f("alice", alice, "", 3)
 	f("alice", alice, "model=demo", 2)
 	f("alice", alice, "status=502", 1)
+	f("alice", alice, "endpoint=embeddings", 1)
+	f("alice", alice, "endpoint=chat&model=demo", 2)
+	f("bob", bob, "endpoint=embeddings", 0)
+	if r := rowsOf(t, bob, "endpoint=audio.speech"); len(r) != 1 || r[0]["units"] != 42.0 || r[0]["unit"] != "characters" {
+		t.Errorf("bob's speech: %v", r)
+	}
 	f("alice", alice, "key_id="+strconv.FormatInt(aliceKey, 10)+"&limit=1", 1)
 	f("bob", bob, "", 1)
 	f("carol", carol, "", 0) // no key must not mean every key
@@ -84,7 +98,8 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 		t.Errorf("a request the gateway knows no attempts of has some: %v", plain)
 	}
 	r := first[0]
-	if r["latency_ms"].(float64) <= 0 || r["input_tokens"] != 10.0 || r["style"] != "openai" || r["channel"] != "demo" {
+	if r["latency_ms"].(float64) <= 0 || r["input_tokens"] != 10.0 || r["style"] != "openai" || r["channel"] != "demo" ||
+		r["endpoint"] != "embeddings" {
 		t.Errorf("row view: %v", r)
 	}
 }
@@ -129,6 +144,43 @@ func TestUsageBuckets(t *testing.T) {
 	}
 	if requests != 5 {
 		t.Errorf("admin's buckets hold %v requests, want 5", requests)
+	}
+}
+
+// TestUsageBucketsByEndpoint: group=endpoint splits the buckets by
+// endpoint, endpoint= keeps one; without group they carry none.
+func TestUsageBucketsByEndpoint(t *testing.T) {
+	e, alice, _, _, _ := usageFixture(t)
+	sums := func(b *browser, query string) map[string]float64 {
+		t.Helper()
+		out := map[string]float64{}
+		for _, x := range b.must("GET", "/console/api/usage/buckets?"+query, nil)["buckets"].([]any) {
+			x := x.(map[string]any)
+			e, ok := x["endpoint"].(string)
+			if ok != strings.Contains(query, "group=endpoint") {
+				t.Errorf("?%s: bucket %v", query, x)
+			}
+			out[e] += x["requests"].(float64)
+		}
+		return out
+	}
+	wantEqual := func(what string, got, want map[string]float64) {
+		t.Helper()
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: requests by endpoint %v, want %v", what, got, want)
+		}
+	}
+	wantEqual("alice", sums(alice, "group=endpoint"), map[string]float64{"chat": 2, "embeddings": 1})
+	wantEqual("admin", sums(e.admin(), "group=endpoint"), map[string]float64{"chat": 3, "embeddings": 1, "audio.speech": 1})
+	for _, x := range e.admin().must("GET", "/console/api/usage/buckets?group=endpoint&endpoint=audio.speech", nil)["buckets"].([]any) {
+		if x := x.(map[string]any); x["units"] != 42.0 || x["unit"] != "characters" {
+			t.Errorf("speech bucket %v", x)
+		}
+	}
+	wantEqual("admin, embeddings", sums(e.admin(), "group=endpoint&endpoint=embeddings"), map[string]float64{"embeddings": 1})
+	wantEqual("admin, not grouped", sums(e.admin(), "endpoint=chat"), map[string]float64{"": 3})
+	if r := alice.do("GET", "/console/api/usage/buckets?group=model", nil); r.status != 400 || r.errorField() != "group" {
+		t.Errorf("group=model: %d %s", r.status, r.body)
 	}
 }
 

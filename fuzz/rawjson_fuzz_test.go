@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/bytedance/sonic"
 
@@ -98,6 +99,9 @@ func FuzzLookup(f *testing.F) {
 			}
 			if u, err := rawjson.AppendUnquote(nil, got); err != nil || string(u) != s {
 				t.Fatalf("AppendUnquote(%q) = %q, %v; encoding/json gives %q", got, u, err, s)
+			}
+			if n, ok := rawjson.RuneCount(got); !ok || n != utf8.RuneCountInString(s) {
+				t.Fatalf("RuneCount(%q) = %d, %v; encoding/json's string has %d", got, n, ok, utf8.RuneCountInString(s))
 			}
 		}
 	})

@@ -50,6 +50,7 @@ func (g *Gateway) recordUsage(x *exchange) {
 		return
 	}
 	u := x.usage
+	units, unit := x.billedUnits()
 	ok := g.usage.Record(store.Usage{
 		Time:        x.start,
 		KeyID:       x.key.ID,
@@ -65,8 +66,25 @@ func (g *Gateway) recordUsage(x *exchange) {
 		FirstToken:  x.ttfb,
 		RequestID:   string(x.id),
 		ClientStyle: x.style.String(),
+		Endpoint:    x.op.name,
+		Units:       int64(units),
+		Unit:        unit,
 	})
 	if !ok {
 		g.metrics.usageDropped.Inc()
 	}
+}
+
+// billedUnits is what the exchange used in its operation's unit: as the
+// upstream reports it, else as the request asked for it when it was
+// answered (a refused request made no image and read no text).
+func (x *exchange) billedUnits() (int, string) {
+	n := x.usage.Units
+	if n == 0 && x.status < 300 {
+		n = x.units
+	}
+	if n <= 0 || x.op.unit == "" {
+		return 0, ""
+	}
+	return n, x.op.unit
 }

@@ -13,11 +13,14 @@ var (
 	strMessagesPrefix = []byte("/v1/messages")
 )
 
-// open starts an exchange of client style s: it authenticates the key and,
-// for a style with API versions, checks the client's. It returns nil when
-// it has answered already (401, 400, 500).
-func (g *Gateway) open(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *exchange {
+// open starts an exchange of client style s for operation op (nil for one
+// that calls no model): it authenticates the key and, for a style with API
+// versions, checks the client's. It returns nil when it has answered
+// already (401, 400, 500). The operation is known from here on, so that a
+// request refused before routing is counted under its endpoint too.
+func (g *Gateway) open(ctx *fasthttp.RequestCtx, op *operation, endpoint string, s *dialect) *exchange {
 	x := g.begin(ctx, endpoint, s)
+	x.op, x.utility = op, op == nil || !op.metered
 	if x.key = g.authenticate(ctx, x); x.key == nil {
 		return nil
 	}

@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"net"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -20,13 +19,18 @@ func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) 
 
 // serverError answers what fasthttp rejects before a handler runs.
 func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		r := g.refusalOf(ctx)
+		ctx.SetConnectionClose()
+		g.fail(ctx, g.begin(ctx, "server", r.style), errorf(413, codec.KindTooLarge, "request_too_large",
+			"Request body is larger than the gateway's limit of %s.", r.limit))
+		refuseBody(ctx)
+		return
+	}
+	g.chunked.forget(&ctx.Request.Header)
 	x := g.begin(ctx, "server", styleOfPath(ctx.Path()))
 	var e *codec.Error
 	switch {
-	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		e = errorf(413, codec.KindTooLarge, "request_too_large",
-			"Request body is larger than the gateway's limit of %s.", g.bodyLimit(&ctx.Request.Header))
-		drain(ctx.Conn(), int64(ctx.Request.Header.ContentLength()))
 	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
 		e = errorf(431, codec.KindInvalidRequest, "request_header_fields_too_large",
 			"The request headers are larger than the gateway's limit of %d KiB.", maxHeaderSize>>10)
@@ -39,27 +43,39 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	g.fail(ctx, x, e)
 }
 
-// Draining limits: a body larger than this is cut off (the client then sees
-// a reset instead of the 413).
+// How long a refused body is read after the 413 (lingerFor at most, and
+// while the client sends something every lingerIdle).
 const (
-	drainMax  = 8 << 20
-	drainIdle = 250 * time.Millisecond
+	lingerFor  = 2 * time.Second
+	lingerIdle = 250 * time.Millisecond
 )
 
-// drain reads and discards what the client is still sending of a body the
-// gateway refused. Closing a socket with unread data makes the kernel send a
-// reset, and a client still writing would see that instead of the 413.
-func drain(conn net.Conn, n int64) {
-	if n <= 0 || n > drainMax {
+// refuseBody sends the 413 written in ctx at once, ends the gateway's side
+// of the connection (a FIN after the answer) and then reads and discards
+// what the client still sends of its body, until it stops or closes, for
+// lingerFor at most: a socket closed with unread data makes the kernel send
+// a reset, which can reach a client still writing its body before it read
+// the 413, however far the body is over the limit. fasthttp's own write of
+// the answer afterwards finds the connection shut and fails unseen. A
+// connection that cannot be half-closed is left as fasthttp leaves it.
+func refuseBody(ctx *fasthttp.RequestCtx) {
+	conn := ctx.Conn()
+	hc, ok := conn.(interface{ CloseWrite() error })
+	if !ok {
+		return
+	}
+	if _, err := ctx.Response.WriteTo(conn); err != nil || hc.CloseWrite() != nil {
 		return
 	}
 	var buf [16 << 10]byte
-	for n > 0 {
-		conn.SetReadDeadline(time.Now().Add(drainIdle)) //nolint:errcheck
-		m, err := conn.Read(buf[:])
-		n -= int64(m)
-		if err != nil {
-			return // the end, or part of the body was already buffered
+	for end := time.Now().Add(lingerFor); time.Now().Before(end); {
+		deadline := time.Now().Add(lingerIdle)
+		if deadline.After(end) {
+			deadline = end
+		}
+		conn.SetReadDeadline(deadline) //nolint:errcheck
+		if _, err := conn.Read(buf[:]); err != nil {
+			return // the client's end, or it went quiet
 		}
 	}
 }

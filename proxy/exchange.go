@@ -34,6 +34,7 @@ type exchange struct {
 	ttfb     time.Duration // until the first byte of the response body
 	elapsed  time.Duration
 	usage    codec.Usage
+	units    int // what the request asks for in its operation's unit (images, characters of speech)
 	errMsg   string
 	// The attempts that failed, with the cause of the last one in words
 	// until it is noted (tried); trace, for a request of the playground
@@ -161,6 +162,9 @@ func writeError(ctx *fasthttp.RequestCtx, x *exchange, e *codec.Error) {
 	ctx.SetStatusCode(e.Status)
 	if e.RateLimit != (codec.RateLimit{}) {
 		x.buf = x.style.SetRateLimit(canonicalWriter{&ctx.Response.Header}, x.buf[:0], e.RateLimit)
+	}
+	if e.UpstreamRequestID != "" {
+		ctx.Response.Header.SetBytesK(strUpstreamRequestID, e.UpstreamRequestID)
 	}
 	ctx.SetContentType("application/json")
 	x.buf = x.style.AppendError(x.buf[:0], e)

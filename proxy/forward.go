@@ -170,6 +170,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	c.ch.answered(outcomeOf(status), now)
 	if status == 429 || status >= 500 || status == 401 || status == 403 {
 		e := upstreamError(c.ch, x.style, status, resp.Body())
+		e.UpstreamRequestID = upstreamRequestID(c.ch, &resp.Header)
 		if status == 429 || status >= 500 {
 			e.RateLimit = c.ch.style.ReadRateLimit(canonicalReader{&resp.Header}, resp.Body())
 		}
@@ -184,6 +185,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if status >= 400 {
 		// The client's own mistake: relay it, the channel is healthy.
 		e := upstreamError(c.ch, x.style, status, resp.Body())
+		e.UpstreamRequestID = upstreamRequestID(c.ch, &resp.Header)
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.success()
 		return e, false

@@ -5,7 +5,6 @@
 package proxy
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -107,6 +106,7 @@ type Gateway struct {
 	sessions  sessionSet     // open realtime sessions
 	failed    failedRequests // the attempts of recent requests that had a failed one
 	responses *respIndex     // the Responses API's responses made here
+	chunked   chunkedHeads   // the refusals of requests sent chunked, while their bodies are read
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's
@@ -183,44 +183,6 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	return g, nil
 }
 
-// uploadPaths are the routes whose bodies are multipart uploads, bounded by
-// server.max_upload rather than server.max_body.
-var uploadPaths = [...]string{"/v1/images/edits", "/v1/images/variations", "/v1/audio/transcriptions", "/v1/audio/translations"}
-
-// isUpload reports whether a request is a POST to an upload route. The
-// path is compared as sent (the query cut off): any other spelling of it
-// gets the JSON limit, the smaller one, and the router's redirect.
-func isUpload(h *fasthttp.RequestHeader) bool {
-	if !h.IsPost() {
-		return false
-	}
-	path := h.RequestURI()
-	if i := bytes.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	for _, p := range uploadPaths {
-		if string(path) == p {
-			return true
-		}
-	}
-	return false
-}
-
-// bodyLimit is the largest body accepted for a request of these headers.
-func (g *Gateway) bodyLimit(h *fasthttp.RequestHeader) config.ByteSize {
-	if isUpload(h) {
-		return g.cfg.Server.MaxUpload
-	}
-	return g.cfg.Server.MaxBody
-}
-
-// headerReceived gives each request its body limit once its headers are
-// read, before fasthttp reads the body: a larger Content-Length is
-// refused then, unread (serverError's 413).
-func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	return fasthttp.RequestConfig{MaxRequestBodySize: int(g.bodyLimit(h))}
-}
-
 // loadTable builds the first routing table: the configuration's channels,
 // then the store's. A store channel that cannot be used is logged, not
 // fatal, so that a bad console edit cannot keep the gateway from starting.
@@ -289,6 +251,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
 	return func(ctx *fasthttp.RequestCtx) {
+		g.chunked.forget(&ctx.Request.Header) // its body was read
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
 		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))

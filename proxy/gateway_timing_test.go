@@ -69,31 +69,7 @@ func benchGateway(b *testing.B, r benchRequest, upstream fasthttp.RequestHandler
 	defer up.Close()
 	go (&fasthttp.Server{Handler: upstream}).Serve(up)
 
-	cfg, err := config.Parse([]byte(`
-channels:
-  - {name: mock, type: openai, base_url: "http://mock/v1", api_keys: [sk-up-0123456789], models: [gpt-4o-mini]}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	sink := asynclog.New(io.Discard, 100e6, 4<<20)
-	defer sink.Close()
-	opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
-	if r.usage {
-		w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
-		defer w.Close(context.Background())
-		opts.Usage = w
-	}
-	if r.store {
-		opts.Store = discardStore{}
-	}
-	g, err := New(cfg, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Shutdown(context.Background()) //nolint:errcheck
+	g := newBenchGateway(b, r, "http://mock/v1", "gpt-4o-mini")
 	mock := g.table.Load().channels[0]
 	mock.client.Dial = func(string) (net.Conn, error) {
 		c, err := up.Dial()
@@ -122,6 +98,39 @@ keys:
 			}
 		}
 	})
+}
+
+// newBenchGateway is a gateway of one channel, mock, at baseURL serving
+// model, with the key sk-bench-0123456789abcdef, logging as the binary
+// does (to io.Discard), with usage rows and a store as r says; it is shut
+// when the benchmark ends, and serves when asked.
+func newBenchGateway(b *testing.B, r benchRequest, baseURL, model string) *Gateway {
+	cfg, err := config.Parse([]byte(`
+channels:
+  - {name: mock, type: openai, base_url: "`+baseURL+`", api_keys: [sk-up-0123456789], models: [`+model+`]}
+keys:
+  - {name: bench, key: sk-bench-0123456789abcdef}
+`), "bench", func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := asynclog.New(io.Discard, 100e6, 4<<20)
+	b.Cleanup(func() { sink.Close() })
+	opts := Options{Log: slog.New(slog.NewJSONHandler(sink, nil)), AccessLog: sink} // as the binary runs
+	if r.usage {
+		w := store.NewUsageWriter(discardStore{}, store.UsageWriterOptions{})
+		b.Cleanup(func() { w.Close(context.Background()) })
+		opts.Usage = w
+	}
+	if r.store {
+		opts.Store = discardStore{}
+	}
+	g, err := New(cfg, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Shutdown(context.Background()) }) //nolint:errcheck
+	return g
 }
 
 // discardStore takes usage rows and responses and forgets them.

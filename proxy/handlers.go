@@ -10,6 +10,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // The handlers are the gateway's endpoints, one per client style and
@@ -48,7 +49,7 @@ func (g *Gateway) embeddings(ctx *fasthttp.RequestCtx) {
 // of the client's style with the model spliced in, and is translated for a
 // cohere channel.
 func (g *Gateway) rerank(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "rerank", styleOpenAI); x != nil {
+	if x := g.open(ctx, opRerank, "rerank", styleOpenAI); x != nil {
 		g.serveDecoded(ctx, x, opRerank, "")
 	}
 }
@@ -82,25 +83,32 @@ func (g *Gateway) translations(ctx *fasthttp.RequestCtx) {
 // upstream as it came but for the model part's value, with the client's
 // Content-Type, so its boundary.
 func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return
 	}
 	body := ctx.PostBody()
 	req := new(openai.FormRequest)
 	x.inbound = req
-	if e := req.ParseForm(ctx.Request.Header.ContentType(), body); e != nil {
+	e := req.ParseForm(ctx.Request.Header.ContentType(), body)
+	if e == nil {
+		e = req.CheckFile(op.files...)
+	}
+	if e != nil {
 		g.fail(ctx, x, e)
 		return
 	}
 	x.stream, x.contentType = req.Stream, req.ContentType
+	if op.unit == store.UnitImages {
+		x.units = req.N
+	}
 	g.serve(ctx, x, op, body, req.Model)
 }
 
 // serveOpenAI serves an OpenAI-style JSON endpoint whose request is
 // relayed as it is to channels of the client's style.
 func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *operation, kind openai.PassKind) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return // already answered
 	}
@@ -112,19 +120,20 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 		return
 	}
 	x.stream, x.includeUsage, x.tagged = req.Stream || op.download, req.IncludeUsage, req.Tagged
+	x.units = req.Units
 	g.serve(ctx, x, op, body, req.Model)
 }
 
 // messages serves POST /v1/messages, Anthropic's style.
 func (g *Gateway) messages(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "messages", styleAnthropic); x != nil {
+	if x := g.open(ctx, opGenerate, "messages", styleAnthropic); x != nil {
 		g.serveDecoded(ctx, x, opGenerate, "")
 	}
 }
 
 // countTokens serves POST /v1/messages/count_tokens.
 func (g *Gateway) countTokens(ctx *fasthttp.RequestCtx) {
-	if x := g.open(ctx, "messages.count_tokens", styleAnthropic); x != nil {
+	if x := g.open(ctx, opCountTokens, "messages.count_tokens", styleAnthropic); x != nil {
 		g.serveDecoded(ctx, x, opCountTokens, "")
 	}
 }
@@ -151,7 +160,7 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 			errorf(404, codec.KindNotFound, "", "Unknown method: %s", ctx.Path()))
 		return
 	}
-	x := g.open(ctx, "gemini."+method, styleGemini)
+	x := g.open(ctx, op, "gemini."+method, styleGemini)
 	if x == nil {
 		return
 	}
@@ -187,7 +196,7 @@ func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operat
 // listModels serves GET /v1/models: the public model names the key may use.
 func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 	s := modelsStyle(ctx)
-	x := g.open(ctx, "models", s)
+	x := g.open(ctx, nil, "models", s)
 	if x == nil {
 		return
 	}
@@ -200,7 +209,7 @@ func (g *Gateway) listModels(ctx *fasthttp.RequestCtx) {
 // hold slashes (org/model).
 func (g *Gateway) retrieveModel(ctx *fasthttp.RequestCtx) {
 	s := modelsStyle(ctx)
-	x := g.open(ctx, "models.retrieve", s)
+	x := g.open(ctx, nil, "models.retrieve", s)
 	if x == nil {
 		return
 	}
@@ -230,21 +239,27 @@ func modelsStyle(ctx *fasthttp.RequestCtx) *dialect {
 	return styleOpenAI
 }
 
-// geminiModels serves GET /v1beta/models and /v1beta/models/{model}.
+// geminiModels serves GET /v1beta/models and /v1beta/models/{model}, each
+// model with the methods its channels serve.
 func (g *Gateway) geminiModels(ctx *fasthttp.RequestCtx) {
-	x := g.open(ctx, "gemini.models", styleGemini)
+	x := g.open(ctx, nil, "gemini.models", styleGemini)
 	if x == nil {
 		return
 	}
+	t := g.table.Load()
 	ids := g.allowedModels(x.key)
 	one, ok := ctx.UserValue("model").(string)
 	if !ok {
-		g.answer(ctx, x, styleGemini.AppendModelList(x.buf[:0], ids, g.started.Unix()))
+		methods := make([]gemini.Methods, len(ids))
+		for i, id := range ids {
+			methods[i] = t.routes[id].geminiMethods()
+		}
+		g.answer(ctx, x, gemini.AppendModelList(x.buf[:0], ids, methods))
 		return
 	}
 	for _, id := range ids {
 		if id == one || "models/"+id == one {
-			g.answer(ctx, x, styleGemini.AppendModel(x.buf[:0], id, g.started.Unix()))
+			g.answer(ctx, x, gemini.AppendModel(x.buf[:0], id, t.routes[id].geminiMethods()))
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // A request goes through the same stages whatever its style and operation,
@@ -31,6 +32,13 @@ import (
 // how the pipeline treats it.
 type operation struct {
 	op codec.Op
+	// name is the endpoint usage rows record, whatever the client's style:
+	// chat, embeddings, images.edits, audio.speech, ...
+	name string
+	// unit is what the endpoint is billed by besides tokens (a
+	// store.Unit...), counted from the upstream's answer (usage's Units)
+	// or else from the request (exchange.units).
+	unit string
 	// metered: the request is rate-limited and leaves a usage row.
 	metered bool
 	// translated: the request always goes through the canonical form,
@@ -56,13 +64,18 @@ type operation struct {
 	// reports them in a shape of its own (rerank's: usage.total_tokens,
 	// Cohere's meta), where the style's ReadRelayed would not see them.
 	usage func(body []byte) (codec.Usage, bool)
+	// eventUsage, when set, reads the usage of one event of a media
+	// answer streamed as SSE (a transcription's transcript.text.done).
+	eventUsage func(ev []byte) (codec.Usage, bool)
 	// media: the answer is relayed as bytes with the upstream's content
 	// type (images' JSON, audio, a transcript as text or subtitles, or
 	// their SSE), not read as the style's JSON; download: it is a file,
 	// always relayed as it arrives, never held whole.
 	media, download bool
-	// form: the request is a multipart/form-data upload.
-	form bool
+	// form: the request is a multipart/form-data upload; files are the
+	// names of which it needs a file part (one of them).
+	form  bool
+	files []string
 	// pass, when set, is the dialect that reads the answers and events
 	// relayed to a client of the upstream's style, in place of the
 	// upstream style's own (the Responses API's, on an OpenAI channel).
@@ -80,19 +93,19 @@ type operation struct {
 }
 
 var (
-	opGenerate    = &operation{op: codec.OpGenerate, metered: true}
-	opComplete    = &operation{op: codec.OpComplete, metered: true}
-	opEmbed       = &operation{op: codec.OpEmbed, metered: true, estimates: true}
-	opEmbedOne    = &operation{op: codec.OpEmbed, metered: true, estimates: true, single: true, translated: true}
-	opRerank      = &operation{op: codec.OpRerank, metered: true, usage: codec.RerankUsage}
-	opImage       = &operation{op: codec.OpImage, metered: true, media: true, usage: openai.MediaUsage}
-	opImageEdit   = &operation{op: codec.OpImageEdit, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opImageVary   = &operation{op: codec.OpImageVariation, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opSpeech      = &operation{op: codec.OpSpeech, metered: true, media: true, download: true}
-	opTranscribe  = &operation{op: codec.OpTranscribe, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opTranslate   = &operation{op: codec.OpTranslate, metered: true, media: true, form: true, usage: openai.MediaUsage}
-	opRealtime    = &operation{op: codec.OpRealtime, metered: true}
-	opCountTokens = &operation{op: codec.OpCountTokens, translated: true, fallback: (*Gateway).estimateCount,
+	opGenerate    = &operation{op: codec.OpGenerate, name: "chat", metered: true}
+	opComplete    = &operation{op: codec.OpComplete, name: "completions", metered: true}
+	opEmbed       = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true}
+	opEmbedOne    = &operation{op: codec.OpEmbed, name: "embeddings", metered: true, estimates: true, single: true, translated: true}
+	opRerank      = &operation{op: codec.OpRerank, name: "rerank", unit: store.UnitSearchUnits, metered: true, usage: codec.RerankUsage}
+	opImage       = &operation{op: codec.OpImage, name: "images.generations", unit: store.UnitImages, metered: true, media: true, usage: openai.MediaUsage}
+	opImageEdit   = &operation{op: codec.OpImageEdit, name: "images.edits", unit: store.UnitImages, metered: true, media: true, form: true, files: []string{"image", "image[]"}, usage: openai.MediaUsage}
+	opImageVary   = &operation{op: codec.OpImageVariation, name: "images.variations", unit: store.UnitImages, metered: true, media: true, form: true, files: []string{"image"}, usage: openai.MediaUsage}
+	opSpeech      = &operation{op: codec.OpSpeech, name: "audio.speech", unit: store.UnitCharacters, metered: true, media: true, download: true}
+	opTranscribe  = &operation{op: codec.OpTranscribe, name: "audio.transcriptions", unit: store.UnitSeconds, metered: true, media: true, form: true, files: []string{"file"}, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
+	opTranslate   = &operation{op: codec.OpTranslate, name: "audio.translations", unit: store.UnitSeconds, metered: true, media: true, form: true, files: []string{"file"}, usage: openai.MediaUsage, eventUsage: openai.TranscriptUsage}
+	opRealtime    = &operation{op: codec.OpRealtime, name: "realtime", metered: true}
+	opCountTokens = &operation{op: codec.OpCountTokens, name: "count_tokens", translated: true, fallback: (*Gateway).estimateCount,
 		served: func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set(strRosettaTokenCount, "upstream") }}
 )
 

@@ -88,11 +88,11 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 			ctx.Request.Header.SetBytesK(strAuthorization, "Bearer "+k)
 		}
 	}
-	x := g.open(ctx, "realtime", styleOpenAI)
+	x := g.open(ctx, opRealtime, "realtime", styleOpenAI)
 	if x == nil {
 		return
 	}
-	x.op, x.stream = opRealtime, true
+	x.stream = true
 	model := ctx.QueryArgs().Peek("model")
 	if len(model) == 0 {
 		g.fail(ctx, x, &codec.Error{Status: 400, Kind: codec.KindInvalidRequest, Param: "model",
@@ -240,6 +240,9 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		status := resp.StatusCode
 		c.ch.answered(outcomeOf(status), now)
 		e := upstreamError(c.ch, x.style, status, body)
+		if name := c.ch.style.http.RequestIDHeader; name != "" {
+			e.UpstreamRequestID = resp.Header.Get(name)
+		}
 		switch {
 		case status == 429:
 			e.RateLimit = c.ch.style.ReadRateLimit(httpHeader(resp.Header), body)

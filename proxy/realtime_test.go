@@ -294,7 +294,7 @@ func TestRealtimeSession(t *testing.T) {
 	waitFor(t, "the usage row", func() bool { return len(rows.all()) == 2 }) // the warm-up's, this one's
 	r := rows.all()[1]
 	if r.Model != "fast" || r.Channel != "rt" || r.Input != 40 || r.Output != 20 || r.Cached != 8 ||
-		r.Status != 101 || r.KeyName != "client" || r.FirstToken <= 0 {
+		r.Status != 101 || r.KeyName != "client" || r.FirstToken <= 0 || r.Endpoint != "realtime" {
 		t.Errorf("usage row %+v", r)
 	}
 	waitFor(t, "the access line", func() bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
 const (
@@ -51,8 +52,14 @@ type relay struct {
 	clientGone bool
 	finished   bool
 	// raw: the upstream's bytes go to the client as they are (a media
-	// answer: audio, or an SSE stream the gateway does not read).
-	raw bool
+	// answer: audio, or an SSE stream the gateway does not read), as soon
+	// as they arrive: in[sent:w] are not yet sent. With eventUsage set,
+	// in[r:w] is the event not yet complete, kept to read its usage
+	// (rawUsage) once it is.
+	raw        bool
+	sent       int
+	eventUsage func(ev []byte) (codec.Usage, bool)
+	rawUsage   codec.Usage
 	// tracks: the stream names a response the gateway remembers, as soon
 	// as its id is read (tracked) and again, with its last status, when
 	// it ends.
@@ -103,6 +110,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
 	if rl.raw = x.op.media; rl.raw {
+		rl.eventUsage = x.op.eventUsage
 		rl.tc.ResetPass(c.ch.style.Dialect, codec.Relay{}, nil) // not used but for its state, cleared
 	} else if passThrough(x, c.ch) {
 		r := codec.Relay{IncludeUsage: x.includeUsage}
@@ -242,10 +250,8 @@ func (rl *relay) Read(p []byte) (int, error) {
 // false when the stream is over and nothing is left to send.
 func (rl *relay) fill(want int) bool {
 	for !rl.finished && rl.werr == nil {
-		if rl.r < rl.w && rl.failed == nil && rl.raw {
-			rl.takeOut()
-			rl.out = append(rl.out, rl.in[rl.r:rl.w]...)
-			rl.r = rl.w
+		if rl.sent < rl.w && rl.failed == nil && rl.raw {
+			rl.relayRaw()
 		} else if rl.r < rl.w && rl.failed == nil {
 			rl.takeOut()
 			var n int
@@ -269,6 +275,7 @@ func (rl *relay) fill(want int) bool {
 			}
 			rl.finished = true
 		case rl.eof && rl.raw:
+			rl.readEventUsage(rl.in[rl.r:rl.w]) // a last event without its blank line
 			rl.finished = true
 		case rl.eof:
 			rl.takeOut()
@@ -291,10 +298,45 @@ func (rl *relay) fill(want int) bool {
 	return false
 }
 
+// maxScannedEvent bounds the event a raw relay holds to read its usage: a
+// larger one is relayed unread.
+const maxScannedEvent = 1 << 20
+
+// relayRaw moves the upstream's bytes not yet sent to the output and, with
+// eventUsage, reads the usage of the events they complete.
+func (rl *relay) relayRaw() {
+	rl.takeOut()
+	rl.out = append(rl.out, rl.in[rl.sent:rl.w]...)
+	rl.sent = rl.w
+	if rl.eventUsage == nil {
+		rl.r = rl.w
+		return
+	}
+	for n := sse.Next(rl.in[rl.r:rl.w]); n > 0; n = sse.Next(rl.in[rl.r:rl.w]) {
+		rl.readEventUsage(rl.in[rl.r : rl.r+n])
+		rl.r += n
+	}
+	if rl.w-rl.r > maxScannedEvent {
+		rl.r = rl.w
+	}
+}
+
+func (rl *relay) readEventUsage(ev []byte) {
+	if rl.eventUsage == nil || len(ev) == 0 {
+		return
+	}
+	if u, ok := rl.eventUsage(ev); ok {
+		rl.rawUsage = u
+	}
+}
+
 // read appends upstream bytes to the input, compacting or growing it.
 func (rl *relay) read() {
 	if rl.r > 0 {
 		rl.w = copy(rl.in, rl.in[rl.r:rl.w])
+		if rl.raw {
+			rl.sent -= rl.r
+		}
 		rl.r = 0
 	}
 	if rl.w == len(rl.in) {
@@ -333,7 +375,9 @@ func (rl *relay) Close() error {
 		rl.c.ch.breaker.failure(now)
 		rl.c.ch.broke(transportOutcome(rl.failed), now)
 	}
-	x.usage = rl.tc.Usage()
+	if x.usage = rl.tc.Usage(); rl.raw {
+		x.usage = rl.rawUsage
+	}
 	if rl.tracked {
 		g.trackRelayed(x, rl.c, rl.tc.Relayed()) // its last status
 	}

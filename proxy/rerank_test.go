@@ -68,7 +68,7 @@ func TestRerankPassThrough(t *testing.T) {
 	}
 	rows := usageRows(t, st, 3)
 	checkUsage(t, rows[id], store.Usage{KeyName: "client", Model: "gpt-rerank", Channel: "jina", Status: 200,
-		Input: 38, RequestID: id, ClientStyle: "openai"})
+		Input: 38, RequestID: id, ClientStyle: "openai", Endpoint: "rerank"})
 	if last := resp.Header.Get("X-Request-Id"); rows[last].KeyID != k.ID || rows[last].Input != 38 {
 		t.Errorf("row %+v", rows[last])
 	}
@@ -292,6 +292,28 @@ func TestRerankCohereError(t *testing.T) {
 		checkError(t, resp, got, c.want, c.code)
 		if !bytes.Contains(got, []byte("too many documents")) {
 			t.Errorf("%d: %s", c.status, got)
+		}
+	}
+}
+
+// TestCohereTraceID: Cohere's trace id (X-Debug-Trace-Id, the id its
+// support looks a request up by) reaches the client as
+// X-Upstream-Request-Id, with an answer and with an error.
+func TestCohereTraceID(t *testing.T) {
+	status := 200
+	co := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("X-Debug-Trace-Id", "6e0f777a5f86c8b5453bf374fd3fadbd")
+		if status != 200 {
+			jsonReply(status, []byte(`{"message":"invalid request: too many documents"}`))(w, r, body)
+			return
+		}
+		jsonReply(200, fixture(t, "cohere_rerank_response.json"))(w, r, body)
+	})
+	tg := startGateway(t, cohereChannel("co", co, ""))
+	for _, status = range []int{200, 400} {
+		resp, got := tg.do(t, "POST", "/v1/rerank", clientKey, rerankBody)
+		if resp.StatusCode != status || resp.Header.Get("X-Upstream-Request-Id") != "6e0f777a5f86c8b5453bf374fd3fadbd" {
+			t.Errorf("%d, X-Upstream-Request-Id %q: %s", resp.StatusCode, resp.Header.Get("X-Upstream-Request-Id"), got)
 		}
 	}
 }

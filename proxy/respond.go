@@ -79,6 +79,15 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 // answer; its own X-Request-Id stays the gateway's.
 var strUpstreamRequestID = []byte("X-Upstream-Request-Id")
 
+// upstreamRequestID is the id the upstream gave its answer h, "" when it
+// sent none or its style names none: copied, h goes back to its pool.
+func upstreamRequestID(ch *channel, h *fasthttp.ResponseHeader) string {
+	if name := ch.style.http.RequestIDHeader; name != "" {
+		return string(h.Peek(name))
+	}
+	return ""
+}
+
 // passHeaders tells the client, once an upstream's successful answer (whole,
 // or a stream's first event) is committed to, what the upstream's headers up
 // say that the client needs, in its own style's words: the upstream's

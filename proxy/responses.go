@@ -25,11 +25,11 @@ import (
 // gateway keeps the response (keepResponse).
 
 var (
-	opResponses = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses,
+	opResponses = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses,
 		tracks: true, answered: (*Gateway).trackAnswer}
 	// opResponsesUnstored is a creation with store: false, which the
 	// upstream keeps not, nor the gateway.
-	opResponsesUnstored = &operation{op: codec.OpResponses, metered: true, pass: openai.Responses}
+	opResponsesUnstored = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses}
 	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
 		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
 	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
@@ -49,7 +49,7 @@ var respFamily = codec.OpResponses.Endpoint()
 // any other request goes to the model's channels in their order, each
 // the way it serves the API (respWays).
 func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
-	x, req, body := g.openResponses(ctx, "responses")
+	x, req, body := g.openResponses(ctx, opResponses, "responses")
 	if x == nil {
 		return
 	}
@@ -94,7 +94,11 @@ func (g *Gateway) previousResponse(ctx *fasthttp.RequestCtx, x *exchange, id str
 // nothing of another's.
 func (g *Gateway) ownResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) (*store.Response, *codec.Error) {
 	if openai.ValidResponseID(id) {
-		r, err := g.responses.find(ctx, id)
+		// Not ctx: database/sql may read a context after the handler has
+		// returned, when fasthttp has reused the RequestCtx (a data race).
+		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
+		r, err := g.responses.find(sctx, id)
+		cancel()
 		if err != nil {
 			g.log.Error("cannot look up a response", "id", string(x.id), "err", err)
 			return nil, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id)
@@ -129,11 +133,11 @@ func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, body, model
 // input_items) by its id: relayed to the channel and key that made a
 // native one, answered from the store for one the gateway keeps.
 func (g *Gateway) responseCall(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return
 	}
-	x.op, x.utility = op, true
+	x.utility = true
 	id, _ := ctx.UserValue("id").(string)
 	r, e := g.ownResponse(ctx, x, id)
 	if e != nil {
@@ -225,7 +229,10 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 		g.answer(ctx, x, openai.AppendStoredResponse(x.buf[:0], &openai.StoredResponse{ID: r.ID, Model: r.Model,
 			Status: r.Status, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
 	case opResponseDelete:
-		if err := g.responses.forget(ctx, r.ID); err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
+		err := g.responses.forget(sctx, r.ID)
+		cancel()
+		if err != nil {
 			g.log.Error("cannot delete a response", "id", string(x.id), "err", err)
 			g.fail(ctx, x, errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id))
 			return
@@ -255,15 +262,15 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 // a channel that serves the API natively, else the gateway's estimate,
 // which X-Rosetta-Token-Count says it is (as count_tokens does).
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
-	if x, req, body := g.openResponses(ctx, "responses.input_tokens"); x != nil {
+	if x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens"); x != nil {
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
 	}
 }
 
-// openResponses opens the exchange of a Responses request and reads its
-// body; nil when it was answered (401, 400).
-func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
-	x := g.open(ctx, endpoint, styleOpenAI)
+// openResponses opens the exchange of a Responses request of operation op
+// and reads its body; nil when it was answered (401, 400).
+func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoint string) (*exchange, *openai.ResponsesRequest, []byte) {
+	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
 		return nil, nil, nil
 	}

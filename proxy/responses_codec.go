@@ -19,7 +19,7 @@ import (
 // upstream generates, as for chat, on the channels that translate the
 // Responses API (channel.translates), whether or not they serve chat
 // clients.
-var opResponsesTranslated = &operation{op: codec.OpGenerate, metered: true}
+var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", metered: true}
 
 // respWays are the operations a Responses creation may take on a channel:
 // native, relayed to the channel's own /responses (a channel with

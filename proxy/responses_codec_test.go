@@ -360,7 +360,7 @@ func TestResponsesTranslatedUsageAndKeep(t *testing.T) {
 	rows := usageRows(t, st, 3)
 	var anRow, geRow store.Usage
 	for _, row := range rows {
-		if row.ClientStyle != "responses" || row.Status != 200 || row.Input == 0 || row.Output == 0 {
+		if row.ClientStyle != "responses" || row.Status != 200 || row.Input == 0 || row.Output == 0 || row.Endpoint != "responses" {
 			t.Errorf("row %+v", row)
 		}
 		switch row.Channel {

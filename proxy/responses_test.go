@@ -151,7 +151,7 @@ func TestResponsesPassThrough(t *testing.T) {
 	rows := usageRows(t, rg.st, 3)
 	for _, row := range rows {
 		if row.Model != "fast" || row.Channel != "oa1" || row.Status != 200 || row.Input != 12 || row.Output != 3 ||
-			row.Cached != 2 || row.Reasoning != 1 {
+			row.Cached != 2 || row.Reasoning != 1 || row.Endpoint != "responses" {
 			t.Errorf("usage row %+v", row)
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/gemini"
 )
 
 // route is the set of channels that serve one public model name, sorted by
@@ -18,6 +21,21 @@ type route struct {
 	channels []*channel
 	upstream []string // upstream model name on each channel
 	weights  []int
+}
+
+// geminiMethods are the Gemini methods the route's channels serve: those of
+// generation when one serves chat, of embeddings when one serves them.
+func (r *route) geminiMethods() gemini.Methods {
+	var m gemini.Methods
+	for _, ch := range r.channels {
+		if ch.serves(codec.OpGenerate) {
+			m |= gemini.MethodsGenerate
+		}
+		if ch.serves(codec.OpEmbed) {
+			m |= gemini.MethodsEmbed
+		}
+	}
+	return m
 }
 
 // maxCandidates bounds the candidates of one request so that ordering them

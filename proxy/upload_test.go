@@ -86,3 +86,57 @@ func TestUploadLimit(t *testing.T) {
 		t.Fatalf("%d refused uploads reached the upstream", n-hits)
 	}
 }
+
+// TestBodyFarOverLimit: a body far over its limit (32 MiB against 64 KiB
+// or 1 MiB), sent whole by a client that writes it before it reads, with a
+// Content-Length or chunked, gets the 413 in the client's style naming its
+// limit, not a connection reset: the gateway answers, ends its side and
+// reads what still comes for a while before it closes. (A chunked body is
+// refused once the limit's worth is read, when fasthttp has reset the
+// request: its style and limit were kept aside.)
+func TestBodyFarOverLimit(t *testing.T) {
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 1MiB", mediaChannel("up", up, ""), proxy.Options{})
+	huge := bytes.Repeat([]byte{'a'}, 32<<20)
+	cases := []struct {
+		style, path string
+		header      map[string]string
+		mark, limit string // of the style's error shape; named in the message
+	}{
+		{"openai", "/v1/embeddings", map[string]string{"Authorization": "Bearer " + clientKey}, `"code":"request_too_large"`, "64KiB"},
+		{"openai upload", "/v1/audio/transcriptions", map[string]string{"Authorization": "Bearer " + clientKey,
+			"Content-Type": "multipart/form-data; boundary=b"}, `"code":"request_too_large"`, "1MiB"},
+		{"anthropic", "/v1/messages", map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"},
+			`"type":"error"`, "64KiB"},
+		{"gemini", "/v1beta/models/gpt-4o-mini:generateContent?key=" + clientKey, nil, `"code":413`, "64KiB"},
+	}
+	for _, c := range cases {
+		for _, chunked := range []bool{false, true} {
+			var body io.Reader = bytes.NewReader(huge)
+			if chunked {
+				body = io.MultiReader(body) // no length: sent chunked
+			}
+			req, _ := http.NewRequest("POST", tg.url+c.path, body)
+			for k, v := range c.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Errorf("%s, chunked %v: %v", c.style, chunked, err)
+				continue
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 413 || !strings.Contains(string(b), c.mark) || !strings.Contains(string(b), "limit of "+c.limit) {
+				t.Errorf("%s, chunked %v: %d %s", c.style, chunked, resp.StatusCode, b)
+			}
+		}
+	}
+	client := mediaClient(tg, new(clientBodies))
+	_, err := client.Audio.Transcriptions.New(context.Background(), openai.AudioTranscriptionNewParams{Model: "gpt-ears",
+		File: openai.File(bytes.NewReader(huge), "a.wav", "audio/wav")})
+	checkSDKError(t, err, 413, "request_too_large", "1MiB")
+	if n := up.hits.Load(); n != 0 {
+		t.Errorf("%d refused bodies reached the upstream", n)
+	}
+}

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -144,5 +145,47 @@ func TestKeyLimitsWinOverUpstreamQuota(t *testing.T) {
 				t.Errorf("X-Upstream-Request-Id %q", h.Get("X-Upstream-Request-Id"))
 			}
 		})
+	}
+}
+
+// An upstream's error answer, relayed to the client (its 400) or the last
+// of the failover (its 500), names the upstream's request id too, in every
+// client style; the other headers of the answer stay behind. A channel
+// that failed over to one that answered leaves no id of its own behind.
+func TestUpstreamRequestIDOnErrors(t *testing.T) {
+	bodies := map[string]string{
+		"openai":    `{"error":{"message":"bad thing","type":"invalid_request_error"}}`,
+		"anthropic": `{"type":"error","error":{"type":"invalid_request_error","message":"bad thing"}}`,
+	}
+	for _, typ := range []string{"openai", "anthropic"} {
+		for _, status := range []int{400, 500} {
+			up := newMock(t, withHeaders(upstreamHeaders(typ), jsonReply(status, []byte(bodies[typ]))))
+			tg := startGateway(t, faultChannels(typ, "talky", up.srv.URL))
+			for _, cl := range mappingClients() {
+				t.Run(fmt.Sprintf("%s_client/%s_channel/%d/%s", cl.style, typ, status, cl.mode), func(t *testing.T) {
+					resp, body := tg.send(t, "POST", cl.path("talky"), cl.header, cl.body("talky"))
+					if resp.StatusCode != status || !strings.Contains(string(body), "bad thing") {
+						t.Fatalf("status %d: %s", resp.StatusCode, body)
+					}
+					wantID := map[string]string{"openai": "req_openai_1", "anthropic": "req_anthropic_1"}[typ]
+					if got := resp.Header.Get("X-Upstream-Request-Id"); got != wantID {
+						t.Errorf("X-Upstream-Request-Id %q, want %q", got, wantID)
+					}
+					for name, v := range resp.Header {
+						if strings.Contains(strings.Join(v, ","), "upstream-secret") {
+							t.Errorf("the client got %s: %q", name, v)
+						}
+					}
+				})
+			}
+		}
+	}
+	failing := newMock(t, withHeaders(upstreamHeaders("openai"), jsonReply(500, []byte(bodies["openai"]))))
+	quiet := newMock(t, jsonReply(200, wireWhole(t, "openai")))
+	tg := startGateway(t, faultChannels("openai", "talky", failing.srv.URL, quiet.srv.URL))
+	resp, body := tg.send(t, "POST", "/v1/chat/completions", map[string]string{"Authorization": "Bearer " + openKey},
+		`{"model":"talky","messages":[{"role":"user","content":"Hi"}]}`)
+	if resp.StatusCode != 200 || resp.Header.Get("X-Upstream-Request-Id") != "" || failing.hits.Load() != 1 {
+		t.Errorf("after failover: %d, X-Upstream-Request-Id %q, %s", resp.StatusCode, resp.Header.Get("X-Upstream-Request-Id"), body)
 	}
 }

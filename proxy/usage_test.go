@@ -107,13 +107,13 @@ func TestUsageRows(t *testing.T) {
 
 	rows := usageRows(t, st, 4)
 	checkUsage(t, rows[whole], store.Usage{KeyName: "client", Model: "gpt-4o-mini", Channel: "oa", Status: 200,
-		Input: 19, Output: 10, RequestID: whole, ClientStyle: "openai"})
+		Input: 19, Output: 10, RequestID: whole, ClientStyle: "openai", Endpoint: "chat"})
 	checkUsage(t, rows[stream], store.Usage{KeyName: "client", Model: "gpt-4o-mini", Channel: "oa", Status: 200,
-		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: stream, ClientStyle: "openai"})
+		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: stream, ClientStyle: "openai", Endpoint: "chat"})
 	checkUsage(t, rows[failed], store.Usage{KeyName: "client", Model: "gpt-broken", Channel: "broken", Status: failedStatus,
-		RequestID: failed, ClientStyle: "openai"})
+		RequestID: failed, ClientStyle: "openai", Endpoint: "chat"})
 	checkUsage(t, rows[translated], store.Usage{KeyID: k.ID, KeyName: k.Name, Model: "gpt-4o-mini", Channel: "oa", Status: 200,
-		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: translated, ClientStyle: "anthropic"})
+		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: translated, ClientStyle: "anthropic", Endpoint: "chat"})
 	if failedStatus < 500 {
 		t.Errorf("failed request answered %d", failedStatus)
 	}

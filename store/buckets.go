@@ -3,7 +3,7 @@ package store
 // UsageBuckets needs latency percentiles, and SQLite has no percentile
 // function. Rather than two SQL dialects, the grouping is done in Go over
 // one query both databases run alike: the filtered rows come ordered by
-// bucket, key, model and latency, so each group arrives whole with its
+// bucket, key, model (endpoint) and latency, so each group arrives whole with its
 // latencies sorted, and its p50 and p99 are read off by rank. The result is
 // exact; the costs are bounded thus:
 //
@@ -24,7 +24,8 @@ import (
 
 // UsageBuckets sums the filtered rows per bucket of width (buckets start at
 // multiples of width since the Unix epoch, so they do not move with From),
-// key and model, ordered by start, key id, then model. Limit and BeforeID
+// key and model, and endpoint when f.ByEndpoint, ordered by start, key id,
+// model, then endpoint. Limit and BeforeID
 // do not apply. Percentiles are nearest-rank: p50 is the smallest latency
 // with at least half the requests at or below it.
 func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error) {
@@ -36,9 +37,13 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if err != nil || !ok {
 		return nil, s.wrap("usage buckets", err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, status, input_tokens,
-		output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
-		ORDER BY 1, key_id, model, latency_ns`, w.args...)
+	endpoint, order := "'', 0, ''", "1, key_id, model"
+	if f.ByEndpoint {
+		endpoint, order = "endpoint, units, unit", order+", endpoint"
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, `+endpoint+`, status,
+		input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
+		ORDER BY `+order+`, latency_ns`, w.args...)
 	if err != nil {
 		return nil, s.wrap("usage buckets", err)
 	}
@@ -48,7 +53,8 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 		var start, latency int64
 		var r UsageBucket
 		var status int
-		err := rows.Scan(&start, &r.KeyID, &r.Model, &status, &r.Input, &r.Output, &r.Cached, &r.Reasoning, &latency)
+		err := rows.Scan(&start, &r.KeyID, &r.Model, &r.Endpoint, &r.Units, &r.Unit, &status, &r.Input, &r.Output,
+			&r.Cached, &r.Reasoning, &latency)
 		if err != nil {
 			return nil, s.wrap("usage buckets", err)
 		}
@@ -65,8 +71,8 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	return out, nil
 }
 
-// bucketGroup accumulates consecutive rows of the same bucket, key and
-// model; latencies arrive sorted.
+// bucketGroup accumulates consecutive rows of the same bucket, key, model
+// and endpoint; latencies arrive sorted.
 type bucketGroup struct {
 	done []UsageBucket
 	cur  UsageBucket
@@ -74,11 +80,12 @@ type bucketGroup struct {
 }
 
 func (g *bucketGroup) add(r UsageBucket, status int, latency int64) {
-	if len(g.lat) > 0 && !(r.Start.Equal(g.cur.Start) && r.KeyID == g.cur.KeyID && r.Model == g.cur.Model) {
+	if len(g.lat) > 0 && !(r.Start.Equal(g.cur.Start) && r.KeyID == g.cur.KeyID && r.Model == g.cur.Model &&
+		r.Endpoint == g.cur.Endpoint) {
 		g.close()
 	}
 	if len(g.lat) == 0 {
-		g.cur = UsageBucket{Start: r.Start, KeyID: r.KeyID, Model: r.Model}
+		g.cur = UsageBucket{Start: r.Start, KeyID: r.KeyID, Model: r.Model, Endpoint: r.Endpoint}
 	}
 	c := &g.cur
 	c.Requests++
@@ -89,6 +96,10 @@ func (g *bucketGroup) add(r UsageBucket, status int, latency int64) {
 	c.Output += r.Output
 	c.Cached += r.Cached
 	c.Reasoning += r.Reasoning
+	c.Units += r.Units
+	if r.Unit != "" { // an endpoint's rows have its unit, or none when they had no units
+		c.Unit = r.Unit
+	}
 	g.lat = append(g.lat, latency)
 }
 
@@ -119,5 +130,8 @@ func bucketLess(a, b *UsageBucket) bool {
 	if a.KeyID != b.KeyID {
 		return a.KeyID < b.KeyID
 	}
-	return a.Model < b.Model
+	if a.Model != b.Model {
+		return a.Model < b.Model
+	}
+	return a.Endpoint < b.Endpoint
 }

@@ -63,6 +63,7 @@ var contractTests = []struct {
 	{"UsageRanges", testUsageRanges},
 	{"UsageSparseKey", testUsageSparseKey},
 	{"UsageMigration", testUsageMigration},
+	{"UsageEndpointMigration", testUsageEndpointMigration},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},

@@ -10,7 +10,7 @@ import (
 )
 
 // usageRows are 30 rows a minute apart over two keys, three models, two
-// channels, some of them rate limited.
+// channels, three endpoints (one with units), some of them rate limited.
 func usageRows() []Usage {
 	rows := make([]Usage, 30)
 	for i := range rows {
@@ -18,7 +18,13 @@ func usageRows() []Usage {
 			Model: []string{"m-a", "m-b", "m-c"}[i%3], Channel: "ch1", Status: 200,
 			Input: int64(i), Output: int64(2 * i), Cached: 3, Reasoning: 4,
 			Latency: time.Duration(i) * time.Millisecond, FirstToken: time.Duration(i) * time.Microsecond,
-			RequestID: fmt.Sprintf("r%02d", i), ClientStyle: "openai"}
+			RequestID: fmt.Sprintf("r%02d", i), ClientStyle: "openai", Endpoint: "chat"}
+		if i%4 == 0 {
+			rows[i].Endpoint = "embeddings"
+		}
+		if i%3 == 2 {
+			rows[i].Endpoint, rows[i].Units, rows[i].Unit = "audio.transcriptions", int64(i), UnitSeconds
+		}
 		if i%5 == 0 {
 			rows[i].Channel = "ch2"
 		}
@@ -44,10 +50,12 @@ func testUsageFilter(t *testing.T, f *fixture) {
 		{"Model", UsageFilter{Model: "m-b"}, func(u *Usage) bool { return u.Model == "m-b" }},
 		{"Channel", UsageFilter{Channel: "ch2"}, func(u *Usage) bool { return u.Channel == "ch2" }},
 		{"Status", UsageFilter{Status: 429}, func(u *Usage) bool { return u.Status == 429 }},
-		{"all of them", UsageFilter{From: at(5 * time.Minute), To: at(25 * time.Minute), KeyIDs: []int64{1}, Model: "m-a", Channel: "ch1", Status: 200},
+		{"Endpoint", UsageFilter{Endpoint: "embeddings"}, func(u *Usage) bool { return u.Endpoint == "embeddings" }},
+		{"all of them", UsageFilter{From: at(5 * time.Minute), To: at(25 * time.Minute), KeyIDs: []int64{1}, Model: "m-a",
+			Channel: "ch1", Status: 200, Endpoint: "chat"},
 			func(u *Usage) bool {
 				return u.Time.Sub(at(5*time.Minute)) >= 0 && u.Time.Before(at(25*time.Minute)) && u.KeyID == 1 &&
-					u.Model == "m-a" && u.Channel == "ch1" && u.Status == 200
+					u.Model == "m-a" && u.Channel == "ch1" && u.Status == 200 && u.Endpoint == "chat"
 			}},
 		{"no match", UsageFilter{Model: "nothing"}, func(*Usage) bool { return false }},
 	}
@@ -180,6 +188,31 @@ func testUsageBuckets(t *testing.T, f *fixture) {
 	}
 	wantEqual(t, "bucket starts", starts, []time.Time{at(-time.Minute), at(0), at(time.Minute), at(2 * time.Minute)})
 
+	// By endpoint: key 2's requests split in three, the speech ones with
+	// their units summed; the rest had no endpoint. Filtered by endpoint,
+	// only its own.
+	must(t, f.s.AddUsage(f.ctx, []Usage{
+		{Time: at(time.Second), KeyID: 2, Model: "m", Endpoint: "embeddings", Latency: 40 * ms, Input: 1},
+		{Time: at(2 * time.Second), KeyID: 2, Model: "m", Endpoint: "embeddings", Latency: 4 * ms, Input: 2},
+		{Time: at(3 * time.Second), KeyID: 2, Model: "m", Endpoint: "audio.speech", Latency: ms, Units: 5, Unit: UnitCharacters},
+		{Time: at(4 * time.Second), KeyID: 2, Model: "m", Endpoint: "audio.speech", Latency: ms, Status: 500},
+		{Time: at(5 * time.Second), KeyID: 2, Model: "m", Endpoint: "audio.speech", Latency: ms, Units: 7, Unit: UnitCharacters},
+	}))
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{KeyIDs: []int64{2}, From: at(0), To: at(time.Minute), ByEndpoint: true}, time.Minute)
+	must(t, err)
+	embeddings := UsageBucket{Start: at(0), KeyID: 2, Model: "m", Endpoint: "embeddings", Requests: 2, Input: 3,
+		LatencyP50: 4 * ms, LatencyP99: 40 * ms}
+	speech := UsageBucket{Start: at(0), KeyID: 2, Model: "m", Endpoint: "audio.speech", Requests: 3, Errors: 1,
+		Units: 12, Unit: UnitCharacters, LatencyP50: ms, LatencyP99: ms}
+	wantEqual(t, "buckets by endpoint", got, []UsageBucket{bucket(0, 2, "m", 3, 0, 20*ms, 30*ms), speech, embeddings})
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Endpoint: "embeddings", ByEndpoint: true}, time.Minute)
+	must(t, err)
+	wantEqual(t, "buckets of one endpoint", got, []UsageBucket{embeddings})
+	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{KeyIDs: []int64{2}, From: at(0), To: at(time.Minute)}, time.Minute)
+	must(t, err)
+	wantEqual(t, "buckets not by endpoint", got, []UsageBucket{{Start: at(0), KeyID: 2, Model: "m", Requests: 8, Errors: 1,
+		Input: 6, Output: 6, Cached: 9, Reasoning: 12, LatencyP50: 4 * ms, LatencyP99: 40 * ms}})
+
 	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Model: "none"}, time.Minute)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("buckets of no rows: %v, %v", got, err)
@@ -217,7 +250,8 @@ func testDeleteUsageBefore(t *testing.T, f *fixture) {
 	// then the 30 rows of usageRows from at(0) on.
 	old := make([]Usage, pruneBatch+7)
 	for i := range old {
-		old[i] = Usage{Time: at(-time.Hour + time.Duration(i)*time.Millisecond), KeyID: 1, KeyName: "k1", RequestID: "old"}
+		old[i] = Usage{Time: at(-time.Hour + time.Duration(i)*time.Millisecond), KeyID: 1, KeyName: "k1", RequestID: "old",
+			Units: int64(i % 2)}
 	}
 	must(t, f.s.AddUsage(f.ctx, old))
 	must(t, f.s.AddUsage(f.ctx, usageRows()))
@@ -231,6 +265,10 @@ func testDeleteUsageBefore(t *testing.T, f *fixture) {
 	must(t, err)
 	if len(rows) != 20 || rows[len(rows)-1].Time != at(10*time.Minute) {
 		t.Fatalf("%d rows left, oldest %v; want 20 from %v on", len(rows), rows[len(rows)-1].Time, at(10*time.Minute))
+	}
+	// The units of the rows deleted went with them: 7 rows left have some.
+	if n := f.count(t, `SELECT COUNT(*) FROM usage_units`); n != 7 {
+		t.Fatalf("%d rows of usage_units left, want 7", n)
 	}
 	n, err = f.s.DeleteUsageBefore(f.ctx, at(10*time.Minute))
 	must(t, err)

@@ -210,7 +210,7 @@ func testUsageMigration(t *testing.T, f *fixture) {
 	rows := spreadRows(300)
 	for i := range rows {
 		u := &rows[i]
-		_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_log (`+usageCols+`) VALUES
+		_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_log (`+usageCols0001+`) VALUES
 			($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, toNS(u.Time), u.KeyID, u.KeyName, u.Model,
 			u.Channel, u.Status, u.Input, u.Output, u.Cached, u.Reasoning, int64(u.Latency), int64(u.FirstToken),
 			u.RequestID, u.ClientStyle)
@@ -239,6 +239,10 @@ func testUsageMigration(t *testing.T, f *fixture) {
 		t.Fatalf("%d labels, want %d", n, len(labels))
 	}
 }
+
+// usageCols0001 are the columns of the table usage_log of migration 0001.
+const usageCols0001 = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
+	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
 
 // openUnmigrated opens a store on dsn without applying the migrations.
 func openUnmigrated(t *testing.T, driver, dsn string) *sqlStore {

@@ -149,7 +149,27 @@ type Usage struct {
 	FirstToken  time.Duration // time to first byte of the reply; 0 when none
 	RequestID   string
 	ClientStyle string // openai | anthropic | gemini
+	// Endpoint is the API the request was made to, whatever its style:
+	// chat, completions, embeddings, rerank, images.generations,
+	// images.edits, images.variations, audio.speech, audio.transcriptions,
+	// audio.translations, realtime, responses. "" for rows written before
+	// it was kept.
+	Endpoint string
+	// Units is what the request used in a measure other than tokens, by
+	// which its endpoint is billed: Unit says which (UnitCharacters,
+	// UnitSeconds, UnitSearchUnits, UnitImages); 0 and "" when none is
+	// known.
+	Units int64
+	Unit  string
 }
+
+// The units of Usage.Unit.
+const (
+	UnitCharacters  = "characters"   // of the text of a speech request
+	UnitSeconds     = "seconds"      // of transcribed or translated audio, as the upstream reports them
+	UnitSearchUnits = "search_units" // Cohere's rerank billing
+	UnitImages      = "images"       // images asked for
+)
 
 // UsageFilter selects usage rows. Zero fields do not filter.
 type UsageFilter struct {
@@ -160,15 +180,22 @@ type UsageFilter struct {
 	Model    string
 	Channel  string
 	Status   int
-	Limit    int   // rows to return, newest first; 0 = 100, at most 10000
-	BeforeID int64 // paging: only rows with a smaller ID
+	Endpoint string
+	// ByEndpoint makes UsageBuckets group by endpoint too.
+	ByEndpoint bool
+	Limit      int   // rows to return, newest first; 0 = 100, at most 10000
+	BeforeID   int64 // paging: only rows with a smaller ID
 }
 
-// UsageBucket sums the usage rows of one time bucket, one key and one model.
+// UsageBucket sums the usage rows of one time bucket, one key and one model
+// (and one endpoint, when the filter groups by it).
 type UsageBucket struct {
 	Start                  time.Time
 	KeyID                  int64
 	Model                  string
+	Endpoint               string // "" unless the filter's ByEndpoint
+	Units                  int64  // summed, with the endpoint's Unit, when the filter is ByEndpoint
+	Unit                   string
 	Requests               int64
 	Errors                 int64 // status >= 400
 	Input                  int64
@@ -232,7 +259,8 @@ type Store interface {
 	AddUsage(ctx context.Context, rows []Usage) error
 	Usage(ctx context.Context, f UsageFilter) ([]Usage, error)
 	// UsageBuckets groups by bucket (starting at multiples of width since
-	// the Unix epoch), key and model; Limit and BeforeID do not apply.
+	// the Unix epoch), key and model, and endpoint with f.ByEndpoint;
+	// Limit and BeforeID do not apply.
 	UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error)
 	Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) // empty keyIDs: every key with usage
 	// DeleteUsageBefore deletes the rows older than t, in small

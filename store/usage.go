@@ -15,6 +15,9 @@ package store
 //     usage_minutes, and moves its keys' last-used times, a statement per
 //     key and minute, not per row (usageminutes.go). The queries by time
 //     and by key find their rows through usage_minutes (usagequery.go).
+//   - Units other than tokens (seconds of audio, characters of speech, ...)
+//     are few rows' (media requests'): they go to usage_units, a row per
+//     usage row that has any, so that the others pay nothing for them.
 //   - SQLite copies a batch from Go memory through a virtual table, with no
 //     parameter to bind (usagesqlite.go); PostgreSQL gets it by binary COPY
 //     (usagepostgres.go).
@@ -22,6 +25,7 @@ package store
 import (
 	"context"
 	"database/sql/driver"
+	"strconv"
 )
 
 // rowCols are the columns of usage_rows a batch writes: all but id, which
@@ -59,12 +63,41 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	}))
 }
 
-// addUsage writes rows, labelled labels, their minutes and their keys'
-// last-used times in the transaction open on dc.
+// addUsage writes rows, labelled labels, their units, their minutes and
+// their keys' last-used times in the transaction open on dc.
 func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []int64) error {
 	first, err := s.d.insertUsage(ctx, s, dc, rows, labels)
 	if err != nil {
 		return err
 	}
+	if err := addUnits(ctx, dc, rows, first); err != nil {
+		return err
+	}
 	return s.d.addSums(ctx, s, dc, usageMinutes(rows, first))
+}
+
+// addUnits writes the units of the rows that have any, whose ids are first
+// onward, into usage_units: one statement for the batch, none when no row
+// has units (most batches: chat and embeddings have none). The values are
+// integers written as literals, so the statement has no parameter to bind
+// nor a limit on their number.
+func addUnits(ctx context.Context, dc any, rows []Usage, first int64) error {
+	var q []byte
+	for i := range rows {
+		if rows[i].Units == 0 {
+			continue
+		}
+		if q == nil {
+			q = append(q, "INSERT INTO usage_units (id, units) VALUES "...)
+		} else {
+			q = append(q, ',')
+		}
+		q = append(strconv.AppendInt(append(q, '('), first+int64(i), 10), ',')
+		q = append(strconv.AppendInt(q, rows[i].Units, 10), ')')
+	}
+	if q == nil {
+		return nil
+	}
+	_, err := dc.(driver.ExecerContext).ExecContext(ctx, string(q), nil)
+	return err
 }

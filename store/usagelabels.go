@@ -2,20 +2,21 @@ package store
 
 import "context"
 
-// usageLabel is what a request was, apart from its numbers and time. A
-// gateway sees few of them (keys × models × channels × outcomes), so a
-// usage row stores the id of its label in usage_labels rather than four
+// usageLabel is what a request was, apart from its numbers and time: its
+// key, model, channel, status, client style, endpoint and unit. A gateway sees
+// few of them (keys × models × channels × outcomes × endpoints), so a
+// usage row stores the id of its label in usage_labels rather than five
 // strings: binding a string costs SQLite a copy into C memory and back.
 type usageLabel struct {
 	keyID                   int64
 	keyName, model, channel string
 	status                  int
-	style                   string
+	style, endpoint, unit   string
 }
 
 func labelOf(u *Usage) usageLabel {
 	return usageLabel{keyID: u.KeyID, keyName: u.KeyName, model: u.Model, channel: u.Channel, status: u.Status,
-		style: u.ClientStyle}
+		style: u.ClientStyle, endpoint: u.Endpoint, unit: u.Unit}
 }
 
 // labelIDs returns the label id of each row, making the labels not yet
@@ -46,9 +47,10 @@ func (s *sqlStore) labelIDs(ctx context.Context, rows []Usage) ([]int64, error) 
 // unique constraint makes both get the same id.
 func (s *sqlStore) newLabel(ctx context.Context, l usageLabel) (int64, error) {
 	var id int64
-	err := s.w.QueryRowContext(ctx, `INSERT INTO usage_labels (key_id, key_name, model, channel, status, client_style)
-		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (key_id, key_name, model, channel, status, client_style) DO UPDATE SET key_id = excluded.key_id
-		RETURNING id`, l.keyID, l.keyName, l.model, l.channel, l.status, l.style).Scan(&id)
+	err := s.w.QueryRowContext(ctx, `INSERT INTO usage_labels (key_id, key_name, model, channel, status, client_style,
+		endpoint, unit) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (key_id, key_name, model, channel, status, client_style, endpoint, unit)
+		DO UPDATE SET key_id = excluded.key_id
+		RETURNING id`, l.keyID, l.keyName, l.model, l.channel, l.status, l.style, l.endpoint, l.unit).Scan(&id)
 	return id, err
 }

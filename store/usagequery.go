@@ -18,13 +18,14 @@ import (
 )
 
 const usageCols = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
-	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
+	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style, endpoint, units, unit`
 
 func scanUsage(row rowScanner) (Usage, error) {
 	var u Usage
 	var t, latency, firstToken int64
 	err := row.Scan(&u.ID, &t, &u.KeyID, &u.KeyName, &u.Model, &u.Channel, &u.Status, &u.Input, &u.Output,
-		&u.Cached, &u.Reasoning, &latency, &firstToken, &u.RequestID, &u.ClientStyle)
+		&u.Cached, &u.Reasoning, &latency, &firstToken, &u.RequestID, &u.ClientStyle,
+		&u.Endpoint, &u.Units, &u.Unit)
 	u.Time, u.Latency, u.FirstToken = fromNS(t), time.Duration(latency), time.Duration(firstToken)
 	return u, err
 }
@@ -184,6 +185,9 @@ func (w *where) usage(f UsageFilter) *where {
 	}
 	if f.Status != 0 {
 		w.add("status = $%d", f.Status)
+	}
+	if f.Endpoint != "" {
+		w.add("endpoint = $%d", f.Endpoint)
 	}
 	return w
 }

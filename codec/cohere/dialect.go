@@ -24,6 +24,10 @@ var httpFacts = codec.HTTP{
 	AuthHeader: "Authorization",
 	AuthPrefix: "Bearer ",
 	KeyHint:    "Send it as 'Authorization: Bearer <key>'.",
+	// Cohere documents no request id header; every answer of its API
+	// carries this trace id (and exposes it to browsers), which is what
+	// its support can look a request up by.
+	RequestIDHeader: "X-Debug-Trace-Id",
 	Path: func(dst []byte, op codec.Op, _ string, _ bool) ([]byte, bool) {
 		if op == codec.OpRerank {
 			return append(dst, "/v2/rerank"...), true

@@ -86,11 +86,16 @@ func (dialect) DecodeError(status int, body []byte) (codec.Error, bool) {
 	return DecodeError(status, body)
 }
 
+// AppendModelList and AppendModel answer as if every model generated
+// content; the gateway's own listing says what each one answers
+// (AppendModelList of the package, with its methods).
 func (dialect) AppendModelList(dst []byte, ids []string, _ int64) []byte {
-	return AppendModelList(dst, ids)
+	return AppendModelList(dst, ids, nil)
 }
 
-func (dialect) AppendModel(dst []byte, id string, _ int64) []byte { return AppendModel(dst, id) }
+func (dialect) AppendModel(dst []byte, id string, _ int64) []byte {
+	return AppendModel(dst, id, MethodsGenerate)
+}
 
 func (dialect) Tagged(body []byte) bool { return HasGatewayMarks(body) }
 

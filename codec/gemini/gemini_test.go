@@ -331,14 +331,17 @@ func TestPaths(t *testing.T) {
 }
 
 func TestModelsAndCounts(t *testing.T) {
-	got := gemini.AppendModelList(nil, []string{"gemini-2.5-flash", "models/fast \"one\""})
+	got := gemini.AppendModelList(nil, []string{"gemini-2.5-flash", "models/fast \"one\"", "text-embedding-004", "rerank"},
+		[]gemini.Methods{gemini.MethodsGenerate | gemini.MethodsEmbed, gemini.MethodsGenerate, gemini.MethodsEmbed, 0})
 	want := `{"models":[` +
-		`{"name":"models/gemini-2.5-flash","displayName":"gemini-2.5-flash","supportedGenerationMethods":["generateContent","streamGenerateContent","countTokens"]},` +
-		`{"name":"models/fast \"one\"","displayName":"fast \"one\"","supportedGenerationMethods":["generateContent","streamGenerateContent","countTokens"]}]}`
+		`{"name":"models/gemini-2.5-flash","displayName":"gemini-2.5-flash","supportedGenerationMethods":["generateContent","streamGenerateContent","countTokens","embedContent","batchEmbedContents"]},` +
+		`{"name":"models/fast \"one\"","displayName":"fast \"one\"","supportedGenerationMethods":["generateContent","streamGenerateContent","countTokens"]},` +
+		`{"name":"models/text-embedding-004","displayName":"text-embedding-004","supportedGenerationMethods":["embedContent","batchEmbedContents"]},` +
+		`{"name":"models/rerank","displayName":"rerank","supportedGenerationMethods":[]}]}`
 	if string(got) != want || !json.Valid(got) {
 		t.Errorf("AppendModelList =\n%s, want\n%s", got, want)
 	}
-	if got := string(gemini.AppendModelList(nil, nil)); got != `{"models":[]}` {
+	if got := string(gemini.AppendModelList(nil, nil, nil)); got != `{"models":[]}` {
 		t.Errorf("empty list: %s", got)
 	}
 	if got := string(gemini.AppendCountTokensResponse(nil, 1326)); got != `{"totalTokens":1326}` {

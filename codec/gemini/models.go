@@ -10,25 +10,51 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// AppendModelList appends a models.list answer for the given model ids.
-func AppendModelList(dst []byte, ids []string) []byte {
+// Methods are the methods a model answers, as a Model's
+// supportedGenerationMethods lists them.
+type Methods uint8
+
+const (
+	// MethodsGenerate: generateContent, streamGenerateContent, countTokens.
+	MethodsGenerate Methods = 1 << iota
+	// MethodsEmbed: embedContent, batchEmbedContents.
+	MethodsEmbed
+)
+
+// AppendModelList appends a models.list answer for the given model ids,
+// each answering methods[i] (MethodsGenerate, all of them, when methods is
+// nil).
+func AppendModelList(dst []byte, ids []string, methods []Methods) []byte {
 	dst = append(dst, `{"models":[`...)
 	for i, id := range ids {
-		dst = AppendModel(appendComma(dst, i), id)
+		m := MethodsGenerate
+		if methods != nil {
+			m = methods[i]
+		}
+		dst = AppendModel(appendComma(dst, i), id, m)
 	}
 	return append(dst, "]}"...)
 }
 
 // AppendModel appends a models.get answer: a Model with its resource name
-// ("models/<id>"), display name and the methods the gateway serves.
-func AppendModel(dst []byte, id string) []byte {
+// ("models/<id>"), display name and the methods m it answers.
+func AppendModel(dst []byte, id string, m Methods) []byte {
 	id = strings.TrimPrefix(id, modelsSegment)
 	dst = append(dst, `{"name":"`+modelsSegment...)
 	dst = rawjson.AppendEscaped(dst, id)
 	dst = append(dst, `","displayName":`...)
 	dst = rawjson.AppendString(dst, id)
-	dst = append(dst, `,"supportedGenerationMethods":`+supportedMethods+`}`...)
-	return dst
+	dst = append(dst, `,"supportedGenerationMethods":[`...)
+	if m&MethodsGenerate != 0 {
+		dst = append(dst, `"`+MethodGenerate+`","`+MethodStream+`","`+MethodCountTokens+`"`...)
+	}
+	if m&MethodsEmbed != 0 {
+		if m&MethodsGenerate != 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"`+MethodEmbed+`","`+MethodBatchEmbed+`"`...)
+	}
+	return append(dst, "]}"...)
 }
 
 // AppendCountTokensResponse appends a countTokens answer.

@@ -10,7 +10,6 @@ const (
 	MethodEmbed       = "embedContent"
 	MethodBatchEmbed  = "batchEmbedContents"
 	modelsSegment     = "models/"
-	supportedMethods  = `["generateContent","streamGenerateContent","countTokens"]`
 	sseQuery          = "?alt=sse"
 )
 

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -24,11 +25,15 @@ type FormRequest struct {
 	Model []byte
 	// Stream is true when the stream part is "true".
 	Stream bool
+	// N is the n part's value, the images an edit or variation asks for:
+	// 1 when there is none, 0 when it is not a positive whole number.
+	N int
 	// ContentType is the client's Content-Type, boundary and all: the
 	// upstream gets the same body but the model, so the same boundary.
 	ContentType []byte
 
 	start, end int // the model part's value in the body
+	parts      []formPart
 }
 
 // ParseForm reads a multipart/form-data body whose Content-Type is
@@ -50,7 +55,9 @@ func (r *FormRequest) parse(body []byte, boundary string) *codec.Error {
 	if e != nil {
 		return e
 	}
+	r.parts = parts
 	r.start = -1
+	hasN := false
 	for _, p := range parts {
 		switch p.name {
 		case "model":
@@ -60,10 +67,16 @@ func (r *FormRequest) parse(body []byte, boundary string) *codec.Error {
 			r.start, r.end = p.start, p.end
 		case "stream":
 			r.Stream = string(body[p.start:p.end]) == "true"
+		case "n":
+			r.N = positive(body[p.start:p.end])
+			hasN = true
 		}
 	}
 	if r.start < 0 || r.start == r.end {
 		return invalid("model", "you must provide a model parameter")
+	}
+	if !hasN {
+		r.N = 1
 	}
 	r.Model = body[r.start:r.end]
 	return nil
@@ -75,6 +88,25 @@ func (r *FormRequest) AppendUpstream(dst, body []byte, model string) []byte {
 	dst = append(dst, body[:r.start]...)
 	dst = append(dst, model...)
 	return append(dst, body[r.end:]...)
+}
+
+// CheckFile is a 400 naming names[0] unless the form has a file part (one
+// with a filename) named one of names: an upload the upstream would refuse
+// for its missing file goes no further than the gateway.
+func (r *FormRequest) CheckFile(names ...string) *codec.Error {
+	plain := false
+	for _, p := range r.parts {
+		if slices.Contains(names, p.name) {
+			if p.file {
+				return nil
+			}
+			plain = true
+		}
+	}
+	if plain {
+		return invalid(names[0], "'"+names[0]+"' must be a file (a part with a filename), not a plain form field.")
+	}
+	return invalid(names[0], "Missing required parameter: '"+names[0]+"'.")
 }
 
 // DecodeRequest fails: an upload is relayed, never translated.
@@ -100,6 +132,7 @@ type formPart struct {
 	name       string
 	start, end int
 	encoded    bool // has a Content-Transfer-Encoding: its bytes are not its value
+	file       bool // its Content-Disposition has a filename
 }
 
 var errMalformed = invalid("", "The multipart body is malformed.")
@@ -183,7 +216,7 @@ func readPartHeader(h []byte) (p formPart, ok bool) {
 		}
 	}
 	if d, params, err := mime.ParseMediaType(disposition); err == nil && d == "form-data" {
-		p.name = params["name"]
+		p.name, p.file = params["name"], params["filename"] != "" // as mime/multipart's Part.FileName
 	}
 	return p, true
 }

@@ -3,6 +3,7 @@ package openai_test
 import (
 	"bytes"
 	"io"
+	"mime"
 	"mime/multipart"
 	"strings"
 	"testing"
@@ -62,12 +63,15 @@ func TestSpliceForm(t *testing.T) {
 
 // FuzzSpliceForm holds SpliceForm to mime/multipart's reader: a body it
 // accepts reads there part by part, and so does the spliced body, with
-// the same parts but the model's value.
+// the same parts but the model's value; and a part is a file to
+// CheckFile when mime/multipart gives it a file name.
 func FuzzSpliceForm(f *testing.F) {
 	f.Add(formBody(f, "XyZ", "model", "whisper", "language", "en"), "XyZ", "whisper-1")
 	f.Add(formBody(f, "b-1", "prompt", "x", "model", "gpt-image-1"), "b-1", "dall-e-2")
 	f.Add([]byte("--a\r\n\r\nx\r\n--a--"), "a", "m")
 	f.Add([]byte("--a\r\nContent-Disposition: form-data; name=model\r\n\r\nm\r\n--a\r\n--a--\r\n"), "a", "n")
+	f.Add([]byte("--a\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\"\r\n\r\nRIFF\r\n"+
+		"--a\r\nContent-Disposition: form-data; name=model\r\n\r\nm\r\n--a--\r\n"), "a", "n")
 	f.Fuzz(func(t *testing.T, body []byte, boundary, model string) {
 		if strings.ContainsAny(model, "\r\n-") {
 			t.Skip() // a channel's model name, not a client's input
@@ -94,10 +98,32 @@ func FuzzSpliceForm(f *testing.F) {
 		if models != 1 {
 			t.Fatalf("%d model parts", models)
 		}
+		checkFiles(t, body, boundary, before)
 	})
 }
 
-type part struct{ name, header, value string }
+// checkFiles holds FormRequest.CheckFile to the parts mime/multipart read
+// of body: a name has a file when one of its parts has a file name.
+func checkFiles(t *testing.T, body []byte, boundary string, parts []part) {
+	var r openai.FormRequest
+	if r.ParseForm([]byte(mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary})), body) != nil {
+		return // a boundary no Content-Type can carry
+	}
+	for _, p := range parts {
+		want := false
+		for _, q := range parts {
+			want = want || q.name == p.name && q.file
+		}
+		if got := r.CheckFile(p.name) == nil; got != want {
+			t.Fatalf("CheckFile(%q) found a file: %v, mime/multipart: %v\n%q", p.name, got, want, body)
+		}
+	}
+}
+
+type part struct {
+	name, header, value string
+	file                bool // mime/multipart gives it a file name
+}
 
 func readForm(t *testing.T, body []byte, boundary string) []part {
 	t.Helper()
@@ -115,6 +141,7 @@ func readForm(t *testing.T, body []byte, boundary string) []part {
 		if err != nil {
 			t.Fatalf("mime/multipart: %v\n%q", err, body)
 		}
-		parts = append(parts, part{p.FormName(), strings.Join(p.Header.Values("Content-Disposition"), ";"), string(v)})
+		parts = append(parts, part{p.FormName(), strings.Join(p.Header.Values("Content-Disposition"), ";"), string(v),
+			p.FileName() != ""})
 	}
 }

@@ -24,6 +24,11 @@ type ChatRequest struct {
 	// Tagged reports whether the body holds a signature the gateway
 	// tagged (codec.HasSignatureTags), found by the body's check.
 	Tagged bool
+	// Units is what a speech or image generation request asks for in the
+	// unit it is billed by: the characters of a speech's input, the n
+	// images of a generation (1 when n is not given, 0 when it is not a
+	// positive whole number, which the upstream refuses).
+	Units int
 
 	kind          PassKind
 	objStart      int    // offset of the body's opening brace
@@ -54,6 +59,7 @@ const (
 	fMessages // or the other kinds' required field
 	fStream
 	fStreamOptions
+	fN // image generations only
 )
 
 // PassKind is the API of a request the gateway relays as it is: each has
@@ -76,7 +82,8 @@ func (r *ChatRequest) Parse(body []byte) *codec.Error { return r.ParseAs(body, P
 // ParseAs reads and checks a request body of kind k, as Parse does.
 func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	*r = ChatRequest{kind: k}
-	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+	fields := [...]rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}, {Key: "n"}}
+	looked := fields[:fN]
 	switch k {
 	case PassCompletions:
 		fields[fMessages].Key = "prompt"
@@ -84,11 +91,12 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 		fields[fMessages].Key = "input"
 	case PassImages:
 		fields[fMessages].Key = "prompt"
+		looked = fields[:]
 	}
 	// One pass checks the JSON, strings included, and finds the fields. A
 	// full scan: a duplicate "model" after the first must be caught, or the
 	// allow-list would check one name while the upstream reads another.
-	marked, err := rawjson.LookupValidMarked(body, fields[:], &sigTagMark)
+	marked, err := rawjson.LookupValidMarked(body, looked, &sigTagMark)
 	if err != nil {
 		if !rawjson.Valid(body) {
 			return invalid("", "We could not parse the JSON body of your request. (The body must be valid JSON.)")
@@ -109,8 +117,14 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 	if e := checkRequired(body, fields[fMessages], k); e != nil {
 		return e
 	}
-	if k == PassEmbeddings || k == PassSpeech {
+	switch k {
+	case PassSpeech:
+		r.Units, _ = rawjson.RuneCount(body[fields[fMessages].Start:fields[fMessages].End])
+		fallthrough
+	case PassEmbeddings:
 		return nil // not streamed as events: its stream fields are the upstream's to judge
+	case PassImages:
+		r.Units = imageCount(body, fields[fN])
 	}
 
 	if s := fields[fStream]; s.Start >= 0 {
@@ -123,6 +137,24 @@ func (r *ChatRequest) ParseAs(body []byte, k PassKind) *codec.Error {
 		}
 	}
 	return r.parseStreamOptions(body, fields[fStreamOptions])
+}
+
+// imageCount is the n of an image request at f: 1 when absent or null, 0
+// when it is not a positive whole number.
+func imageCount(body []byte, f rawjson.Field) int {
+	if f.Start < 0 || rawjson.KindOf(body[f.Start:f.End]) == rawjson.KindNull {
+		return 1
+	}
+	return positive(body[f.Start:f.End])
+}
+
+// positive is the value of v, a positive whole number, else 0.
+func positive(v []byte) int {
+	n, err := strconv.Atoi(string(v))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // readModel reads the model name of a request, the value of field m:

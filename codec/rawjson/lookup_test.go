@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -392,12 +393,16 @@ func TestStringBytes(t *testing.T) {
 }
 
 func TestAppendUnquote(t *testing.T) {
-	// f checks AppendUnquote(v), and that encoding/json agrees when v is valid JSON.
+	// f checks AppendUnquote(v) and RuneCount(v), and that encoding/json
+	// agrees when v is valid JSON.
 	f := func(v, want string) {
 		t.Helper()
 		got, err := rawjson.AppendUnquote([]byte("prefix:"), []byte(v))
 		if err != nil || string(got) != "prefix:"+want {
 			t.Fatalf("AppendUnquote(%q) = %q, %v; want %q", v, got, err, "prefix:"+want)
+		}
+		if n, ok := rawjson.RuneCount([]byte(v)); !ok || n != utf8.RuneCountInString(want) {
+			t.Fatalf("RuneCount(%q) = %d, %v; want %d", v, n, ok, utf8.RuneCountInString(want))
 		}
 		var s string
 		if json.Valid([]byte(v)) {
@@ -424,9 +429,13 @@ func TestAppendUnquote(t *testing.T) {
 	f("\"bad \xff\xfe utf8\"", "bad \uFFFD\uFFFD utf8")
 	f("\"\xed\xa0\x80\"", "\uFFFD\uFFFD\uFFFD") // an encoded surrogate is invalid UTF-8
 
-	// fErr checks that AppendUnquote rejects v with a *SyntaxError at offset.
+	// fErr checks that AppendUnquote rejects v with a *SyntaxError at
+	// offset, and RuneCount rejects it.
 	fErr := func(v string, offset int) {
 		t.Helper()
+		if n, ok := rawjson.RuneCount([]byte(v)); ok {
+			t.Fatalf("RuneCount(%q) = %d, ok", v, n)
+		}
 		_, err := rawjson.AppendUnquote(nil, []byte(v))
 		var se *rawjson.SyntaxError
 		if !errors.As(err, &se) || se.Offset != offset {

@@ -11,6 +11,7 @@ import (
 	"github.com/bytedance/sonic"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // chatRequestRest is a ~2 KB chat request without its model; its tool schema has a "model"
@@ -128,6 +129,7 @@ func BenchmarkValid(b *testing.B) {
 		{"ping_16B", []byte(`{"type": "ping"}`)},
 		{"request_2KB", chatRequest(true)},
 		{"request_4MB_base64", imageRequest()},
+		{"embedding_19KB_floats", testutil.EmbeddingAnswer("text-embedding-3-small", false)},
 	} {
 		for _, v := range []struct {
 			name  string

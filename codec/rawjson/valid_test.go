@@ -402,3 +402,21 @@ func FuzzValidTopKeys(f *testing.F) {
 		}
 	})
 }
+
+// TestValidNumbers holds Valid to encoding/json on numbers whose runs of
+// digits end at every place in a word and beyond, before each byte next to
+// the digits' range and the bytes whose sum with 6 carries: digits reads
+// eight bytes at a time.
+func TestValidNumbers(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		run := strings.Repeat("0123456789", 2)[:n]
+		for _, after := range []string{"", ",", "]", "/", ":", ";", "?", "@", ".", ".5", "e3", "E+", " ", "\xfa", "\xff", "0"} {
+			for _, doc := range []string{"[1" + run + after + "]", "[0." + run + after + "]", "[1e" + run + after + "]",
+				"-1" + run + after, `{"a":2.` + run + after + `}`} {
+				if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+					t.Errorf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+				}
+			}
+		}
+	}
+}

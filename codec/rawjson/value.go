@@ -123,6 +123,30 @@ func AppendUnquote(dst, v []byte) ([]byte, error) {
 	return dst, nil
 }
 
+// RuneCount is the number of characters (Unicode code points) the JSON
+// string value span v decodes to, as AppendUnquote decodes it, counted
+// without decoding it; ok is false when v is not a string or has an
+// invalid escape.
+func RuneCount(v []byte) (n int, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return 0, false
+	}
+	s := v[1 : len(v)-1]
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return n + utf8.RuneCount(s), true
+		}
+		_, m := decodeEscape(s[i:])
+		if m == 0 {
+			return 0, false
+		}
+		n += utf8.RuneCount(s[:i]) + 1
+		s = s[i+m:]
+	}
+	return n, true
+}
+
 // AppendUTF8 appends s to dst, replacing each byte of invalid UTF-8 with
 // U+FFFD, as encoding/json and sonic do.
 func AppendUTF8(dst, s []byte) []byte {

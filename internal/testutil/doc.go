@@ -4,7 +4,8 @@
 // streams the codec writes for a client, checked by the codec's golden
 // tests and by the fuzz targets alike.
 //
-// Only _test.go files import it. It depends on testing, the standard
+// Only _test.go files import it, and the load harness's mock upstream
+// (bench), which answers with its EmbeddingAnswer. It depends on testing, the standard
 // library, codec and codec/sse alone, and on nothing that does network I/O, so
 // that the codec's tests may use it (codec/deps_test.go).
 package testutil
