@@ -186,7 +186,11 @@ type Channel struct {
 	// embedContent and batchEmbedContents), rerank, images (generations,
 	// edits, variations), audio (speech, transcriptions, translations),
 	// realtime (GET /v1/realtime WebSocket sessions), responses (the
-	// Responses API, as Responses says).
+	// Responses API, as Responses says). A family names what clients may
+	// call on the channel, whatever API the gateway calls upstream:
+	// responses lets the channel serve the Responses API natively or
+	// translated through its chat API, listed with chat or not; chat
+	// alone lets it serve no Responses request.
 	// Default: every family its type serves (openai and demo: all; gemini:
 	// chat, embeddings and responses; anthropic: chat and responses;
 	// cohere: rerank).
@@ -201,8 +205,12 @@ type Channel struct {
 	// the canonical model), and the gateway keeps the responses in its
 	// store. native is for openai channels whose server has /responses
 	// (OpenAI's does; many OpenAI-compatible servers do not: set
-	// translate for those). Default: native for openai channels,
-	// translate for anthropic, gemini and demo ones.
+	// translate for those). A native channel still translates what
+	// cannot go to its /responses as it is (the continuation of a
+	// response the gateway keeps). A model served both ways is served in
+	// its channels' order, failing over from one way to the other.
+	// Default: native for openai channels, translate for anthropic,
+	// gemini and demo ones.
 	Responses string `yaml:"responses"`
 
 	// Timeouts bound each upstream request.

@@ -211,3 +211,29 @@ func TestAllModels(t *testing.T) {
 		t.Errorf("models: %v", m)
 	}
 }
+
+// TestPlaygroundResponses: the playground may create a response through
+// the Responses API as the key, streamed or not, but not reach the calls
+// on a stored response or its token count.
+func TestPlaygroundResponses(t *testing.T) {
+	e := newEnv(t)
+	u := e.user("alice")
+	id, _ := u.createKey("play")
+	base := "/console/api/playground/" + strconv.FormatInt(id, 10)
+	body := `{"model":"demo","stream":true,"input":"hi"}`
+	if r := u.do("POST", base+"/v1/responses", body); r.status != 200 {
+		t.Fatalf("playground to /v1/responses: %d %s", r.status, r.body)
+	}
+	calls := e.gw.servedCalls()
+	if len(calls) != 1 || calls[0].keyID != id || calls[0].uri != "/v1/responses" || calls[0].body != body {
+		t.Fatalf("gateway saw %+v", calls)
+	}
+	for _, path := range []string{"/v1/responses/resp_1", "/v1/responses/resp_1/cancel", "/v1/responses/input_tokens", "/v1/responses/"} {
+		if r := u.do("POST", base+path, body); r.status != 404 {
+			t.Errorf("playground to %s: %d %s, want 404", path, r.status, r.body)
+		}
+	}
+	if n := len(e.gw.servedCalls()); n != 1 {
+		t.Errorf("%d calls reached the gateway, want 1", n)
+	}
+}

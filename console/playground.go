@@ -9,9 +9,11 @@ import (
 )
 
 // playgroundPaths are the gateway routes the playground may call: the
-// three styles' generation endpoints, and OpenAI's embeddings, image
-// generation and speech. One ending in / is a prefix.
-var playgroundPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1beta/models/",
+// three styles' generation endpoints, OpenAI's Responses API (a creation
+// only: the calls on a stored response are the key owner's business, not a
+// try-out's), and OpenAI's embeddings, image generation and speech. One
+// ending in / is a prefix.
+var playgroundPaths = []string{"/v1/chat/completions", "/v1/responses", "/v1/messages", "/v1beta/models/",
 	"/v1/embeddings", "/v1/images/generations", "/v1/audio/speech"}
 
 // attemptsHeader carries a playground request's upstream attempts back to

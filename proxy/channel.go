@@ -37,6 +37,11 @@ type channel struct {
 	// style's API has it, and its configured endpoints, if any, name its
 	// family.
 	ops uint32
+	// translates: the channel serves the Responses API through its chat
+	// API (its endpoints, if any, name the responses family, whether or
+	// not they name chat); a native one does too, for what cannot go to
+	// its /responses as it is (translatesResponses).
+	translates bool
 	// auth holds the credential header's value for each of the
 	// channel's keys, used in turn.
 	auth    [][]byte
@@ -79,6 +84,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 			ch.ops |= 1 << op
 		}
 	}
+	ch.translates = codec.Serves(ch.style, codec.OpGenerate) && (len(c.Endpoints) == 0 || slices.Contains(c.Endpoints, respFamily))
 	var dial func() (net.Conn, error)
 	if c.Type == "demo" {
 		ch.demo = newDemoUpstream(c.Pace)
@@ -143,11 +149,18 @@ func (ch *channel) close() {
 }
 
 // appendURI appends the URL of op for model on the channel; ok is false
-// when the channel's style has no such operation.
+// when the channel does not serve op (its style has no such operation, or
+// its endpoints leave its family out).
 func (ch *channel) appendURI(dst []byte, op codec.Op, model string, stream bool) (_ []byte, ok bool) {
 	if !ch.serves(op) {
 		return dst, false
 	}
+	return ch.appendPath(dst, op, model, stream)
+}
+
+// appendPath appends the URL of op for model in the channel's API,
+// whether or not its endpoints let clients reach op there.
+func (ch *channel) appendPath(dst []byte, op codec.Op, model string, stream bool) (_ []byte, ok bool) {
 	return ch.style.http.Path(append(dst, ch.base...), op, model, stream)
 }
 

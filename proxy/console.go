@@ -238,7 +238,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, outcome, error) {
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
-	uri, _ := ch.appendURI(nil, op, model, false)
+	uri, _ := ch.appendPath(nil, op, model, false) // a channel that serves only translated Responses is probed by chat
 	req.SetRequestURIBytes(uri)
 	ch.setHeaders(req, 0)
 	req.Header.SetContentTypeBytes(strJSON)

@@ -65,7 +65,11 @@ type exchange struct {
 	includeUsage bool          // the client asked for usage in the stream
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
-	uri          []byte        // the upstream URL of the attempt
+	// ways, for a Responses creation, are the operations it may take on
+	// a channel, natively or translated (takeWay); nil for any other
+	// request.
+	ways *respWays
+	uri  []byte // the upstream URL of the attempt
 	// target, when set, is what the upstream path names in place of the
 	// model (a response's id); query is the upstream URL's query, if any.
 	target string

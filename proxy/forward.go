@@ -36,7 +36,16 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 	served := false              // a candidate serves the operation
 	trace := x.trace             // kept: an answered attempt may finish x
 	for _, c := range cands {
-		uri, ok := c.ch.appendURI(x.uri[:0], x.op.op, cmp.Or(x.target, c.model), x.stream)
+		if x.ways != nil {
+			ok, e := x.takeWay(c.ch, body)
+			if e != nil { // the request cannot go this way; another channel's may
+				served, last = true, cmp.Or(last, e) // an upstream's failure tells more
+			}
+			if !ok {
+				continue
+			}
+		}
+		uri, ok := x.appendURI(c)
 		if !ok {
 			continue
 		}
@@ -112,8 +121,12 @@ func shortestWait(a, b time.Duration) time.Duration {
 // operation's endpoint family (its type has no such API, or its
 // configuration leaves it out).
 func errNotServed(x *exchange) *codec.Error {
+	family := x.op.op.Endpoint()
+	if x.ways != nil {
+		family = respFamily // whichever way it would have gone
+	}
 	return errorf(503, codec.KindUnavailable, "endpoint_not_served",
-		"No channel of the model '%s' serves %s.", x.model, x.op.op.Endpoint())
+		"No channel of the model '%s' serves %s.", x.model, family)
 }
 
 // attempt sends the request to one channel. It returns nil when a response

@@ -45,8 +45,9 @@ var respFamily = codec.OpResponses.Endpoint()
 // responsesCreate serves POST /v1/responses. The body is checked and read
 // for what routing needs (openai.ResponsesRequest). A previous_response_id
 // made natively goes to the channel and key that made it; one the gateway
-// keeps, a body holding signatures the gateway tagged, or a model none of
-// whose channels serves the API natively, is translated.
+// keeps, or a body holding signatures the gateway tagged, is translated;
+// any other request goes to the model's channels in their order, each
+// the way it serves the API (respWays).
 func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 	x, req, body := g.openResponses(ctx, opResponses, "responses")
 	if x == nil {
@@ -61,29 +62,20 @@ func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	rt := g.table.Load().routes[string(req.Model)]
 	switch {
 	case prev != nil && prev.Native:
 		g.servePinned(ctx, x, body, req.Model, prev)
 	case prev != nil: // one the gateway keeps: its items come before the input
 		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
-	case req.Tagged || rt != nil && !rt.serves(codec.OpResponses):
+	case req.Tagged:
 		g.serveResponsesTranslated(ctx, x, body)
 	case !req.Store:
+		x.ways = waysEitherUnstored
 		g.serve(ctx, x, opResponsesUnstored, body, req.Model)
 	default:
+		x.ways = waysEither
 		g.serve(ctx, x, opResponses, body, req.Model)
 	}
-}
-
-// serves reports whether a channel of the route serves op.
-func (r *route) serves(op codec.Op) bool {
-	for _, ch := range r.channels {
-		if ch.serves(op) {
-			return true
-		}
-	}
-	return false
 }
 
 // previousResponse finds the response a request continues: one the key

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"cmp"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -14,8 +16,60 @@ import (
 // its typed events.
 
 // opResponsesTranslated is a Responses request on the translated path: the
-// upstream generates, as for chat.
+// upstream generates, as for chat, on the channels that translate the
+// Responses API (channel.translates), whether or not they serve chat
+// clients.
 var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", metered: true}
+
+// respWays are the operations a Responses creation may take on a channel:
+// native, relayed to the channel's own /responses (a channel with
+// responses: native); translated, through the canonical model to its chat
+// API (any other channel whose endpoints have the responses family). A
+// nil one is a way the request cannot take. A model served both ways is
+// served in its channels' order, and fails over from one way to the other.
+type respWays struct{ native, translated *operation }
+
+var (
+	// waysEither: a new response, kept upstream or by the gateway.
+	waysEither = &respWays{opResponses, opResponsesTranslated}
+	// waysEitherUnstored: a new response with store: false.
+	waysEitherUnstored = &respWays{opResponsesUnstored, opResponsesTranslated}
+	// waysTranslated: a request that continues a conversation the
+	// gateway keeps, or holds signatures it tagged.
+	waysTranslated = &respWays{translated: opResponsesTranslated}
+)
+
+// takeWay readies x to be served by channel ch the way ch serves it
+// (x.ways): ok is false when ch serves it neither way, or when the
+// request cannot be translated (e says why: a built-in tool, say).
+func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
+	switch w := x.ways; {
+	case w.native != nil && ch.serves(codec.OpResponses):
+		x.op, x.style, x.includeUsage = w.native, styleOpenAI, false
+	case w.translated != nil && ch.translates:
+		if !x.canonReady {
+			if e := responses.DecodeRequest(body, &x.canon); e != nil {
+				return false, e
+			}
+			x.canonReady = true
+		}
+		x.op, x.style, x.includeUsage = w.translated, styleResponses, true
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// appendURI appends the upstream URL of x's attempt on c; ok is false when
+// c's channel does not serve x's operation. A translated Responses
+// creation goes to the channel's chat API, which takeWay allowed already.
+func (x *exchange) appendURI(c candidate) (_ []byte, ok bool) {
+	model := cmp.Or(x.target, c.model)
+	if x.op == opResponsesTranslated {
+		return c.ch.appendPath(x.uri[:0], x.op.op, model, x.stream)
+	}
+	return c.ch.appendURI(x.uri[:0], x.op.op, model, x.stream)
+}
 
 // serveResponsesTranslated serves a Responses request through the
 // canonical model, whatever the client's exchange was opened as. stored
@@ -25,7 +79,7 @@ var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", 
 // exchange's request id (streamInfo); when the request lets it be stored,
 // the gateway's keep hook gets it once answered (keepTranslated).
 func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange, body []byte, stored ...[]byte) {
-	x.style = styleResponses
+	x.style, x.ways = styleResponses, waysTranslated
 	if x.inbound != nil { // decoded whole below: the reader's hold is not needed
 		x.inbound.Release()
 		x.inbound = nil

@@ -429,3 +429,52 @@ func TestResponsesTranslatedStreamFailure(t *testing.T) {
 	}
 	waitFor(t, "the kept response", func() bool { return status.Load() == "failed" })
 }
+
+// TestResponsesTranslatedIncomplete: an answer cut by the output limit is
+// an incomplete response whose cut item is incomplete too, whole and
+// streamed (in its output_item.done and in response.incomplete), as
+// OpenAI marks them; and so are the response the gateway keeps and its
+// item.
+func TestResponsesTranslatedIncomplete(t *testing.T) {
+	up := fixtureUpstream(t, styleFixtures{text: codecInput(t, "anthropic/response_max_tokens.json"),
+		textStream: wire(t, "anthropic/messages_stream_max_tokens.sse")}, streamField)
+	tg := startGateway(t, "  - {name: an, type: anthropic, base_url: \""+up.srv.URL+"\", api_keys: ["+upstreamKey+"], models: [claude-x]}\n")
+	client := responsesClient(tg)
+	ctx := context.Background()
+	params := responses.ResponseNewParams{Model: "claude-x", MaxOutputTokens: openai.Int(16),
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Tell me about Tokyo.")}}
+	whole, err := client.Responses.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := client.Responses.NewStreaming(ctx, params)
+	var done []string
+	var last responses.ResponseStreamEventUnion
+	for s.Next() {
+		if last = s.Current(); last.Type == "response.output_item.done" {
+			done = append(done, last.Item.Status)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if last.Type != "response.incomplete" || len(done) != 1 || done[0] != "incomplete" {
+		t.Errorf("stream: output_item.done statuses %v, last event %s", done, last.RawJSON())
+	}
+	kept, err := client.Responses.Get(ctx, whole.ID, responses.ResponseGetParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*responses.Response{whole, &last.Response, kept} {
+		if r.Status != "incomplete" || len(r.Output) != 1 || r.Output[0].Type != "message" || r.Output[0].Status != "incomplete" {
+			t.Errorf("response %s", r.RawJSON())
+		}
+	}
+	// The store keeps a status, not its reason: a GET of a kept response
+	// says incomplete without incomplete_details.
+	for _, r := range []*responses.Response{whole, &last.Response} {
+		if r.IncompleteDetails.Reason != "max_output_tokens" {
+			t.Errorf("incomplete_details %s", r.IncompleteDetails.RawJSON())
+		}
+	}
+}

@@ -261,6 +261,27 @@ func TestAppendRequestVersion2026(t *testing.T) {
 	}
 }
 
+// TestAppendRequestForeignSignedID: a Gemini call whose signature rides in
+// its id (a conversation moved from a Gemini channel) reaches Anthropic
+// with its bare id, in its tool_use and its tool_result alike: the
+// signature is Gemini's alone.
+func TestAppendRequestForeignSignedID(t *testing.T) {
+	id := codec.EncodeSignedID("gcall_r1_0", "CikBnKamKgWmIGus")
+	r := codec.Request{Model: "m", MaxTokens: 100, Messages: []codec.Message{
+		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartText, Text: "hi"}}},
+		{Role: codec.RoleAssistant, Parts: []codec.Part{{Kind: codec.PartToolCall, ID: id, Name: "f", Arguments: "{}"}}},
+		{Role: codec.RoleUser, Parts: []codec.Part{{Kind: codec.PartToolResult, ID: id, Name: "f",
+			Content: []codec.Part{{Kind: codec.PartText, Text: "4"}}}}}}}
+	out, _, err := anthropic.AppendRequestOptions(nil, &r, anthropic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte("CikBnKam")) || !bytes.Contains(out, []byte(`"id":"gcall_r1_0"`)) ||
+		!bytes.Contains(out, []byte(`"tool_use_id":"gcall_r1_0"`)) {
+		t.Errorf("request %s", out)
+	}
+}
+
 // TestRequestReuse: a canonical request decoded into again holds nothing of
 // the previous one (the decoder reuses slices and pooled wire structs).
 func TestRequestReuse(t *testing.T) {

@@ -17,8 +17,11 @@ func isAlnum(c byte) bool {
 // appendUpstreamID appends id as a JSON string that Anthropic accepts as a
 // tool_use id (^[a-zA-Z0-9_-]+$): other characters become '_' (some
 // OpenAI-compatible servers use ids such as "functions.get_weather:0"). The
-// mapping is deterministic, so a call and its result still match.
+// mapping is deterministic, so a call and its result still match. A
+// Gemini signature riding in the id (codec.EncodeSignedID) is left out:
+// it is Gemini's alone, and a call and its result lose the same bytes.
 func appendUpstreamID(dst []byte, id string) []byte {
+	id, _ = codec.DecodeSignedID(id)
 	dst = append(dst, '"')
 	for i := range len(id) {
 		c := id[i]

@@ -26,14 +26,15 @@ const redactedPrefix = "rosetta.redacted:"
 // is info.ID (r.ID when empty; given the prefix resp_ when it lacks it),
 // created_at info.Created, the model info.Model (r.Model when empty); the
 // settings echoed are info.Request's. The status is completed, or
-// incomplete with its reason when the output was cut short. Parts with
-// no place in Responses output (images, documents) are left out.
+// incomplete with its reason when the output was cut short, and then so
+// is its last item, the one cut (itemStatus). Parts with no place in
+// Responses output (images, documents) are left out.
 func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
 	var o object
 	o.init(&info, r.ID, r.Model)
 	status, reason := statusOf(r.Stop)
 	dst = o.appendHead(dst, status, reason, nil)
-	dst = appendOutput(dst, r.Parts, o.items, info.Origin)
+	dst = appendOutput(dst, r.Parts, o.items, info.Origin, status)
 	return o.appendTail(dst, &r.Usage)
 }
 
@@ -41,7 +42,7 @@ func AppendResponse(dst []byte, r *codec.Response, info codec.StreamInfo) []byte
 // of its Response object), for a response whose id is id and whose
 // upstream is of style origin.
 func AppendOutput(dst []byte, r *codec.Response, id, origin string) []byte {
-	return appendOutput(dst, r.Parts, strings.TrimPrefix(id, IDPrefix), origin)
+	return appendOutput(dst, r.Parts, strings.TrimPrefix(id, IDPrefix), origin, Status(r.Stop))
 }
 
 // Status is the status of a response that ended for reason stop:
@@ -272,8 +273,13 @@ func AppendUsage(dst []byte, u *codec.Usage) []byte {
 	return append(dst, '}')
 }
 
-// appendOutput appends the parts that are output items as a JSON array.
-func appendOutput(dst []byte, parts []codec.Part, items, origin string) []byte {
+// appendOutput appends the parts that are output items as a JSON array,
+// the items of a response whose status is status.
+func appendOutput(dst []byte, parts []codec.Part, items, origin, status string) []byte {
+	last := len(parts) - 1
+	for last >= 0 && !isItem(parts[last].Kind) {
+		last--
+	}
 	dst = append(dst, '[')
 	n := 0
 	for i := range parts {
@@ -284,10 +290,21 @@ func appendOutput(dst []byte, parts []codec.Part, items, origin string) []byte {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendItem(dst, p, items, n, origin)
+		dst = appendItem(dst, p, items, n, origin, itemStatus(status, i == last))
 		n++
 	}
 	return append(dst, ']')
+}
+
+// itemStatus is the status of an output item of a response whose status
+// is status: the last item of an incomplete response is the one the limit
+// (or the filter) cut, incomplete as OpenAI marks it; every other item
+// was finished.
+func itemStatus(status string, last bool) string {
+	if last && status == "incomplete" {
+		return status
+	}
+	return "completed"
 }
 
 // isItem reports whether a part of the kind is an output item.
@@ -295,15 +312,16 @@ func isItem(k codec.PartKind) bool {
 	return k == codec.PartText || k == codec.PartThinking || k == codec.PartRedactedThinking || k == codec.PartToolCall
 }
 
-// appendItem appends p as a completed output item, the n-th.
-func appendItem(dst []byte, p *codec.Part, items string, n int, origin string) []byte {
+// appendItem appends p as the n-th output item, whole, with status
+// (completed or incomplete) where its type has one.
+func appendItem(dst []byte, p *codec.Part, items string, n int, origin, status string) []byte {
 	switch p.Kind {
 	case codec.PartText:
-		dst = appendMessageOpen(dst, items, n, "completed")
+		dst = appendMessageOpen(dst, items, n, status)
 		dst = appendTextPart(dst, p.Text)
 		return append(dst, "]}"...)
 	case codec.PartToolCall:
-		return appendCall(dst, items, n, "completed", p.ID, p.Name, arguments(p.Arguments))
+		return appendCall(dst, items, n, status, p.ID, p.Name, arguments(p.Arguments))
 	}
 	dst = appendReasoningOpen(dst, items, n)
 	if p.Text != "" {

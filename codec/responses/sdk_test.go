@@ -65,6 +65,9 @@ func checkResponse(t *testing.T, r *responses.Response) {
 		if !strings.HasSuffix(it.ID, "_"+strconv.Itoa(i)) {
 			t.Errorf("item %d has id %q", i, it.ID)
 		}
+		if want := wantItemStatus(r, i); it.Type != "reasoning" && it.Status != want {
+			t.Errorf("item %d (%s) of a response %s is %q, want %q", i, it.Type, r.Status, it.Status, want)
+		}
 		switch it.Type {
 		case "message":
 			m := it.AsMessage()
@@ -79,7 +82,7 @@ func checkResponse(t *testing.T, r *responses.Response) {
 		case "function_call":
 			c := it.AsFunctionCall()
 			noExtra(t, "function call", c.JSON.ExtraFields)
-			if c.CallID == "" || c.Name == "" || !json.Valid([]byte(c.Arguments)) {
+			if c.CallID == "" || c.Name == "" || c.Status != "incomplete" && !json.Valid([]byte(c.Arguments)) {
 				t.Errorf("function call %+v", c)
 			}
 		case "reasoning":
@@ -92,6 +95,15 @@ func checkResponse(t *testing.T, r *responses.Response) {
 			t.Errorf("item type %q", it.Type)
 		}
 	}
+}
+
+// wantItemStatus is the status OpenAI gives the i-th output item of r:
+// the last one of an incomplete response was cut, and is incomplete too.
+func wantItemStatus(r *responses.Response, i int) string {
+	if r.Status == "incomplete" && i == len(r.Output)-1 {
+		return "incomplete"
+	}
+	return "completed"
 }
 
 func noExtra(t *testing.T, what string, extra map[string]respjson.Field) {
@@ -117,6 +129,7 @@ func checkStream(t *testing.T, b []byte) *responses.Response {
 	t.Helper()
 	var acc responses.ResponseAccumulator
 	var last responses.ResponseStreamEventUnion
+	var done []string // the status of each item in its output_item.done
 	seq, failed := int64(0), false
 	for len(b) > 0 {
 		n := sse.Next(b)
@@ -139,6 +152,9 @@ func checkStream(t *testing.T, b []byte) *responses.Response {
 		}
 		seq++
 		last = e
+		if e.Type == "response.output_item.done" {
+			done = append(done, e.Item.Status)
+		}
 		if e.Type == "error" {
 			failed = true // the accumulator reports it as its error: it is done
 			continue
@@ -171,6 +187,11 @@ func checkStream(t *testing.T, b []byte) *responses.Response {
 	}
 	if len(rebuilt.Output) != len(r.Output) {
 		t.Fatalf("the accumulator has %d items, the last event %d", len(rebuilt.Output), len(r.Output))
+	}
+	for i, status := range done {
+		if status != r.Output[i].Status {
+			t.Errorf("item %d is %q in its output_item.done, %q in %s", i, status, r.Output[i].Status, last.Type)
+		}
 	}
 	snap := acc.Snapshot()
 	for i, it := range snap.Output {

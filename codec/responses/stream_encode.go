@@ -24,6 +24,12 @@ import (
 //	  response.output_item.done                  the item, whole
 //	response.completed or response.incomplete    the Response, whole, with usage
 //
+// The events that close an item wait for the next block, the stop reason
+// or the end, whichever comes first (an upstream such as Anthropic ends
+// its last block before it says why it stopped): the last item of an
+// incomplete response is itself incomplete (itemStatus), in its
+// output_item.done as in the final Response.
+//
 // A failure (codec.EventError) is an "error" event, then response.failed
 // with the output so far. The encoder keeps the output (its text in one
 // buffer) to write it whole at the end; Response gives it to the proxy.
@@ -39,8 +45,11 @@ type StreamEncoder struct {
 	// items are the output items so far, open the index of the one under
 	// way (-1 when none); text holds their text and arguments, meta their
 	// ids, names, signatures and data, sig the open block's signature.
+	// closing: the open item's block ended, its closing events wait for
+	// what says whether it is the last.
 	items    []item
 	open     int
+	closing  bool
 	text     []byte
 	meta     []byte
 	sig      []byte
@@ -91,12 +100,18 @@ func (e *StreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	case codec.EventDelta:
 		dst = e.delta(dst, ev)
 	case codec.EventBlockStop:
-		dst = e.blockStop(dst)
+		e.closing = e.open >= 0
 	case codec.EventFinish:
 		e.stop = ev.Stop
+		if e.closing {
+			dst = e.blockStop(dst, true)
+		}
 	case codec.EventUsage:
 		e.usage, e.hasUsage = ev.Usage, true
 	case codec.EventError:
+		if e.closing {
+			dst = e.blockStop(dst, false)
+		}
 		dst = e.fail(dst, ev.Err)
 	}
 	return dst
@@ -112,7 +127,7 @@ func (e *StreamEncoder) End(dst []byte) []byte {
 		dst = e.begin(dst, "")
 	}
 	if e.open >= 0 {
-		dst = e.blockStop(dst)
+		dst = e.blockStop(dst, true)
 	}
 	e.ended = true
 	status, reason := statusOf(e.stop)
@@ -166,7 +181,7 @@ func (e *StreamEncoder) begin(dst []byte, model string) []byte {
 func (e *StreamEncoder) appendObject(dst []byte, status, reason string, failure *codec.Error) []byte {
 	dst = e.obj.appendHead(dst, status, reason, failure)
 	r := e.Response()
-	dst = appendOutput(dst, r.Parts, e.obj.items, e.origin)
+	dst = appendOutput(dst, r.Parts, e.obj.items, e.origin, status)
 	if !e.hasUsage {
 		return e.obj.appendTail(dst, nil)
 	}
@@ -204,7 +219,7 @@ func (e *StreamEncoder) appendItemEvent(dst []byte, typ string) []byte {
 
 func (e *StreamEncoder) blockStart(dst []byte, ev *codec.Event) []byte {
 	if e.open >= 0 {
-		dst = e.blockStop(dst)
+		dst = e.blockStop(dst, false)
 	}
 	kind := ev.Block
 	if !isItem(kind) {
@@ -254,7 +269,7 @@ func (e *StreamEncoder) keep(s string) span {
 }
 
 func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
-	if e.open < 0 {
+	if e.open < 0 || e.closing {
 		dst = e.blockStart(dst, &codec.Event{Kind: codec.EventBlockStart, Block: ev.Block, Index: ev.Index})
 	}
 	it := &e.items[e.open]
@@ -303,8 +318,9 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 }
 
 // blockStop appends the events that close the open item, and the item
-// whole.
-func (e *StreamEncoder) blockStop(dst []byte) []byte {
+// whole; last: no item follows it, so an incomplete response's stop
+// reason makes it incomplete.
+func (e *StreamEncoder) blockStop(dst []byte, last bool) []byte {
 	if e.open < 0 {
 		return dst
 	}
@@ -332,9 +348,9 @@ func (e *StreamEncoder) blockStop(dst []byte) []byte {
 	dst = strconv.AppendInt(dst, int64(e.open), 10)
 	dst = append(dst, `,"item":`...)
 	p := e.Response().Parts[e.open]
-	dst = appendItem(dst, &p, e.obj.items, e.open, e.origin)
+	dst = appendItem(dst, &p, e.obj.items, e.open, e.origin, itemStatus(Status(e.stop), last))
 	dst = append(dst, ',')
-	e.open = -1
+	e.open, e.closing = -1, false
 	return e.closeEvent(dst)
 }
 
@@ -362,7 +378,7 @@ func (e *StreamEncoder) fail(dst []byte, err *codec.Error) []byte {
 	if err != nil {
 		e.failure = *err
 	}
-	e.ended, e.open = true, -1
+	e.ended, e.open, e.closing = true, -1, false
 	dst = e.appendEvent(dst, "error")
 	dst = append(dst, `"code":`...)
 	dst = rawjson.AppendString(dst, failureCode(&e.failure))
