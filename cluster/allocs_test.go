@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 func TestAdmitWithFleetDoesNotAllocate(t *testing.T) {

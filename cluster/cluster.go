@@ -25,7 +25,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 )
 
 // Defaults of Options.

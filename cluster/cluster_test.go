@@ -11,8 +11,8 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 var testKey = []byte("0123456789abcdef0123456789abcdef")

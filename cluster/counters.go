@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 )
 
 // The counters of the other nodes. Each source (one run of a node: a

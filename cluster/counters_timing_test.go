@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 )
 
 // newBenchNode is a node that counts, not started: admission reads its

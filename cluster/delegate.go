@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 )
 
 // delegate is the node as memberlist's Delegate: the messages it receives

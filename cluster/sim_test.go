@@ -16,7 +16,7 @@ import (
 
 	"github.com/hashicorp/memberlist"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 )
 
 // TestSim runs fleets of 10 and 50 nodes in one process over an in-memory

@@ -12,8 +12,8 @@ import (
 
 	"github.com/dgraph-io/ristretto/v2"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/config"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // Key is a gateway key as the request path sees it. The secret itself is

@@ -14,9 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/config"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // channel is one upstream provider endpoint with its connection pool, its

@@ -7,8 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // exchange is one client request on its way through the gateway: what the

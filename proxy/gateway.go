@@ -19,8 +19,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/cluster"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/config"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 

@@ -5,8 +5,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // Limit scopes, as rosetta_rate_limited_total names them.

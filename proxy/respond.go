@@ -6,8 +6,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // errUnreadable is the client's error for an upstream answer that is not

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 )
 
 // An exchange's reservations are settled on each limit it was counted

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/config"
-	"github.com/rosetta-gateway/rosetta/proxy/ratelimit"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
