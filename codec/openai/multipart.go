@@ -215,8 +215,11 @@ func readPartHeader(h []byte) (p formPart, ok bool) {
 			p.encoded = true
 		}
 	}
-	if d, params, err := mime.ParseMediaType(disposition); err == nil && d == "form-data" {
-		p.name, p.file = params["name"], params["filename"] != "" // as mime/multipart's Part.FileName
+	if d, params, err := mime.ParseMediaType(disposition); err == nil {
+		p.file = params["filename"] != "" // as mime/multipart's Part.FileName, whatever the disposition
+		if d == "form-data" {
+			p.name = params["name"] // as Part.FormName
+		}
 	}
 	return p, true
 }
