@@ -14,7 +14,7 @@ package rawjson
 // Keys are compared as they are spelled, escapes not decoded. It never
 // allocates but for the error it reports.
 func Members(b []byte) MemberReader {
-	m := MemberReader{b: b, i: SkipSpace(b, 0)}
+	m := MemberReader{b: b, i: SkipSpace(b, 0), open: true}
 	if m.i >= len(b) || b[m.i] != '{' {
 		m.fail()
 	}
@@ -29,6 +29,7 @@ type MemberReader struct {
 	vs, ve int // the current value
 	end    int // just past the object, or where it broke
 	err    bool
+	open   bool // m.i is at the object's '{': no member read yet
 }
 
 // Next moves to the next member and reports whether there is one.
@@ -41,15 +42,16 @@ func (m *MemberReader) Next() bool {
 		return m.fail()
 	}
 	switch d := b[m.i]; {
-	case d == '}':
+	case d == '}' && !m.open:
 		return m.done(m.i + 1)
-	case d != '{' && d != ',':
-		return m.fail()
+	case d != '{' && d != ',', (d == '{') != m.open:
+		return m.fail() // a '{' only opens the object, a ',' only follows a member
 	}
 	i := SkipSpace(b, m.i+1)
-	if b[m.i] == '{' && i < len(b) && b[i] == '}' {
+	if m.open && i < len(b) && b[i] == '}' {
 		return m.done(i + 1)
 	}
+	m.open = false
 	if i >= len(b) || b[i] != '"' {
 		return m.fail()
 	}
