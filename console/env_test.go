@@ -99,6 +99,11 @@ func (g *fakeGateway) ChannelTypes() []string {
 	return append(dialects.Names(), "demo")
 }
 
+// usageEndpoints are the fake gateway's endpoints, a few of the real ones.
+var usageEndpoints = []string{"chat", "embeddings", "audio.speech"}
+
+func (g *fakeGateway) UsageEndpoints() []string { return slices.Clone(usageEndpoints) }
+
 func (g *fakeGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
 	if name == "broken" {
 		return 0, errors.New("upstream said 500")

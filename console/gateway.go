@@ -30,6 +30,9 @@ type Gateway interface {
 	// ChannelTypes lists the types a channel may have (the styles the
 	// gateway speaks, and demo), in the order to offer them.
 	ChannelTypes() []string
+	// UsageEndpoints lists the endpoints usage rows name (chat,
+	// embeddings, images.generations, …), in the order to offer them.
+	UsageEndpoints() []string
 	// TestChannel sends a tiny request through the named channel and
 	// reports how long the reply took, or why it failed, in words. The
 	// test counts as one of the channel's requests.

@@ -180,6 +180,12 @@ func (c *Console) usageRows(cl *call) error {
 	return cl.reply(map[string]any{"rows": views})
 }
 
+// usageEndpoints lists the endpoints the usage pages filter by, as the
+// gateway names them in its rows: the page keeps no list of its own.
+func (c *Console) usageEndpoints(cl *call) error {
+	return cl.reply(map[string]any{"endpoints": c.gw.UsageEndpoints()})
+}
+
 // bucketWidths are the widths usageBuckets picks from when none is asked
 // for: the narrowest that cuts the range into at most 60 buckets.
 var bucketWidths = []time.Duration{

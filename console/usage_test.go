@@ -198,3 +198,16 @@ func TestPickWidth(t *testing.T) {
 	f(30*24*time.Hour, 24*time.Hour)
 	f(365*24*time.Hour, 24*time.Hour)
 }
+
+// TestUsageEndpointsList: the page's endpoint filter comes from the
+// gateway, for any signed-in user, and from nowhere else.
+func TestUsageEndpointsList(t *testing.T) {
+	e := newEnv(t)
+	got := e.user("carol").must("GET", "/console/api/usage/endpoints", nil)["endpoints"]
+	if fmt.Sprint(got) != fmt.Sprint(usageEndpoints) {
+		t.Errorf("endpoints %v, want the gateway's %v", got, usageEndpoints)
+	}
+	if r := e.browser("127.0.0.1").do("GET", "/console/api/usage/endpoints", nil); r.status != 401 {
+		t.Errorf("signed out: %d", r.status)
+	}
+}

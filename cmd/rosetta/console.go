@@ -90,6 +90,9 @@ func (c *consoleGateway) Fleet() []console.FleetNode {
 // not need the gateway, so it answers even before g is set.
 func (c *consoleGateway) ChannelTypes() []string { return proxy.ChannelTypes() }
 
+// UsageEndpoints, like ChannelTypes, needs no gateway.
+func (c *consoleGateway) UsageEndpoints() []string { return proxy.UsageEndpoints() }
+
 func channelStatuses(in []proxy.ChannelStatus) []console.ChannelStatus {
 	out := make([]console.ChannelStatus, len(in))
 	for i, s := range in {

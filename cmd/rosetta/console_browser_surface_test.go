@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"google.golang.org/genai"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 // What the console's pages tell a user beyond the happy path (issue 15):
@@ -364,6 +367,12 @@ func endpointBreakdown(b *tab) {
 	}
 	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "key")
 
+	// The log's endpoint filter offers what the gateway records, from the
+	// gateway: the page has no list of its own.
+	offered := evalJS[[]string](b, `[...document.querySelectorAll('form[aria-label="Request log filters"] select[name=endpoint] option')].map(o => o.value).filter(v => v)`)
+	if !slices.Equal(offered, proxy.UsageEndpoints()) {
+		b.t.Errorf("the log's endpoint filter offers %q, the gateway records %q", offered, proxy.UsageEndpoints())
+	}
 	b.setSelect(`form[aria-label="Request log filters"] select[name=endpoint]`, "embeddings")
 	b.click(`form[aria-label="Request log filters"] button[type=submit]`)
 	b.waitJS("log of embeddings", `JSON.stringify(`+logEndpoints+`) === '["embeddings"]'`)

@@ -8,15 +8,14 @@ import { lineChart } from './chart.js';
 const RANGES = [['1h', 'Last hour', 3600e3], ['6h', 'Last 6 hours', 6 * 3600e3], ['24h', 'Last 24 hours', 86400e3],
   ['7d', 'Last 7 days', 7 * 86400e3], ['30d', 'Last 30 days', 30 * 86400e3]];
 const TOP = 8; // lines per chart; more would not be readable
-// ENDPOINTS are the APIs a usage row names, whatever the client's style
-// (chat is also Anthropic's messages and Gemini's generateContent). Rows
-// written before the gateway recorded it name none.
-const ENDPOINTS = ['chat', 'completions', 'responses', 'embeddings', 'rerank', 'images.generations', 'images.edits',
-  'images.variations', 'audio.speech', 'audio.transcriptions', 'audio.translations', 'realtime'];
+// The APIs a usage row names, whatever the client's style (chat is also
+// Anthropic's messages and Gemini's generateContent), come from the
+// gateway (usage/endpoints). Rows written before it recorded them name
+// none.
 const endpointName = (e) => e || 'not recorded';
 
 export async function usage(view, ctx) {
-  const { keys } = await api('GET', 'keys');
+  const [{ keys }, { endpoints }] = await Promise.all([api('GET', 'keys'), api('GET', 'usage/endpoints')]);
   const keyOptions = [['', 'All keys'], ...keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`])];
   const filters = h('form', { class: 'card inline', 'aria-label': 'Chart filters' },
     field({ name: 'range', label: 'Range', type: 'select', value: '24h', options: RANGES.map(([v, t]) => [v, t]) }),
@@ -24,9 +23,9 @@ export async function usage(view, ctx) {
     field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
     field({ name: 'model', label: 'Model', placeholder: 'any' }));
   const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
-  const log = new UsageLog(keyOptions);
+  const log = new UsageLog(keyOptions, endpoints);
   const breakdown = h('section', { 'aria-labelledby': 'by-endpoint', hidden: true });
-  const redraw = () => drawUsage(charts, breakdown, values(filters), log)
+  const redraw = () => drawUsage(charts, breakdown, values(filters), log, endpoints)
     .catch((e) => replace(charts, h('p', { class: 'err', role: 'alert' }, e.message)));
   filters.addEventListener('change', redraw);
   filters.addEventListener('submit', (ev) => { ev.preventDefault(); redraw(); });
@@ -47,13 +46,13 @@ function rangeQuery(v) {
 
 // drawUsage fetches the range's buckets, split by endpoint, once for both
 // the charts and the breakdown by endpoint.
-async function drawUsage(charts, breakdown, v, log) {
+async function drawUsage(charts, breakdown, v, log, endpoints) {
   const q = rangeQuery(v);
   q.set('group', 'endpoint');
   const data = await api('GET', `usage/buckets?${q}`);
   breakdown.hidden = !data.buckets.length;
   replace(breakdown, h('h2', { id: 'by-endpoint' }, 'By endpoint'),
-    endpointTable(data.buckets, RANGES.find((r) => r[0] === v.range)[1], (e) => log.show(e)));
+    endpointTable(data.buckets, RANGES.find((r) => r[0] === v.range)[1], endpoints, (e) => log.show(e)));
   drawCharts(charts, data, v);
 }
 
@@ -148,27 +147,27 @@ function fmtUnits(n, unit) {
 }
 
 // endpointTable is the breakdown by endpoint; show(endpoint) narrows the
-// request log to one.
-function endpointTable(buckets, rangeLabel, show) {
+// request log to one of the endpoints it filters by.
+function endpointTable(buckets, rangeLabel, endpoints, show) {
   const rows = byEndpoint(buckets);
   return table(`Requests by endpoint, ${rangeLabel.toLowerCase()}`,
     ['Endpoint', 'Requests', 'Errors', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
     rows.map((t) => [endpointName(t.endpoint), fmtNum(t.requests),
       t.errors ? badge(fmtNum(t.errors), 'bad') : '0', fmtNum(t.input), fmtNum(t.output),
       [...t.units].map(([u, n]) => fmtUnits(n, u)).join(', ') || '—',
-      ENDPOINTS.includes(t.endpoint)
+      endpoints.includes(t.endpoint)
         ? h('button', { type: 'button', 'aria-label': `Show the requests to ${t.endpoint} in the log`, onclick: () => show(t.endpoint) }, 'Show')
         : '—']));
 }
 
 // UsageLog is the raw log table, newest first, with filters and paging.
 class UsageLog {
-  constructor(keyOptions) {
+  constructor(keyOptions, endpoints) {
     this.rows = [];
     this.filters = h('form', { class: 'card inline', 'aria-label': 'Request log filters' },
       field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
       field({ name: 'model', label: 'Model', placeholder: 'any' }),
-      field({ name: 'endpoint', label: 'Endpoint', type: 'select', options: [['', 'any'], ...ENDPOINTS.map((e) => [e, e])] }),
+      field({ name: 'endpoint', label: 'Endpoint', type: 'select', options: [['', 'any'], ...endpoints.map((e) => [e, e])] }),
       field({ name: 'channel', label: 'Channel', placeholder: 'any' }),
       field({ name: 'status', label: 'Status', type: 'number', placeholder: 'any', min: 100 }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter')));
