@@ -29,8 +29,8 @@ type usageView struct {
 	Endpoint     string    `json:"endpoint"` // "" for rows from before it was recorded
 	Units        int64     `json:"units"`    // in unit: characters, seconds, search_units, images; 0 and "" when none
 	Unit         string    `json:"unit"`
-	// Attempts are the request's upstream attempts when it had a failed
-	// one and the gateway still holds them (see Gateway.Attempts).
+	// Attempts are the request's upstream attempts when one of them
+	// failed, kept with the row.
 	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
@@ -39,7 +39,7 @@ func viewUsage(u *store.Usage) usageView {
 		ID: u.ID, Time: u.Time, KeyID: u.KeyID, Key: u.KeyName, Model: u.Model, Channel: u.Channel,
 		Status: u.Status, Input: u.Input, Output: u.Output, Cached: u.Cached, Reasoning: u.Reasoning,
 		LatencyMS: ms(u.Latency), FirstTokenMS: ms(u.FirstToken), RequestID: u.RequestID, Style: u.ClientStyle,
-		Endpoint: u.Endpoint, Units: u.Units, Unit: u.Unit,
+		Endpoint: u.Endpoint, Units: u.Units, Unit: u.Unit, Attempts: viewAttempts(u.Attempts),
 	}
 }
 
@@ -172,9 +172,7 @@ func (c *Console) usageRows(cl *call) error {
 			return err
 		}
 		for i := range rows {
-			v := viewUsage(&rows[i])
-			v.Attempts = c.gw.Attempts(v.RequestID)
-			views = append(views, v)
+			views = append(views, viewUsage(&rows[i]))
 		}
 	}
 	return cl.reply(map[string]any{"rows": views})

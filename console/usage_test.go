@@ -26,7 +26,7 @@ func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey in
 		return store.Usage{Time: at, KeyID: key, KeyName: name, Model: model, Channel: "demo", Status: status,
 			Input: 10, Output: 20, Latency: latency, RequestID: "req-" + name + model, ClientStyle: "openai", Endpoint: "chat"}
 	}
-	embeddings := func(u store.Usage) store.Usage { u.Endpoint = "embeddings"; return u }
+	embeddings := func(u store.Usage) store.Usage { u.Endpoint, u.Attempts = "embeddings", failedOver; return u }
 	speech := func(u store.Usage) store.Usage {
 		u.Endpoint, u.Units, u.Unit = "audio.speech", 42, store.UnitCharacters
 		return u
@@ -88,14 +88,15 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 	if len(first) != 2 || len(rest) != 1 || rest[0]["id"].(float64) >= first[1]["id"].(float64) {
 		t.Errorf("paging: %v then %v", first, rest)
 	}
-	// A request the gateway still knows the attempts of shows them.
+	// A request that had a failed attempt shows its attempts, as the
+	// store keeps them with its row.
 	failed := rowsOf(t, alice, "status=502")[0]
-	want := `[map[channel:broken error:connection refused to 127.0.0.1:1 status:502] map[channel:demo status:200]]`
+	want := `[map[channel:broken duration_ms:3 error:connection refused to 127.0.0.1:1 status:502] map[channel:demo duration_ms:1.5 status:200]]`
 	if got := fmt.Sprint(failed["attempts"]); got != want {
 		t.Errorf("attempts of %v: %s, want %s", failed["request_id"], got, want)
 	}
 	if plain := rowsOf(t, alice, "model=demo")[0]; plain["attempts"] != nil {
-		t.Errorf("a request the gateway knows no attempts of has some: %v", plain)
+		t.Errorf("a request with no attempt kept has some: %v", plain)
 	}
 	r := first[0]
 	if r["latency_ms"].(float64) <= 0 || r["input_tokens"] != 10.0 || r["style"] != "openai" || r["channel"] != "demo" ||

@@ -64,6 +64,8 @@ var contractTests = []struct {
 	{"UsageSparseKey", testUsageSparseKey},
 	{"UsageMigration", testUsageMigration},
 	{"UsageEndpointMigration", testUsageEndpointMigration},
+	{"UsageAttempts", testUsageAttempts},
+	{"DeleteUsageAttempts", testDeleteUsageAttempts},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},

@@ -161,7 +161,30 @@ type Usage struct {
 	// known.
 	Units int64
 	Unit  string
+	// Attempts are the request's upstream attempts, in the order tried,
+	// when one of them failed; nil for the others (most requests), which
+	// then cost nothing more to write.
+	Attempts []Attempt
 }
+
+// Attempt is one upstream attempt of a request.
+type Attempt struct {
+	Channel string
+	// Status is what the attempt ended with as the client would see it:
+	// the upstream's status, or the gateway's 502/504 when none came.
+	Status int
+	// Error is why it failed, in words ("connection refused to
+	// 127.0.0.1:1", "HTTP 503: overloaded"); empty when it answered.
+	// The store keeps its first MaxAttemptError bytes.
+	Error string
+	// Duration is how long the attempt took: a failed one until it
+	// failed, the one that answered until the request ended.
+	Duration time.Duration
+}
+
+// MaxAttemptError bounds the error text kept of an attempt: an upstream's
+// message can be long, and a few hundred bytes say why it failed.
+const MaxAttemptError = 1024
 
 // The units of Usage.Unit.
 const (

@@ -227,13 +227,14 @@ func mediaTabs(b *tab) {
 }
 
 // failedRowDetail opens the request log's detail of the request to the
-// broken channel: its attempt, the cause, the request id.
+// broken channel: its attempt, the cause, how long it took, the request
+// id, all kept with the usage row in the store.
 func failedRowDetail(b *tab) {
 	b.t.Helper()
 	row := `[...document.querySelectorAll('section[aria-labelledby=raw-log] tbody tr')].find(r => r.textContent.includes('` + brokenModel + `'))`
 	b.do("open the detail", chromedp.Evaluate[chromedp.Void](row+`.querySelector('button[aria-expanded]').click()`))
 	detail := evalJS[string](b, row+`.nextElementSibling.hidden ? '' : `+row+`.nextElementSibling.textContent`)
-	for _, want := range []string{brokenChannel + " failed with 502: " + refusedCause, "Request id req_"} {
+	for _, want := range []string{brokenChannel + " failed with 502: " + refusedCause + " (after ", " ms)", "Request id req_"} {
 		if !strings.Contains(detail, want) {
 			b.t.Errorf("the failed request's detail %q does not say %q", detail, want)
 		}

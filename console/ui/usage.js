@@ -236,19 +236,19 @@ function detailsButton(r) {
 }
 
 // rowDetail tells what became of a request: its id, and each channel tried
-// with its outcome. The gateway holds the attempts of the requests that
-// had a failed one, in memory; of the others the row says it all.
+// with its outcome and how long it took. The rows of the requests that had
+// a failed attempt keep their attempts; of the others the row says it all.
 function rowDetail(r) {
   let attempts;
   if (r.attempts) {
     attempts = h('ol', { class: 'attempts' }, r.attempts.map((a) => h('li', {}, h('strong', {}, a.channel),
-      a.error ? ` failed with ${a.status}: ${a.error}` : ` answered (${a.status})`)));
+      a.error ? ` failed with ${a.status}: ${a.error} (after ${fmtMs(a.duration_ms)})` : ` answered (${a.status}) in ${fmtMs(a.duration_ms)}`)));
   } else if (!r.channel) {
     attempts = h('p', {}, 'No channel was tried: the gateway answered itself (the key, its limits or the model refused the request, or no channel was available).');
   } else if (r.status < 400) {
     attempts = h('p', {}, h('strong', {}, r.channel), ` answered at the first attempt (${r.status}).`);
   } else {
-    attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause is no longer held: the node that served the request keeps those of its last 1,000 failed requests, in memory.`);
+    attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause was not recorded: the request is older than the gateway's record of attempts.`);
   }
   return h('div', { class: 'row-detail' },
     h('p', { class: 'endpoint' }, 'Endpoint ', h('strong', {}, endpointName(r.endpoint)), `, called in the ${r.style} style`,
