@@ -212,3 +212,29 @@ func TestUsageEndpointsList(t *testing.T) {
 		t.Errorf("signed out: %d", r.status)
 	}
 }
+
+// TestUsageLatency: the median and p95 of each endpoint's requests over
+// the range, of the caller's own keys; a range with more requests than
+// may be ranked says so and ranks none.
+func TestUsageLatency(t *testing.T) {
+	e, alice, _, carol, _ := usageFixture(t)
+	got := alice.must("GET", "/console/api/usage/latency", nil)
+	want := `[map[endpoint:chat p50_ms:100 p95_ms:300 requests:2] map[endpoint:embeddings p50_ms:1000 p95_ms:1000 requests:1]]`
+	if fmt.Sprint(got["endpoints"]) != want || got["ranked"] != true {
+		t.Errorf("alice's latency: %v, want %s", got, want)
+	}
+	if got := e.admin().must("GET", "/console/api/usage/latency?endpoint=audio.speech", nil); fmt.Sprint(got["endpoints"]) != `[map[endpoint:audio.speech p50_ms:50 p95_ms:50 requests:1]]` {
+		t.Errorf("bob's speech, as an admin sees it: %v", got)
+	}
+	if got := carol.must("GET", "/console/api/usage/latency", nil); fmt.Sprint(got["endpoints"]) != "[]" {
+		t.Errorf("carol, with no key: %v", got)
+	}
+	defer func(n int) { maxLatencyRows = n }(maxLatencyRows)
+	maxLatencyRows = 2
+	if got := alice.must("GET", "/console/api/usage/latency", nil); got["ranked"] != false || fmt.Sprint(got["endpoints"]) != "[]" || got["max_rows"] != 2.0 {
+		t.Errorf("3 requests with a cap of 2: %v", got)
+	}
+	if r := alice.do("GET", "/console/api/usage/latency?from=yesterday", nil); r.status != 400 || r.errorField() != "from" {
+		t.Errorf("a bad from: %d %s", r.status, r.body)
+	}
+}

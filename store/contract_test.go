@@ -66,6 +66,7 @@ var contractTests = []struct {
 	{"UsageEndpointMigration", testUsageEndpointMigration},
 	{"UsageAttempts", testUsageAttempts},
 	{"DeleteUsageAttempts", testDeleteUsageAttempts},
+	{"UsageLatency", testUsageLatency},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},

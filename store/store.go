@@ -285,6 +285,10 @@ type Store interface {
 	// the Unix epoch), key and model, and endpoint with f.ByEndpoint;
 	// Limit and BeforeID do not apply.
 	UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error)
+	// UsageLatency ranks the filtered rows' latencies per endpoint (p50
+	// and p95, exact); with more than max rows it ranks none and returns
+	// ErrTooManyRows. Limit and BeforeID do not apply.
+	UsageLatency(ctx context.Context, f UsageFilter, max int) ([]EndpointLatency, error)
 	Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) // empty keyIDs: every key with usage
 	// DeleteUsageBefore deletes the rows older than t, in small
 	// transactions so writers are not held up, and returns how many.

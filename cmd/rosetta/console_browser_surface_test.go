@@ -319,6 +319,9 @@ func snippetsUncovered(b *tab, page string) {
 	}
 }
 
+// latencyCell is a latency as the page writes it (fmtMs).
+var latencyCell = regexp.MustCompile(`^[0-9][0-9.,]* m?s$`)
+
 // endpointRows are the breakdown's rows as {endpoint: [requests, errors,
 // other units]}.
 const endpointRows = `Object.fromEntries([...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>
@@ -356,6 +359,16 @@ func endpointBreakdown(b *tab) {
 		b.t.Errorf("the breakdown by endpoint: %v, want %v", got, want)
 	}
 	b.shot("usage-by-endpoint")
+	// Each endpoint's median and p95 latency, ranked from its requests.
+	lat := evalJS[[][]string](b, `[...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>
+		['Median', 'p95'].map(c => r.querySelector('td[data-label=' + c + ']').textContent))`)
+	for _, cells := range lat {
+		for _, c := range cells {
+			if !latencyCell.MatchString(c) {
+				b.t.Errorf("the breakdown's latency cells %q: want durations", lat)
+			}
+		}
+	}
 	if w := evalJS[[]int](b, `(s => [s.scrollWidth, s.clientWidth])(document.querySelector('section[aria-labelledby=raw-log] .scroll'))`); w[0] > w[1] {
 		b.t.Errorf("the request log is %d px wide in a box of %d: it scrolls sideways at 1280 px", w[0], w[1])
 	}

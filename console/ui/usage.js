@@ -48,11 +48,13 @@ function rangeQuery(v) {
 // the charts and the breakdown by endpoint.
 async function drawUsage(charts, breakdown, v, log, endpoints) {
   const q = rangeQuery(v);
+  const latency = api('GET', `usage/latency?${q}`);
   q.set('group', 'endpoint');
-  const data = await api('GET', `usage/buckets?${q}`);
+  const [data, lat] = await Promise.all([api('GET', `usage/buckets?${q}`), latency]);
   breakdown.hidden = !data.buckets.length;
   replace(breakdown, h('h2', { id: 'by-endpoint' }, 'By endpoint'),
-    endpointTable(data.buckets, RANGES.find((r) => r[0] === v.range)[1], endpoints, (e) => log.show(e)));
+    endpointTable(data.buckets, lat, RANGES.find((r) => r[0] === v.range)[1], endpoints, (e) => log.show(e)),
+    lat.ranked ? '' : h('p', { class: 'muted' }, `No latency: this range holds more than ${fmtNum(lat.max_rows)} requests, more than the console ranks. Pick a shorter range, a key or a model.`));
   drawCharts(charts, data, v);
 }
 
@@ -146,14 +148,19 @@ function fmtUnits(n, unit) {
   return `${fmtNum(n)} ${n === 1 ? words.replace(/s$/, '') : words}`;
 }
 
-// endpointTable is the breakdown by endpoint; show(endpoint) narrows the
-// request log to one of the endpoints it filters by.
-function endpointTable(buckets, rangeLabel, endpoints, show) {
+// endpointTable is the breakdown by endpoint, with each endpoint's median
+// and p95 latency over the range (lat, ranked from its requests by the
+// store); show(endpoint) narrows the request log to one of the endpoints
+// it filters by.
+function endpointTable(buckets, lat, rangeLabel, endpoints, show) {
   const rows = byEndpoint(buckets);
+  const latency = new Map(lat.endpoints.map((l) => [l.endpoint, l]));
+  const ms = (e, p) => (latency.has(e) ? fmtMs(latency.get(e)[p]) : '—');
   return table(`Requests by endpoint, ${rangeLabel.toLowerCase()}`,
-    ['Endpoint', 'Requests', 'Errors', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
+    ['Endpoint', 'Requests', 'Errors', 'Median', 'p95', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
     rows.map((t) => [endpointName(t.endpoint), fmtNum(t.requests),
-      t.errors ? badge(fmtNum(t.errors), 'bad') : '0', fmtNum(t.input), fmtNum(t.output),
+      t.errors ? badge(fmtNum(t.errors), 'bad') : '0', ms(t.endpoint, 'p50_ms'), ms(t.endpoint, 'p95_ms'),
+      fmtNum(t.input), fmtNum(t.output),
       [...t.units].map(([u, n]) => fmtUnits(n, u)).join(', ') || '—',
       endpoints.includes(t.endpoint)
         ? h('button', { type: 'button', 'aria-label': `Show the requests to ${t.endpoint} in the log`, onclick: () => show(t.endpoint) }, 'Show')
