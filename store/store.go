@@ -177,8 +177,10 @@ type Attempt struct {
 	// 127.0.0.1:1", "HTTP 503: overloaded"); empty when it answered.
 	// The store keeps its first MaxAttemptError bytes.
 	Error string
-	// Duration is how long the attempt took: a failed one until it
-	// failed, the one that answered until the request ended.
+	// Duration is how long the attempt took: from the end of the attempt
+	// before it (the first: from the request's start, so the gateway's
+	// own work of reading and routing it is in) until it failed, or, for
+	// the one that answered, until the request ended.
 	Duration time.Duration
 }
 
