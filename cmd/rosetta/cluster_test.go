@@ -113,6 +113,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 		}
 	}
 	waitMembers(t, nodes[0], 3, 5*time.Second)
+	consoleLimitsReachTheFleet(t, admin, nodes, up.URL)
 
 	// Revoked on one node, refused by all three within a second: by
 	// gossip, as the store poll of a node in a cluster runs every 5 s.
