@@ -1,0 +1,96 @@
+package cluster
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
+)
+
+// cuttable is a simNet transport that sends nothing, packet or stream,
+// while cut is set: nodes sharing one flag are partitioned from each
+// other.
+type cuttable struct {
+	*simTransport
+	cut *atomic.Bool
+}
+
+func (c cuttable) WriteTo(b []byte, addr string) (time.Time, error) {
+	if c.cut.Load() {
+		return time.Now(), nil // lost
+	}
+	return c.simTransport.WriteTo(b, addr)
+}
+
+func (c cuttable) WriteToAddress(b []byte, a memberlist.Address) (time.Time, error) {
+	return c.WriteTo(b, a.Addr)
+}
+
+func (c cuttable) DialTimeout(addr string, timeout time.Duration) (net.Conn, error) {
+	if c.cut.Load() {
+		return nil, errors.New("partitioned")
+	}
+	return c.simTransport.DialTimeout(addr, timeout)
+}
+
+func (c cuttable) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
+	return c.DialTimeout(a.Addr, timeout)
+}
+
+// A partition heals: two nodes cut apart each admit their share, and
+// once they hear from each other again each counts what the other
+// admitted meanwhile, at once (not at the next push/pull, seconds later),
+// so the limit holds for the whole fleet again.
+func TestPartitionHeals(t *testing.T) {
+	network, cut := &simNet{}, &atomic.Bool{}
+	const window = time.Hour // no window ends during the test
+	start := func(name string, join ...string) (*Node, *ratelimit.Limiter) {
+		n := New(Options{Name: name, Join: join, Window: window, Log: slog.New(slog.NewTextHandler(&testutil.Buffer{}, nil)),
+			Transport: cuttable{network.transport(), cut}, configure: fastFailure})
+		lim := ratelimit.New(n, window)
+		if err := n.Start(lim, Handlers{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { n.Leave(time.Second) })
+		return n, lim
+	}
+	a, la := start("a")
+	b, lb := start("b", a.Addr())
+	eventually(t, 3*time.Second, "two members", func() bool { l, _ := a.Reach(); l2, _ := b.Reach(); return l == 2 && l2 == 2 })
+
+	cut.Store(true)
+	eventually(t, 5*time.Second, "each side counts the other failed", func() bool {
+		l, k := a.Reach()
+		l2, k2 := b.Reach()
+		return l == 1 && k == 2 && l2 == 1 && k2 == 2
+	})
+	lim := ratelimit.Limits{RPM: 1} // 60 a one-hour window
+	sa, sb := la.State("k"), lb.State("k")
+	if na, nb := admittedN(la, sa, lim, 100), admittedN(lb, sb, lim, 100); na != 30 || nb != 30 {
+		t.Fatalf("cut apart, a admitted %d and b %d; want each its share, 30 of 60", na, nb)
+	}
+
+	// Past the one resend of a count: what was admitted during the
+	// partition is no longer on its way.
+	time.Sleep(time.Duration(resendAfter+5) * DefaultGossipInterval)
+	cut.Store(false)
+	healed := time.Now()
+	eventually(t, aloneRetry+2*time.Second, "the partition heals", func() bool { l, _ := a.Reach(); l2, _ := b.Reach(); return l == 2 && l2 == 2 })
+	t.Logf("both sides live again %s after the partition ended", time.Since(healed).Round(time.Millisecond))
+	took := eventually(t, 2*time.Second, "the counts merge", func() bool {
+		ra, _ := a.Track("k").Others(la.Now())
+		rb, _ := b.Track("k").Others(lb.Now())
+		return ra == 30 && rb == 30
+	})
+	t.Logf("each side counted the other's admissions %s after it was live again", took.Round(time.Millisecond))
+	if n := admittedN(la, sa, lim, 10) + admittedN(lb, sb, lim, 10); n != 0 {
+		t.Fatalf("after the partition healed, the fleet admitted %d more of a limit of 60 already reached", n)
+	}
+}
