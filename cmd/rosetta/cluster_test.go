@@ -75,10 +75,14 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	start = time.Now()
 	time.Sleep(2 * fleetWindow)
 	end := time.Now()
+	chans := perWindow(up.hitsOf("sk-capped-0123456789"), start, end)
 	for w, n := range load.admittedBy(start, end) {
-		t.Logf("2 nodes, window %d: the key admitted %d (limit %d)", w, n, keyPerWindow)
+		t.Logf("2 nodes, window %d: the key admitted %d (limit %d), the capped channel got %d (limit %d)", w, n, keyPerWindow, chans[w], chanPerWin)
 		if n > keyPerWindow*11/10 {
 			t.Errorf("2 nodes, window %d: %d admitted, over the limit %d", w, n, keyPerWindow)
+		}
+		if chans[w] > chanPerWin*11/10 {
+			t.Errorf("2 nodes, window %d: the capped channel got %d, over its limit %d", w, chans[w], chanPerWin)
 		}
 	}
 	if bad := load.failures(start, end); bad > 0 {

@@ -94,3 +94,23 @@ func TestPartitionHeals(t *testing.T) {
 		t.Fatalf("after the partition healed, the fleet admitted %d more of a limit of 60 already reached", n)
 	}
 }
+
+// A node that leaves is no longer waited for, but what it admitted stays
+// counted to the end of the window: the others admit what is left of the
+// limit, not the whole of it.
+func TestLeftNodesCountsStay(t *testing.T) {
+	a := startNode(t, "a", testKey)
+	b := startNode(t, "b", testKey, a.Addr())
+	eventually(t, 3*time.Second, "two members", func() bool { l, _ := a.Reach(); return l == 2 })
+	lim := ratelimit.Limits{RPM: 10}
+	if n := admittedN(b.lim, b.lim.State("k"), lim, 4); n != 4 {
+		t.Fatalf("b admitted %d of 4 under a limit of 10", n)
+	}
+	if err := b.Leave(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Second, "b's leave known", func() bool { l, k := a.Reach(); return l == 1 && k == 1 })
+	if n := admittedN(a.lim, a.lim.State("k"), lim, 100); n != 6 {
+		t.Fatalf("after b left, a admitted %d; want the 6 left of 10 (b's 4 count to the window's end)", n)
+	}
+}
