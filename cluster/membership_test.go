@@ -114,3 +114,35 @@ func TestLeftNodesCountsStay(t *testing.T) {
 		t.Fatalf("after b left, a admitted %d; want the 6 left of 10 (b's 4 count to the window's end)", n)
 	}
 }
+
+// cluster.advertise is the address the others reach a node at: a node
+// bound to every interface and advertising loopback is listed there, and
+// joined there.
+func TestAdvertise(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	advertised := "127.0.0.1:" + port
+	tn := &testNode{logs: &testutil.Buffer{}}
+	tn.Node = New(Options{Name: "a", Bind: "0.0.0.0:" + port, Advertise: advertised, SecretKey: testKey,
+		Window: time.Minute, Log: slog.New(slog.NewTextHandler(tn.logs, nil)), configure: fastFailure})
+	if err := tn.Start(ratelimit.New(tn.Node, time.Minute), Handlers{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tn.Leave(time.Second) })
+	if got := tn.Addr(); got != advertised {
+		t.Fatalf("a bound to 0.0.0.0 gives its address as %s, want the advertised %s", got, advertised)
+	}
+	b := startNode(t, "b", testKey, advertised)
+	eventually(t, 3*time.Second, "b joins a at the advertised address", func() bool {
+		for _, m := range b.Members() {
+			if m.Name == "a" {
+				return m.Addr == advertised
+			}
+		}
+		return false
+	})
+}
