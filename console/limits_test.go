@@ -90,11 +90,7 @@ func TestChannelLimits(t *testing.T) {
 // TestLimitsBadInput: bad limits get a 400 naming the field, down to the
 // model and rpm or tpm, and change nothing.
 func TestLimitsBadInput(t *testing.T) {
-	e := newEnv(t)
-	a := e.admin()
-	keyID, _ := a.createKey("existing")
-	key := "/console/api/keys/" + strconv.FormatInt(keyID, 10)
-	a.must("POST", "/console/api/channels", map[string]any{"name": "mine", "type": "demo", "models": []string{"m"}})
+	e, a, key := formsEnv(t)
 	f := func(method, path string, body any, field, message string) {
 		t.Helper()
 		r := a.do(method, path, body)
@@ -144,8 +140,8 @@ func TestLimitsBadInput(t *testing.T) {
 		}
 		f("POST", "/console/api/channels", body, tc.field, "")
 	}
-	if k, _ := e.st.Key(context.Background(), keyID); k.ModelLimits != nil || k.Name != "existing" {
-		t.Errorf("refused edits changed the key: %+v", k)
+	if keys, _ := e.st.Keys(context.Background(), 0); len(keys) != 1 || keys[0].ModelLimits != nil || keys[0].Name != "existing" {
+		t.Errorf("refused input made or changed keys: %+v", keys)
 	}
 	if chans, _ := e.st.Channels(context.Background()); len(chans) != 1 || chans[0].RPM != 0 || chans[0].TPM != 0 {
 		t.Errorf("refused changes reached the channels: %+v", chans)

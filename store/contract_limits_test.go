@@ -13,12 +13,7 @@ func testKeyModelLimits(t *testing.T, f *fixture) {
 		RPM: 100, ModelLimits: map[string]Limits{"gpt-4o": {RPM: 10, TPM: 5000}, "claude-opus": {TPM: 900}},
 		Enabled: true}
 	must(t, f.s.CreateKey(f.ctx, k))
-	got, err := f.s.Key(f.ctx, k.ID)
-	must(t, err)
-	wantEqual(t, "Key with model limits", got, k)
-	got, err = f.s.KeyByHash(f.ctx, k.Hash)
-	must(t, err)
-	wantEqual(t, "KeyByHash with model limits", got, k)
+	wantStoredKey(t, f, "a key with model limits", k)
 
 	k.ModelLimits = map[string]Limits{"gpt-4o": {RPM: 20}}
 	must(t, f.s.UpdateKey(f.ctx, k))
@@ -28,9 +23,7 @@ func testKeyModelLimits(t *testing.T, f *fixture) {
 
 	k.ModelLimits = nil
 	must(t, f.s.UpdateKey(f.ctx, k))
-	got, err = f.s.Key(f.ctx, k.ID)
-	must(t, err)
-	wantEqual(t, "Key after removing the model limits", got, k)
+	wantStoredKey(t, f, "after removing the model limits", k)
 	if n := f.count(t, `SELECT COUNT(*) FROM api_keys WHERE model_limits = '{}'`); n != 1 {
 		t.Fatalf("a key without model limits: %d rows with model_limits '{}'", n)
 	}
@@ -55,28 +48,16 @@ func testChannelLimits(t *testing.T, f *fixture) {
 // migration 0005 and opens the store, which applies 0006: both read back
 // with no limits, and take limits afterwards.
 func testLimitsMigration(t *testing.T, f *fixture) {
-	dsn := f.newDSN(t)
-	old := openUnmigrated(t, f.driver, dsn)
-	list, err := migrations(f.driver)
-	must(t, err)
-	for _, m := range list {
-		if m.version < 6 {
-			must(t, old.applyMigration(f.ctx, m))
-		}
-	}
+	old, dsn := migratedBefore(t, f, 6)
 	hash := sha256.Sum256([]byte("old key"))
-	_, err = old.w.ExecContext(f.ctx, `INSERT INTO api_keys (name, hash, prefix, models, rpm, tpm, expires_ns, enabled,
+	_, err := old.w.ExecContext(f.ctx, `INSERT INTO api_keys (name, hash, prefix, models, rpm, tpm, expires_ns, enabled,
 		created_ns, last_used_ns) VALUES ('old', $1, 'sk-rst-old1', '["*"]', 60, 0, 0, $2, $3, 0)`, hash[:], true, toNS(at(0)))
 	must(t, err)
 	_, err = old.w.ExecContext(f.ctx, `INSERT INTO channels (name, type, base_url, models, model_map, priority, weight,
 		api_version, connect_ns, first_byte_ns, idle_ns, total_ns, enabled, created_ns, updated_ns)
 		VALUES ('old', 'demo', '', '["demo"]', '{}', 0, 1, '', 0, 0, 0, 0, $1, $2, $2)`, true, toNS(at(0)))
 	must(t, err)
-	must(t, old.Close())
-
-	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
-	g.s = g.open(t, Options{SecretKey: f.secret})
-	checkMigrations(t, g, list)
+	g := reopen(t, f, old, dsn)
 	// A node of a build from before 0006 still creates keys and channels,
 	// naming none of the new columns.
 	_, err = g.s.(*sqlStore).w.ExecContext(f.ctx, `INSERT INTO channels (name, type, base_url, models, model_map,

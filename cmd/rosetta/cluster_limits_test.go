@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,15 +61,9 @@ func waitAnswer(t *testing.T, n *gatewayProcess, secret, model string, want int,
 
 func sendForBody(t *testing.T, base, secret, model string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions",
-		strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"Hi"}]}`))
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	status, body, err := sendChat(base, secret, model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return status, body
 }

@@ -246,17 +246,24 @@ func waitMembers(t *testing.T, n *gatewayProcess, want int, within time.Duration
 
 // send posts a chat request for model with the key, and returns the status.
 func send(base, secret, model string) (int, error) {
+	status, _, err := sendChat(base, secret, model)
+	return status, err
+}
+
+// sendChat posts a chat request for model with the key, and returns the
+// status and the body.
+func sendChat(base, secret, model string) (int, string, error) {
 	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
 	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+secret)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, nil
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // answer is one request of the load: when it was sent, and its status.
