@@ -74,6 +74,9 @@ var contractTests = []struct {
 	{"UsageWriterBurst", testUsageWriterBurst},
 	{"Responses", testResponses},
 	{"DeleteResponsesBefore", testDeleteResponsesBefore},
+	{"KeyModelLimits", testKeyModelLimits},
+	{"ChannelLimits", testChannelLimits},
+	{"LimitsMigration", testLimitsMigration},
 }
 
 // TestStore runs the contract suite against every driver.
