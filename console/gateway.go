@@ -79,6 +79,8 @@ type ChannelStatus struct {
 	ErrorRate   float64   `json:"error_rate"`           // share of failed attempts over the last five minutes, 0..1
 	LastError   string    `json:"last_error,omitempty"` // the cause of the last failed attempt, in words
 	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+	RPM         int64     `json:"rpm"` // the channel's own limits for the fleet (the provider's quota); 0: none
+	TPM         int64     `json:"tpm"`
 }
 
 // Attempt is one upstream attempt of a request as the pages see it: the

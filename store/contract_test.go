@@ -77,6 +77,9 @@ var contractTests = []struct {
 	{"UsageWriterBurst", testUsageWriterBurst},
 	{"Responses", testResponses},
 	{"DeleteResponsesBefore", testDeleteResponsesBefore},
+	{"KeyModelLimits", testKeyModelLimits},
+	{"ChannelLimits", testChannelLimits},
+	{"LimitsMigration", testLimitsMigration},
 }
 
 // TestStore runs the contract suite against every driver.

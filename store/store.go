@@ -79,18 +79,21 @@ type Session struct {
 // Key is an API key issued by the console. The secret is shown once at
 // creation and never stored: only its SHA-256 hash and a display prefix.
 type Key struct {
-	ID       int64
-	Name     string
-	OwnerID  int64             // 0: no console user owns it (made by an admin command)
-	Hash     [sha256.Size]byte // unique
-	Prefix   string            // the first characters of the secret, for display ("sk-rst-ab12")
-	Models   []string          // allow-list: exact names, "*", or prefixes ending in "*"
-	RPM      int64             // 0 = unlimited
-	TPM      int64
-	Expires  time.Time // zero = never
-	Enabled  bool      // false once revoked
-	Created  time.Time
-	LastUsed time.Time // zero = never; updated in batches, so it lags by seconds
+	ID      int64
+	Name    string
+	OwnerID int64             // 0: no console user owns it (made by an admin command)
+	Hash    [sha256.Size]byte // unique
+	Prefix  string            // the first characters of the secret, for display ("sk-rst-ab12")
+	Models  []string          // allow-list: exact names, "*", or prefixes ending in "*"
+	RPM     int64             // 0 = unlimited
+	TPM     int64
+	// ModelLimits are the key's limits on one public model, by name,
+	// beside RPM and TPM; nil: none.
+	ModelLimits map[string]Limits
+	Expires     time.Time // zero = never
+	Enabled     bool      // false once revoked
+	Created     time.Time
+	LastUsed    time.Time // zero = never; updated in batches, so it lags by seconds
 	// OwnerDisabled is read from the owner's account, never written with
 	// the key: a disabled user's keys are not usable.
 	OwnerDisabled bool
@@ -116,15 +119,24 @@ type Channel struct {
 	Weight     int
 	APIVersion string
 	Timeouts   Timeouts
-	Enabled    bool
-	Created    time.Time
-	Updated    time.Time
+	// RPM and TPM are the upstream's quota for the whole fleet; 0 =
+	// unlimited.
+	RPM, TPM int64
+	Enabled  bool
+	Created  time.Time
+	Updated  time.Time
 	// KeysErr is set, wrapping ErrSecretKey, when the stored API keys
 	// cannot be opened (another secret key, none, or a tampered value);
 	// APIKeys is then nil. The rest of the channel reads fine, so it can
 	// be listed, given its keys again, or deleted. UpdateChannel refuses
 	// a channel with KeysErr set: clear it when setting APIKeys anew.
 	KeysErr error
+}
+
+// Limits are requests and tokens per minute; 0 = unlimited.
+type Limits struct {
+	RPM int64 `json:"rpm,omitempty"`
+	TPM int64 `json:"tpm,omitempty"`
 }
 
 // Timeouts of a channel; zero means the gateway default.
