@@ -173,7 +173,32 @@ type Usage struct {
 	// known.
 	Units int64
 	Unit  string
+	// Attempts are the request's upstream attempts, in the order tried,
+	// when one of them failed; nil for the others (most requests), which
+	// then cost nothing more to write.
+	Attempts []Attempt
 }
+
+// Attempt is one upstream attempt of a request.
+type Attempt struct {
+	Channel string
+	// Status is what the attempt ended with as the client would see it:
+	// the upstream's status, or the gateway's 502/504 when none came.
+	Status int
+	// Error is why it failed, in words ("connection refused to
+	// 127.0.0.1:1", "HTTP 503: overloaded"); empty when it answered.
+	// The store keeps its first MaxAttemptError bytes.
+	Error string
+	// Duration is how long the attempt took: from the end of the attempt
+	// before it (the first: from the request's start, so the gateway's
+	// own work of reading and routing it is in) until it failed, or, for
+	// the one that answered, until the request ended.
+	Duration time.Duration
+}
+
+// MaxAttemptError bounds the error text kept of an attempt: an upstream's
+// message can be long, and a few hundred bytes say why it failed.
+const MaxAttemptError = 1024
 
 // The units of Usage.Unit.
 const (
@@ -274,6 +299,10 @@ type Store interface {
 	// the Unix epoch), key and model, and endpoint with f.ByEndpoint;
 	// Limit and BeforeID do not apply.
 	UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error)
+	// UsageLatency ranks the filtered rows' latencies per endpoint (p50
+	// and p95, exact); with more than max rows it ranks none and returns
+	// ErrTooManyRows. Limit and BeforeID do not apply.
+	UsageLatency(ctx context.Context, f UsageFilter, max int) ([]EndpointLatency, error)
 	Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) // empty keyIDs: every key with usage
 	// DeleteUsageBefore deletes the rows older than t, in small
 	// transactions so writers are not held up, and returns how many.
