@@ -32,6 +32,11 @@ var (
 	opResponsesUnstored = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses}
 	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
 		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
+	// opResponsesCountTranslated is a count asked of a channel that
+	// translates the API: its style's own count endpoint (Anthropic's
+	// count_tokens, Gemini's countTokens), through the canonical model.
+	opResponsesCountTranslated = &operation{op: codec.OpCountTokens,
+		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
 	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
 	opResponseDelete = &operation{op: codec.OpResponseDelete, pass: openai.Responses, method: fasthttp.MethodDelete,
 		answered: (*Gateway).forgetAnswer}
@@ -258,11 +263,15 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 	}
 }
 
-// responsesInputTokens serves POST /v1/responses/input_tokens: relayed to
-// a channel that serves the API natively, else the gateway's estimate,
-// which X-Rosetta-Token-Count says it is (as count_tokens does).
+// responsesInputTokens serves POST /v1/responses/input_tokens, on the
+// model's channels in their order as a creation is (respWays): relayed to
+// a channel that serves the API natively, translated to the count
+// endpoint of one that translates it and whose style has one (Anthropic,
+// Gemini); when none answers (a chat-only channel has no count), the
+// gateway's estimate. X-Rosetta-Token-Count says which (as count_tokens).
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
 	if x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens"); x != nil {
+		x.ways = waysCount
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
 	}
 }

@@ -37,6 +37,8 @@ var (
 	// waysTranslated: a request that continues a conversation the
 	// gateway keeps, or holds signatures it tagged.
 	waysTranslated = &respWays{translated: opResponsesTranslated}
+	// waysCount: an input token count.
+	waysCount = &respWays{opResponsesCount, opResponsesCountTranslated}
 )
 
 // takeWay readies x to be served by channel ch the way ch serves it
@@ -44,7 +46,7 @@ var (
 // request cannot be translated (e says why: a built-in tool, say).
 func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 	switch w := x.ways; {
-	case w.native != nil && ch.serves(codec.OpResponses):
+	case w.native != nil && ch.serves(w.native.op):
 		x.op, x.style, x.includeUsage = w.native, styleOpenAI, false
 	case w.translated != nil && ch.translates:
 		if !x.canonReady {
@@ -61,11 +63,13 @@ func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 }
 
 // appendURI appends the upstream URL of x's attempt on c; ok is false when
-// c's channel does not serve x's operation. A translated Responses
-// creation goes to the channel's chat API, which takeWay allowed already.
+// c's channel does not serve x's operation. A translated Responses request
+// goes to the channel's chat API (or its count endpoint), which takeWay
+// allowed already; ok is false when its style has none (a count on a
+// chat-only channel).
 func (x *exchange) appendURI(c candidate) (_ []byte, ok bool) {
 	model := cmp.Or(x.target, c.model)
-	if x.op == opResponsesTranslated {
+	if x.ways != nil && x.op == x.ways.translated {
 		return c.ch.appendPath(x.uri[:0], x.op.op, model, x.stream)
 	}
 	return c.ch.appendURI(x.uri[:0], x.op.op, model, x.stream)
