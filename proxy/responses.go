@@ -232,7 +232,7 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 			return
 		}
 		g.answer(ctx, x, openai.AppendStoredResponse(x.buf[:0], &openai.StoredResponse{ID: r.ID, Model: r.Model,
-			Status: r.Status, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
+			Status: r.Status, Incomplete: r.Incomplete, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
 	case opResponseDelete:
 		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
 		err := g.responses.forget(sctx, r.ID)
@@ -341,13 +341,13 @@ func (g *Gateway) forgetAnswer(x *exchange, _ candidate, _ []byte) {
 }
 
 // keepResponse keeps a translated response (the keep hook of
-// keepTranslated): its id and status, its input items (those of the whole
+// keepTranslated): its id, status and why it is incomplete, its input items (those of the whole
 // conversation, so that a later previous_response_id needs only this
 // response), its output items and its usage, as the Responses API's JSON.
 // x's key owns it and x's channel made it. It returns at once: the
 // response is found by its id at once, and written to the store in the
 // background.
-func (g *Gateway) keepResponse(x *exchange, id, status string, input, output, usage []byte) {
+func (g *Gateway) keepResponse(x *exchange, id, status, incomplete string, input, output, usage []byte) {
 	g.responses.remember(&store.Response{ID: id, KeyHash: x.key.Hash, KeyID: x.key.ID, Channel: x.channel,
-		Model: x.model, Created: x.start, Status: status, Input: input, Output: output, Usage: usage})
+		Model: x.model, Created: x.start, Status: status, Incomplete: incomplete, Input: input, Output: output, Usage: usage})
 }

@@ -103,10 +103,11 @@ func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange
 	g.serve(ctx, x, opResponsesTranslated, body, []byte(x.canon.Model))
 }
 
-// keepFunc takes a translated response to keep: its id and status, its
+// keepFunc takes a translated response to keep: its id, its status and
+// why it is incomplete ("" unless it is), its
 // input items (the conversation's so far), output items and usage, as the
 // Responses API's JSON, owned by the callee.
-type keepFunc func(x *exchange, id, status string, input, output, usage []byte)
+type keepFunc func(x *exchange, id, status, incomplete string, input, output, usage []byte)
 
 // keepTranslated hands a translated response r from a channel of style
 // origin to the gateway's keep hook, unless the request asked not to be
@@ -117,11 +118,11 @@ func (g *Gateway) keepTranslated(x *exchange, r *codec.Response, origin string, 
 		return
 	}
 	id := x.style.http.IDPrefix + string(x.id)
-	status := responses.Status(r.Stop)
+	status, incomplete := responses.Status(r.Stop), responses.IncompleteReason(r.Stop)
 	if failed {
-		status = "failed"
+		status, incomplete = "failed", ""
 	}
-	g.keep(x, id, status, responses.AppendInputItems(nil, &x.canon),
+	g.keep(x, id, status, incomplete, responses.AppendInputItems(nil, &x.canon),
 		responses.AppendOutput(nil, r, id, origin), responses.AppendUsage(nil, &r.Usage))
 }
 
