@@ -42,6 +42,10 @@ var (
 		answered: (*Gateway).forgetAnswer}
 	opResponseCancel = &operation{op: codec.OpResponseCancel, pass: openai.Responses, answered: (*Gateway).trackAnswer}
 	opResponseItems  = &operation{op: codec.OpResponseInputItems, pass: openai.Responses, method: fasthttp.MethodGet}
+	// opResponsesCompact compacts a conversation into OpenAI's encrypted
+	// compaction item, which only OpenAI reads: native channels only.
+	opResponsesCompact = &operation{op: codec.OpResponsesCompact, name: "responses.compact", metered: true,
+		pass: openai.Responses}
 )
 
 // respFamily is the endpoint family of the Responses API.
@@ -69,7 +73,7 @@ func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 	}
 	switch {
 	case prev != nil && prev.Native:
-		g.servePinned(ctx, x, body, req.Model, prev)
+		g.servePinned(ctx, x, opResponses, body, req.Model, prev)
 	case prev != nil: // one the gateway keeps: its items come before the input
 		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
 	case req.Tagged:
@@ -115,10 +119,11 @@ func (g *Gateway) ownResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) 
 	return nil, errorf(404, codec.KindNotFound, "", "Response with id '%s' not found.", id)
 }
 
-// servePinned serves a request that continues a native response: on the
-// channel and upstream key that made it, which alone can resolve its id.
-func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, body, model []byte, prev *store.Response) {
-	rt, ok := g.admitModel(ctx, x, opResponses, body, model)
+// servePinned serves a request of operation op that continues a native
+// response: on the channel and upstream key that made it, which alone can
+// resolve its id.
+func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte, prev *store.Response) {
+	rt, ok := g.admitModel(ctx, x, op, body, model)
 	if !ok {
 		return
 	}
@@ -274,6 +279,47 @@ func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
 		x.ways = waysCount
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
 	}
+}
+
+// responsesCompact serves POST /v1/responses/compact, OpenAI's compaction
+// of a conversation: relayed to the model's channels that serve the API
+// natively, a previous_response_id to the channel and key that made it.
+// Its answer holds an encrypted item that only OpenAI can read, so no
+// translation can make one: a channel that translates the API is passed
+// over, and a model served by those alone (or a previous_response_id the
+// gateway keeps) is the API's 400 saying so.
+func (g *Gateway) responsesCompact(ctx *fasthttp.RequestCtx) {
+	x, req, body := g.openResponses(ctx, opResponsesCompact, "responses.compact")
+	if x == nil {
+		return
+	}
+	if req.Tagged { // items of another provider's, from a translated conversation
+		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
+		return
+	}
+	if req.Previous == nil {
+		x.ways = waysCompact
+		g.serve(ctx, x, opResponsesCompact, body, req.Model)
+		return
+	}
+	prev, e := g.previousResponse(ctx, x, string(req.Previous))
+	switch {
+	case e != nil:
+		g.fail(ctx, x, e)
+	case prev.Native:
+		g.servePinned(ctx, x, opResponsesCompact, body, req.Model, prev)
+	default:
+		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
+	}
+}
+
+// errCompactTranslated is the 400 for a compaction no native channel can
+// make: the conversation or the model's channels are translated ones.
+func errCompactTranslated(model string) *codec.Error {
+	return errorf(400, codec.KindInvalidRequest, "unsupported_endpoint",
+		"POST /v1/responses/compact is served only by channels that serve the Responses API natively "+
+			"(OpenAI's compaction item is encrypted for OpenAI); the model '%s' or its conversation is served "+
+			"by translation through another API here.", model)
 }
 
 // openResponses opens the exchange of a Responses request of operation op

@@ -27,18 +27,25 @@ var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", 
 // API (any other channel whose endpoints have the responses family). A
 // nil one is a way the request cannot take. A model served both ways is
 // served in its channels' order, and fails over from one way to the other.
-type respWays struct{ native, translated *operation }
+type respWays struct {
+	native, translated *operation
+	// refusal, when set, is the error of a channel that translates
+	// the API for a request that cannot be translated (a compaction).
+	refusal func(model string) *codec.Error
+}
 
 var (
 	// waysEither: a new response, kept upstream or by the gateway.
-	waysEither = &respWays{opResponses, opResponsesTranslated}
+	waysEither = &respWays{native: opResponses, translated: opResponsesTranslated}
 	// waysEitherUnstored: a new response with store: false.
-	waysEitherUnstored = &respWays{opResponsesUnstored, opResponsesTranslated}
+	waysEitherUnstored = &respWays{native: opResponsesUnstored, translated: opResponsesTranslated}
 	// waysTranslated: a request that continues a conversation the
 	// gateway keeps, or holds signatures it tagged.
 	waysTranslated = &respWays{translated: opResponsesTranslated}
 	// waysCount: an input token count.
-	waysCount = &respWays{opResponsesCount, opResponsesCountTranslated}
+	waysCount = &respWays{native: opResponsesCount, translated: opResponsesCountTranslated}
+	// waysCompact: a compaction, which only the native way makes.
+	waysCompact = &respWays{native: opResponsesCompact, refusal: errCompactTranslated}
 )
 
 // takeWay readies x to be served by channel ch the way ch serves it
@@ -56,6 +63,8 @@ func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 			x.canonReady = true
 		}
 		x.op, x.style, x.includeUsage = w.translated, styleResponses, true
+	case w.refusal != nil && ch.translates:
+		return false, w.refusal(x.model)
 	default:
 		return false, nil
 	}
