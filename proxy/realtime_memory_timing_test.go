@@ -2,9 +2,6 @@ package proxy
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +13,6 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
-
-	"github.com/rosetta-gateway/rosetta/config"
 )
 
 // maxMemorySessions caps the sessions one run holds: each holds four
@@ -77,30 +72,13 @@ func startMemoryGateway(b *testing.B) (upURL, gwURL string) {
 		}
 	}))
 	b.Cleanup(up.Close)
-	cfg, err := config.Parse([]byte(`
-channels:
-  - {name: rt, type: openai, base_url: "`+up.URL+`/v1", api_keys: [sk-up-0123456789], model_map: {fast: gpt-4o-realtime}}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(cfg, Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), AccessLog: io.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go g.Serve(ln) //nolint:errcheck
+	g, addr := serveBenchGateway(b, up.URL)
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		g.Shutdown(ctx) //nolint:errcheck
 	})
-	return up.URL, "ws://" + ln.Addr().String()
+	return up.URL, "ws://" + addr
 }
 
 // sessionMemory is what the process held with a set of sessions open,
