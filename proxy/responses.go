@@ -274,11 +274,44 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 // endpoint of one that translates it and whose style has one (Anthropic,
 // Gemini); when none answers (a chat-only channel has no count), the
 // gateway's estimate. X-Rosetta-Token-Count says which (as count_tokens).
+// A previous_response_id is counted as a creation would read it: a
+// native one by the channel and key that made it, one the gateway keeps
+// with its conversation put first.
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
-	if x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens"); x != nil {
+	x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens")
+	if x == nil {
+		return
+	}
+	if req.Previous == nil {
 		x.ways = waysCount
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
+		return
 	}
+	prev, e := g.previousResponse(ctx, x, string(req.Previous))
+	switch {
+	case e != nil:
+		g.fail(ctx, x, e)
+	case prev.Native:
+		g.servePinned(ctx, x, opResponsesCount, body, req.Model, prev)
+	default:
+		g.countKept(ctx, x, body, prev)
+	}
+}
+
+// countKept counts a request that continues a conversation the gateway
+// keeps, its stored items first: translated (no upstream knows the id),
+// else the estimate of the whole.
+func (g *Gateway) countKept(ctx *fasthttp.RequestCtx, x *exchange, body []byte, prev *store.Response) {
+	body, e := responses.Prepend(nil, body, prev.Input, prev.Output)
+	if e == nil {
+		e = responses.DecodeRequest(body, &x.canon)
+	}
+	if e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.canonReady, x.ways = true, waysCountTranslated
+	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canon.Model))
 }
 
 // responsesCompact serves POST /v1/responses/compact, OpenAI's compaction
@@ -341,12 +374,13 @@ func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoin
 
 // estimateResponsesCount answers an input token count no channel
 // answered with the gateway's estimate (codec.EstimateTokens, as
-// count_tokens's): of the request in the canonical form, or of the bytes
+// count_tokens's): of the request in the canonical form (as decoded
+// already, with a kept conversation put first), or of the bytes
 // of its input, instructions and tools when it holds what the translated
 // style refuses (a built-in tool).
 func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	n := 1
-	if responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
+	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
 		n = codec.EstimateTokens(&x.canon)
 	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
 		n = codec.EstimateText(req.TextBytes)

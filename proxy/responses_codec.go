@@ -42,8 +42,10 @@ var (
 	// waysTranslated: a request that continues a conversation the
 	// gateway keeps, or holds signatures it tagged.
 	waysTranslated = &respWays{translated: opResponsesTranslated}
-	// waysCount: an input token count.
-	waysCount = &respWays{native: opResponsesCount, translated: opResponsesCountTranslated}
+	// waysCount: an input token count; waysCountTranslated: one that
+	// continues a conversation the gateway keeps.
+	waysCount           = &respWays{native: opResponsesCount, translated: opResponsesCountTranslated}
+	waysCountTranslated = &respWays{translated: opResponsesCountTranslated}
 	// waysCompact: a compaction, which only the native way makes.
 	waysCompact = &respWays{native: opResponsesCompact, refusal: errCompactTranslated}
 )

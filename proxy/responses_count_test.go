@@ -17,7 +17,8 @@ import (
 // count endpoint in its style (what the mocks answer is not the gateway's
 // estimate); a model on a chat-only channel, which has no count endpoint,
 // gets the estimate without a call upstream; and so does a model whose
-// provider's count fails.
+// provider's count fails. A conversation the gateway keeps is counted
+// whole.
 func TestResponsesInputTokensTranslated(t *testing.T) {
 	oa := newMock(t, jsonReply(500, []byte(`{"error":{"message":"not here","type":"server_error"}}`)))
 	down := newMock(t, jsonReply(500, []byte(`{"type":"error","error":{"type":"api_error","message":"boom"}}`)))
@@ -58,6 +59,23 @@ func TestResponsesInputTokensTranslated(t *testing.T) {
 			t.Errorf("%s: sent %s %s", c.model, sent.path, sent.body)
 		}
 	}
+	// A conversation the gateway keeps is counted with its items first.
+	r, err := client.Responses.New(context.Background(), responses.ResponseNewParams{Model: "claude-x",
+		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Remember the word pelican.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw *http.Response
+	n, err := client.Responses.InputTokens.Count(context.Background(), responses.InputTokenCountParams{
+		Model: openai.String("claude-x"), PreviousResponseID: openai.String(r.ID),
+		Input: responses.InputTokenCountParamsInputUnion{OfString: openai.String("And now?")}}, option.WithResponseInto(&raw))
+	sent := an.lastRequest()
+	if err != nil || raw.Header.Get("X-Rosetta-Token-Count") != "upstream" || n.InputTokens != int64(mockCount(sent.body)) ||
+		sent.path != "/v1/messages/count_tokens" || !bytes.Contains(sent.body, []byte("pelican")) ||
+		!bytes.Contains(sent.body, []byte("And now?")) {
+		t.Errorf("the count of a kept conversation: %v; sent %s %s", err, sent.path, sent.body)
+	}
+
 	if n, label := count("gpt-4o-mini"); label != "estimate" || n < 1 || oa.hits.Load() != 0 {
 		t.Errorf("chat-only: %d (%s), %d calls upstream", n, label, oa.hits.Load())
 	}
