@@ -284,6 +284,9 @@ func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
 	}
 	if req.Previous == nil {
 		x.ways = waysCount
+		if req.Tagged { // signatures the gateway tagged go to no /responses
+			x.ways = waysCountTranslated
+		}
 		g.serve(ctx, x, opResponsesCount, body, req.Model)
 		return
 	}

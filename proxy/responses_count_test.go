@@ -86,3 +86,20 @@ func TestResponsesInputTokensTranslated(t *testing.T) {
 		t.Error("the upstream key is in the logs")
 	}
 }
+
+// TestResponsesInputTokensTagged: a count holding a signature the gateway
+// tagged goes to a channel that translates the API, never to a native
+// one, which could not read it.
+func TestResponsesInputTokensTagged(t *testing.T) {
+	oa, an := newRespUpstream(t, "a"), anthropicUpstream(t)
+	tg := startGateway(t,
+		"  - {name: oa, type: openai, base_url: \""+oa.baseURL()+"\", api_keys: ["+upstreamKey+"], model_map: {mix: gpt-4o}}\n"+
+			"  - {name: an, type: anthropic, base_url: \""+an.srv.URL+"\", api_keys: ["+upstreamKey+"], priority: 1, model_map: {mix: claude-x}}\n")
+	r, body := tg.do(t, "POST", "/v1/responses/input_tokens", openKey, `{"model":"mix","input":[`+
+		`{"type":"reasoning","summary":[{"type":"summary_text","text":"Thinking."}],"encrypted_content":"rosetta:anthropic:EqQBc2ln"},`+
+		`{"role":"user","content":"Hi"}]}`)
+	if r.StatusCode != 200 || r.Header.Get("X-Rosetta-Token-Count") != "upstream" || oa.hits.Load() != 0 ||
+		an.lastRequest().path != "/v1/messages/count_tokens" {
+		t.Fatalf("%d %q, OpenAI asked %d times: %s", r.StatusCode, r.Header.Get("X-Rosetta-Token-Count"), oa.hits.Load(), body)
+	}
+}
