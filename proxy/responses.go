@@ -282,12 +282,22 @@ func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
 	if x == nil {
 		return
 	}
+	ways := waysCount
+	if req.Tagged { // signatures the gateway tagged go to no /responses
+		ways = waysCountTranslated
+	}
+	g.serveAfter(ctx, x, opResponsesCount, req, body, ways, func(prev *store.Response) { g.countKept(ctx, x, body, prev) })
+}
+
+// serveAfter serves a Responses request of operation op: one without a
+// previous_response_id on the model's channels, the ways it may take;
+// one with, where the previous response lives: a native one on the
+// channel and key that made it, one the gateway keeps by kept.
+func (g *Gateway) serveAfter(ctx *fasthttp.RequestCtx, x *exchange, op *operation, req *openai.ResponsesRequest,
+	body []byte, ways *respWays, kept func(prev *store.Response)) {
 	if req.Previous == nil {
-		x.ways = waysCount
-		if req.Tagged { // signatures the gateway tagged go to no /responses
-			x.ways = waysCountTranslated
-		}
-		g.serve(ctx, x, opResponsesCount, body, req.Model)
+		x.ways = ways
+		g.serve(ctx, x, op, body, req.Model)
 		return
 	}
 	prev, e := g.previousResponse(ctx, x, string(req.Previous))
@@ -295,9 +305,9 @@ func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
 	case e != nil:
 		g.fail(ctx, x, e)
 	case prev.Native:
-		g.servePinned(ctx, x, opResponsesCount, body, req.Model, prev)
+		g.servePinned(ctx, x, op, body, req.Model, prev)
 	default:
-		g.countKept(ctx, x, body, prev)
+		kept(prev)
 	}
 }
 
@@ -333,20 +343,9 @@ func (g *Gateway) responsesCompact(ctx *fasthttp.RequestCtx) {
 		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
 		return
 	}
-	if req.Previous == nil {
-		x.ways = waysCompact
-		g.serve(ctx, x, opResponsesCompact, body, req.Model)
-		return
-	}
-	prev, e := g.previousResponse(ctx, x, string(req.Previous))
-	switch {
-	case e != nil:
-		g.fail(ctx, x, e)
-	case prev.Native:
-		g.servePinned(ctx, x, opResponsesCompact, body, req.Model, prev)
-	default:
+	g.serveAfter(ctx, x, opResponsesCompact, req, body, waysCompact, func(*store.Response) {
 		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
-	}
+	})
 }
 
 // errCompactTranslated is the 400 for a compaction no native channel can
