@@ -41,13 +41,15 @@ const (
 	// keeps take its id where the others take a model (HTTP.Path's model
 	// is the id): OpResponseGet reads it, OpResponseDelete deletes it,
 	// OpResponseCancel cancels a background one, OpResponseInputItems
-	// lists its input items.
+	// lists its input items. OpResponsesCompact compacts a conversation
+	// (OpenAI's encrypted compaction item: no other provider reads it).
 	OpResponses
 	OpResponsesCount
 	OpResponseGet
 	OpResponseDelete
 	OpResponseCancel
 	OpResponseInputItems
+	OpResponsesCompact
 )
 
 var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", OpComplete: "completion",
@@ -55,7 +57,7 @@ var opNames = [...]string{OpGenerate: "generate", OpCountTokens: "token count", 
 	OpImageVariation: "image variation", OpSpeech: "speech", OpTranscribe: "transcription", OpTranslate: "translation",
 	OpRealtime: "realtime session", OpResponses: "response", OpResponsesCount: "response token count",
 	OpResponseGet: "response retrieval", OpResponseDelete: "response deletion", OpResponseCancel: "response cancellation",
-	OpResponseInputItems: "response input items"}
+	OpResponseInputItems: "response input items", OpResponsesCompact: "response compaction"}
 
 func (o Op) String() string { return opNames[o] }
 
@@ -71,7 +73,7 @@ var opEndpoints = [...]string{OpGenerate: "chat", OpCountTokens: "chat", OpCompl
 	OpRerank: "rerank", OpImage: "images", OpImageEdit: "images", OpImageVariation: "images",
 	OpSpeech: "audio", OpTranscribe: "audio", OpTranslate: "audio", OpRealtime: "realtime",
 	OpResponses: "responses", OpResponsesCount: "responses", OpResponseGet: "responses", OpResponseDelete: "responses",
-	OpResponseCancel: "responses", OpResponseInputItems: "responses"}
+	OpResponseCancel: "responses", OpResponseInputItems: "responses", OpResponsesCompact: "responses"}
 
 // Endpoints lists the endpoint families, in a stable order.
 func Endpoints() []string {
@@ -83,7 +85,8 @@ func Endpoints() []string {
 func Ops() []Op {
 	return []Op{OpGenerate, OpCountTokens, OpComplete, OpEmbed, OpRerank,
 		OpImage, OpImageEdit, OpImageVariation, OpSpeech, OpTranscribe, OpTranslate, OpRealtime,
-		OpResponses, OpResponsesCount, OpResponseGet, OpResponseDelete, OpResponseCancel, OpResponseInputItems}
+		OpResponses, OpResponsesCount, OpResponseGet, OpResponseDelete, OpResponseCancel, OpResponseInputItems,
+		OpResponsesCompact}
 }
 
 // Serves reports whether a dialect's API has an endpoint for op.

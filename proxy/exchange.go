@@ -66,6 +66,7 @@ type exchange struct {
 	includeUsage bool          // the client asked for usage in the stream
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
+	dropped      bool          // the attempt's translation set X-Rosetta-Dropped
 	// ways, for a Responses creation, are the operations it may take on
 	// a channel, natively or translated (takeWay); nil for any other
 	// request.

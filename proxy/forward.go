@@ -17,6 +17,8 @@ var (
 	strJSON          = []byte("application/json")
 	strEventStream   = []byte("text/event-stream")
 	strAny           = []byte("*/*")
+	// strRosettaDropped names what a translation left out.
+	strRosettaDropped = []byte("X-Rosetta-Dropped")
 )
 
 // forward tries the candidates in order until one answers. Failover happens
@@ -86,6 +88,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 	}
 	if x.op.fallback != nil {
+		x.clearDropped(ctx) // the gateway answers, not a translation
 		x.op.fallback(g, ctx, x)
 		return
 	}
@@ -266,8 +269,10 @@ func (x *exchange) relayStyle(ch *channel) codec.Dialect {
 // upstreamBody appends the body to send to candidate c: the client's bytes
 // with the model spliced in when the channel speaks the client's style, else
 // a translation through the canonical model. Features the channel's style
-// cannot carry are named in the X-Rosetta-Dropped response header.
+// cannot carry are named in the X-Rosetta-Dropped response header, which
+// is the attempt's: a failed attempt's list goes with it.
 func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	x.clearDropped(ctx)
 	if x.target != "" {
 		return dst, nil // a call on a response: no body
 	}
@@ -292,9 +297,19 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 	x.canon.Model, x.canon.Stream = c.model, x.stream
 	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, &x.canon, codec.Options{Version: c.ch.version})
 	if len(dropped) > 0 {
-		ctx.Response.Header.Set("X-Rosetta-Dropped", strings.Join(dropped, ", "))
+		ctx.Response.Header.SetBytesK(strRosettaDropped, strings.Join(dropped, ", "))
+		x.dropped = true
 	}
 	return out, e
+}
+
+// clearDropped takes back the X-Rosetta-Dropped of an attempt that did
+// not answer; only when it was set, since the header's lookup is not free.
+func (x *exchange) clearDropped(ctx *fasthttp.RequestCtx) {
+	if x.dropped {
+		ctx.Response.Header.DelBytes(strRosettaDropped)
+		x.dropped = false
+	}
 }
 
 // transportError is the client's error for an upstream that could not be

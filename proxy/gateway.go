@@ -228,6 +228,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.GET("/v1/realtime", g.realtime)
 	r.POST("/v1/responses", g.responsesCreate)
 	r.POST("/v1/responses/input_tokens", g.responsesInputTokens)
+	r.POST("/v1/responses/compact", g.responsesCompact)
 	r.GET("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.get", opResponseGet) })
 	r.DELETE("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.delete", opResponseDelete) })
 	r.POST("/v1/responses/{id}/cancel", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.cancel", opResponseCancel) })

@@ -156,25 +156,8 @@ func openBenchSession(b testing.TB) *benchSession {
 		}
 		upConn <- c.NetConn() // nothing was sent yet, so nothing is buffered
 	}))
-	cfg, err := config.Parse([]byte(`
-channels:
-  - {name: rt, type: openai, base_url: "`+upSrv.URL+`/v1", api_keys: [sk-up-0123456789], model_map: {fast: gpt-4o-realtime}}
-keys:
-  - {name: bench, key: sk-bench-0123456789abcdef}
-`), "bench", func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := New(cfg, Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), AccessLog: io.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go g.Serve(ln) //nolint:errcheck
-	c, _, err := websocket.DefaultDialer.Dial("ws://"+ln.Addr().String()+"/v1/realtime?model=fast",
+	g, addr := serveBenchGateway(b, upSrv.URL)
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/v1/realtime?model=fast",
 		http.Header{"Authorization": {"Bearer sk-bench-0123456789abcdef"}})
 	if err != nil {
 		b.Fatal(err)
@@ -187,6 +170,32 @@ keys:
 		b.Fatal("the upstream was not dialed")
 	}
 	return rs
+}
+
+// serveBenchGateway serves, on a loopback address, a gateway whose model
+// fast is the realtime upstream at upURL's gpt-4o-realtime, for the key
+// sk-bench-0123456789abcdef; the caller shuts it down.
+func serveBenchGateway(b testing.TB, upURL string) (g *Gateway, addr string) {
+	b.Helper()
+	cfg, err := config.Parse([]byte(`
+channels:
+  - {name: rt, type: openai, base_url: "`+upURL+`/v1", api_keys: [sk-up-0123456789], model_map: {fast: gpt-4o-realtime}}
+keys:
+  - {name: bench, key: sk-bench-0123456789abcdef}
+`), "bench", func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err = New(cfg, Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), AccessLog: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go g.Serve(ln) //nolint:errcheck
+	return g, ln.Addr().String()
 }
 
 func newFrameReader(c net.Conn) *frameReader {

@@ -60,7 +60,7 @@ func newRespIndex(st store.Store, keep time.Duration, log *slog.Logger) *respInd
 func (ix *respIndex) remember(r *store.Response) {
 	ix.mu.Lock()
 	if p := ix.pending[r.ID]; p != nil && p.KeyHash == r.KeyHash {
-		p.Status, p.changes = r.Status, p.changes+1
+		p.Status, p.Incomplete, p.changes = r.Status, r.Incomplete, p.changes+1
 		p.Input, p.Output, p.Usage = orBytes(r.Input, p.Input), orBytes(r.Output, p.Output), orBytes(r.Usage, p.Usage)
 	} else if p == nil {
 		ix.pending[r.ID] = &pendingResp{Response: *r}

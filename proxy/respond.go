@@ -36,7 +36,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		ctx.SetContentType("application/json")
 		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], &x.resp, x.streamInfo(c.ch.style))
 		ctx.SetBody(x.buf)
-		if x.style == styleResponses {
+		if x.op == opResponsesTranslated {
 			g.keepTranslated(x, &x.resp, c.ch.style.Name(), false)
 		}
 		return nil

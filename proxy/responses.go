@@ -32,11 +32,20 @@ var (
 	opResponsesUnstored = &operation{op: codec.OpResponses, name: "responses", metered: true, pass: openai.Responses}
 	opResponsesCount    = &operation{op: codec.OpResponsesCount, pass: openai.Responses,
 		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
+	// opResponsesCountTranslated is a count asked of a channel that
+	// translates the API: its style's own count endpoint (Anthropic's
+	// count_tokens, Gemini's countTokens), through the canonical model.
+	opResponsesCountTranslated = &operation{op: codec.OpCountTokens,
+		fallback: (*Gateway).estimateResponsesCount, served: opCountTokens.served}
 	opResponseGet    = &operation{op: codec.OpResponseGet, pass: openai.Responses, method: fasthttp.MethodGet}
 	opResponseDelete = &operation{op: codec.OpResponseDelete, pass: openai.Responses, method: fasthttp.MethodDelete,
 		answered: (*Gateway).forgetAnswer}
 	opResponseCancel = &operation{op: codec.OpResponseCancel, pass: openai.Responses, answered: (*Gateway).trackAnswer}
 	opResponseItems  = &operation{op: codec.OpResponseInputItems, pass: openai.Responses, method: fasthttp.MethodGet}
+	// opResponsesCompact compacts a conversation into OpenAI's encrypted
+	// compaction item, which only OpenAI reads: native channels only.
+	opResponsesCompact = &operation{op: codec.OpResponsesCompact, name: "responses.compact", metered: true,
+		pass: openai.Responses}
 )
 
 // respFamily is the endpoint family of the Responses API.
@@ -64,7 +73,7 @@ func (g *Gateway) responsesCreate(ctx *fasthttp.RequestCtx) {
 	}
 	switch {
 	case prev != nil && prev.Native:
-		g.servePinned(ctx, x, body, req.Model, prev)
+		g.servePinned(ctx, x, opResponses, body, req.Model, prev)
 	case prev != nil: // one the gateway keeps: its items come before the input
 		g.serveResponsesTranslated(ctx, x, body, prev.Input, prev.Output)
 	case req.Tagged:
@@ -110,10 +119,11 @@ func (g *Gateway) ownResponse(ctx *fasthttp.RequestCtx, x *exchange, id string) 
 	return nil, errorf(404, codec.KindNotFound, "", "Response with id '%s' not found.", id)
 }
 
-// servePinned serves a request that continues a native response: on the
-// channel and upstream key that made it, which alone can resolve its id.
-func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, body, model []byte, prev *store.Response) {
-	rt, ok := g.admitModel(ctx, x, opResponses, body, model)
+// servePinned serves a request of operation op that continues a native
+// response: on the channel and upstream key that made it, which alone can
+// resolve its id.
+func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte, prev *store.Response) {
+	rt, ok := g.admitModel(ctx, x, op, body, model)
 	if !ok {
 		return
 	}
@@ -227,7 +237,7 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 			return
 		}
 		g.answer(ctx, x, openai.AppendStoredResponse(x.buf[:0], &openai.StoredResponse{ID: r.ID, Model: r.Model,
-			Status: r.Status, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
+			Status: r.Status, Incomplete: r.Incomplete, Created: r.Created.Unix(), Output: r.Output, Usage: r.Usage}))
 	case opResponseDelete:
 		sctx, cancel := context.WithTimeout(context.Background(), storeLookupTimeout)
 		err := g.responses.forget(sctx, r.ID)
@@ -258,13 +268,93 @@ func (g *Gateway) answerKept(ctx *fasthttp.RequestCtx, x *exchange, r *store.Res
 	}
 }
 
-// responsesInputTokens serves POST /v1/responses/input_tokens: relayed to
-// a channel that serves the API natively, else the gateway's estimate,
-// which X-Rosetta-Token-Count says it is (as count_tokens does).
+// responsesInputTokens serves POST /v1/responses/input_tokens, on the
+// model's channels in their order as a creation is (respWays): relayed to
+// a channel that serves the API natively, translated to the count
+// endpoint of one that translates it and whose style has one (Anthropic,
+// Gemini); when none answers (a chat-only channel has no count), the
+// gateway's estimate. X-Rosetta-Token-Count says which (as count_tokens).
+// A previous_response_id is counted as a creation would read it: a
+// native one by the channel and key that made it, one the gateway keeps
+// with its conversation put first.
 func (g *Gateway) responsesInputTokens(ctx *fasthttp.RequestCtx) {
-	if x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens"); x != nil {
-		g.serve(ctx, x, opResponsesCount, body, req.Model)
+	x, req, body := g.openResponses(ctx, opResponsesCount, "responses.input_tokens")
+	if x == nil {
+		return
 	}
+	ways := waysCount
+	if req.Tagged { // signatures the gateway tagged go to no /responses
+		ways = waysCountTranslated
+	}
+	g.serveAfter(ctx, x, opResponsesCount, req, body, ways, func(prev *store.Response) { g.countKept(ctx, x, body, prev) })
+}
+
+// serveAfter serves a Responses request of operation op: one without a
+// previous_response_id on the model's channels, the ways it may take;
+// one with, where the previous response lives: a native one on the
+// channel and key that made it, one the gateway keeps by kept.
+func (g *Gateway) serveAfter(ctx *fasthttp.RequestCtx, x *exchange, op *operation, req *openai.ResponsesRequest,
+	body []byte, ways *respWays, kept func(prev *store.Response)) {
+	if req.Previous == nil {
+		x.ways = ways
+		g.serve(ctx, x, op, body, req.Model)
+		return
+	}
+	prev, e := g.previousResponse(ctx, x, string(req.Previous))
+	switch {
+	case e != nil:
+		g.fail(ctx, x, e)
+	case prev.Native:
+		g.servePinned(ctx, x, op, body, req.Model, prev)
+	default:
+		kept(prev)
+	}
+}
+
+// countKept counts a request that continues a conversation the gateway
+// keeps, its stored items first: translated (no upstream knows the id),
+// else the estimate of the whole.
+func (g *Gateway) countKept(ctx *fasthttp.RequestCtx, x *exchange, body []byte, prev *store.Response) {
+	body, e := responses.Prepend(nil, body, prev.Input, prev.Output)
+	if e == nil {
+		e = responses.DecodeRequest(body, &x.canon)
+	}
+	if e != nil {
+		g.fail(ctx, x, e)
+		return
+	}
+	x.canonReady, x.ways = true, waysCountTranslated
+	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canon.Model))
+}
+
+// responsesCompact serves POST /v1/responses/compact, OpenAI's compaction
+// of a conversation: relayed to the model's channels that serve the API
+// natively, a previous_response_id to the channel and key that made it.
+// Its answer holds an encrypted item that only OpenAI can read, so no
+// translation can make one: a channel that translates the API is passed
+// over, and a model served by those alone (or a previous_response_id the
+// gateway keeps) is the API's 400 saying so.
+func (g *Gateway) responsesCompact(ctx *fasthttp.RequestCtx) {
+	x, req, body := g.openResponses(ctx, opResponsesCompact, "responses.compact")
+	if x == nil {
+		return
+	}
+	if req.Tagged { // items of another provider's, from a translated conversation
+		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
+		return
+	}
+	g.serveAfter(ctx, x, opResponsesCompact, req, body, waysCompact, func(*store.Response) {
+		g.fail(ctx, x, errCompactTranslated(string(req.Model)))
+	})
+}
+
+// errCompactTranslated is the 400 for a compaction no native channel can
+// make: the conversation or the model's channels are translated ones.
+func errCompactTranslated(model string) *codec.Error {
+	return errorf(400, codec.KindInvalidRequest, "unsupported_endpoint",
+		"POST /v1/responses/compact is served only by channels that serve the Responses API natively "+
+			"(OpenAI's compaction item is encrypted for OpenAI); the model '%s' or its conversation is served "+
+			"by translation through another API here.", model)
 }
 
 // openResponses opens the exchange of a Responses request of operation op
@@ -286,12 +376,13 @@ func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoin
 
 // estimateResponsesCount answers an input token count no channel
 // answered with the gateway's estimate (codec.EstimateTokens, as
-// count_tokens's): of the request in the canonical form, or of the bytes
+// count_tokens's): of the request in the canonical form (as decoded
+// already, with a kept conversation put first), or of the bytes
 // of its input, instructions and tools when it holds what the translated
 // style refuses (a built-in tool).
 func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	n := 1
-	if responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
+	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
 		n = codec.EstimateTokens(&x.canon)
 	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
 		n = codec.EstimateText(req.TextBytes)
@@ -332,13 +423,13 @@ func (g *Gateway) forgetAnswer(x *exchange, _ candidate, _ []byte) {
 }
 
 // keepResponse keeps a translated response (the keep hook of
-// keepTranslated): its id and status, its input items (those of the whole
+// keepTranslated): its id, status and why it is incomplete, its input items (those of the whole
 // conversation, so that a later previous_response_id needs only this
 // response), its output items and its usage, as the Responses API's JSON.
 // x's key owns it and x's channel made it. It returns at once: the
 // response is found by its id at once, and written to the store in the
 // background.
-func (g *Gateway) keepResponse(x *exchange, id, status string, input, output, usage []byte) {
+func (g *Gateway) keepResponse(x *exchange, id, status, incomplete string, input, output, usage []byte) {
 	g.responses.remember(&store.Response{ID: id, KeyHash: x.key.Hash, KeyID: x.key.ID, Channel: x.channel,
-		Model: x.model, Created: x.start, Status: status, Input: input, Output: output, Usage: usage})
+		Model: x.model, Created: x.start, Status: status, Incomplete: incomplete, Input: input, Output: output, Usage: usage})
 }

@@ -27,16 +27,27 @@ var opResponsesTranslated = &operation{op: codec.OpGenerate, name: "responses", 
 // API (any other channel whose endpoints have the responses family). A
 // nil one is a way the request cannot take. A model served both ways is
 // served in its channels' order, and fails over from one way to the other.
-type respWays struct{ native, translated *operation }
+type respWays struct {
+	native, translated *operation
+	// refusal, when set, is the error of a channel that translates
+	// the API for a request that cannot be translated (a compaction).
+	refusal func(model string) *codec.Error
+}
 
 var (
 	// waysEither: a new response, kept upstream or by the gateway.
-	waysEither = &respWays{opResponses, opResponsesTranslated}
+	waysEither = &respWays{native: opResponses, translated: opResponsesTranslated}
 	// waysEitherUnstored: a new response with store: false.
-	waysEitherUnstored = &respWays{opResponsesUnstored, opResponsesTranslated}
+	waysEitherUnstored = &respWays{native: opResponsesUnstored, translated: opResponsesTranslated}
 	// waysTranslated: a request that continues a conversation the
 	// gateway keeps, or holds signatures it tagged.
 	waysTranslated = &respWays{translated: opResponsesTranslated}
+	// waysCount: an input token count; waysCountTranslated: one that
+	// continues a conversation the gateway keeps.
+	waysCount           = &respWays{native: opResponsesCount, translated: opResponsesCountTranslated}
+	waysCountTranslated = &respWays{translated: opResponsesCountTranslated}
+	// waysCompact: a compaction, which only the native way makes.
+	waysCompact = &respWays{native: opResponsesCompact, refusal: errCompactTranslated}
 )
 
 // takeWay readies x to be served by channel ch the way ch serves it
@@ -44,7 +55,7 @@ var (
 // request cannot be translated (e says why: a built-in tool, say).
 func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 	switch w := x.ways; {
-	case w.native != nil && ch.serves(codec.OpResponses):
+	case w.native != nil && ch.serves(w.native.op):
 		x.op, x.style, x.includeUsage = w.native, styleOpenAI, false
 	case w.translated != nil && ch.translates:
 		if !x.canonReady {
@@ -54,6 +65,8 @@ func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 			x.canonReady = true
 		}
 		x.op, x.style, x.includeUsage = w.translated, styleResponses, true
+	case w.refusal != nil && ch.translates:
+		return false, w.refusal(x.model)
 	default:
 		return false, nil
 	}
@@ -61,11 +74,13 @@ func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 }
 
 // appendURI appends the upstream URL of x's attempt on c; ok is false when
-// c's channel does not serve x's operation. A translated Responses
-// creation goes to the channel's chat API, which takeWay allowed already.
+// c's channel does not serve x's operation. A translated Responses request
+// goes to the channel's chat API (or its count endpoint), which takeWay
+// allowed already; ok is false when its style has none (a count on a
+// chat-only channel).
 func (x *exchange) appendURI(c candidate) (_ []byte, ok bool) {
 	model := cmp.Or(x.target, c.model)
-	if x.op == opResponsesTranslated {
+	if x.ways != nil && x.op == x.ways.translated {
 		return c.ch.appendPath(x.uri[:0], x.op.op, model, x.stream)
 	}
 	return c.ch.appendURI(x.uri[:0], x.op.op, model, x.stream)
@@ -99,10 +114,11 @@ func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange
 	g.serve(ctx, x, opResponsesTranslated, body, []byte(x.canon.Model))
 }
 
-// keepFunc takes a translated response to keep: its id and status, its
+// keepFunc takes a translated response to keep: its id, its status and
+// why it is incomplete ("" unless it is), its
 // input items (the conversation's so far), output items and usage, as the
 // Responses API's JSON, owned by the callee.
-type keepFunc func(x *exchange, id, status string, input, output, usage []byte)
+type keepFunc func(x *exchange, id, status, incomplete string, input, output, usage []byte)
 
 // keepTranslated hands a translated response r from a channel of style
 // origin to the gateway's keep hook, unless the request asked not to be
@@ -113,11 +129,11 @@ func (g *Gateway) keepTranslated(x *exchange, r *codec.Response, origin string, 
 		return
 	}
 	id := x.style.http.IDPrefix + string(x.id)
-	status := responses.Status(r.Stop)
+	status, incomplete := responses.Status(r.Stop), responses.IncompleteReason(r.Stop)
 	if failed {
-		status = "failed"
+		status, incomplete = "failed", ""
 	}
-	g.keep(x, id, status, responses.AppendInputItems(nil, &x.canon),
+	g.keep(x, id, status, incomplete, responses.AppendInputItems(nil, &x.canon),
 		responses.AppendOutput(nil, r, id, origin), responses.AppendUsage(nil, &r.Usage))
 }
 

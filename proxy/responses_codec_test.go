@@ -433,8 +433,8 @@ func TestResponsesTranslatedStreamFailure(t *testing.T) {
 // TestResponsesTranslatedIncomplete: an answer cut by the output limit is
 // an incomplete response whose cut item is incomplete too, whole and
 // streamed (in its output_item.done and in response.incomplete), as
-// OpenAI marks them; and so are the response the gateway keeps and its
-// item.
+// OpenAI marks them; and so are the responses the gateway keeps, their
+// items, and the reason a GET of them gives.
 func TestResponsesTranslatedIncomplete(t *testing.T) {
 	up := fixtureUpstream(t, styleFixtures{text: codecInput(t, "anthropic/response_max_tokens.json"),
 		textStream: wire(t, "anthropic/messages_stream_max_tokens.sse")}, streamField)
@@ -465,14 +465,16 @@ func TestResponsesTranslatedIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*responses.Response{whole, &last.Response, kept} {
+	keptStream, err := client.Responses.Get(ctx, last.Response.ID, responses.ResponseGetParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*responses.Response{whole, &last.Response, kept, keptStream} {
 		if r.Status != "incomplete" || len(r.Output) != 1 || r.Output[0].Type != "message" || r.Output[0].Status != "incomplete" {
 			t.Errorf("response %s", r.RawJSON())
 		}
 	}
-	// The store keeps a status, not its reason: a GET of a kept response
-	// says incomplete without incomplete_details.
-	for _, r := range []*responses.Response{whole, &last.Response} {
+	for _, r := range []*responses.Response{whole, &last.Response, kept, keptStream} {
 		if r.IncompleteDetails.Reason != "max_output_tokens" {
 			t.Errorf("incomplete_details %s", r.IncompleteDetails.RawJSON())
 		}

@@ -68,7 +68,7 @@ func TestKeptResponses(t *testing.T) {
 	g, st, url := startKeptGateway(t)
 	x := &exchange{key: &Key{Hash: HashKey([]byte(keptKey))}, channel: "demo", model: "demo", start: time.Now()}
 	const id = "resp_req_kept.1"
-	g.keepResponse(x, id, "completed",
+	g.keepResponse(x, id, "completed", "",
 		[]byte(`[{"id":"msg_a","type":"message","role":"user","content":[{"type":"input_text","text":"one"}]},`+
 			`{"id":"msg_b","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"two","annotations":[]}]},`+
 			`{"id":"msg_c","type":"message","role":"user","content":[{"type":"input_text","text":"three"}]}]`),
@@ -139,12 +139,26 @@ func TestKeptResponses(t *testing.T) {
 		at += i
 	}
 
+	// An incomplete one is kept with its reason, which a GET gives.
+	const cut = "resp_req_kept.2"
+	g.keepResponse(x, cut, "incomplete", "max_output_tokens", []byte(`[]`), []byte(`[]`), nil)
+	if r, err := client.Responses.Get(ctx, cut, responses.ResponseGetParams{}); err != nil ||
+		r.Status != "incomplete" || r.IncompleteDetails.Reason != "max_output_tokens" {
+		t.Fatalf("GET of an incomplete response: %v %s", err, r.RawJSON())
+	}
+
 	deadline := time.Now().Add(5 * time.Second)
-	for _, err := st.Response(ctx, id); err != nil; _, err = st.Response(ctx, id) {
+	for _, err := st.Response(ctx, cut); err != nil; _, err = st.Response(ctx, cut) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not in the store: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if r, err := st.Response(ctx, id); err != nil || r.Incomplete != "" {
+		t.Fatalf("the complete response in the store: %v %+v", err, r)
+	}
+	if r, _ := st.Response(ctx, cut); r.Status != "incomplete" || r.Incomplete != "max_output_tokens" {
+		t.Fatalf("the incomplete response in the store: %+v", r)
 	}
 	if err := client.Responses.Delete(ctx, id); err != nil {
 		t.Fatal(err)

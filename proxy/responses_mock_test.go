@@ -50,6 +50,8 @@ func (u *respUpstream) serve(w http.ResponseWriter, r *http.Request, body []byte
 		u.create(w, key, body)
 	case r.Method == "POST" && path == "/input_tokens":
 		jsonReply(200, []byte(`{"object":"response.input_tokens","input_tokens":42}`))(w, r, body)
+	case r.Method == "POST" && path == "/compact":
+		u.compact(w, key, body)
 	default:
 		id, call, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
 		u.call(w, r, key, id, call)
@@ -62,15 +64,7 @@ func (u *respUpstream) create(w http.ResponseWriter, key string, body []byte) {
 		notFoundReply(w, 400, "invalid JSON", "")
 		return
 	}
-	if u.failNext.CompareAndSwap(true, false) {
-		jsonReply(500, []byte(`{"error":{"message":"The server had an error.","type":"server_error","param":null,"code":null}}`))(w, nil, nil)
-		return
-	}
-	u.mu.Lock()
-	prevKey, known := u.made[req.Previous]
-	u.mu.Unlock()
-	if req.Previous != "" && (!known || prevKey != key) {
-		notFoundReply(w, 400, "Previous response with id '"+req.Previous+"' not found.", "previous_response_not_found")
+	if !u.accepts(w, key, req.Previous) {
 		return
 	}
 	id := fmt.Sprintf("resp_%s%d", u.name, u.n.Add(1))
@@ -92,6 +86,43 @@ func (u *respUpstream) create(w http.ResponseWriter, key string, body []byte) {
 	default:
 		jsonReply(200, []byte(testutil.ResponseObject(id, req.Model, "completed", "Hi there")))(w, nil, nil)
 	}
+}
+
+// accepts answers a creation's or a compaction's failure, when there is
+// one: the 500 of failNext, or the 400 of a previous response the key did
+// not make here.
+func (u *respUpstream) accepts(w http.ResponseWriter, key, previous string) bool {
+	if u.failNext.CompareAndSwap(true, false) {
+		jsonReply(500, []byte(`{"error":{"message":"The server had an error.","type":"server_error","param":null,"code":null}}`))(w, nil, nil)
+		return false
+	}
+	u.mu.Lock()
+	prevKey, known := u.made[previous]
+	u.mu.Unlock()
+	if previous != "" && (!known || prevKey != key) {
+		notFoundReply(w, 400, "Previous response with id '"+previous+"' not found.", "previous_response_not_found")
+		return false
+	}
+	return true
+}
+
+// compact answers POST /responses/compact as OpenAI does: the user's
+// message and the encrypted compaction item, the model unnamed.
+func (u *respUpstream) compact(w http.ResponseWriter, key string, body []byte) {
+	var req respRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.Model == "" {
+		notFoundReply(w, 400, "invalid JSON or no model", "")
+		return
+	}
+	if !u.accepts(w, key, req.Previous) {
+		return
+	}
+	n := u.n.Add(1)
+	jsonReply(200, fmt.Appendf(nil, `{"id":"resp_%[1]s%[2]d","object":"response.compaction","created_at":1764158400,`+
+		`"output":[{"id":"msg_%[1]s%[2]d","type":"message","status":"completed","content":[{"type":"input_text","text":"Hi"}],"role":"user"},`+
+		`{"id":"cmp_%[1]s%[2]d","type":"compaction","encrypted_content":"gAAAAABpZ3Rlc3Q="}],`+
+		`"usage":{"input_tokens":120,"input_tokens_details":{"cached_tokens":0},"output_tokens":40,`+
+		`"output_tokens_details":{"reasoning_tokens":0},"total_tokens":160}}`, u.name, n))(w, nil, nil)
 }
 
 // call answers GET, DELETE, cancel and input_items on response id.

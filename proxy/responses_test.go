@@ -296,20 +296,53 @@ func TestResponsesBadInput(t *testing.T) {
 }
 
 // TestResponsesInputTokens: a count goes to a native channel and is the
-// upstream's; a model without one gets the gateway's estimate, said so.
+// upstream's; a model without one gets the gateway's estimate, said so. A
+// previous_response_id is counted where it lives: a native one by the
+// channel and key that made it, a kept one with its conversation (a
+// larger estimate); another key's is the API's 400.
 func TestResponsesInputTokens(t *testing.T) {
 	rg := startRespGateway(t)
+	count := func(client openai.Client, model, previous string) (int64, string, error) {
+		t.Helper()
+		p := responses.InputTokenCountParams{Model: openai.String(model), Input: responses.InputTokenCountParamsInputUnion{
+			OfString: openai.String("How many tokens is this?")}}
+		if previous != "" {
+			p.PreviousResponseID = openai.String(previous)
+		}
+		var raw *http.Response
+		n, err := client.Responses.InputTokens.Count(context.Background(), p, option.WithResponseInto(&raw))
+		if err != nil {
+			return 0, "", err
+		}
+		return n.InputTokens, raw.Header.Get("X-Rosetta-Token-Count"), nil
+	}
 	for _, c := range []struct {
 		model, label string
 		want         int64
 	}{{"fast", "upstream", 42}, {"demo", "estimate", 10}} { // the estimate: 24 bytes and a turn
-		var raw *http.Response
-		n, err := rg.client.Responses.InputTokens.Count(context.Background(), responses.InputTokenCountParams{
-			Model: openai.String(c.model), Input: responses.InputTokenCountParamsInputUnion{
-				OfString: openai.String("How many tokens is this?")}}, option.WithResponseInto(&raw))
-		if err != nil || n.InputTokens != c.want || raw.Header.Get("X-Rosetta-Token-Count") != c.label {
-			t.Fatalf("%s: %v %+v %q", c.model, err, n, raw.Header.Get("X-Rosetta-Token-Count"))
+		if n, label, err := count(rg.client, c.model, ""); err != nil || n != c.want || label != c.label {
+			t.Fatalf("%s: %v %d %q", c.model, err, n, label)
 		}
+	}
+
+	native := rg.create(t, "fast", "")
+	for range 2 { // where the channel's keys would otherwise take turns
+		if n, label, err := count(rg.client, "fast", native.ID); err != nil || n != 42 || label != "upstream" {
+			t.Fatalf("a native previous response: %v %d %q", err, n, label)
+		}
+		calls := rg.oa1.callsTo("")
+		if last := calls[len(calls)-1]; !strings.HasPrefix(last, "POST /v1/responses/input_tokens ") ||
+			!strings.HasSuffix(last, rg.oa1.keyOf(native.ID)) {
+			t.Fatalf("the count of a native conversation went %q", last)
+		}
+	}
+	kept := rg.create(t, "demo", "")
+	if n, label, err := count(rg.client, "demo", kept.ID); err != nil || n <= 10 || label != "estimate" {
+		t.Fatalf("a kept previous response: %v %d %q", err, n, label)
+	}
+	_, _, err := count(rg.clientOf(openKey), "fast", native.ID)
+	if e := apiError(t, err, 400); e.Code != "previous_response_not_found" {
+		t.Errorf("another key's response: %s", e.RawJSON())
 	}
 }
 

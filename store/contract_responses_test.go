@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// testResponses: a response reads back as written; a second write under
-// the same key updates its status and the items it sets, one under
+// testResponses: a response reads back as written (an incomplete one with
+// its reason); a second write under the same key updates its status (and
+// reason) and the items it sets, one under
 // another key changes nothing; it is deleted by id, by retention (in
 // batches), and with its key or its key's owner.
 func testResponses(t *testing.T, f *fixture) {
@@ -20,8 +21,10 @@ func testResponses(t *testing.T, f *fixture) {
 	stored := Response{ID: "resp_s1", KeyHash: k2.Hash, KeyID: k2.ID, Channel: "claude", Model: "sonnet",
 		Created: created, Status: "completed", Input: []byte(`[{"type":"message"}]`),
 		Output: []byte(`[{"type":"message","id":"msg_1"}]`), Usage: []byte(`{"input_tokens":3}`)}
-	must(t, f.s.PutResponses(f.ctx, []Response{native, stored}))
-	for _, want := range []Response{native, stored} {
+	cut := stored
+	cut.ID, cut.Status, cut.Incomplete = "resp_s2", "incomplete", "max_output_tokens"
+	must(t, f.s.PutResponses(f.ctx, []Response{native, stored, cut}))
+	for _, want := range []Response{native, stored, cut} {
 		got, err := f.s.Response(f.ctx, want.ID)
 		must(t, err)
 		if !reflect.DeepEqual(*got, want) {
@@ -39,6 +42,13 @@ func testResponses(t *testing.T, f *fixture) {
 	}
 	if got, _ := f.s.Response(f.ctx, stored.ID); !reflect.DeepEqual(*got, stored) {
 		t.Fatalf("another key changed a response: %+v", got)
+	}
+	// The reason goes with the status it explains.
+	resumed := cut
+	resumed.Status, resumed.Incomplete = "completed", ""
+	must(t, f.s.PutResponses(f.ctx, []Response{resumed}))
+	if got, _ := f.s.Response(f.ctx, cut.ID); !reflect.DeepEqual(*got, resumed) {
+		t.Fatalf("a response no longer incomplete: %+v", got)
 	}
 
 	must(t, f.s.DeleteResponse(f.ctx, native.ID))
@@ -66,7 +76,7 @@ func testDeleteResponsesBefore(t *testing.T, f *fixture) {
 	nOld := responsesPruneBatch + 3
 	if _, err := f.s.(*sqlStore).w.ExecContext(f.ctx, `INSERT INTO responses (`+responseColumns+`)
 		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $1)
-		SELECT 'resp_old' || i, $2, 0, '', 0, '', CAST($3 AS BIGINT) + i, 'completed', FALSE, NULL, NULL, NULL FROM n`,
+		SELECT 'resp_old' || i, $2, 0, '', 0, '', CAST($3 AS BIGINT) + i, 'completed', FALSE, NULL, NULL, NULL, NULL FROM n`,
 		nOld-1, hash[:], base.UnixNano()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,14 @@ type Response struct {
 	// input items, output items and usage as JSON.
 	Native               bool
 	Input, Output, Usage []byte
+	// Incomplete is why an incomplete response stopped short, as the
+	// API's incomplete_details.reason says it (max_output_tokens,
+	// content_filter); "" for any other.
+	Incomplete string
 }
 
 const responseColumns = `id, key_hash, key_id, channel, key_index, model, created_ns, status, native,
-	input_items, output_items, usage`
+	input_items, output_items, usage, incomplete_reason`
 
 // PutResponses writes the responses in one transaction. A response already
 // stored under the same id and key gets the new status, and the new items
@@ -40,8 +44,8 @@ const responseColumns = `id, key_hash, key_id, channel, key_index, model, create
 func (s *sqlStore) PutResponses(ctx context.Context, list []Response) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO responses (`+responseColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-			ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			ON CONFLICT (id) DO UPDATE SET status = excluded.status, incomplete_reason = excluded.incomplete_reason,
 				input_items = COALESCE(excluded.input_items, responses.input_items),
 				output_items = COALESCE(excluded.output_items, responses.output_items),
 				usage = COALESCE(excluded.usage, responses.usage)
@@ -53,13 +57,22 @@ func (s *sqlStore) PutResponses(ctx context.Context, list []Response) error {
 		for i := range list {
 			r := &list[i]
 			if _, err := st.ExecContext(ctx, r.ID, r.KeyHash[:], r.KeyID, r.Channel, r.KeyIndex, r.Model,
-				toNS(r.Created), r.Status, r.Native, nullText(r.Input), nullText(r.Output), nullText(r.Usage)); err != nil {
+				toNS(r.Created), r.Status, r.Native, nullText(r.Input), nullText(r.Output), nullText(r.Usage),
+				nullString(r.Incomplete)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	return s.wrap(fmt.Sprintf("put %d responses", len(list)), err)
+}
+
+// nullString is s as a TEXT column: NULL when "".
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // nullText is b as a TEXT column: NULL when nil.
@@ -83,16 +96,16 @@ func scanResponse(row rowScanner) (*Response, error) {
 	var r Response
 	var hash []byte
 	var created int64
-	var in, out, usage sql.NullString
+	var in, out, usage, incomplete sql.NullString
 	if err := row.Scan(&r.ID, &hash, &r.KeyID, &r.Channel, &r.KeyIndex, &r.Model, &created, &r.Status, &r.Native,
-		&in, &out, &usage); err != nil {
+		&in, &out, &usage, &incomplete); err != nil {
 		return nil, err
 	}
 	if len(hash) != sha256.Size {
 		return nil, fmt.Errorf("stored key hash has %d bytes", len(hash))
 	}
 	r.KeyHash, r.Created = [sha256.Size]byte(hash), fromNS(created)
-	r.Input, r.Output, r.Usage = textBytes(in), textBytes(out), textBytes(usage)
+	r.Input, r.Output, r.Usage, r.Incomplete = textBytes(in), textBytes(out), textBytes(usage), incomplete.String
 	return &r, nil
 }
 

@@ -49,40 +49,25 @@ func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]st
 // has checked the strings of body (rawjson.ValidStrings), which sonic does
 // not.
 func decodeRequest(body []byte, r *codec.Request, dropped []string, checked bool) ([]string, *codec.Error) {
-	r.Reset()
-	w := requestPool.Get().(*wireRequest)
-	defer putRequest(w)
-	if err := unmarshal(body, w, checked); err != nil {
-		return dropped, bodyError(body)
-	}
-	d := requestDecoder{w: w, r: r, dropped: dropped}
-	err := d.decode()
-	return d.dropped, err
+	return param.Decode(body, r, dropped, checked, &requestPool, decodeWire)
 }
 
-func putRequest(w *wireRequest) {
-	w.reset()
-	requestPool.Put(w)
+// decodeWire runs the steps of chat's decoding on d.
+func decodeWire(d param.Decoder[*wireRequest]) ([]string, *codec.Error) {
+	cd := requestDecoder{d}
+	err := cd.decode()
+	return cd.Dropped, err
 }
 
-var bodyError = param.BodyError
-
-// requestDecoder carries the state of one DecodeRequest.
-type requestDecoder struct {
-	w       *wireRequest
-	r       *codec.Request
-	dropped []string
-	// toolMsg is the index in r.Messages of the message that collects the
-	// results of consecutive tool messages, or -1.
-	toolMsg int
-}
-
-func (d *requestDecoder) drop(name string) { d.dropped = addDropped(d.dropped, name) }
+// requestDecoder is one DecodeRequest: the state the styles share (its
+// ToolMsg collects the results of consecutive tool messages), and chat's
+// steps as its methods.
+type requestDecoder struct{ param.Decoder[*wireRequest] }
 
 var addDropped = param.AddDropped
 
 func (d *requestDecoder) decode() *codec.Error {
-	w, r := d.w, d.r
+	w, r := d.W, d.R
 	if w.Model == "" {
 		return invalid("model", "you must provide a model parameter")
 	}
@@ -90,7 +75,7 @@ func (d *requestDecoder) decode() *codec.Error {
 	if len(w.Messages) == 0 {
 		return invalid("messages", "'messages' must contain at least one message")
 	}
-	d.toolMsg = -1
+	d.ToolMsg = -1
 	for i := range w.Messages {
 		if err := d.message(i, &w.Messages[i]); err != nil {
 			return err
@@ -121,10 +106,10 @@ func (d *requestDecoder) decode() *codec.Error {
 func (d *requestDecoder) message(i int, m *wireMessage) *codec.Error {
 	role := m.Role
 	if role != "tool" && role != "function" {
-		d.toolMsg = -1
+		d.ToolMsg = -1
 	}
 	if m.Name != "" && role != "function" {
-		d.drop("messages.name")
+		d.Drop("messages.name")
 	}
 	switch role {
 	case "system", "developer":
@@ -155,8 +140,8 @@ func addMessage(r *codec.Request, role codec.Role) *codec.Message { return r.Add
 
 // system adds the text of a system or developer message to r.System.
 func (d *requestDecoder) system(i int, m *wireMessage) *codec.Error {
-	parts, err := d.textContent(i, m.Content, d.r.System)
-	d.r.System = parts
+	parts, err := d.textContent(i, m.Content, d.R.System)
+	d.R.System = parts
 	return err
 }
 
@@ -197,13 +182,13 @@ func (d *requestDecoder) textContent(i int, content rawValue, parts []codec.Part
 // contentParts decodes a content array into the decoder's scratch slice,
 // valid until the next call.
 func (d *requestDecoder) contentParts(i int, content rawValue) ([]wirePart, *codec.Error) {
-	ps := d.w.parts[:cap(d.w.parts)]
+	ps := d.W.parts[:cap(d.W.parts)]
 	clear(ps)
-	d.w.parts = ps[:0]
-	if err := unmarshalString(rawjson.UnsafeString(content), &d.w.parts); err != nil {
+	d.W.parts = ps[:0]
+	if err := unmarshalString(rawjson.UnsafeString(content), &d.W.parts); err != nil {
 		return nil, invalid(msgParam(i, "content"), "'content' must be a string or an array of content parts")
 	}
-	return d.w.parts, nil
+	return d.W.parts, nil
 }
 
 func (d *requestDecoder) user(i int, m *wireMessage) *codec.Error {
@@ -216,7 +201,7 @@ func (d *requestDecoder) user(i int, m *wireMessage) *codec.Error {
 			return invalid(msgParam(i, "content"), "invalid string")
 		}
 		if s != "" {
-			msg := addMessage(d.r, codec.RoleUser)
+			msg := addMessage(d.R, codec.RoleUser)
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartText, Text: s})
 		}
 		return nil
@@ -238,7 +223,7 @@ func (d *requestDecoder) user(i int, m *wireMessage) *codec.Error {
 			continue
 		}
 		if msg == nil {
-			msg = addMessage(d.r, codec.RoleUser)
+			msg = addMessage(d.R, codec.RoleUser)
 		}
 		msg.Parts = append(msg.Parts, p)
 	}
@@ -254,7 +239,7 @@ func (d *requestDecoder) userPart(i, j int, p *wirePart) (codec.Part, *codec.Err
 	case "image_url":
 		cp.Kind = codec.PartImage
 		if p.ImageURL.Detail != "" {
-			d.drop("image_url.detail")
+			d.Drop("image_url.detail")
 		}
 		if param.ImageURL(p.ImageURL.URL, &cp) {
 			return cp, nil
@@ -290,7 +275,7 @@ func (d *requestDecoder) filePart(i, j int, p *wirePart, cp codec.Part) (codec.P
 }
 
 func (d *requestDecoder) assistant(i int, m *wireMessage) *codec.Error {
-	msg := addMessage(d.r, codec.RoleAssistant)
+	msg := addMessage(d.R, codec.RoleAssistant)
 	d.thinking(m, msg)
 	switch rawjson.KindOf(m.Content) {
 	case rawjson.KindString, rawjson.KindNull, rawjson.KindInvalid:
@@ -335,7 +320,7 @@ func (d *requestDecoder) assistant(i int, m *wireMessage) *codec.Error {
 		msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolCall, ID: legacyCallID(i), Name: fc.Name, Arguments: arguments(fc.Arguments)})
 	}
 	if len(msg.Parts) == 0 {
-		d.r.Messages = d.r.Messages[:len(d.r.Messages)-1] // an empty turn
+		d.R.Messages = d.R.Messages[:len(d.R.Messages)-1] // an empty turn
 	}
 	return nil
 }
@@ -377,7 +362,7 @@ func (d *requestDecoder) thinking(m *wireMessage, msg *codec.Message) {
 		case "redacted_thinking":
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartRedactedThinking, Data: b.Data})
 		default:
-			d.drop("thinking_blocks.type")
+			d.Drop("thinking_blocks.type")
 		}
 	}
 	if first >= 0 && !hasText {
@@ -418,25 +403,18 @@ func (d *requestDecoder) toolResult(i int, m *wireMessage, id, name string) *cod
 	if err != nil {
 		return err
 	}
-	var msg *codec.Message
-	if d.toolMsg >= 0 {
-		msg = &d.r.Messages[d.toolMsg]
-	} else {
-		msg = addMessage(d.r, codec.RoleUser)
-		d.toolMsg = len(d.r.Messages) - 1
-	}
-	msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolResult, ID: id, Name: name, Content: content})
+	d.AddToolResult(id, name, content)
 	return nil
 }
 
 // callName returns the name of the tool call with the given id in the
 // history so far, searching from the end.
-func (d *requestDecoder) callName(id string) string { return d.r.CallName(id) }
+func (d *requestDecoder) callName(id string) string { return d.R.CallName(id) }
 
 // callID returns the id of the latest call of the named tool.
 func (d *requestDecoder) callID(name string) string {
-	for i := len(d.r.Messages) - 1; i >= 0; i-- {
-		m := &d.r.Messages[i]
+	for i := len(d.R.Messages) - 1; i >= 0; i-- {
+		m := &d.R.Messages[i]
 		for j := len(m.Parts) - 1; j >= 0; j-- {
 			if p := &m.Parts[j]; p.Kind == codec.PartToolCall && p.Name == name {
 				return p.ID
@@ -447,7 +425,7 @@ func (d *requestDecoder) callID(name string) string {
 }
 
 func (d *requestDecoder) tools() *codec.Error {
-	w, r := d.w, d.r
+	w, r := d.W, d.R
 	for i := range w.Tools {
 		t := &w.Tools[i]
 		if t.Type != "function" {
@@ -478,7 +456,7 @@ func functionTool(list string, i int, field string, f *wireFunction) (codec.Tool
 }
 
 func (d *requestDecoder) toolChoice() *codec.Error {
-	w, c := d.w, &d.r.Choice
+	w, c := d.W, &d.R.Choice
 	parallel, err := rawBoolOr(w.ParallelToolCalls, "parallel_tool_calls", true)
 	if err != nil {
 		return err
@@ -523,7 +501,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 		if tc.AllowedTools.Mode == "required" {
 			c.Mode = codec.ToolRequired
 		}
-		d.drop("tool_choice.allowed_tools")
+		d.Drop("tool_choice.allowed_tools")
 	default:
 		return invalid(param, "'"+param+"' must name a function: {\"type\":\"function\",\"function\":{\"name\":…}}")
 	}
@@ -531,7 +509,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 }
 
 func (d *requestDecoder) settings() *codec.Error {
-	w, r := d.w, d.r
+	w, r := d.W, d.R
 	maxTokens, name := w.MaxCompletionTokens, "max_completion_tokens"
 	if isEmptyValue(maxTokens) {
 		maxTokens, name = w.MaxTokens, "max_tokens"
@@ -582,14 +560,14 @@ func (d *requestDecoder) settings() *codec.Error {
 }
 
 func (d *requestDecoder) stop() *codec.Error {
-	v := d.w.Stop
+	v := d.W.Stop
 	switch rawjson.KindOf(v) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 	case rawjson.KindString:
 		s, _ := rawjson.Unquote(v)
-		d.r.Stop = append(d.r.Stop, s)
+		d.R.Stop = append(d.R.Stop, s)
 	case rawjson.KindArray:
-		if unmarshalString(rawjson.UnsafeString(v), &d.r.Stop) != nil {
+		if unmarshalString(rawjson.UnsafeString(v), &d.R.Stop) != nil {
 			return invalid("stop", "'stop' must be a string or an array of strings")
 		}
 	default:
@@ -599,7 +577,7 @@ func (d *requestDecoder) stop() *codec.Error {
 }
 
 func (d *requestDecoder) format() *codec.Error {
-	f, rf := &d.w.ResponseFormat, &d.r.Format
+	f, rf := &d.W.ResponseFormat, &d.R.Format
 	switch f.Type {
 	case "", "text":
 	case "json_object":
@@ -610,7 +588,7 @@ func (d *requestDecoder) format() *codec.Error {
 			return err
 		}
 		if s.Description != "" {
-			d.drop("response_format.json_schema.description")
+			d.Drop("response_format.json_schema.description")
 		}
 	default:
 		return invalid("response_format.type", "Invalid value: '"+f.Type+"'. Supported values are: 'text', 'json_object' and 'json_schema'.")
@@ -621,11 +599,11 @@ func (d *requestDecoder) format() *codec.Error {
 // reasoning reads reasoning_effort, and the Anthropic-style "thinking"
 // object that LiteLLM accepts on this API.
 func (d *requestDecoder) reasoning() *codec.Error {
-	th := &d.r.Thinking
-	if err := param.Effort(d.w.ReasoningEffort, "reasoning_effort", th); err != nil {
+	th := &d.R.Thinking
+	if err := param.Effort(d.W.ReasoningEffort, "reasoning_effort", th); err != nil {
 		return err
 	}
-	t := &d.w.Thinking
+	t := &d.W.Thinking
 	switch t.Type {
 	case "", "disabled":
 	case "enabled":
@@ -642,22 +620,18 @@ func (d *requestDecoder) reasoning() *codec.Error {
 
 // droppedFields names the request fields the canonical model cannot carry.
 func (d *requestDecoder) droppedFields() {
-	w := d.w
-	for _, f := range [...]struct {
-		name string
-		v    rawValue
-	}{
-		{"metadata", w.Metadata}, {"logprobs", w.Logprobs}, {"top_logprobs", w.TopLogprobs},
-		{"logit_bias", w.LogitBias}, {"presence_penalty", w.PresencePenalty},
-		{"frequency_penalty", w.FrequencyPenalty}, {"modalities", w.Modalities}, {"audio", w.Audio},
-		{"prediction", w.Prediction}, {"service_tier", w.ServiceTier}, {"store", w.Store},
-		{"verbosity", w.Verbosity}, {"web_search_options", w.WebSearchOptions},
-		{"prompt_cache_key", w.PromptCacheKey}, {"prompt_cache_retention", w.PromptCacheRetention},
-	} {
-		if k := rawjson.KindOf(f.v); k != rawjson.KindInvalid && k != rawjson.KindNull {
-			d.drop(f.name)
-		}
-	}
+	w := d.W
+	d.DropPresent(
+		param.Member{Name: "metadata", Value: w.Metadata}, param.Member{Name: "logprobs", Value: w.Logprobs},
+		param.Member{Name: "top_logprobs", Value: w.TopLogprobs}, param.Member{Name: "logit_bias", Value: w.LogitBias},
+		param.Member{Name: "presence_penalty", Value: w.PresencePenalty},
+		param.Member{Name: "frequency_penalty", Value: w.FrequencyPenalty},
+		param.Member{Name: "modalities", Value: w.Modalities}, param.Member{Name: "audio", Value: w.Audio},
+		param.Member{Name: "prediction", Value: w.Prediction}, param.Member{Name: "service_tier", Value: w.ServiceTier},
+		param.Member{Name: "store", Value: w.Store}, param.Member{Name: "verbosity", Value: w.Verbosity},
+		param.Member{Name: "web_search_options", Value: w.WebSearchOptions},
+		param.Member{Name: "prompt_cache_key", Value: w.PromptCacheKey},
+		param.Member{Name: "prompt_cache_retention", Value: w.PromptCacheRetention})
 }
 
 // The raw scalar readers, shared with the Responses decoder.

@@ -20,6 +20,7 @@ var responsesPaths = map[codec.Op][2]string{
 	codec.OpResponses: {"/responses", ""}, codec.OpResponsesCount: {"/responses/input_tokens", ""},
 	codec.OpResponseGet: {"/responses/", ""}, codec.OpResponseDelete: {"/responses/", ""},
 	codec.OpResponseCancel: {"/responses/", "/cancel"}, codec.OpResponseInputItems: {"/responses/", "/input_items"},
+	codec.OpResponsesCompact: {"/responses/compact", ""},
 }
 
 // appendResponsesPath appends p's path for the response id (the ops on a

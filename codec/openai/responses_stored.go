@@ -15,7 +15,10 @@ import (
 // StoredResponse is a response the gateway keeps, as a GET answers it.
 type StoredResponse struct {
 	ID, Model, Status string
-	Created           int64 // Unix seconds
+	// Incomplete is why an incomplete one stopped short
+	// (incomplete_details.reason); "": incomplete_details is null.
+	Incomplete string
+	Created    int64 // Unix seconds
 	// Output and Usage are its output items (a JSON array) and its usage
 	// (a JSON object), as stored; nil: none.
 	Output, Usage []byte
@@ -29,7 +32,15 @@ func AppendStoredResponse(dst []byte, r *StoredResponse) []byte {
 	dst = strconv.AppendInt(dst, r.Created, 10)
 	dst = append(dst, `,"status":`...)
 	dst = rawjson.AppendString(dst, r.Status)
-	dst = append(dst, `,"error":null,"incomplete_details":null,"model":`...)
+	dst = append(dst, `,"error":null,"incomplete_details":`...)
+	if r.Incomplete != "" {
+		dst = append(dst, `{"reason":`...)
+		dst = rawjson.AppendString(dst, r.Incomplete)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"model":`...)
 	dst = rawjson.AppendString(dst, r.Model)
 	dst = append(dst, `,"output":`...)
 	dst = appendRawOr(dst, r.Output, "[]")

@@ -68,9 +68,9 @@ type wireRequest struct {
 	parts []wirePart
 }
 
-// reset empties w for reuse, keeping the capacity of its slices and
-// dropping every reference into the last input.
-func (w *wireRequest) reset() {
+// Reset empties w for reuse (param.Wire), keeping the capacity of its
+// slices and dropping every reference into the last input.
+func (w *wireRequest) Reset() {
 	msgs := w.Messages[:cap(w.Messages)]
 	for i := range msgs {
 		msgs[i].reset()

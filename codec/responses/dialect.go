@@ -34,7 +34,13 @@ func (dialect) DecodeRequest(op codec.Op, body []byte, r *codec.Request, _ codec
 	return DecodeRequest(body, r)
 }
 
+// AppendResponse appends a Response object, or for OpCountTokens the
+// input_tokens endpoint's count: a count the proxy asked a channel of
+// another style for.
 func (dialect) AppendResponse(op codec.Op, dst []byte, r *codec.Response, info codec.StreamInfo) []byte {
+	if op == codec.OpCountTokens {
+		return openai.ResponsesCount(dst, r.Usage.Input)
+	}
 	return AppendResponse(dst, r, info)
 }
 

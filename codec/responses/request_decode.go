@@ -35,36 +35,23 @@ func DecodeRequest(body []byte, r *codec.Request) *codec.Error {
 // DecodeRequestDropped is DecodeRequest that also appends to dropped the
 // names of the request fields it had to ignore, each once.
 func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]string, *codec.Error) {
-	r.Reset()
-	w := requestPool.Get().(*wireRequest)
-	defer putRequest(w)
-	if err := param.Unmarshal(body, w, false); err != nil {
-		return dropped, param.BodyError(body)
-	}
-	d := requestDecoder{w: w, r: r, dropped: dropped, toolMsg: -1}
-	err := d.decode()
-	return d.dropped, err
+	return param.Decode(body, r, dropped, false, &requestPool, decodeWire)
 }
 
-func putRequest(w *wireRequest) {
-	w.reset()
-	requestPool.Put(w)
+// decodeWire runs the steps of a Responses request's decoding on d.
+func decodeWire(d param.Decoder[*wireRequest]) ([]string, *codec.Error) {
+	rd := requestDecoder{d}
+	err := rd.decode()
+	return rd.Dropped, err
 }
 
-// requestDecoder carries the state of one DecodeRequest.
-type requestDecoder struct {
-	w       *wireRequest
-	r       *codec.Request
-	dropped []string
-	// toolMsg is the index in r.Messages of the message that collects
-	// consecutive function call outputs, or -1.
-	toolMsg int
-}
-
-func (d *requestDecoder) drop(name string) { d.dropped = param.AddDropped(d.dropped, name) }
+// requestDecoder is one DecodeRequest: the state the styles share (its
+// ToolMsg collects consecutive function call outputs), and the Responses
+// steps as its methods.
+type requestDecoder struct{ param.Decoder[*wireRequest] }
 
 func (d *requestDecoder) decode() *codec.Error {
-	w, r := d.w, d.r
+	w, r := d.W, d.R
 	if w.Model == "" {
 		return param.Invalid("model", "Missing required parameter: 'model'.")
 	}
@@ -83,7 +70,7 @@ func (d *requestDecoder) decode() *codec.Error {
 
 // refused rejects what only OpenAI's own state can serve.
 func (d *requestDecoder) refused() *codec.Error {
-	w := d.w
+	w := d.W
 	switch {
 	case !param.Absent(w.Conversation):
 		return param.Invalid("conversation", "Conversations cannot be used with the provider that serves this model; continue with previous_response_id.")
@@ -100,7 +87,7 @@ func (d *requestDecoder) refused() *codec.Error {
 }
 
 func (d *requestDecoder) instructions() *codec.Error {
-	v := d.w.Instructions
+	v := d.W.Instructions
 	switch rawjson.KindOf(v) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil
@@ -109,9 +96,9 @@ func (d *requestDecoder) instructions() *codec.Error {
 		if err != nil {
 			return param.Invalid("instructions", "invalid string")
 		}
-		d.r.Session.Instructions = s
+		d.R.Session.Instructions = s
 		if s != "" {
-			d.r.System = append(d.r.System, codec.Part{Kind: codec.PartText, Text: s})
+			d.R.System = append(d.R.System, codec.Part{Kind: codec.PartText, Text: s})
 		}
 		return nil
 	}
@@ -120,8 +107,8 @@ func (d *requestDecoder) instructions() *codec.Error {
 
 // input reads input: a string is one user message, an array its items.
 func (d *requestDecoder) input() *codec.Error {
-	v := d.w.Input
-	d.r.Session.Input = rawjson.UnsafeString(v)
+	v := d.W.Input
+	d.R.Session.Input = rawjson.UnsafeString(v)
 	switch rawjson.KindOf(v) {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil // instructions alone, or the stored conversation
@@ -131,7 +118,7 @@ func (d *requestDecoder) input() *codec.Error {
 			return param.Invalid("input", "invalid string")
 		}
 		if s != "" {
-			msg := d.r.AddMessage(codec.RoleUser)
+			msg := d.R.AddMessage(codec.RoleUser)
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartText, Text: s})
 		}
 		return nil
@@ -139,11 +126,11 @@ func (d *requestDecoder) input() *codec.Error {
 	default:
 		return param.Invalid("input", "'input' must be a string or an array of input items")
 	}
-	if err := unmarshalString(rawjson.UnsafeString(v), &d.w.items); err != nil {
+	if err := unmarshalString(rawjson.UnsafeString(v), &d.W.items); err != nil {
 		return param.Invalid("input", "'input' must be a string or an array of input items")
 	}
-	for i := range d.w.items {
-		if err := d.item(i, &d.w.items[i]); err != nil {
+	for i := range d.W.items {
+		if err := d.item(i, &d.W.items[i]); err != nil {
 			return err
 		}
 	}
@@ -156,7 +143,7 @@ func itemParam(i int, field string) string {
 
 func (d *requestDecoder) item(i int, it *wireItem) *codec.Error {
 	if it.Type != "function_call_output" {
-		d.toolMsg = -1
+		d.ToolMsg = -1
 	}
 	switch it.Type {
 	case "message":
@@ -182,10 +169,10 @@ func (d *requestDecoder) item(i int, it *wireItem) *codec.Error {
 // assistantTurn is the assistant message that the assistant-side items
 // since the last user-side one make.
 func (d *requestDecoder) assistantTurn() *codec.Message {
-	if n := len(d.r.Messages); n > 0 && d.r.Messages[n-1].Role == codec.RoleAssistant {
-		return &d.r.Messages[n-1]
+	if n := len(d.R.Messages); n > 0 && d.R.Messages[n-1].Role == codec.RoleAssistant {
+		return &d.R.Messages[n-1]
 	}
-	return d.r.AddMessage(codec.RoleAssistant)
+	return d.R.AddMessage(codec.RoleAssistant)
 }
 
 func (d *requestDecoder) message(i int, it *wireItem) *codec.Error {
@@ -195,8 +182,8 @@ func (d *requestDecoder) message(i int, it *wireItem) *codec.Error {
 	case "assistant":
 		return d.content(i, it.Content, codec.RoleAssistant)
 	case "system", "developer":
-		parts, err := d.textContent(i, it.Content, d.r.System)
-		d.r.System = parts
+		parts, err := d.textContent(i, it.Content, d.R.System)
+		d.R.System = parts
 		return err
 	case "":
 		return param.Invalid(itemParam(i, "role"), "Missing required parameter: '"+itemParam(i, "role")+"'.")
@@ -207,10 +194,10 @@ func (d *requestDecoder) message(i int, it *wireItem) *codec.Error {
 // contentParts decodes a content array into the decoder's scratch slice,
 // valid until the next call; ok is false when it is not one.
 func (d *requestDecoder) contentParts(content rawValue) (_ []wirePart, ok bool) {
-	ps := d.w.parts[:cap(d.w.parts)]
+	ps := d.W.parts[:cap(d.W.parts)]
 	clear(ps)
-	d.w.parts = ps[:0]
-	return d.w.parts, unmarshalString(rawjson.UnsafeString(content), &d.w.parts) == nil
+	d.W.parts = ps[:0]
+	return d.W.parts, unmarshalString(rawjson.UnsafeString(content), &d.W.parts) == nil
 }
 
 // errContent is the 400 of a message whose content is neither a string
@@ -262,8 +249,8 @@ func partParam(i, j int) string {
 func (d *requestDecoder) content(i int, content rawValue, role codec.Role) *codec.Error {
 	msg := d.turn(role)
 	defer func() {
-		if n := len(d.r.Messages); len(d.r.Messages[n-1].Parts) == 0 {
-			d.r.Messages = d.r.Messages[:n-1]
+		if n := len(d.R.Messages); len(d.R.Messages[n-1].Parts) == 0 {
+			d.R.Messages = d.R.Messages[:n-1]
 		}
 	}()
 	switch rawjson.KindOf(content) {
@@ -297,7 +284,7 @@ func (d *requestDecoder) turn(role codec.Role) *codec.Message {
 	if role == codec.RoleAssistant {
 		return d.assistantTurn()
 	}
-	return d.r.AddMessage(codec.RoleUser)
+	return d.R.AddMessage(codec.RoleUser)
 }
 
 // part reads one content part of a user or assistant message (an
@@ -323,7 +310,7 @@ func (d *requestDecoder) part(p *wirePart, role codec.Role) (codec.Part, *codec.
 func (d *requestDecoder) image(name string, p *wirePart) (codec.Part, *codec.Error) { // name: see part
 	cp := codec.Part{Kind: codec.PartImage}
 	if p.Detail != "" && p.Detail != "auto" {
-		d.drop("input_image.detail")
+		d.Drop("input_image.detail")
 	}
 	if param.ImageURL(p.ImageURL, &cp) {
 		return cp, nil
@@ -380,14 +367,7 @@ func (d *requestDecoder) callOutput(i int, it *wireItem) *codec.Error {
 	if err != nil {
 		return err
 	}
-	var msg *codec.Message
-	if d.toolMsg >= 0 {
-		msg = &d.r.Messages[d.toolMsg]
-	} else {
-		msg = d.r.AddMessage(codec.RoleUser)
-		d.toolMsg = len(d.r.Messages) - 1
-	}
-	msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartToolResult, ID: it.CallID, Name: d.r.CallName(it.CallID), Content: content})
+	d.AddToolResult(it.CallID, d.R.CallName(it.CallID), content)
 	return nil
 }
 
@@ -462,8 +442,8 @@ func joinTexts(parts []wireSummary) string {
 }
 
 func (d *requestDecoder) tools() *codec.Error {
-	for i := range d.w.Tools {
-		t := &d.w.Tools[i]
+	for i := range d.W.Tools {
+		t := &d.W.Tools[i]
 		switch t.Type {
 		case "function":
 		case "":
@@ -477,7 +457,7 @@ func (d *requestDecoder) tools() *codec.Error {
 		if err != nil {
 			return err
 		}
-		d.r.Tools = append(d.r.Tools, tool)
+		d.R.Tools = append(d.R.Tools, tool)
 	}
 	return nil
 }
@@ -485,7 +465,7 @@ func (d *requestDecoder) tools() *codec.Error {
 func toolParam(i int, member string) string { return "tools[" + strconv.Itoa(i) + "]." + member }
 
 func (d *requestDecoder) toolChoice() *codec.Error {
-	w, c := d.w, &d.r.Choice
+	w, c := d.W, &d.R.Choice
 	parallel, err := param.BoolOr(w.ParallelToolCalls, "parallel_tool_calls", true)
 	if err != nil {
 		return err
@@ -514,7 +494,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 		if tc.Mode == "required" {
 			c.Mode = codec.ToolRequired
 		}
-		d.drop("tool_choice.tools")
+		d.Drop("tool_choice.tools")
 	case tc.Type == "function" || tc.Type == "allowed_tools":
 		return param.Invalid("tool_choice", "'tool_choice' must name a function: {\"type\":\"function\",\"name\":…}")
 	default:
@@ -525,7 +505,7 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 }
 
 func (d *requestDecoder) settings() *codec.Error {
-	w, r := d.w, d.r
+	w, r := d.W, d.R
 	var err *codec.Error
 	if r.MaxTokens, err = param.MaxTokens(w.MaxOutputTokens, "max_output_tokens"); err != nil {
 		return err
@@ -545,7 +525,7 @@ func (d *requestDecoder) settings() *codec.Error {
 }
 
 func (d *requestDecoder) format() *codec.Error {
-	f, rf := &d.w.Text.Format, &d.r.Format
+	f, rf := &d.W.Text.Format, &d.R.Format
 	switch f.Type {
 	case "", "text":
 	case "json_object":
@@ -555,7 +535,7 @@ func (d *requestDecoder) format() *codec.Error {
 			return err
 		}
 		if f.Description != "" {
-			d.drop("text.format.description")
+			d.Drop("text.format.description")
 		}
 	default:
 		return param.Invalid("text.format.type", "Invalid value: '"+f.Type+"'. Supported values are: 'text', 'json_object' and 'json_schema'.")
@@ -566,7 +546,7 @@ func (d *requestDecoder) format() *codec.Error {
 // reasoning reads reasoning.effort as the chat styles read
 // reasoning_effort, and asks for the reasoning text when a summary is.
 func (d *requestDecoder) reasoning() *codec.Error {
-	rs, th := &d.w.Reasoning, &d.r.Thinking
+	rs, th := &d.W.Reasoning, &d.R.Thinking
 	if err := param.Effort(rs.Effort, "reasoning.effort", th); err != nil {
 		return err
 	}
@@ -578,7 +558,7 @@ func (d *requestDecoder) reasoning() *codec.Error {
 	case "":
 	case "auto", "concise", "detailed":
 		th.Show = true
-		d.r.Session.ReasoningSummary = summary
+		d.R.Session.ReasoningSummary = summary
 	default:
 		return param.Invalid("reasoning.summary", "Invalid value: '"+summary+"'. Supported values are: 'auto', 'concise' and 'detailed'.")
 	}
@@ -587,7 +567,7 @@ func (d *requestDecoder) reasoning() *codec.Error {
 
 // session reads what the gateway keeps or echoes.
 func (d *requestDecoder) session() *codec.Error {
-	w, s := d.w, &d.r.Session
+	w, s := d.W, &d.R.Session
 	s.PreviousID = w.PreviousResponseID
 	var err *codec.Error
 	if s.Store, err = param.BoolOr(w.Store, "store", true); err != nil {
@@ -605,25 +585,18 @@ func (d *requestDecoder) session() *codec.Error {
 
 // droppedFields names the request fields the canonical model cannot carry.
 func (d *requestDecoder) droppedFields() {
-	w := d.w
-	for _, f := range [...]struct {
-		name string
-		v    rawValue
-	}{
-		{"max_tool_calls", w.MaxToolCalls}, {"prompt_cache_key", w.PromptCacheKey},
-		{"prompt_cache_retention", w.PromptCacheRetention}, {"service_tier", w.ServiceTier},
-		{"stream_options", w.StreamOptions}, {"top_logprobs", w.TopLogprobs}, {"text.verbosity", w.Text.Verbosity},
-	} {
-		if !param.Absent(f.v) {
-			d.drop(f.name)
-		}
-	}
+	w := d.W
+	d.DropPresent(param.Member{Name: "max_tool_calls", Value: w.MaxToolCalls},
+		param.Member{Name: "prompt_cache_key", Value: w.PromptCacheKey},
+		param.Member{Name: "prompt_cache_retention", Value: w.PromptCacheRetention},
+		param.Member{Name: "service_tier", Value: w.ServiceTier}, param.Member{Name: "stream_options", Value: w.StreamOptions},
+		param.Member{Name: "top_logprobs", Value: w.TopLogprobs}, param.Member{Name: "text.verbosity", Value: w.Text.Verbosity})
 	if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
-		d.drop("truncation")
+		d.Drop("truncation")
 	}
 	for _, inc := range w.Include {
 		if inc != "reasoning.encrypted_content" { // always given: the next turn needs it
-			d.drop("include")
+			d.Drop("include")
 		}
 	}
 }

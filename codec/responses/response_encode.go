@@ -52,6 +52,13 @@ func Status(stop codec.StopReason) string {
 	return status
 }
 
+// IncompleteReason is why a response that ended for reason stop is
+// incomplete (its incomplete_details.reason); "" when it is not.
+func IncompleteReason(stop codec.StopReason) string {
+	_, reason := statusOf(stop)
+	return reason
+}
+
 // statusOf is a response's status and, when incomplete, why.
 func statusOf(stop codec.StopReason) (status, reason string) {
 	switch stop {

@@ -65,9 +65,9 @@ type wireRequest struct {
 	parts []wirePart
 }
 
-// reset empties w for reuse, keeping the capacity of its slices and
-// dropping every reference into the last input.
-func (w *wireRequest) reset() {
+// Reset empties w for reuse (param.Wire), keeping the capacity of its
+// slices and dropping every reference into the last input.
+func (w *wireRequest) Reset() {
 	tools := w.Tools[:cap(w.Tools)]
 	clear(tools)
 	items := w.items[:cap(w.items)]

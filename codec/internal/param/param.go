@@ -1,7 +1,8 @@
-// Package param reads the optional scalar members of a request that its
-// decoder keeps as raw JSON spans (their absence matters), with the 400 an
-// OpenAI-family API gives for a value of the wrong type. The OpenAI chat
-// and Responses decoders share it.
+// Package param is what the OpenAI-family request decoders (chat
+// completions, Responses) share: the frame of a decoding (Decode, the
+// Decoder state, the pooled wire request), and the readers of the optional
+// scalar members a decoder keeps as raw JSON spans (their absence
+// matters), with the 400 such an API gives for a value of the wrong type.
 package param
 
 import (
