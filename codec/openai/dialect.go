@@ -124,27 +124,49 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 }
 
 // ReadRelayed checks a whole response and finds its top-level model and
-// usage in one pass (rawjson.ValidTopKeys).
+// usage in one pass: the usage object is read as it is checked.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelayed(body, &chatUsage) }
 
-// readRelayed is ReadRelayed for an answer whose usage has the keys k.
+// readRelayed is ReadRelayed for an answer whose usage has the keys k: the
+// first top-level members named model and usage count.
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
-	var at [2]int
-	if !rawjson.ValidTopKeys(body, answerKeys, at[:]) {
-		return codec.Relayed{}, false
+	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
+	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
+		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
-	r := codec.Relayed{}
-	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
-	if at[1] >= 0 && body[at[1]] == '{' {
-		if u, err := decodeUsage(body[at[1]:], k); err == nil {
-			r.Usage, r.HasUsage = u, true
+	model, usage := false, false
+	m := rawjson.Members(body)
+	for m.NextKey() {
+		v := m.ValueStart()
+		switch string(m.Key()) {
+		case "model":
+			if m.SkipValue() && !model {
+				r.ModelStart, r.ModelEnd = modelSpanAt(body, v)
+				model = true
+			}
+		case "usage":
+			if usage || v >= len(body) || body[v] != '{' {
+				m.SkipValue()
+				break
+			}
+			usage = true
+			u, end, err := readUsage(body[v:], 2, k)
+			if end < 0 {
+				m.EndValue(-1)
+				break
+			}
+			if m.EndValue(v+end) && err == nil {
+				r.Usage, r.HasUsage = u, true
+			}
+		default:
+			m.SkipValue()
 		}
+	}
+	if end := m.End(); end < 0 || rawjson.SkipSpace(body, end) != len(body) {
+		return codec.Relayed{}, false
 	}
 	return r, true
 }
-
-// answerKeys are the top-level members ReadRelayed reads.
-var answerKeys = []string{"model", "usage"}
 
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
 func (dialect) DecodesRelayed() bool { return false }

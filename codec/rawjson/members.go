@@ -13,8 +13,13 @@ package rawjson
 //
 // Keys are compared as they are spelled, escapes not decoded. It never
 // allocates but for the error it reports.
-func Members(b []byte) MemberReader {
-	m := MemberReader{b: b, i: SkipSpace(b, 0), open: true}
+func Members(b []byte) MemberReader { return MembersAt(b, 1) }
+
+// MembersAt is Members for an object nested depth levels deep in its
+// document (the top-level object is at 1): its values are held to what
+// is left of encoding/json's nesting limit.
+func MembersAt(b []byte, depth int) MemberReader {
+	m := MemberReader{b: b, i: SkipSpace(b, 0), open: true, limit: maxDepth - depth}
 	if m.i >= len(b) || b[m.i] != '{' {
 		m.fail()
 	}
@@ -30,10 +35,18 @@ type MemberReader struct {
 	end    int // just past the object, or where it broke
 	err    bool
 	open   bool // m.i is at the object's '{': no member read yet
+	limit  int  // the nesting a value may have
 }
 
 // Next moves to the next member and reports whether there is one.
-func (m *MemberReader) Next() bool {
+func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
+
+// NextKey is the first half of Next: it moves to the next member's key,
+// and leaves its value unchecked at ValueStart, for the caller to read
+// with SkipValue (the other half of Next) or by itself, checking it as
+// Valid does, then to report where it ended with EndValue. A usage object
+// so read is read and checked in one pass.
+func (m *MemberReader) NextKey() bool {
 	if m.i < 0 {
 		return false
 	}
@@ -64,13 +77,31 @@ func (m *MemberReader) Next() bool {
 		return m.fail()
 	}
 	m.vs = SkipSpace(b, i+1)
-	if m.ve = validValue(b, m.vs, nil, nil, maxDepth-1); m.ve == errDeep {
-		m.ve = validDeep(b, m.vs, nil, maxDepth-1)
+	return true
+}
+
+// ValueStart is the offset in b of the value NextKey left.
+func (m *MemberReader) ValueStart() int { return m.vs }
+
+// SkipValue checks the value NextKey left and moves past it; false when it
+// is not JSON (then the reader is done, with an error).
+func (m *MemberReader) SkipValue() bool {
+	end := validValue(m.b, m.vs, nil, nil, m.limit)
+	if end == errDeep {
+		end = validDeep(m.b, m.vs, nil, m.limit)
 	}
-	if m.ve < 0 {
+	return m.EndValue(end)
+}
+
+// EndValue moves past the value NextKey left, which the caller checked
+// and found to end just before b[end]; an end below 0 says it is not JSON
+// (then the reader is done, with an error, and EndValue is false).
+func (m *MemberReader) EndValue(end int) bool {
+	if end < 0 {
 		return m.fail()
 	}
-	m.i = SkipSpace(b, m.ve) // the next call checks what is there
+	m.ve = end
+	m.i = SkipSpace(m.b, end) // the next call checks what is there
 	return true
 }
 
