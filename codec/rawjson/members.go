@@ -68,7 +68,7 @@ func (m *MemberReader) NextKey() bool {
 	if i >= len(b) || b[i] != '"' {
 		return m.fail()
 	}
-	ke := validValue(b, i, nil, nil, 1)
+	ke := plainStringEnd(b, i)
 	if ke < 0 {
 		return m.fail()
 	}
@@ -86,11 +86,29 @@ func (m *MemberReader) ValueStart() int { return m.vs }
 // SkipValue checks the value NextKey left and moves past it; false when it
 // is not JSON (then the reader is done, with an error).
 func (m *MemberReader) SkipValue() bool {
+	if m.vs < len(m.b) && ('0' <= m.b[m.vs] && m.b[m.vs] <= '9' || m.b[m.vs] == '-') {
+		return m.EndValue(validNumber(m.b, m.vs)) // a count: no call to the whole check
+	}
 	end := validValue(m.b, m.vs, nil, nil, m.limit)
 	if end == errDeep {
 		end = validDeep(m.b, m.vs, nil, m.limit)
 	}
 	return m.EndValue(end)
+}
+
+// plainStringEnd is validValue for the string at b[i] (a quote), a key:
+// keys are short and plain, so a byte at a time, without the call and the
+// setup of the whole check, until a backslash or a control character
+// sends the string to it.
+func plainStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		if c := b[j]; c == '"' {
+			return j + 1
+		} else if c == '\\' || c < 0x20 {
+			return validValue(b, i, nil, nil, 0)
+		}
+	}
+	return errSyntax
 }
 
 // EndValue moves past the value NextKey left, which the caller checked
