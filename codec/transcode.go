@@ -1,6 +1,9 @@
 package codec
 
-import "github.com/rosetta-gateway/rosetta/codec/sse"
+import (
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/codec/sse"
+)
 
 // Relay is the state of a stream on the pass-through path, which a
 // dialect's RelayEvent updates event by event.
@@ -19,6 +22,10 @@ type Relay struct {
 	// remembers (the Responses API's lifecycle events); empty until then.
 	// Their buffers are kept from stream to stream.
 	ID, Status []byte
+	// Shape is the stream's JSON check for dialects whose text deltas
+	// differ only in their text (rawjson.Shape); its buffer is kept from
+	// stream to stream.
+	Shape rawjson.Shape
 	// Dec is a decoder of the stream's dialect, reset for the stream, for
 	// dialects that read the usage by decoding the events.
 	Dec     StreamDecoder
@@ -126,11 +133,12 @@ type Transcoder struct {
 // ResetPass readies t to relay a stream of dialect d as it is: r says
 // what to change on the way (its usage is reset).
 func (t *Transcoder) ResetPass(d PassThrough, r Relay, f Framing) {
-	id, status := t.relay.ID[:0], t.relay.Status[:0]
+	id, status, shape := t.relay.ID[:0], t.relay.Status[:0], t.relay.Shape
 	t.reset(f)
 	t.pass, t.relay = d, r
 	t.relay.Usage, t.relay.decoded, t.relay.events = Usage{}, false, t.events[:0]
-	t.relay.ID, t.relay.Status = id, status
+	t.relay.ID, t.relay.Status, t.relay.Shape = id, status, shape
+	t.relay.Shape.Reset()
 	if t.relay.Dec != nil {
 		t.relay.Dec.Reset()
 	}

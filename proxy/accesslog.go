@@ -60,7 +60,7 @@ func accessLevel(x *exchange) string {
 // nanoseconds, attributes that are not set left out.
 func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
 	b = append(b, `{"time":"`...)
-	b = now.AppendFormat(b, time.RFC3339Nano)
+	b = appendLineTime(b, now, 9) // as time.RFC3339Nano
 	b = append(b, `","level":"`...)
 	b = append(b, accessLevel(x)...)
 	// The request id is a token (requestID makes sure): nothing to escape.
@@ -77,7 +77,7 @@ func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
 // strings quoted only when slog would quote them.
 func appendTextLine(b []byte, x *exchange, now time.Time) []byte {
 	b = append(b, "time="...)
-	b = now.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	b = appendLineTime(b, now, 3) // as "2006-01-02T15:04:05.000Z07:00"
 	b = append(b, " level="...)
 	b = append(b, accessLevel(x)...)
 	b = append(b, " msg=request id="...)

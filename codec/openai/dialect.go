@@ -124,21 +124,46 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 }
 
 // ReadRelayed checks a whole response and finds its top-level model and
-// usage in one pass (rawjson.ValidTopKeys).
+// usage in one pass: the usage object is read as it is checked.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelayed(body, &chatUsage) }
 
-// readRelayed is ReadRelayed for an answer whose usage has the keys k.
+// readRelayed is ReadRelayed for an answer whose usage has the keys k: the
+// first top-level members named model and usage count.
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
-	var at [2]int
-	if !rawjson.ValidTopKeys(body, relayKeys, at[:]) {
-		return codec.Relayed{}, false
+	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
+	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
+		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
-	r := codec.Relayed{}
-	r.ModelStart, r.ModelEnd = modelSpanAt(body, at[0])
-	if at[1] >= 0 && body[at[1]] == '{' {
-		if u, err := decodeUsage(body[at[1]:], k); err == nil {
-			r.Usage, r.HasUsage = u, true
+	model, usage := false, false
+	m := rawjson.Members(body)
+	for m.NextKey() {
+		v := m.ValueStart()
+		switch string(m.Key()) {
+		case "model":
+			if m.SkipValue() && !model {
+				r.ModelStart, r.ModelEnd = modelSpanAt(body, v)
+				model = true
+			}
+		case "usage":
+			if usage || v >= len(body) || body[v] != '{' {
+				m.SkipValue()
+				break
+			}
+			usage = true
+			u, end, err := readUsage(body[v:], 2, k)
+			if end < 0 {
+				m.EndValue(-1)
+				break
+			}
+			if m.EndValue(v+end) && err == nil {
+				r.Usage, r.HasUsage = u, true
+			}
+		default:
+			m.SkipValue()
 		}
+	}
+	if end := m.End(); end < 0 || rawjson.SkipSpace(body, end) != len(body) {
+		return codec.Relayed{}, false
 	}
 	return r, true
 }
@@ -146,33 +171,44 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
 func (dialect) DecodesRelayed() bool { return false }
 
-// relayKeys are the keys RelayEvent has the JSON check find: the chunk's
-// model and its usage.
-var relayKeys = []string{"model", "usage"}
+// relayKeys are the keys RelayEvent has the JSON check find: the first
+// "content" (a text delta's, the string that varies from chunk to chunk:
+// rawjson.Shape), the first "model" (where ModelSpan would find it), and
+// the top-level "usage" and "choices" (relayTop).
+var relayKeys = []string{"content", "model", "usage", "choices"}
 
-// RelayEvent checks that the chunk is JSON (a stateless check: no decoder
-// held per open stream), reads the usage of the chunk that reports it, and
-// leaves that chunk out when the gateway asked for it for itself (the
-// client did not set stream_options.include_usage; see
-// ChatRequest.AppendUpstream). The check finds where the first "model" and
-// "usage" keys are, where ModelSpan and UsageSpan would search for them
-// (the same keys in a valid chunk).
+const relayTop = 1<<2 | 1<<3
+
+// RelayEvent checks that the chunk is JSON (through the stream's
+// rawjson.Shape: a text delta like the one before costs a check of its
+// text), reads the usage of the chunk that reports it, and leaves that
+// chunk out when the gateway asked for it for itself (the client did not
+// set stream_options.include_usage; see ChatRequest.AppendUpstream): a
+// chunk with a top-level usage object and no choices.
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	var at [2]int
-	if !rawjson.ValidKeys(data, relayKeys, at[:]) {
+	var at [4]int
+	if !r.Shape.ValidKeys(data, relayKeys, at[:], relayTop) {
 		return dst, codec.ErrNotJSON
 	}
-	if !endsWithNullUsage(data) {
-		if s, e := usageSpanAt(data, at[1]); s >= 0 {
-			if u, err := DecodeUsage(data[s:e]); err == nil {
-				r.Usage = u
-			}
-			if !r.IncludeUsage && IsUsageOnlyChunk(data) {
-				return dst, nil
-			}
+	if u := at[2]; u >= 0 && data[u] == '{' {
+		if usage, err := DecodeUsage(data[u:]); err == nil {
+			r.Usage = usage
+		}
+		if !r.IncludeUsage && emptyArrayAt(data, at[3]) {
+			return dst, nil
 		}
 	}
-	return appendModelAt(dst, ev, data, r.Model, at[0]), nil
+	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
+}
+
+// emptyArrayAt reports whether the valid JSON b has an empty array at v
+// (-1: none).
+func emptyArrayAt(b []byte, v int) bool {
+	if v < 0 || b[v] != '[' {
+		return false
+	}
+	j := rawjson.SkipSpace(b, v+1)
+	return j < len(b) && b[j] == ']'
 }
 
 // appendModelAt appends ev with the model name whose value starts at

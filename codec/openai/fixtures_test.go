@@ -65,7 +65,8 @@ func imageRequest() []byte {
 		base64.StdEncoding.EncodeToString(img))
 }
 
-// relay is relayEvent's stream state, kept outside it: a Relay handed to
+// relay is relayEvent's stream state (the events it relays are one
+// stream's), kept outside it: a Relay handed to
 // RelayEvent through the Dialect interface would be allocated per call.
 var relay codec.Relay
 
@@ -82,7 +83,7 @@ func relayEvent(dst, in []byte, model string) ([]byte, int) {
 	if !ok || multi || sse.IsDone(data) {
 		return append(dst, ev...), n
 	}
-	relay = codec.Relay{Model: model}
+	relay = codec.Relay{Model: model, Shape: relay.Shape} // one stream: the check keeps its shape
 	dst, err := openai.Dialect.RelayEvent(dst, ev, data, &relay)
 	if err != nil {
 		panic(err)

@@ -439,39 +439,71 @@ type usageKeys struct{ input, output, inputDetails, outputDetails string }
 var chatUsage = usageKeys{"prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"}
 
 func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
-	var u codec.Usage
-	var err error
-	m := rawjson.Members(b)
-	for m.Next() && err == nil {
-		switch v, key := m.Value(), string(m.Key()); key {
-		case k.input:
-			u.Input, err = count(v)
-		case k.output:
-			u.Output, err = count(v)
-		case k.inputDetails:
-			u.CachedInput, err = detail(v, "cached_tokens")
-		case k.outputDetails:
-			u.Reasoning, err = detail(v, "reasoning_tokens")
-		}
-	}
-	if err == nil {
-		err = m.Err()
-	}
+	u, _, err := readUsage(b, 1, k)
 	return u, err
 }
 
-// detail reads one count of a details object (which may be null).
-func detail(v []byte, key string) (int, error) {
-	if rawjson.KindOf(v) == rawjson.KindNull {
-		return 0, nil
-	}
-	m := rawjson.Members(v)
-	for m.Next() {
-		if string(m.Key()) == key {
-			return count(m.Value())
+// readUsage reads the usage object at the start of b, nested depth levels
+// deep in its document, in one pass that also checks it as rawjson.Valid
+// does, and returns it with the offset just past it: end is -1 when it is
+// not JSON, err also set when a count is no count.
+func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
+	m := rawjson.MembersAt(b, depth)
+	for m.NextKey() {
+		var e error
+		switch key := string(m.Key()); key {
+		case k.input, k.output:
+			if !m.SkipValue() {
+				break
+			}
+			n, ce := count(m.Value())
+			if e = ce; key == k.input {
+				u.Input = n
+			} else {
+				u.Output = n
+			}
+		case k.inputDetails:
+			u.CachedInput, e = detail(&m, b, depth+1, "cached_tokens")
+		case k.outputDetails:
+			u.Reasoning, e = detail(&m, b, depth+1, "reasoning_tokens")
+		default:
+			m.SkipValue()
+		}
+		if err == nil {
+			err = e
 		}
 	}
-	return 0, m.Err()
+	if e := m.Err(); e != nil {
+		return u, -1, e
+	}
+	return u, m.End(), err
+}
+
+// detail reads one count of the details object (which may be null) that
+// is the value m's NextKey left in b, at depth, checking it, and moves m
+// past it.
+func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, err error) {
+	v := b[m.ValueStart():]
+	if rawjson.KindOf(v) != rawjson.KindObject {
+		if m.SkipValue() && rawjson.KindOf(m.Value()) != rawjson.KindNull {
+			return 0, fmt.Errorf("usage: %.20q is not a details object", m.Value())
+		}
+		return 0, nil
+	}
+	d := rawjson.MembersAt(v, depth)
+	found := false
+	for d.Next() {
+		if !found && string(d.Key()) == key {
+			n, err = count(d.Value())
+			found = true
+		}
+	}
+	if d.End() < 0 {
+		m.EndValue(-1) // not JSON
+		return 0, nil
+	}
+	m.EndValue(m.ValueStart() + d.End())
+	return n, err
 }
 
 // count reads a token count: null is 0, anything but a non-negative

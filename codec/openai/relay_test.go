@@ -9,21 +9,22 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// relayReference is what RelayEvent did before its JSON check found the
-// model and usage keys: a check (encoding/json.Valid, which RelayEvent must
-// agree with), then UsageSpan, IsUsageOnlyChunk and ModelSpan, each a
-// search of its own.
+// relayReference is RelayEvent written plainly, each step a pass of its
+// own: a check (encoding/json.Valid, which RelayEvent must agree with), the
+// top-level usage and choices read member by member (keys as spelled, the
+// first of a name), and ModelSpan's search for the first "model".
 func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	if !json.Valid(data) {
 		return dst, codec.ErrNotJSON
 	}
-	if s, e := openai.UsageSpan(data); s >= 0 {
-		if u, err := openai.DecodeUsage(data[s:e]); err == nil {
+	if usage := topMember(data, "usage"); rawjson.KindOf(usage) == rawjson.KindObject {
+		if u, err := openai.DecodeUsage(usage); err == nil {
 			r.Usage = u
 		}
-		if !r.IncludeUsage && openai.IsUsageOnlyChunk(data) {
+		if !r.IncludeUsage && rawjson.ArrayEmpty(topMember(data, "choices")) {
 			return dst, nil
 		}
 	}
@@ -38,21 +39,40 @@ func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return append(dst, ev...), nil
 }
 
+// topMember is the value of the first top-level member of the object b
+// whose key is spelled key, or nil.
+func topMember(b []byte, key string) []byte {
+	for m := rawjson.Members(b); m.Next(); {
+		if string(m.Key()) == key {
+			return m.Value()
+		}
+	}
+	return nil
+}
+
 // checkRelay compares RelayEvent with relayReference on one event whose
-// data is data, with the client asking for usage or not.
+// data is data, with the client asking for usage or not, as a stream's
+// first event and after a text delta (whose shape the check keeps).
 func checkRelay(t *testing.T, data []byte) {
 	t.Helper()
 	ev := append(append([]byte("data: "), data...), "\n\n"...)
 	d := ev[len("data: ") : len(ev)-2]
 	for _, includeUsage := range []bool{false, true} {
-		var got, want codec.Relay
-		got.Model, want.Model = "my-model", "my-model"
-		got.IncludeUsage, want.IncludeUsage = includeUsage, includeUsage
-		out, err := openai.Dialect.RelayEvent([]byte("x"), ev, d, &got)
-		wantOut, wantErr := relayReference([]byte("x"), ev, d, &want)
-		if !errors.Is(err, wantErr) || !bytes.Equal(out, wantOut) || got.Usage != want.Usage {
-			t.Fatalf("RelayEvent(%q, include usage %v) = %q, %v, usage %+v; want %q, %v, usage %+v",
-				data, includeUsage, out, err, got.Usage, wantOut, wantErr, want.Usage)
+		for _, after := range []string{"", chunkContent} {
+			var got, want codec.Relay
+			got.Model, want.Model = "my-model", "my-model"
+			got.IncludeUsage, want.IncludeUsage = includeUsage, includeUsage
+			if after != "" {
+				if _, err := openai.Dialect.RelayEvent(nil, []byte(after), []byte(after), &got); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := openai.Dialect.RelayEvent([]byte("x"), ev, d, &got)
+			wantOut, wantErr := relayReference([]byte("x"), ev, d, &want)
+			if !errors.Is(err, wantErr) || !bytes.Equal(out, wantOut) || got.Usage != want.Usage {
+				t.Fatalf("RelayEvent(%q, include usage %v, after %.20q) = %q, %v, usage %+v; want %q, %v, usage %+v",
+					data, includeUsage, after, out, err, got.Usage, wantOut, wantErr, want.Usage)
+			}
 		}
 	}
 }

@@ -39,6 +39,14 @@ func TestZeroAllocs(t *testing.T) {
 			panic("invalid")
 		}
 	})
+	var shape rawjson.Shape // once its buffer holds a chunk, of any shape
+	shapeAt := make([]int, len(shapeKeys))
+	other := []byte(`{"choices":[],"usage":{"prompt_tokens":1}}`)
+	testutil.Allocs(t, "Shape.ValidKeys", 0, func() {
+		if !shape.ValidKeys(chunk, shapeKeys, shapeAt, shapeTop) || !shape.ValidKeys(other, shapeKeys, shapeAt, shapeTop) {
+			panic("invalid")
+		}
+	})
 	deep := []byte(strings.Repeat("[", 5000) + strings.Repeat("]", 5000))
 	testutil.Allocs(t, "Valid nested 5000 deep", 0, func() {
 		if !rawjson.Valid(deep) {

@@ -183,3 +183,35 @@ func BenchmarkLookupValid(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShape is the check of a stream's text deltas: by a Shape that
+// keeps the one before (delta), against the whole check (ValidKeysScoped),
+// and a Shape whose chunks alternate between two shapes, so that each is
+// checked whole and kept (miss: the most a Shape adds).
+func BenchmarkShape(b *testing.B) {
+	deltas := [][]byte{[]byte(streamChunk), []byte(strings.Replace(streamChunk, `" world"`, `" there"`, 1))}
+	other := []byte(strings.Replace(streamChunk, `{"content":" world"}`, `{"role":"assistant","content":""}`, 1))
+	at := make([]int, len(shapeKeys))
+	run := func(name string, check func(i int) bool) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(streamChunk)))
+			i := 0
+			for b.Loop() {
+				if !check(i) {
+					b.Fatal("invalid")
+				}
+				i++
+			}
+		})
+	}
+	var s rawjson.Shape
+	run("delta", func(i int) bool { return s.ValidKeys(deltas[i&1], shapeKeys, at, shapeTop) })
+	run("whole", func(i int) bool { return rawjson.ValidKeysScoped(deltas[i&1], shapeKeys, at, shapeTop) })
+	run("miss", func(i int) bool {
+		if i&1 == 1 {
+			return s.ValidKeys(other, shapeKeys, at, shapeTop)
+		}
+		return s.ValidKeys(deltas[0], shapeKeys, at, shapeTop)
+	})
+}

@@ -30,13 +30,19 @@ func Valid(b []byte) bool { return ValidKeys(b, nil, nil) }
 // In a valid document, the first member so named is where the first
 // unescaped `"key"` that a colon follows is: a relay that looks for a key
 // that way can have it from the check instead of a search.
-func ValidKeys(b []byte, keys []string, at []int) bool { return validKeys(b, keys, at, false) }
+func ValidKeys(b []byte, keys []string, at []int) bool { return ValidKeysScoped(b, keys, at, 0) }
 
 // ValidTopKeys is ValidKeys for the members of the top-level object
 // alone: a member so named in a nested value is passed over.
-func ValidTopKeys(b []byte, keys []string, at []int) bool { return validKeys(b, keys, at, true) }
+func ValidTopKeys(b []byte, keys []string, at []int) bool {
+	return ValidKeysScoped(b, keys, at, ^uint64(0))
+}
 
-func validKeys(b []byte, keys []string, at []int, top bool) bool {
+// ValidKeysScoped is ValidKeys for the keys whose bit in top is 0 and
+// ValidTopKeys for those whose bit is 1 (bit k for keys[k]): one pass finds
+// a stream chunk's model wherever it is first and its usage among the
+// top-level members.
+func ValidKeysScoped(b []byte, keys []string, at []int, top uint64) bool {
 	var f *finder
 	var fs finder
 	if len(keys) > 0 {
@@ -71,17 +77,18 @@ type finder struct {
 	at   []int
 	lens uint64 // bit n set when a key is n bytes long
 	left int    // keys not found yet
-	top  bool   // only the keys of the top-level object
+	top  uint64 // bit k set: keys[k] is looked for among the top-level members only
 	// mark, when not 0, is the first 8 bytes of a string value to look
 	// for (little-endian); marked is set when one starts so.
 	mark   uint64
 	marked bool
 }
 
-// found notes that the key b[ks:ke] introduces the value at v.
-func (f *finder) found(b []byte, ks, ke, v int) {
+// found notes that the key b[ks:ke] introduces the value at v; top says
+// the key is a member of the top-level object.
+func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 	for k, key := range f.keys {
-		if f.at[k] < 0 && string(b[ks:ke]) == key {
+		if f.at[k] < 0 && (top || f.top>>k&1 == 0) && string(b[ks:ke]) == key {
 			f.at[k] = v
 			if f.left--; f.left == 0 {
 				f.lens = 0 // nothing more to compare
@@ -281,8 +288,8 @@ str: // i is just past the opening quote of a string
 		ke := i - 1
 		if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ':'|'"'<<8 {
 			i += 2
-			if f != nil && f.lens>>(ke-ks)&1 != 0 && (!f.top || stack == 2 && d == 0) {
-				f.found(b, ks, ke, i-1)
+			if f != nil && f.lens>>(ke-ks)&1 != 0 {
+				f.found(b, ks, ke, i-1, stack == 2 && d == 0)
 			}
 			goto str
 		}
@@ -300,8 +307,8 @@ str: // i is just past the opening quote of a string
 				i = skipSpace(b, i)
 			}
 		}
-		if f != nil && f.lens>>(ke-ks)&1 != 0 && (!f.top || stack == 2 && d == 0) {
-			f.found(b, ks, ke, i)
+		if f != nil && f.lens>>(ke-ks)&1 != 0 {
+			f.found(b, ks, ke, i, stack == 2 && d == 0)
 		}
 		goto value
 	}

@@ -388,6 +388,7 @@ func FuzzValidTopKeys(f *testing.F) {
 		if want := json.Valid(b); ok != want {
 			t.Fatalf("ValidTopKeys(%q) = %v, encoding/json says %v", b, ok, want)
 		}
+		checkScoped(t, b, at)
 		fields := make([]rawjson.Field, len(validKeys))
 		for k, key := range validKeys {
 			fields[k].Key = key
@@ -401,6 +402,28 @@ func FuzzValidTopKeys(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkScoped checks that ValidKeysScoped finds each key of validKeys as
+// ValidTopKeys (which found top) does when its bit is set, else as
+// ValidKeys does.
+func checkScoped(t *testing.T, b []byte, top []int) {
+	t.Helper()
+	anywhere, scoped := make([]int, len(validKeys)), make([]int, len(validKeys))
+	rawjson.ValidKeys(b, validKeys, anywhere)
+	const mask = 0b0101
+	if ok := rawjson.ValidKeysScoped(b, validKeys, scoped, mask); ok != json.Valid(b) || !ok {
+		return
+	}
+	for k := range validKeys {
+		want := anywhere[k]
+		if mask>>k&1 == 1 {
+			want = top[k]
+		}
+		if scoped[k] != want {
+			t.Fatalf("ValidKeysScoped(%q, %b): %q at %d, want %d", b, mask, validKeys[k], scoped[k], want)
+		}
+	}
 }
 
 // TestValidNumbers holds Valid to encoding/json on numbers whose runs of
