@@ -64,6 +64,7 @@ var contractTests = []struct {
 	{"UsageSparseKey", testUsageSparseKey},
 	{"UsageMigration", testUsageMigration},
 	{"UsageEndpointMigration", testUsageEndpointMigration},
+	{"UsageUnitsMigration", testUsageUnitsMigration},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},

@@ -193,9 +193,8 @@ type UsageBucket struct {
 	Start                  time.Time
 	KeyID                  int64
 	Model                  string
-	Endpoint               string // "" unless the filter's ByEndpoint
-	Units                  int64  // summed, with the endpoint's Unit, when the filter is ByEndpoint
-	Unit                   string
+	Endpoint               string           // "" unless the filter's ByEndpoint
+	Units                  map[string]int64 // summed by unit name (characters, seconds, ...); nil when none
 	Requests               int64
 	Errors                 int64 // status >= 400
 	Input                  int64
@@ -208,6 +207,7 @@ type UsageBucket struct {
 // Spend is a key's usage totals.
 type Spend struct {
 	Requests, Input, Output int64
+	Units                   map[string]int64 // by unit name; nil when none
 }
 
 // Store is the gateway's persistent state. Every method is safe for

@@ -206,7 +206,7 @@ func intList(ids []int64) string {
 // Spend sums the usage of each key in keyIDs, every key with usage when
 // keyIDs is empty. A key asked for that has no usage is in the map with
 // zero totals. The totals come from usage_minutes, a row per key and
-// minute, not from the rows themselves.
+// minute, and usage_minute_units, not from the rows themselves.
 func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) {
 	cond := ""
 	if len(keyIDs) > 0 {
@@ -231,5 +231,33 @@ func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, 
 		}
 		out[id] = sp
 	}
-	return out, s.wrap("spend", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("spend", err)
+	}
+	return out, s.wrap("spend", s.spendUnits(ctx, cond, out))
+}
+
+// spendUnits adds to out the keys' units from usage_minute_units, where
+// cond selects the keys as in Spend.
+func (s *sqlStore) spendUnits(ctx context.Context, cond string, out map[int64]Spend) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT key_id, unit, CAST(SUM(units) AS BIGINT) FROM usage_minute_units`+cond+`
+		GROUP BY key_id, unit`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, n int64
+		var unit string
+		if err := rows.Scan(&id, &unit, &n); err != nil {
+			return err
+		}
+		sp := out[id]
+		if sp.Units == nil {
+			sp.Units = map[string]int64{}
+		}
+		sp.Units[unit] = n
+		out[id] = sp
+	}
+	return rows.Err()
 }
