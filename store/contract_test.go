@@ -51,7 +51,6 @@ var contractTests = []struct {
 	{"DeleteUserCascades", testDeleteUserCascades},
 	{"Sessions", testSessions},
 	{"Keys", testKeys},
-	{"TouchKeys", testTouchKeys},
 	{"Channels", testChannels},
 	{"ChannelKeysSealed", testChannelKeysSealed},
 	{"UsageFilter", testUsageFilter},

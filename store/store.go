@@ -238,7 +238,6 @@ type Store interface {
 	// set to the stored value).
 	UpdateKey(ctx context.Context, k *Key) error
 	DeleteKey(ctx context.Context, id int64) error
-	TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error // only moves LastUsed forward
 	// KeyChanges lists, oldest first and at most limit of them, the hashes
 	// of keys changed after the change numbered after (an edit, a revoke,
 	// a delete, their owner updated or deleted), with the number of the
