@@ -41,9 +41,7 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if f.ByEndpoint {
 		endpoint, order = "endpoint", order+", endpoint"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, `+endpoint+`, status,
-		input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
-		ORDER BY `+order+`, latency_ns`, w.args...)
+	rows, err := s.r.QueryContext(ctx, bucketsSQL(endpoint, order, w), w.args...)
 	if err != nil {
 		return nil, s.wrap("usage buckets", err)
 	}
@@ -79,9 +77,7 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 // of the buckets reads no units, which keeps usage_units out of its plan.
 // w is the buckets' filter, endpoint their endpoint column.
 func (s *sqlStore) bucketUnits(ctx context.Context, w *where, endpoint string, out []UsageBucket) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, `+endpoint+`, unit,
-		CAST(SUM(units) AS BIGINT) FROM (SELECT u.id, r.time_ns, l.key_id, l.model, l.channel, l.status, l.endpoint,
-		l.unit, u.units FROM `+unitRowsFrom+`) AS x`+w.sql()+` GROUP BY 1, 2, 3, 4, 5`, w.args...)
+	rows, err := s.r.QueryContext(ctx, bucketUnitsSQL(endpoint, w), w.args...)
 	if err != nil {
 		return err
 	}
@@ -110,6 +106,21 @@ func (s *sqlStore) bucketUnits(ctx context.Context, w *where, endpoint string, o
 		}
 	}
 	return rows.Err()
+}
+
+// bucketsSQL reads the rows of the buckets, w's width first in its
+// arguments, ordered as bucketGroup needs them. It reads no units.
+func bucketsSQL(endpoint, order string, w *where) string {
+	return `SELECT time_ns - time_ns % $1, key_id, model, ` + endpoint + `, status, input_tokens, output_tokens,
+		cached_tokens, reasoning_tokens, latency_ns FROM usage_log` + w.sql() + ` ORDER BY ` + order + `, latency_ns`
+}
+
+// bucketUnitsSQL sums the units of the buckets' rows that have any, by
+// bucket (as bucketsSQL groups them) and unit.
+func bucketUnitsSQL(endpoint string, w *where) string {
+	return `SELECT time_ns - time_ns % $1, key_id, model, ` + endpoint + `, unit, CAST(SUM(units) AS BIGINT)
+		FROM (SELECT u.id, r.time_ns, l.key_id, l.model, l.channel, l.status, l.endpoint, l.unit, u.units
+		FROM ` + unitRowsFrom + `) AS x` + w.sql() + ` GROUP BY 1, 2, 3, 4, 5`
 }
 
 // bucketGroup accumulates consecutive rows of the same bucket, key, model
