@@ -43,28 +43,35 @@ func viewUsage(u *store.Usage) usageView {
 	}
 }
 
+// sumsView are the sums of a bucket or of a range but their units.
+type sumsView struct {
+	Requests  int64 `json:"requests"`
+	Errors    int64 `json:"errors"`
+	Input     int64 `json:"input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Cached    int64 `json:"cached_tokens"`
+	Reasoning int64 `json:"reasoning_tokens"`
+}
+
+func sumsOf(b *store.UsageBucket) sumsView {
+	return sumsView{Requests: b.Requests, Errors: b.Errors, Input: b.Input, Output: b.Output, Cached: b.Cached,
+		Reasoning: b.Reasoning}
+}
+
 type bucketView struct {
-	Start     time.Time        `json:"start"`
-	KeyID     int64            `json:"key_id"`
-	Model     string           `json:"model"`
-	Endpoint  *string          `json:"endpoint,omitempty"` // with group=endpoint only
-	Units     map[string]int64 `json:"units,omitempty"`    // by unit name: characters, seconds, search_units, images
-	Requests  int64            `json:"requests"`
-	Errors    int64            `json:"errors"`
-	Input     int64            `json:"input_tokens"`
-	Output    int64            `json:"output_tokens"`
-	Cached    int64            `json:"cached_tokens"`
-	Reasoning int64            `json:"reasoning_tokens"`
-	P50MS     float64          `json:"p50_ms"`
-	P99MS     float64          `json:"p99_ms"`
+	Start    time.Time        `json:"start"`
+	KeyID    int64            `json:"key_id"`
+	Model    string           `json:"model"`
+	Endpoint *string          `json:"endpoint,omitempty"` // with group=endpoint only
+	Units    map[string]int64 `json:"units,omitempty"`    // by unit name: characters, seconds, search_units, images
+	sumsView
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
 }
 
 func viewBucket(b *store.UsageBucket, byEndpoint bool) bucketView {
-	v := bucketView{
-		Start: b.Start, KeyID: b.KeyID, Model: b.Model, Units: b.Units, Requests: b.Requests, Errors: b.Errors,
-		Input: b.Input, Output: b.Output, Cached: b.Cached, Reasoning: b.Reasoning,
-		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99),
-	}
+	v := bucketView{Start: b.Start, KeyID: b.KeyID, Model: b.Model, Units: b.Units, sumsView: sumsOf(b),
+		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99)}
 	if byEndpoint {
 		v.Endpoint = &b.Endpoint
 	}
@@ -73,22 +80,18 @@ func viewBucket(b *store.UsageBucket, byEndpoint bool) bucketView {
 
 // totalsView sums the buckets of a range.
 type totalsView struct {
-	Requests  int64            `json:"requests"`
-	Errors    int64            `json:"errors"`
-	Input     int64            `json:"input_tokens"`
-	Output    int64            `json:"output_tokens"`
-	Cached    int64            `json:"cached_tokens"`
-	Reasoning int64            `json:"reasoning_tokens"`
-	Units     map[string]int64 `json:"units"` // by unit name; {} when none
+	sumsView
+	Units map[string]int64 `json:"units"` // by unit name; {} when none
 }
 
 func (t *totalsView) add(b *store.UsageBucket) {
-	t.Requests += b.Requests
-	t.Errors += b.Errors
-	t.Input += b.Input
-	t.Output += b.Output
-	t.Cached += b.Cached
-	t.Reasoning += b.Reasoning
+	s := sumsOf(b)
+	t.Requests += s.Requests
+	t.Errors += s.Errors
+	t.Input += s.Input
+	t.Output += s.Output
+	t.Cached += s.Cached
+	t.Reasoning += s.Reasoning
 	for unit, n := range b.Units {
 		t.Units[unit] += n
 	}

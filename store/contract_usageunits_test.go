@@ -10,15 +10,7 @@ import (
 // are in the per-minute totals, summed by key, minute and unit, and rows
 // written after add to them.
 func testUsageUnitsMigration(t *testing.T, f *fixture) {
-	dsn := f.newDSN(t)
-	old := openUnmigrated(t, f.driver, dsn)
-	list, err := migrations(f.driver)
-	must(t, err)
-	for _, m := range list {
-		if m.version < 7 {
-			must(t, old.applyMigration(f.ctx, m))
-		}
-	}
+	old, dsn := migratedBefore(t, f, 7)
 	old.labels = make(map[usageLabel]int64) // as Open makes it
 	// Written without units (this code would add them to the table 0007
 	// makes), which are then put in usage_units as before 0007.
@@ -29,13 +21,11 @@ func testUsageUnitsMigration(t *testing.T, f *fixture) {
 		row(0, 1, UnitCharacters), row(time.Second, 1, UnitCharacters), row(2*time.Second, 1, UnitSeconds),
 		row(time.Minute, 1, UnitCharacters), row(0, 2, UnitImages), row(0, 2, ""),
 	}))
-	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_units (id, units) VALUES (1, 5), (2, 7), (3, 11), (4, 13), (5, 2)`)
+	_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_units (id, units) VALUES (1, 5), (2, 7), (3, 11), (4, 13), (5, 2)`)
 	must(t, err)
 	must(t, old.Close())
 
-	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
-	g.s = g.open(t, Options{SecretKey: f.secret})
-	checkMigrations(t, g, list)
+	g := reopen(t, f, dsn)
 	if n := g.count(t, `SELECT COUNT(*) FROM usage_minute_units`); n != 4 {
 		t.Fatalf("%d entries in usage_minute_units, want 4 (key 1: two minutes of characters, one of seconds; key 2: images)", n)
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -18,6 +19,12 @@ import (
 type unitKey struct {
 	keyID, minute int64
 	unit          string
+}
+
+// unitSum is an entry's units.
+type unitSum struct {
+	unitKey
+	units int64
 }
 
 // minuteUnits sums the units of rows, by key, minute and unit.
@@ -31,17 +38,11 @@ func minuteUnits(rows []Usage) map[unitKey]int64 {
 	return m
 }
 
-// sortedUnitKeys orders m's keys as sortedMinutes does, then by unit: two
-// transactions lock the entries they share in the same order.
-func sortedUnitKeys(m map[unitKey]int64) []unitKey {
-	keys := make([]unitKey, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b unitKey) int {
-		return cmp.Or(cmp.Compare(a.keyID, b.keyID), cmp.Compare(a.minute, b.minute), cmp.Compare(a.unit, b.unit))
-	})
-	return keys
+// compareUnitKeys orders entries as sortedMinutes does, then by unit (in
+// Go's order, whatever the database's collation): two transactions lock
+// the entries they share in the same order.
+func compareUnitKeys(a, b unitKey) int {
+	return cmp.Or(cmp.Compare(a.keyID, b.keyID), cmp.Compare(a.minute, b.minute), cmp.Compare(a.unit, b.unit))
 }
 
 // addMinuteUnits adds the units of rows to usage_minute_units in the
@@ -56,7 +57,7 @@ func addMinuteUnits(ctx context.Context, dc any, rows []Usage) error {
 	q := []byte("INSERT INTO usage_minute_units (key_id, minute, unit, units) VALUES ")
 	var args []driver.NamedValue
 	param := map[string]int{} // unit → its parameter's number
-	for i, k := range sortedUnitKeys(m) {
+	for i, k := range slices.SortedFunc(maps.Keys(m), compareUnitKeys) {
 		n, ok := param[k.unit]
 		if !ok {
 			n = len(args) + 1
@@ -86,13 +87,17 @@ func subtractMinuteUnits(ctx context.Context, tx *sql.Tx, lo, hi, t int64) error
 	if err != nil {
 		return err
 	}
-	gone, err := collectUnits(rows)
-	if err != nil || len(gone) == 0 {
+	gone, err := collect(rows, func(row rowScanner) (g unitSum, err error) {
+		return g, row.Scan(&g.keyID, &g.minute, &g.unit, &g.units)
+	})
+	if err != nil {
 		return err
 	}
-	for _, k := range sortedUnitKeys(gone) {
+	slices.SortFunc(gone, func(a, b unitSum) int { return compareUnitKeys(a.unitKey, b.unitKey) })
+	for _, g := range gone {
+		k := g.unitKey
 		_, err := tx.ExecContext(ctx, `UPDATE usage_minute_units SET units = units - $1
-			WHERE key_id = $2 AND minute = $3 AND unit = $4`, gone[k], k.keyID, k.minute, k.unit)
+			WHERE key_id = $2 AND minute = $3 AND unit = $4`, g.units, k.keyID, k.minute, k.unit)
 		if err != nil {
 			return err
 		}
@@ -111,17 +116,3 @@ func subtractMinuteUnits(ctx context.Context, tx *sql.Tx, lo, hi, t int64) error
 // in a WHERE clause that more conditions follow with AND.
 const unitRowsFrom = `usage_units u CROSS JOIN usage_rows r CROSS JOIN usage_labels l
 	WHERE r.id = u.id AND l.id = r.label_id`
-
-func collectUnits(rows *sql.Rows) (map[unitKey]int64, error) {
-	defer rows.Close()
-	m := make(map[unitKey]int64)
-	for rows.Next() {
-		var k unitKey
-		var n int64
-		if err := rows.Scan(&k.keyID, &k.minute, &k.unit, &n); err != nil {
-			return nil, err
-		}
-		m[k] = n
-	}
-	return m, rows.Err()
-}
