@@ -35,6 +35,7 @@ var (
 	usageRate = flag.Int("usage-rate", 15000, "rows per second BenchmarkUsageWriter pushes")
 	batchFlag = flag.Int("usage-batch", 0, "BenchmarkUsageWriter's UsageWriterOptions.Batch; 0: the default")
 	usageStep = flag.Duration("usage-step", time.Millisecond, "BenchmarkUsageWriter pushes a step's rows at a time, then sleeps")
+	unitsFlag = flag.Bool("usage-units", false, "BenchmarkUsageWriter's rows have units too, as images requests")
 )
 
 func BenchmarkUsageWriter(b *testing.B) {
@@ -141,6 +142,9 @@ func benchRows() []Usage {
 			Status: 200, Input: 1200 + int64(i%300), Output: 300 + int64(i%90), Cached: 1024, Reasoning: int64(i % 7),
 			Latency: time.Duration(800+i%400) * time.Millisecond, FirstToken: time.Duration(200+i%50) * time.Millisecond,
 			RequestID: fmt.Sprintf("req_%022d", i), ClientStyle: "openai"}
+		if *unitsFlag {
+			rows[i].Endpoint, rows[i].Units, rows[i].Unit = "images.generations", int64(1+i%4), UnitImages
+		}
 	}
 	return rows
 }

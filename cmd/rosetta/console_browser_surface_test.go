@@ -351,6 +351,11 @@ func endpointBreakdown(b *tab) {
 	if !maps.Equal(got, want) {
 		b.t.Errorf("the breakdown by endpoint: %v, want %v", got, want)
 	}
+	// Under it the range's totals, with the units of every endpoint.
+	totals := evalJS[string](b, `document.querySelector('section[aria-labelledby=by-endpoint] p.totals')?.textContent || ''`)
+	if !strings.HasPrefix(totals, "In all: 10 requests (1 failed), ") || !strings.HasSuffix(totals, " tokens, 34 characters, 1 image.") {
+		b.t.Errorf("the totals under the breakdown: %q", totals)
+	}
 	b.shot("usage-by-endpoint")
 	if w := evalJS[[]int](b, `(s => [s.scrollWidth, s.clientWidth])(document.querySelector('section[aria-labelledby=raw-log] .scroll'))`); w[0] > w[1] {
 		b.t.Errorf("the request log is %d px wide in a box of %d: it scrolls sideways at 1280 px", w[0], w[1])
