@@ -97,6 +97,29 @@ func benchUsageWriter(b *testing.B, driver string, newDSN func(*testing.B) strin
 	})
 }
 
+// BenchmarkAddUsage is the store's share alone: one op is a batch of
+// 1,000 rows written by AddUsage on SQLite (with units too with
+// -usage-units), without the writer, its pacing or its goroutine.
+func BenchmarkAddUsage(b *testing.B) {
+	s, err := Open(b.Context(), "sqlite", filepath.Join(b.TempDir(), "usage.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rows := benchRows()[:1000]
+	start, n := time.Now(), 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range rows {
+			rows[i].Time = start.Add(time.Duration(n) * time.Millisecond)
+			n++
+		}
+		if err := s.AddUsage(b.Context(), rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // pushPaced records n rows at rate rows per second, a step's worth at a
 // time (-usage-step), each stamped with the time it is recorded. With w nil it
 // only paces.
