@@ -103,10 +103,9 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet     // open realtime sessions
-	failed    failedRequests // the attempts of recent requests that had a failed one
-	responses *respIndex     // the Responses API's responses made here
-	chunked   chunkedHeads   // the refusals of requests sent chunked, while their bodies are read
+	sessions  sessionSet   // open realtime sessions
+	responses *respIndex   // the Responses API's responses made here
+	chunked   chunkedHeads // the refusals of requests sent chunked, while their bodies are read
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's

@@ -22,9 +22,7 @@ func testUsageEndpointMigration(t *testing.T, f *fixture) {
 		cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id) VALUES (1, $1, 7, 5, 6, 0, 0, 1000, 0, 'old')`,
 		toNS(at(0)))
 	must(t, err)
-	must(t, old.Close())
-
-	g := reopen(t, f, dsn)
+	g := reopen(t, f, old, dsn)
 	if n := g.count(t, `SELECT COUNT(*) FROM usage_labels WHERE id = 7 AND endpoint = '' AND unit = ''`); n != 1 {
 		t.Fatalf("label 7 after the migration: %d rows with endpoint ''", n)
 	}

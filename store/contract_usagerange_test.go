@@ -242,9 +242,7 @@ func testUsageMigration(t *testing.T, f *fixture) {
 			u.RequestID, u.ClientStyle)
 		must(t, err)
 	}
-	must(t, old.Close())
-
-	g := reopen(t, f, dsn)
+	g := reopen(t, f, old, dsn)
 	checkRanges(t, g, rows)
 	got, err := g.s.Usage(f.ctx, UsageFilter{Limit: 1, BeforeID: 2})
 	must(t, err)
@@ -268,8 +266,9 @@ func testUsageMigration(t *testing.T, f *fixture) {
 const usageCols0001 = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
 	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
 
-// migratedBefore opens a store on a new database with the migrations
-// numbered below version applied, and no others.
+// migratedBefore opens a new database of f's driver with only the
+// migrations numbered below version applied, for a test to write rows in
+// that schema; reopen then applies the others.
 func migratedBefore(t *testing.T, f *fixture, version int) (old *sqlStore, dsn string) {
 	t.Helper()
 	dsn = f.newDSN(t)
@@ -284,10 +283,11 @@ func migratedBefore(t *testing.T, f *fixture, version int) (old *sqlStore, dsn s
 	return old, dsn
 }
 
-// reopen opens the store on dsn, which applies the migrations left, and
-// checks every migration is recorded once.
-func reopen(t *testing.T, f *fixture, dsn string) *fixture {
+// reopen closes old and opens the store on its database, which applies
+// the migrations old lacked, each recorded once.
+func reopen(t *testing.T, f *fixture, old *sqlStore, dsn string) *fixture {
 	t.Helper()
+	must(t, old.Close())
 	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
 	g.s = g.open(t, Options{SecretKey: f.secret})
 	list, err := migrations(f.driver)

@@ -23,9 +23,7 @@ func testUsageUnitsMigration(t *testing.T, f *fixture) {
 	}))
 	_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_units (id, units) VALUES (1, 5), (2, 7), (3, 11), (4, 13), (5, 2)`)
 	must(t, err)
-	must(t, old.Close())
-
-	g := reopen(t, f, dsn)
+	g := reopen(t, f, old, dsn)
 	if n := g.count(t, `SELECT COUNT(*) FROM usage_minute_units`); n != 4 {
 		t.Fatalf("%d entries in usage_minute_units, want 4 (key 1: two minutes of characters, one of seconds; key 2: images)", n)
 	}
