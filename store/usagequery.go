@@ -249,19 +249,16 @@ func (s *sqlStore) spendUnits(ctx context.Context, cond string, out map[int64]Sp
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, n int64
-		var unit string
-		if err := rows.Scan(&id, &unit, &n); err != nil {
-			return err
-		}
-		sp := out[id]
+	sums, err := collect(rows, func(row rowScanner) (u unitSum, err error) {
+		return u, row.Scan(&u.keyID, &u.unit, &u.units)
+	})
+	for _, u := range sums {
+		sp := out[u.keyID]
 		if sp.Units == nil {
 			sp.Units = map[string]int64{}
 		}
-		sp.Units[unit] = n
-		out[id] = sp
+		sp.Units[u.unit] = u.units
+		out[u.keyID] = sp
 	}
-	return rows.Err()
+	return err
 }
