@@ -24,9 +24,10 @@ const (
 func newSecret() string { return keyPrefix + randomBase62(keyRandom) }
 
 type spendView struct {
-	Requests int64 `json:"requests"`
-	Input    int64 `json:"input_tokens"`
-	Output   int64 `json:"output_tokens"`
+	Requests int64            `json:"requests"`
+	Input    int64            `json:"input_tokens"`
+	Output   int64            `json:"output_tokens"`
+	Units    map[string]int64 `json:"units,omitempty"` // by unit name: characters, seconds, search_units, images
 }
 
 type keyView struct {
@@ -69,7 +70,7 @@ func viewKey(k *store.Key, owner string, s store.Spend, now time.Time) keyView {
 		ID: k.ID, Name: k.Name, OwnerID: k.OwnerID, Owner: owner, Prefix: k.Prefix,
 		Models: k.Models, RPM: k.RPM, TPM: k.TPM, ModelLimits: modelLimits, Expires: timeOrNil(k.Expires),
 		Enabled: k.Enabled, Usable: k.Usable(now), Created: k.Created, LastUsed: timeOrNil(k.LastUsed),
-		Spend: spendView{Requests: s.Requests, Input: s.Input, Output: s.Output},
+		Spend: spendView{Requests: s.Requests, Input: s.Input, Output: s.Output, Units: s.Units},
 	}
 }
 

@@ -44,33 +44,58 @@ func viewUsage(u *store.Usage) usageView {
 	}
 }
 
+// sumsView are the sums of a bucket or of a range but their units.
+type sumsView struct {
+	Requests  int64 `json:"requests"`
+	Errors    int64 `json:"errors"`
+	Input     int64 `json:"input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Cached    int64 `json:"cached_tokens"`
+	Reasoning int64 `json:"reasoning_tokens"`
+}
+
+func sumsOf(b *store.UsageBucket) sumsView {
+	return sumsView{Requests: b.Requests, Errors: b.Errors, Input: b.Input, Output: b.Output, Cached: b.Cached,
+		Reasoning: b.Reasoning}
+}
+
 type bucketView struct {
-	Start     time.Time `json:"start"`
-	KeyID     int64     `json:"key_id"`
-	Model     string    `json:"model"`
-	Endpoint  *string   `json:"endpoint,omitempty"` // with group=endpoint only, as are units and unit
-	Units     *int64    `json:"units,omitempty"`
-	Unit      *string   `json:"unit,omitempty"`
-	Requests  int64     `json:"requests"`
-	Errors    int64     `json:"errors"`
-	Input     int64     `json:"input_tokens"`
-	Output    int64     `json:"output_tokens"`
-	Cached    int64     `json:"cached_tokens"`
-	Reasoning int64     `json:"reasoning_tokens"`
-	P50MS     float64   `json:"p50_ms"`
-	P99MS     float64   `json:"p99_ms"`
+	Start    time.Time        `json:"start"`
+	KeyID    int64            `json:"key_id"`
+	Model    string           `json:"model"`
+	Endpoint *string          `json:"endpoint,omitempty"` // with group=endpoint only
+	Units    map[string]int64 `json:"units,omitempty"`    // by unit name: characters, seconds, search_units, images
+	sumsView
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
 }
 
 func viewBucket(b *store.UsageBucket, byEndpoint bool) bucketView {
-	v := bucketView{
-		Start: b.Start, KeyID: b.KeyID, Model: b.Model, Requests: b.Requests, Errors: b.Errors,
-		Input: b.Input, Output: b.Output, Cached: b.Cached, Reasoning: b.Reasoning,
-		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99),
-	}
+	v := bucketView{Start: b.Start, KeyID: b.KeyID, Model: b.Model, Units: b.Units, sumsView: sumsOf(b),
+		P50MS: ms(b.LatencyP50), P99MS: ms(b.LatencyP99)}
 	if byEndpoint {
-		v.Endpoint, v.Units, v.Unit = &b.Endpoint, &b.Units, &b.Unit
+		v.Endpoint = &b.Endpoint
 	}
 	return v
+}
+
+// totalsView sums the buckets of a range.
+type totalsView struct {
+	sumsView
+	Units map[string]int64 `json:"units"` // by unit name; {} when none
+}
+
+func (t *totalsView) add(b *store.UsageBucket) {
+	s := sumsOf(b)
+	t.Requests += s.Requests
+	t.Errors += s.Errors
+	t.Input += s.Input
+	t.Output += s.Output
+	t.Cached += s.Cached
+	t.Reasoning += s.Reasoning
+	for unit, n := range b.Units {
+		t.Units[unit] += n
+	}
 }
 
 // query reads typed query parameters, keeping the first error, which
@@ -260,11 +285,13 @@ type bucketsView struct {
 	To      time.Time        `json:"to"`
 	WidthMS float64          `json:"width_ms"`
 	Buckets []bucketView     `json:"buckets"`
-	Keys    map[int64]string `json:"keys"` // names of the keys in the buckets
+	Totals  totalsView       `json:"totals"` // of the buckets
+	Keys    map[int64]string `json:"keys"`   // names of the keys in the buckets
 }
 
 // usageBuckets sums usage over time per key and model, and per endpoint
-// with group=endpoint; the range defaults to the last 24 hours.
+// with group=endpoint, and over the whole range; the range defaults to the
+// last 24 hours.
 func (c *Console) usageBuckets(cl *call) error {
 	f, none, err := c.usageFilter(cl, 24*time.Hour)
 	if err != nil {
@@ -281,7 +308,8 @@ func (c *Console) usageBuckets(cl *call) error {
 	if err != nil {
 		return err
 	}
-	v := bucketsView{From: f.From, To: f.To, WidthMS: ms(w), Buckets: []bucketView{}, Keys: map[int64]string{}}
+	v := bucketsView{From: f.From, To: f.To, WidthMS: ms(w), Buckets: []bucketView{},
+		Totals: totalsView{Units: map[string]int64{}}, Keys: map[int64]string{}}
 	if !none {
 		if err := c.fillBuckets(cl, f, w, &v); err != nil {
 			return err
@@ -306,6 +334,7 @@ func (c *Console) fillBuckets(cl *call, f store.UsageFilter, w time.Duration, v 
 	for i := range buckets {
 		b := &buckets[i]
 		v.Buckets = append(v.Buckets, viewBucket(b, f.ByEndpoint))
+		v.Totals.add(b)
 		if name, ok := names[b.KeyID]; ok {
 			v.Keys[b.KeyID] = name
 		}

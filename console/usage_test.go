@@ -149,7 +149,8 @@ func TestUsageBuckets(t *testing.T) {
 }
 
 // TestUsageBucketsByEndpoint: group=endpoint splits the buckets by
-// endpoint, endpoint= keeps one; without group they carry none.
+// endpoint, endpoint= keeps one; without group they carry none. Buckets
+// carry their units by name either way.
 func TestUsageBucketsByEndpoint(t *testing.T) {
 	e, alice, _, _, _ := usageFixture(t)
 	sums := func(b *browser, query string) map[string]float64 {
@@ -173,15 +174,47 @@ func TestUsageBucketsByEndpoint(t *testing.T) {
 	}
 	wantEqual("alice", sums(alice, "group=endpoint"), map[string]float64{"chat": 2, "embeddings": 1})
 	wantEqual("admin", sums(e.admin(), "group=endpoint"), map[string]float64{"chat": 3, "embeddings": 1, "audio.speech": 1})
-	for _, x := range e.admin().must("GET", "/console/api/usage/buckets?group=endpoint&endpoint=audio.speech", nil)["buckets"].([]any) {
-		if x := x.(map[string]any); x["units"] != 42.0 || x["unit"] != "characters" {
-			t.Errorf("speech bucket %v", x)
+	for _, query := range []string{"group=endpoint&endpoint=audio.speech", "endpoint=audio.speech"} {
+		for _, x := range e.admin().must("GET", "/console/api/usage/buckets?"+query, nil)["buckets"].([]any) {
+			if units := fmt.Sprint(x.(map[string]any)["units"]); units != "map[characters:42]" {
+				t.Errorf("?%s: speech bucket's units %s, want map[characters:42]", query, units)
+			}
 		}
 	}
 	wantEqual("admin, embeddings", sums(e.admin(), "group=endpoint&endpoint=embeddings"), map[string]float64{"embeddings": 1})
 	wantEqual("admin, not grouped", sums(e.admin(), "endpoint=chat"), map[string]float64{"": 3})
 	if r := alice.do("GET", "/console/api/usage/buckets?group=model", nil); r.status != 400 || r.errorField() != "group" {
 		t.Errorf("group=model: %d %s", r.status, r.body)
+	}
+}
+
+// TestUsageTotals: the buckets' range totals, units by name, and each
+// key's spend with its units, as each caller may see them.
+func TestUsageTotals(t *testing.T) {
+	e, alice, bob, _, _ := usageFixture(t)
+	f := func(who string, b *browser, want string) {
+		t.Helper()
+		if got := fmt.Sprint(b.must("GET", "/console/api/usage/buckets?group=endpoint", nil)["totals"]); got != want {
+			t.Errorf("%s's totals: %s, want %s", who, got, want)
+		}
+	}
+	f("alice", alice, "map[cached_tokens:0 errors:1 input_tokens:30 output_tokens:60 reasoning_tokens:0 requests:3 units:map[]]")
+	f("bob", bob, "map[cached_tokens:0 errors:0 input_tokens:10 output_tokens:20 reasoning_tokens:0 requests:1 units:map[characters:42]]")
+	f("admin", e.admin(), "map[cached_tokens:0 errors:1 input_tokens:50 output_tokens:100 reasoning_tokens:0 requests:5 units:map[characters:42]]")
+	spend := func(b *browser) string {
+		t.Helper()
+		var out []string
+		for _, k := range b.must("GET", "/console/api/keys", nil)["keys"].([]any) {
+			k := k.(map[string]any)
+			out = append(out, fmt.Sprint(k["name"], " ", k["spend"]))
+		}
+		return strings.Join(out, "; ")
+	}
+	if got, want := spend(bob), "bob-key map[input_tokens:10 output_tokens:20 requests:1 units:map[characters:42]]"; got != want {
+		t.Errorf("bob's keys: %s, want %s", got, want)
+	}
+	if got, want := spend(alice), "alice-key map[input_tokens:30 output_tokens:60 requests:3]"; got != want {
+		t.Errorf("alice's keys (no units): %s, want %s", got, want)
 	}
 }
 

@@ -131,6 +131,10 @@ func (l *line) fields(x *exchange) {
 			l.b = append(l.b, "true"...)
 		}
 	}
+	if n, unit := x.billedUnits(); n > 0 {
+		l.int("units", int64(n))
+		l.str("unit", unit)
+	}
 	if x.errMsg != "" {
 		l.str("error", x.errMsg)
 	}
@@ -331,6 +335,9 @@ func (g *Gateway) logExchange(x *exchange) {
 		if u.Estimated {
 			a = append(a, slog.Bool("estimated", true))
 		}
+	}
+	if n, unit := x.billedUnits(); n > 0 { // as the usage row has them
+		a = append(a, slog.Int("units", n), slog.String("unit", unit))
 	}
 	level := slog.LevelInfo
 	if x.errMsg != "" {

@@ -34,6 +34,33 @@ func accessExchanges() []*exchange {
 			usage:  codec.Usage{Input: 1}},
 		{id: []byte("x-3"), endpoint: "chat", status: 200, elapsed: 250 * time.Microsecond,
 			key: &Key{Name: ""}, model: "=", channel: "", attempts: 1, ttfb: -5 * time.Millisecond},
+		withUnits(),
+	}
+}
+
+// withUnits is a speech request answered, with the characters it read.
+func withUnits() *exchange {
+	return &exchange{id: []byte("x-4"), endpoint: "audio.speech", status: 200, elapsed: time.Second, op: opSpeech,
+		key: &Key{Name: "k"}, model: "tts-1", channel: "c", attempts: 1, units: 42}
+}
+
+// TestAccessLogUnits: a request with units other than tokens logs them
+// with their unit, as its usage row has them; the others log neither.
+func TestAccessLogUnits(t *testing.T) {
+	now := time.Now()
+	f := func(x *exchange, want string) {
+		t.Helper()
+		line := string(appendTextLine(nil, x, now))
+		if want == "" && strings.Contains(line, "unit") || !strings.Contains(line, want) {
+			t.Errorf("line %q, want %q in it and no other unit", line, want)
+		}
+	}
+	f(withUnits(), " units=42 unit=characters")
+	refused := withUnits()
+	refused.status = 429 // made nothing: no units
+	f(refused, "")
+	for _, x := range accessExchanges()[:4] {
+		f(x, "")
 	}
 }
 
@@ -128,9 +155,10 @@ func TestAppendDuration(t *testing.T) {
 func TestAccessLogAllocs(t *testing.T) {
 	for _, format := range []string{"json", "text"} {
 		l := newAccessLog(io.Discard, format)
-		x := accessExchanges()[0]
-		var buf []byte
-		testutil.Allocs(t, format+" line", 0, func() { buf = l.write(buf, x, time.Now()) })
+		for _, x := range []*exchange{accessExchanges()[0], withUnits()} {
+			var buf []byte
+			testutil.Allocs(t, format+" line of "+string(x.id), 0, func() { buf = l.write(buf, x, time.Now()) })
+		}
 	}
 }
 

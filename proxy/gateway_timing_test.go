@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
@@ -137,7 +136,6 @@ keys:
 type discardStore struct{ store.Store }
 
 func (discardStore) AddUsage(context.Context, []store.Usage) error        { return nil }
-func (discardStore) TouchKeys(context.Context, map[int64]time.Time) error { return nil }
 func (discardStore) PutResponses(context.Context, []store.Response) error { return nil }
 func (discardStore) Channels(context.Context) ([]store.Channel, error)    { return nil, nil }
 func (discardStore) KeyChanges(context.Context, int64, int) ([][32]byte, int64, error) {

@@ -110,8 +110,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	rl := relays.Get().(*relay)
 	rl.g, rl.x, rl.c, rl.resp, rl.body = g, x, c, resp, resp.BodyStream()
 	if rl.raw = x.op.media; rl.raw {
-		rl.eventUsage = x.op.eventUsage
-		rl.tc.ResetPass(c.ch.style.Dialect, codec.Relay{}, nil) // not used but for its state, cleared
+		rl.eventUsage = x.op.eventUsage // the transcoder is not used (nor read: see outcome)
 	} else if passThrough(x, c.ch) {
 		r := codec.Relay{IncludeUsage: x.includeUsage}
 		d := x.relayStyle(c.ch)
@@ -169,7 +168,7 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 // failure is the client's error for a stream that broke: an event that
 // could not be read, or the connection.
 func (rl *relay) failure() *codec.Error {
-	if rl.tc.Err() != nil {
+	if !rl.raw && rl.tc.Err() != nil {
 		return &codec.Error{Status: 502, Kind: codec.KindUpstream, Code: "upstream_error",
 			Message: "The upstream provider's stream could not be read."}
 	}
@@ -250,8 +249,10 @@ func (rl *relay) Read(p []byte) (int, error) {
 // false when the stream is over and nothing is left to send.
 func (rl *relay) fill(want int) bool {
 	for !rl.finished && rl.werr == nil {
-		if rl.sent < rl.w && rl.failed == nil && rl.raw {
-			rl.relayRaw()
+		if rl.raw {
+			if rl.sent < rl.w && rl.failed == nil {
+				rl.relayRaw()
+			}
 		} else if rl.r < rl.w && rl.failed == nil {
 			rl.takeOut()
 			var n int
@@ -375,14 +376,13 @@ func (rl *relay) Close() error {
 		rl.c.ch.breaker.failure(now)
 		rl.c.ch.broke(transportOutcome(rl.failed), now)
 	}
-	if x.usage = rl.tc.Usage(); rl.raw {
-		x.usage = rl.rawUsage
-	}
+	var failure string
+	x.usage, failure = rl.outcome()
 	if rl.tracked {
 		g.trackRelayed(x, rl.c, rl.tc.Relayed()) // its last status
 	}
-	if f := rl.tc.Failure(); f != "" && x.errMsg == "" {
-		x.errMsg = f
+	if failure != "" && x.errMsg == "" {
+		x.errMsg = failure
 	}
 	if x.style == styleResponses {
 		g.keepStreamed(rl)
@@ -391,6 +391,16 @@ func (rl *relay) Close() error {
 	rl.release()
 	g.finish(x)
 	return nil
+}
+
+// outcome is the stream's usage and the message of an error the upstream
+// reported in it. A raw relay has its own usage and no such message: its
+// transcoder, which it does not use, holds what an earlier stream left.
+func (rl *relay) outcome() (codec.Usage, string) {
+	if rl.raw {
+		return rl.rawUsage, ""
+	}
+	return rl.tc.Usage(), rl.tc.Failure()
 }
 
 func (rl *relay) release() {

@@ -37,13 +37,11 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 	if err != nil || !ok {
 		return nil, s.wrap("usage buckets", err)
 	}
-	endpoint, order := "'', 0, ''", "1, key_id, model"
+	endpoint, order := "''", "1, key_id, model"
 	if f.ByEndpoint {
-		endpoint, order = "endpoint, units, unit", order+", endpoint"
+		endpoint, order = "endpoint", order+", endpoint"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT time_ns - time_ns % $1, key_id, model, `+endpoint+`, status,
-		input_tokens, output_tokens, cached_tokens, reasoning_tokens, latency_ns FROM usage_log`+w.sql()+`
-		ORDER BY `+order+`, latency_ns`, w.args...)
+	rows, err := s.r.QueryContext(ctx, bucketsSQL(endpoint, order, w), w.args...)
 	if err != nil {
 		return nil, s.wrap("usage buckets", err)
 	}
@@ -53,7 +51,7 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 		var start, latency int64
 		var r UsageBucket
 		var status int
-		err := rows.Scan(&start, &r.KeyID, &r.Model, &r.Endpoint, &r.Units, &r.Unit, &status, &r.Input, &r.Output,
+		err := rows.Scan(&start, &r.KeyID, &r.Model, &r.Endpoint, &status, &r.Input, &r.Output,
 			&r.Cached, &r.Reasoning, &latency)
 		if err != nil {
 			return nil, s.wrap("usage buckets", err)
@@ -65,10 +63,64 @@ func (s *sqlStore) UsageBuckets(ctx context.Context, f UsageFilter, width time.D
 		return nil, s.wrap("usage buckets", err)
 	}
 	out := g.finish()
+	if err := s.bucketUnits(ctx, w, endpoint, out); err != nil {
+		return nil, s.wrap("usage buckets", err)
+	}
 	// The databases order model names by their own collations; sort again
 	// so both drivers return the same order.
 	sort.SliceStable(out, func(i, j int) bool { return bucketLess(&out[i], &out[j]) })
 	return out, nil
+}
+
+// bucketUnits adds to the buckets the units of their rows, summed by the
+// database from the rows that have units only (unitRowsFrom): the query
+// of the buckets reads no units, which keeps usage_units out of its plan.
+// w is the buckets' filter, endpoint their endpoint column.
+func (s *sqlStore) bucketUnits(ctx context.Context, w *where, endpoint string, out []UsageBucket) error {
+	rows, err := s.r.QueryContext(ctx, bucketUnitsSQL(endpoint, w), w.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type group struct {
+		start, keyID    int64
+		model, endpoint string
+	}
+	index := make(map[group]*UsageBucket, len(out))
+	for i := range out {
+		b := &out[i]
+		index[group{toNS(b.Start), b.KeyID, b.Model, b.Endpoint}] = b
+	}
+	for rows.Next() {
+		var g group
+		var unit string
+		var n int64
+		if err := rows.Scan(&g.start, &g.keyID, &g.model, &g.endpoint, &unit, &n); err != nil {
+			return err
+		}
+		if b := index[g]; b != nil { // always there: the same rows made it
+			if b.Units == nil {
+				b.Units = map[string]int64{}
+			}
+			b.Units[unit] += n
+		}
+	}
+	return rows.Err()
+}
+
+// bucketsSQL reads the rows of the buckets, w's width first in its
+// arguments, ordered as bucketGroup needs them. It reads no units.
+func bucketsSQL(endpoint, order string, w *where) string {
+	return `SELECT time_ns - time_ns % $1, key_id, model, ` + endpoint + `, status, input_tokens, output_tokens,
+		cached_tokens, reasoning_tokens, latency_ns FROM usage_log` + w.sql() + ` ORDER BY ` + order + `, latency_ns`
+}
+
+// bucketUnitsSQL sums the units of the buckets' rows that have any, by
+// bucket (as bucketsSQL groups them) and unit.
+func bucketUnitsSQL(endpoint string, w *where) string {
+	return `SELECT time_ns - time_ns % $1, key_id, model, ` + endpoint + `, unit, CAST(SUM(units) AS BIGINT)
+		FROM (SELECT u.id, r.time_ns, l.key_id, l.model, l.channel, l.status, l.endpoint, l.unit, u.units
+		FROM ` + unitRowsFrom + `) AS x` + w.sql() + ` GROUP BY 1, 2, 3, 4, 5`
 }
 
 // bucketGroup accumulates consecutive rows of the same bucket, key, model
@@ -96,10 +148,6 @@ func (g *bucketGroup) add(r UsageBucket, status int, latency int64) {
 	c.Output += r.Output
 	c.Cached += r.Cached
 	c.Reasoning += r.Reasoning
-	c.Units += r.Units
-	if r.Unit != "" { // an endpoint's rows have its unit, or none when they had no units
-		c.Unit = r.Unit
-	}
 	g.lat = append(g.lat, latency)
 }
 

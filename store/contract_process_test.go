@@ -44,7 +44,8 @@ func testConcurrentWriters(t *testing.T, f *fixture) {
 					errs <- err
 					return
 				}
-				if err := f.s.TouchKeys(f.ctx, map[int64]time.Time{k.ID: at(time.Duration(i))}); err != nil {
+				k.Name = "renamed"
+				if err := f.s.UpdateKey(f.ctx, k); err != nil {
 					errs <- err
 					return
 				}

@@ -203,7 +203,7 @@ func testUsageBuckets(t *testing.T, f *fixture) {
 	embeddings := UsageBucket{Start: at(0), KeyID: 2, Model: "m", Endpoint: "embeddings", Requests: 2, Input: 3,
 		LatencyP50: 4 * ms, LatencyP99: 40 * ms}
 	speech := UsageBucket{Start: at(0), KeyID: 2, Model: "m", Endpoint: "audio.speech", Requests: 3, Errors: 1,
-		Units: 12, Unit: UnitCharacters, LatencyP50: ms, LatencyP99: ms}
+		Units: map[string]int64{UnitCharacters: 12}, LatencyP50: ms, LatencyP99: ms}
 	wantEqual(t, "buckets by endpoint", got, []UsageBucket{bucket(0, 2, "m", 3, 0, 20*ms, 30*ms), speech, embeddings})
 	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Endpoint: "embeddings", ByEndpoint: true}, time.Minute)
 	must(t, err)
@@ -211,7 +211,8 @@ func testUsageBuckets(t *testing.T, f *fixture) {
 	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{KeyIDs: []int64{2}, From: at(0), To: at(time.Minute)}, time.Minute)
 	must(t, err)
 	wantEqual(t, "buckets not by endpoint", got, []UsageBucket{{Start: at(0), KeyID: 2, Model: "m", Requests: 8, Errors: 1,
-		Input: 6, Output: 6, Cached: 9, Reasoning: 12, LatencyP50: 4 * ms, LatencyP99: 40 * ms}})
+		Input: 6, Output: 6, Cached: 9, Reasoning: 12, Units: map[string]int64{UnitCharacters: 12},
+		LatencyP50: 4 * ms, LatencyP99: 40 * ms}})
 
 	got, err = f.s.UsageBuckets(f.ctx, UsageFilter{Model: "none"}, time.Minute)
 	if err != nil || len(got) != 0 {
@@ -234,7 +235,8 @@ func testSpend(t *testing.T, f *fixture) {
 	wantEqual(t, "Spend of keys 1 and 3", got, map[int64]Spend{1: {Requests: 3, Input: 6, Output: 60}, 3: {}})
 	got, err = f.s.Spend(f.ctx, nil)
 	must(t, err)
-	wantEqual(t, "Spend of every key", got, map[int64]Spend{1: {3, 6, 60}, 2: {1, 5, 50}})
+	wantEqual(t, "Spend of every key", got, map[int64]Spend{1: {Requests: 3, Input: 6, Output: 60},
+		2: {Requests: 1, Input: 5, Output: 50}})
 }
 
 func TestUsageLimit(t *testing.T) {

@@ -5,7 +5,8 @@ package store
 // exactly the rows a plain filter over every row returns: across batches
 // and minutes, with rows written out of time order (a long request is
 // recorded when it ends, its time is when it began), after retention has
-// deleted part of a minute, and after migration 0003 moved old rows.
+// deleted part of a minute, and after migration 0003 moved old rows. The
+// units of the rows that have some are summed alike, by usage_minute_units.
 
 import (
 	"fmt"
@@ -28,6 +29,16 @@ func spreadRows(n int) []Usage {
 			KeyName: fmt.Sprint("k", key), Model: []string{"m-a", "m-b"}[r.IntN(2)], Channel: "ch", Status: []int{200, 200, 429}[r.IntN(3)],
 			Input: r.Int64N(1000), Output: r.Int64N(100), Latency: time.Duration(r.Int64N(1e9)), RequestID: fmt.Sprint(i),
 			ClientStyle: "openai"}
+	}
+	return rows
+}
+
+// withUnits gives every third row units, in one of two units.
+func withUnits(rows []Usage) []Usage {
+	for i := range rows {
+		if i%3 == 0 {
+			rows[i].Units, rows[i].Unit = int64(1+i%7), []string{UnitSeconds, UnitImages}[i/3%2]
+		}
 	}
 	return rows
 }
@@ -91,25 +102,31 @@ func checkRanges(t *testing.T, f *fixture, rows []Usage) {
 func checkBuckets(t *testing.T, f *fixture, filter UsageFilter, rows []Usage) {
 	t.Helper()
 	const width = 90 * time.Second
-	groups := map[UsageBucket][]int64{} // by start, key and model: latencies
+	type group struct {
+		start time.Time
+		keyID int64
+		model string
+	}
+	groups := map[group][]int64{} // latencies
 	var want []UsageBucket
 	for i := range rows {
 		if u := &rows[i]; keep(filter, u) {
-			g := UsageBucket{Start: fromNS(toNS(u.Time) - toNS(u.Time)%int64(width)), KeyID: u.KeyID, Model: u.Model}
+			g := group{fromNS(toNS(u.Time) - toNS(u.Time)%int64(width)), u.KeyID, u.Model}
 			groups[g] = append(groups[g], int64(u.Latency))
 		}
 	}
 	for g, lat := range groups {
-		b := g
+		b := UsageBucket{Start: g.start, KeyID: g.keyID, Model: g.model}
 		for i := range rows {
 			u := &rows[i]
-			if keep(filter, u) && u.KeyID == g.KeyID && u.Model == g.Model && fromNS(toNS(u.Time)-toNS(u.Time)%int64(width)).Equal(g.Start) {
+			if keep(filter, u) && u.KeyID == b.KeyID && u.Model == b.Model && fromNS(toNS(u.Time)-toNS(u.Time)%int64(width)).Equal(b.Start) {
 				b.Requests++
 				b.Input += u.Input
 				b.Output += u.Output
 				if u.Status >= 400 {
 					b.Errors++
 				}
+				b.Units = addUnit(b.Units, u)
 			}
 		}
 		slices.Sort(lat)
@@ -131,6 +148,18 @@ func checkBuckets(t *testing.T, f *fixture, filter UsageFilter, rows []Usage) {
 	wantEqual(t, fmt.Sprintf("UsageBuckets(%+v)", filter), got, want)
 }
 
+// addUnit adds u's units to m, made when needed.
+func addUnit(m map[string]int64, u *Usage) map[string]int64 {
+	if u.Units == 0 {
+		return m
+	}
+	if m == nil {
+		m = map[string]int64{}
+	}
+	m[u.Unit] += u.Units
+	return m
+}
+
 func checkSpend(t *testing.T, f *fixture, rows []Usage) {
 	t.Helper()
 	asked := []int64{0, 1, 2, 3, 9}
@@ -138,7 +167,8 @@ func checkSpend(t *testing.T, f *fixture, rows []Usage) {
 	for i := range rows {
 		u := &rows[i]
 		s := want[u.KeyID]
-		want[u.KeyID] = Spend{Requests: s.Requests + 1, Input: s.Input + u.Input, Output: s.Output + u.Output}
+		want[u.KeyID] = Spend{Requests: s.Requests + 1, Input: s.Input + u.Input, Output: s.Output + u.Output,
+			Units: addUnit(s.Units, u)}
 	}
 	got, err := f.s.Spend(f.ctx, nil)
 	must(t, err)
@@ -154,7 +184,7 @@ func checkSpend(t *testing.T, f *fixture, rows []Usage) {
 }
 
 func testUsageRanges(t *testing.T, f *fixture) {
-	rows := spreadRows(600)
+	rows := withUnits(spreadRows(600))
 	addInBatches(t, f, rows)
 	checkRanges(t, f, rows)
 
@@ -178,7 +208,7 @@ func testUsageRanges(t *testing.T, f *fixture) {
 
 	// Rows written after the deletion, in minutes it emptied and in
 	// others, come back with the rest.
-	more := spreadRows(200)
+	more := withUnits(spreadRows(200))
 	for i := range more {
 		more[i].RequestID = "more" + more[i].RequestID
 	}
@@ -191,8 +221,10 @@ func testUsageRanges(t *testing.T, f *fixture) {
 		t.Fatalf("deleting everything deleted %d rows, want %d", n, len(left)+len(more))
 	}
 	checkRanges(t, f, nil)
-	if n := f.count(t, `SELECT COUNT(*) FROM usage_minutes`); n != 0 {
-		t.Fatalf("%d rows left in usage_minutes with no usage", n)
+	for _, table := range []string{"usage_minutes", "usage_minute_units"} {
+		if n := f.count(t, `SELECT COUNT(*) FROM `+table); n != 0 {
+			t.Fatalf("%d rows left in %s with no usage", n, table)
+		}
 	}
 }
 

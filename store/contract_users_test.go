@@ -225,24 +225,6 @@ func testKeys(t *testing.T, f *fixture) {
 	wantErr(t, "DeleteKey again", f.s.DeleteKey(f.ctx, k.ID), ErrNotFound)
 }
 
-func testTouchKeys(t *testing.T, f *fixture) {
-	u := f.user(t, "ann")
-	a, b := f.key(t, u.ID, "a"), f.key(t, u.ID, "b")
-	lastUsed := func(k *Key) time.Time {
-		got, err := f.s.Key(f.ctx, k.ID)
-		must(t, err)
-		return got.LastUsed
-	}
-	must(t, f.s.TouchKeys(f.ctx, nil))
-	must(t, f.s.TouchKeys(f.ctx, map[int64]time.Time{a.ID: at(time.Minute), b.ID: at(2 * time.Minute), b.ID + 100: at(0)}))
-	wantEqual(t, "LastUsed after the first touch", lastUsed(a), at(time.Minute))
-	wantEqual(t, "LastUsed after the first touch", lastUsed(b), at(2*time.Minute))
-	// An older time (a slow node's batch arriving late) does not move it back.
-	must(t, f.s.TouchKeys(f.ctx, map[int64]time.Time{a.ID: at(0), b.ID: at(3 * time.Minute)}))
-	wantEqual(t, "LastUsed after an older touch", lastUsed(a), at(time.Minute))
-	wantEqual(t, "LastUsed after a newer touch", lastUsed(b), at(3*time.Minute))
-}
-
 func testKeyChanges(t *testing.T, f *fixture) {
 	_, start, err := f.s.KeyChanges(f.ctx, -1, 0)
 	must(t, err)

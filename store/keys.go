@@ -6,8 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"time"
 )
 
 // keySelect reads keys with their owner's disabled flag: a disabled
@@ -117,32 +115,4 @@ func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
 
 func (s *sqlStore) DeleteKey(ctx context.Context, id int64) error {
 	return s.deleteKeys(ctx, fmt.Sprintf("delete key %d", id), `id = $1`, id, `DELETE FROM api_keys WHERE id = $1`, id)
-}
-
-// TouchKeys moves each key's LastUsed forward in one transaction, in id
-// order so two nodes touching the same keys lock them in the same order.
-// An older time than the stored one, or an unknown id, changes nothing.
-func (s *sqlStore) TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error {
-	if len(lastUsed) == 0 {
-		return nil
-	}
-	ids := make([]int64, 0, len(lastUsed))
-	for id := range lastUsed {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, touchKeySQL)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, id := range ids {
-			if _, err := stmt.ExecContext(ctx, toNS(lastUsed[id]), id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return s.wrap("touch keys", err)
 }

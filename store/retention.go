@@ -95,6 +95,9 @@ func deleteUsageBatch(ctx context.Context, tx *sql.Tx, t int64) (int64, error) {
 	if err := subtractMinutes(ctx, tx, gone); err != nil {
 		return 0, err
 	}
+	if err := subtractMinuteUnits(ctx, tx, lo.Int64, hi.Int64, t); err != nil {
+		return 0, err
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM usage_rows WHERE id >= $1 AND id <= $2 AND time_ns < $3`, lo.Int64, hi.Int64, t)
 	if err != nil {
 		return 0, err

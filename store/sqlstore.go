@@ -24,8 +24,9 @@ type sqlStore struct {
 	slotN   int64
 	slot    *batchSlot
 
-	labelsMu sync.Mutex
-	labels   map[usageLabel]int64 // the ids of the usage labels seen (usagelabels.go)
+	labelsMu  sync.Mutex
+	labels    map[usageLabel]int64 // the ids of the usage labels seen, up to labelsMax (usagelabels.go)
+	labelsMax int                  // 0: maxLabels
 }
 
 var _ Store = (*sqlStore)(nil)

@@ -230,9 +230,8 @@ type UsageBucket struct {
 	Start                  time.Time
 	KeyID                  int64
 	Model                  string
-	Endpoint               string // "" unless the filter's ByEndpoint
-	Units                  int64  // summed, with the endpoint's Unit, when the filter is ByEndpoint
-	Unit                   string
+	Endpoint               string           // "" unless the filter's ByEndpoint
+	Units                  map[string]int64 // summed by unit name (characters, seconds, ...); nil when none
 	Requests               int64
 	Errors                 int64 // status >= 400
 	Input                  int64
@@ -245,6 +244,7 @@ type UsageBucket struct {
 // Spend is a key's usage totals.
 type Spend struct {
 	Requests, Input, Output int64
+	Units                   map[string]int64 // by unit name; nil when none
 }
 
 // Store is the gateway's persistent state. Every method is safe for
@@ -275,7 +275,6 @@ type Store interface {
 	// set to the stored value).
 	UpdateKey(ctx context.Context, k *Key) error
 	DeleteKey(ctx context.Context, id int64) error
-	TouchKeys(ctx context.Context, lastUsed map[int64]time.Time) error // only moves LastUsed forward
 	// KeyChanges lists, oldest first and at most limit of them, the hashes
 	// of keys changed after the change numbered after (an edit, a revoke,
 	// a delete, their owner updated or deleted), with the number of the

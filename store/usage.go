@@ -80,8 +80,9 @@ func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []
 }
 
 // addUnits writes the units of the rows that have any, whose ids are first
-// onward, into usage_units: one statement for the batch, none when no row
-// has units (most batches: chat and embeddings have none). The values are
+// onward, into usage_units and their sums into usage_minute_units: a
+// statement each for the batch, none when no row has units (most batches:
+// chat and embeddings have none). The values are
 // integers written as literals, so the statement has no parameter to bind
 // nor a limit on their number.
 func addUnits(ctx context.Context, dc any, rows []Usage, first int64) error {
@@ -101,6 +102,8 @@ func addUnits(ctx context.Context, dc any, rows []Usage, first int64) error {
 	if q == nil {
 		return nil
 	}
-	_, err := dc.(driver.ExecerContext).ExecContext(ctx, string(q), nil)
-	return err
+	if _, err := dc.(driver.ExecerContext).ExecContext(ctx, string(q), nil); err != nil {
+		return err
+	}
+	return addMinuteUnits(ctx, dc, rows)
 }

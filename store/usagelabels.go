@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"cmp"
+	"context"
+)
 
 // usageLabel is what a request was, apart from its numbers and time: its
 // key, model, channel, status, client style, endpoint and unit. A gateway sees
@@ -20,8 +23,8 @@ func labelOf(u *Usage) usageLabel {
 }
 
 // labelIDs returns the label id of each row, making the labels not yet
-// in the database. Ids are kept in memory for the store's life: labels are
-// never deleted, and the map holds one entry per label seen.
+// in the database. Ids are kept in memory (labels are never deleted, so an
+// id stays right), up to maxLabels of them.
 func (s *sqlStore) labelIDs(ctx context.Context, rows []Usage) ([]int64, error) {
 	ids := make([]int64, len(rows))
 	s.labelsMu.Lock()
@@ -34,7 +37,7 @@ func (s *sqlStore) labelIDs(ctx context.Context, rows []Usage) ([]int64, error) 
 			if id, err = s.newLabel(ctx, l); err != nil {
 				return nil, err
 			}
-			s.labels[l] = id
+			s.keepLabel(l, id)
 		}
 		ids[i] = id
 	}
@@ -53,4 +56,24 @@ func (s *sqlStore) newLabel(ctx context.Context, l usageLabel) (int64, error) {
 		DO UPDATE SET key_id = excluded.key_id
 		RETURNING id`, l.keyID, l.keyName, l.model, l.channel, l.status, l.style, l.endpoint, l.unit).Scan(&id)
 	return id, err
+}
+
+// maxLabels bounds the label ids kept in memory: up to ~300 bytes each with
+// their strings (measured), so some 5 MiB. A gateway sees far fewer labels than that
+// in a while; one that sees more (many keys, each over many models and
+// channels) looks the others up again, a short transaction each.
+const maxLabels = 1 << 14
+
+// keepLabel keeps l's id, first dropping an entry when the map is full: the
+// first a range over the map gives, from a place Go picks at random, so
+// that the labels used most are seldom the ones dropped. Called with
+// labelsMu held.
+func (s *sqlStore) keepLabel(l usageLabel, id int64) {
+	if len(s.labels) >= cmp.Or(s.labelsMax, maxLabels) {
+		for old := range s.labels {
+			delete(s.labels, old)
+			break
+		}
+	}
+	s.labels[l] = id
 }

@@ -35,6 +35,7 @@ var (
 	usageRate = flag.Int("usage-rate", 15000, "rows per second BenchmarkUsageWriter pushes")
 	batchFlag = flag.Int("usage-batch", 0, "BenchmarkUsageWriter's UsageWriterOptions.Batch; 0: the default")
 	usageStep = flag.Duration("usage-step", time.Millisecond, "BenchmarkUsageWriter pushes a step's rows at a time, then sleeps")
+	unitsFlag = flag.Bool("usage-units", false, "BenchmarkUsageWriter's rows have units too, as images requests")
 )
 
 func BenchmarkUsageWriter(b *testing.B) {
@@ -96,6 +97,29 @@ func benchUsageWriter(b *testing.B, driver string, newDSN func(*testing.B) strin
 	})
 }
 
+// BenchmarkAddUsage is the store's share alone: one op is a batch of
+// 1,000 rows written by AddUsage on SQLite (with units too with
+// -usage-units), without the writer, its pacing or its goroutine.
+func BenchmarkAddUsage(b *testing.B) {
+	s, err := Open(b.Context(), "sqlite", filepath.Join(b.TempDir(), "usage.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	rows := benchRows()[:1000]
+	start, n := time.Now(), 0
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range rows {
+			rows[i].Time = start.Add(time.Duration(n) * time.Millisecond)
+			n++
+		}
+		if err := s.AddUsage(b.Context(), rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // pushPaced records n rows at rate rows per second, a step's worth at a
 // time (-usage-step), each stamped with the time it is recorded. With w nil it
 // only paces.
@@ -141,16 +165,18 @@ func benchRows() []Usage {
 			Status: 200, Input: 1200 + int64(i%300), Output: 300 + int64(i%90), Cached: 1024, Reasoning: int64(i % 7),
 			Latency: time.Duration(800+i%400) * time.Millisecond, FirstToken: time.Duration(200+i%50) * time.Millisecond,
 			RequestID: fmt.Sprintf("req_%022d", i), ClientStyle: "openai"}
+		if *unitsFlag {
+			rows[i].Endpoint, rows[i].Units, rows[i].Unit = "images.generations", int64(1+i%4), UnitImages
+		}
 	}
 	return rows
 }
 
-// discardStore takes usage rows and key times and writes nothing.
+// discardStore takes usage rows and writes nothing.
 type discardStore struct{ Store }
 
-func (discardStore) AddUsage(context.Context, []Usage) error              { return nil }
-func (discardStore) TouchKeys(context.Context, map[int64]time.Time) error { return nil }
-func (discardStore) Ping(context.Context) error                           { return nil }
+func (discardStore) AddUsage(context.Context, []Usage) error { return nil }
+func (discardStore) Ping(context.Context) error              { return nil }
 
 // cpuTime is the CPU time, user and system, the process has used so far.
 func cpuTime() time.Duration {

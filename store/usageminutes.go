@@ -53,7 +53,7 @@ func usageMinutes(rows []Usage, first int64) map[minuteKey]minuteSums {
 
 // The statements that add a batch's sums, in the batch's transaction: an
 // upsert of usage_minutes per key and minute, then an update of each key's
-// last-used time (TouchKeys' statement), which only moves it forward.
+// last-used time, which only moves it forward.
 const (
 	addMinuteSQL = `INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests, input_tokens, output_tokens)
 	VALUES ($1, $2, $3, $4, $5, $6, $7)

@@ -210,7 +210,7 @@ func intList(ids []int64) string {
 // Spend sums the usage of each key in keyIDs, every key with usage when
 // keyIDs is empty. A key asked for that has no usage is in the map with
 // zero totals. The totals come from usage_minutes, a row per key and
-// minute, not from the rows themselves.
+// minute, and usage_minute_units, not from the rows themselves.
 func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) {
 	cond := ""
 	if len(keyIDs) > 0 {
@@ -235,5 +235,30 @@ func (s *sqlStore) Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, 
 		}
 		out[id] = sp
 	}
-	return out, s.wrap("spend", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("spend", err)
+	}
+	return out, s.wrap("spend", s.spendUnits(ctx, cond, out))
+}
+
+// spendUnits adds to out the keys' units from usage_minute_units, where
+// cond selects the keys as in Spend.
+func (s *sqlStore) spendUnits(ctx context.Context, cond string, out map[int64]Spend) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT key_id, unit, CAST(SUM(units) AS BIGINT) FROM usage_minute_units`+cond+`
+		GROUP BY key_id, unit`)
+	if err != nil {
+		return err
+	}
+	sums, err := collect(rows, func(row rowScanner) (u unitSum, err error) {
+		return u, row.Scan(&u.keyID, &u.unit, &u.units)
+	})
+	for _, u := range sums {
+		sp := out[u.keyID]
+		if sp.Units == nil {
+			sp.Units = map[string]int64{}
+		}
+		sp.Units[u.unit] = u.units
+		out[u.keyID] = sp
+	}
+	return err
 }

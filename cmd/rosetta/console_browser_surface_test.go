@@ -358,6 +358,11 @@ func endpointBreakdown(b *tab) {
 	if !maps.Equal(got, want) {
 		b.t.Errorf("the breakdown by endpoint: %v, want %v", got, want)
 	}
+	// Under it the range's totals, with the units of every endpoint.
+	totals := evalJS[string](b, `document.querySelector('section[aria-labelledby=by-endpoint] p.totals')?.textContent || ''`)
+	if !strings.HasPrefix(totals, "In all: 10 requests (1 failed), ") || !strings.HasSuffix(totals, " tokens, 34 characters, 1 image.") {
+		b.t.Errorf("the totals under the breakdown: %q", totals)
+	}
 	b.shot("usage-by-endpoint")
 	// Each endpoint's median and p95 latency, ranked from its requests.
 	lat := evalJS[[][]string](b, `[...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>

@@ -546,6 +546,10 @@ func revoke(b *tab, base, secret string) {
 	b.click(`button[aria-label="Revoke key browser-key"]`)
 	b.click(`button[aria-label="Confirm revoke: Revoke key browser-key"]`)
 	b.waitJS("revoked", `document.querySelector('#main tbody')?.textContent.includes('revoked')`)
+	// The key's spend has the units of its media requests.
+	if spend := evalJS[string](b, `document.querySelector('#main tbody td[data-label=Spend]')?.textContent || ''`); !strings.HasSuffix(spend, " out · 34 characters · 1 image") {
+		b.t.Errorf("the key's spend: %q, want its units at the end", spend)
+	}
 	b.shot("keys-revoked")
 	waitRefused(b, base, secret, "the revoked key")
 }

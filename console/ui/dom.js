@@ -221,6 +221,12 @@ export function fmtNum(n) {
   return Number(n || 0).toLocaleString();
 }
 
+// fmtUnits is a count in its unit, as words: "1 image", "2,048 characters".
+export function fmtUnits(n, unit) {
+  const words = unit.replaceAll('_', ' ');
+  return `${fmtNum(n)} ${n === 1 ? words.replace(/s$/, '') : words}`;
+}
+
 export function fmtMs(v) {
   if (!v) return '—';
   if (v >= 1000) return `${(v / 1000).toFixed(2)} s`;

@@ -1,6 +1,6 @@
 // Keys: create (the secret is shown once), list with spend, edit, revoke,
 // delete.
-import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, list, badge, uid } from './dom.js';
+import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, fmtUnits, list, badge, uid } from './dom.js';
 import { api } from './api.js';
 import { modelLimitsEditor, modelLimitLines, normalLimits } from './limits.js';
 
@@ -110,7 +110,8 @@ function keyTable(all, page) {
       modelLimitLines(k.model_limits)),
     k.expires ? fmtTime(k.expires) : 'never',
     fmtTime(k.last_used),
-    `${fmtNum(k.spend.requests)} req · ${fmtNum(k.spend.input_tokens)} in · ${fmtNum(k.spend.output_tokens)} out`,
+    [`${fmtNum(k.spend.requests)} req`, `${fmtNum(k.spend.input_tokens)} in`, `${fmtNum(k.spend.output_tokens)} out`,
+      ...Object.entries(k.spend.units || {}).map(([u, n]) => fmtUnits(n, u))].join(' · '),
     status(k),
     h('div', { class: 'actions' }, keyActions(k, page)),
   ]);

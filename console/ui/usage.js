@@ -1,7 +1,7 @@
 // Usage: requests, tokens and latency over time per key, model or
 // endpoint, the range's totals per endpoint, and the raw request log with
 // filters.
-import { h, replace, field, values, table, copyButton, fmtNum, fmtMs, badge } from './dom.js';
+import { h, replace, field, values, table, copyButton, fmtNum, fmtMs, fmtUnits, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { lineChart } from './chart.js';
 
@@ -54,6 +54,7 @@ async function drawUsage(charts, breakdown, v, log, endpoints) {
   breakdown.hidden = !data.buckets.length;
   replace(breakdown, h('h2', { id: 'by-endpoint' }, 'By endpoint'),
     endpointTable(data.buckets, lat, RANGES.find((r) => r[0] === v.range)[1], endpoints, (e) => log.show(e)),
+    totalsLine(data.totals),
     lat.ranked ? '' : h('p', { class: 'muted' }, `No latency: this range holds more than ${fmtNum(lat.max_rows)} requests, more than the console ranks. Pick a shorter range, a key or a model.`));
   drawCharts(charts, data, v);
 }
@@ -137,15 +138,16 @@ function byEndpoint(buckets) {
     t.errors += b.errors;
     t.input += b.input_tokens;
     t.output += b.output_tokens;
-    if (b.unit) t.units.set(b.unit, (t.units.get(b.unit) || 0) + b.units);
+    for (const [u, n] of Object.entries(b.units || {})) t.units.set(u, (t.units.get(u) || 0) + n);
   }
   return [...totals.values()].sort((a, b) => b.requests - a.requests || a.endpoint.localeCompare(b.endpoint));
 }
 
-// fmtUnits is a count in its unit, as words: "1 image", "2,048 characters".
-function fmtUnits(n, unit) {
-  const words = unit.replaceAll('_', ' ');
-  return `${fmtNum(n)} ${n === 1 ? words.replace(/s$/, '') : words}`;
+// totalsLine is the range's totals, its units by name.
+function totalsLine(t) {
+  const units = Object.entries(t.units).map(([u, n]) => `, ${fmtUnits(n, u)}`).join('');
+  return h('p', { class: 'totals' }, `In all: ${fmtNum(t.requests)} requests (${fmtNum(t.errors)} failed), `,
+    `${fmtNum(t.input_tokens)} input and ${fmtNum(t.output_tokens)} output tokens${units}.`);
 }
 
 // endpointTable is the breakdown by endpoint, with each endpoint's median
