@@ -6,8 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +141,71 @@ func TestBodyFarOverLimit(t *testing.T) {
 	checkSDKError(t, err, 413, "request_too_large", "1MiB")
 	if n := up.hits.Load(); n != 0 {
 		t.Errorf("%d refused bodies reached the upstream", n)
+	}
+}
+
+// TestUploadSpooledFailover: an upload larger than what the gateway keeps
+// in memory, the file before the model as the SDKs send it, goes to a
+// first channel that fails and then to the next, each receiving the
+// client's bytes exactly but the model's value, mapped; sent chunked, the
+// same. No temporary file or descriptor is left (the connections kept
+// open after the first upload aside).
+func TestUploadSpooledFailover(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	bad := newMock(t, jsonReply(500, []byte(`{"error":{"message":"boom","type":"server_error"}}`)))
+	good := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 16MiB", mediaChannel("bad", bad, ", priority: 0")+
+		mediaChannel("good", good, ", priority: 1"), proxy.Options{})
+	audio := make([]byte, 3<<20)
+	for i := range audio {
+		audio[i] = byte(i*7 + i>>12) // no run a delimiter could hide in
+	}
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	f, _ := w.CreateFormFile("file", "call.wav")
+	f.Write(audio)
+	w.WriteField("model", "gpt-ears")
+	w.WriteField("response_format", "json")
+	w.Close()
+	body := b.Bytes()
+	want := bytes.Replace(body, []byte("\r\n\r\ngpt-ears\r\n"), []byte("\r\n\r\nwhisper-1\r\n"), 1)
+	// No collection, whose finalizers would close a file left open.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	fds := 0
+	for i, chunked := range []bool{false, true, false} {
+		if i == 1 { // once the connections are open
+			fds = openFDs(t)
+		}
+		var r io.Reader = bytes.NewReader(body)
+		if chunked {
+			r = io.MultiReader(r)
+		}
+		req, _ := http.NewRequest("POST", tg.url+"/v1/audio/transcriptions", r)
+		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(got), "Hello there.") {
+			t.Fatalf("chunked %v: %d %s", chunked, resp.StatusCode, got)
+		}
+		for name, up := range map[string]*mockUpstream{"first": bad, "second": good} {
+			last := up.lastRequest()
+			if !bytes.Equal(last.body, want) || last.header.Get("Content-Type") != w.FormDataContentType() {
+				t.Errorf("chunked %v: the %s channel got %d bytes (%s), want the client's %d with the model mapped",
+					chunked, name, len(last.body), last.header.Get("Content-Type"), len(want))
+			}
+		}
+	}
+	if bad.hits.Load() != 3 || good.hits.Load() != 3 {
+		t.Errorf("hits: first %d, second %d", bad.hits.Load(), good.hits.Load())
+	}
+	waitFor(t, fmt.Sprintf("open files back to %d", fds), func() bool { return openFDs(t) <= fds })
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }
