@@ -72,33 +72,36 @@ func (g *Gateway) readBody(ctx *fasthttp.RequestCtx) bool {
 	if stream == nil {
 		return true // a request made in the process (ServeAs): whole already
 	}
+	err := g.readStream(ctx, stream)
+	switch {
+	case err == errBodyTooLarge:
+		g.refuseTooLarge(ctx, g.begin(ctx, "server", styleOfPath(ctx.Path())), g.cfg.Server.MaxBody)
+	case err != nil:
+		g.serverError(ctx, err)
+	}
+	return err == nil
+}
+
+// readStream reads the body in stream into the request, as readBody.
+func (g *Gateway) readStream(ctx *fasthttp.RequestCtx, stream io.Reader) error {
 	limit := int(g.cfg.Server.MaxBody)
 	size := ctx.Request.Header.ContentLength()
-	if size > limit { // refused before a byte more is read
-		g.refuseTooLarge(ctx, styleOfPath(ctx.Path()), g.cfg.Server.MaxBody)
-		return false
+	if size > limit {
+		return errBodyTooLarge // refused before a byte more is read
 	}
 	// The stream stays the server's to drain; closing it leaves in the
 	// body what fasthttp read of it with the headers.
 	ctx.Request.CloseBodyStream() //nolint:errcheck // a server stream closes without error
 	if size == 0 {
-		return true
+		return nil
 	}
 	b := ctx.Request.SwapBody(nil)
+	var err error
 	if size < 0 || len(b) < size {
-		var err error
-		if b, err = readAtMost(stream, b[:0], size, limit); err != nil {
-			ctx.Request.SwapBody(b)
-			if err == errBodyTooLarge {
-				g.refuseTooLarge(ctx, styleOfPath(ctx.Path()), g.cfg.Server.MaxBody)
-			} else {
-				g.serverError(ctx, err)
-			}
-			return false
-		}
+		b, err = readAtMost(stream, b[:0], size, limit)
 	}
 	ctx.Request.SwapBody(b)
-	return true
+	return err
 }
 
 // readAtMost reads the body from r into b (from its start: r gives again
@@ -134,11 +137,11 @@ func readAtMost(r io.Reader, b []byte, size, limit int) ([]byte, error) {
 	}
 }
 
-// refuseTooLarge answers the 413 of a body over limit, in style s, and
-// ends the connection (refuseBody).
-func (g *Gateway) refuseTooLarge(ctx *fasthttp.RequestCtx, s *dialect, limit config.ByteSize) {
+// refuseTooLarge answers the 413 of x, whose body is over limit, and ends
+// the connection (refuseBody).
+func (g *Gateway) refuseTooLarge(ctx *fasthttp.RequestCtx, x *exchange, limit config.ByteSize) {
 	ctx.SetConnectionClose()
-	g.fail(ctx, g.begin(ctx, "server", s), errorf(413, codec.KindTooLarge, "request_too_large",
+	g.fail(ctx, x, errorf(413, codec.KindTooLarge, "request_too_large",
 		"Request body is larger than the gateway's limit of %s.", limit))
 	refuseBody(ctx)
 }

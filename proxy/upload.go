@@ -82,7 +82,7 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		return nil
 	}
 	if size > limit { // refused before a byte more is read
-		g.refuseUpload(ctx, x)
+		g.refuseTooLarge(ctx, x, g.cfg.Server.MaxUpload)
 		return nil
 	}
 	var body io.Reader = ctx.RequestBodyStream()
@@ -97,7 +97,7 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		sp.close()
 		switch {
 		case e.Status == 413:
-			g.refuseUpload(ctx, x)
+			g.refuseTooLarge(ctx, x, g.cfg.Server.MaxUpload)
 		case e.Status == 500:
 			g.log.Error("cannot spool an upload", "id", string(x.id), "err", e.Message)
 			e = errorf(500, codec.KindServer, "", "Internal error (request id %s).", x.id)
@@ -109,15 +109,6 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		return nil
 	}
 	return sp
-}
-
-// refuseUpload answers the 413 of an upload over server.max_upload and
-// ends the connection (refuseBody).
-func (g *Gateway) refuseUpload(ctx *fasthttp.RequestCtx, x *exchange) {
-	ctx.SetConnectionClose()
-	g.fail(ctx, x, errorf(413, codec.KindTooLarge, "request_too_large",
-		"Request body is larger than the gateway's limit of %s.", g.cfg.Server.MaxUpload))
-	refuseBody(ctx)
 }
 
 // leaveUnread sends the answer in ctx now and ends the connection when
