@@ -47,7 +47,7 @@ var uploadBufs = sync.Pool{New: func() any { return new([64 << 10]byte) }}
 func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
 	x := g.open(ctx, op, endpoint, styleOpenAI)
 	if x == nil {
-		leaveUnread(ctx, 0)
+		leaveUnread(ctx, int64(ctx.Request.Header.ContentLength())) // all of it
 		return
 	}
 	form := new(openai.FormRequest)

@@ -209,3 +209,40 @@ func TestUploadSpooledFailover(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestUploadRefusedUnread: an upload answered before its body is read (a
+// wrong key, a body that is no form) gets its answer, however much of the
+// body the client still sends, with a length or chunked: not a reset.
+func TestUploadRefusedUnread(t *testing.T) {
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 64MiB", mediaChannel("up", up, ""), proxy.Options{})
+	body, ct := uploadForm("file", 16<<20, "model", "gpt-ears")
+	for _, c := range []struct {
+		name, key, ct string
+		status        int
+	}{
+		{"wrong key", "sk-wrong-0123456789abcdef", ct, 401},
+		{"not a form", clientKey, "application/json", 400},
+	} {
+		for _, chunked := range []bool{false, true} {
+			var r io.Reader = bytes.NewReader(body)
+			if chunked {
+				r = io.MultiReader(r)
+			}
+			req, _ := http.NewRequest("POST", tg.url+"/v1/audio/transcriptions", r)
+			req.Header.Set("Authorization", "Bearer "+c.key)
+			req.Header.Set("Content-Type", c.ct)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Errorf("%s, chunked %v: %v", c.name, chunked, err)
+				continue
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			checkError(t, resp, b, c.status, "")
+		}
+	}
+	if n := up.hits.Load(); n != 0 {
+		t.Errorf("%d refused uploads reached the upstream", n)
+	}
+}
