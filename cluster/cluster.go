@@ -37,7 +37,9 @@ const (
 	// resolveEvery is how often the join list's DNS names are resolved
 	// again, to join nodes that appeared behind them (a headless service).
 	resolveEvery = 30 * time.Second
-	// aloneRetry is how often a node that found no one joins again.
+	// aloneRetry is how often a node that found no one joins again, and
+	// tries to reach the nodes it knows that failed (a partition heals
+	// once one side reaches the other).
 	aloneRetry = 2 * time.Second
 	// resendAfter: a count is sent again this many flushes after it
 	// changed, if it has not changed since, so that one lost packet is
@@ -126,10 +128,13 @@ type Node struct {
 	open    atomic.Int64 // open streams, as the metadata last sent says
 
 	flushes int // flushes so far; used by the gossip loop only
-	stop    chan struct{}
-	reload  chan struct{}
-	wg      sync.WaitGroup
-	left    sync.Once
+	// resendAll asks the gossip loop to send all of this node's counts at
+	// its next flush: a node is back, which missed what changed meanwhile.
+	resendAll atomic.Bool
+	stop      chan struct{}
+	reload    chan struct{}
+	wg        sync.WaitGroup
+	left      sync.Once
 	// sending guards wg.Add of a broadcast against Leave's Wait.
 	sending sync.Mutex
 	stopped bool // under sending
@@ -139,6 +144,7 @@ type Node struct {
 type peer struct {
 	alive  bool
 	failed time.Time // when it was declared dead (not alive)
+	addr   string    // where it was when it failed, to reach it again
 }
 
 var _ ratelimit.Fleet = (*Node)(nil)
@@ -327,7 +333,7 @@ func (n *Node) gossipLoop() {
 			return
 		case <-t.C:
 		}
-		n.flush(false)
+		n.flush(n.resendAll.Swap(false))
 		n.updateReach()
 		if i%sweepEvery == 0 {
 			n.counts.sweep()
@@ -436,23 +442,45 @@ func (n *Node) resolve() []string {
 
 // joinLoop joins again every aloneRetry while this node is alone, and
 // every resolveEvery whatever the join list's names resolve to that is not
-// a member.
+// a member; every aloneRetry, it joins the nodes it knows that failed.
+// memberlist alone never tries a dead node again, so without that the two
+// sides of a partition stayed apart until a join list was resolved again.
 func (n *Node) joinLoop() {
 	defer n.wg.Done()
-	if len(n.opts.Join) == 0 {
-		return
-	}
+	t := time.NewTicker(aloneRetry)
+	defer t.Stop()
+	resolved := time.Now()
 	for {
-		wait := resolveEvery
-		if n.ml.NumMembers() <= 1 {
-			wait = aloneRetry
-		}
 		select {
 		case <-n.stop:
 			return
-		case <-time.After(wait):
+		case <-t.C:
 		}
-		n.joinSome()
+		n.rejoinFailed()
+		if n.ml.NumMembers() <= 1 || time.Since(resolved) >= resolveEvery {
+			resolved = time.Now()
+			n.joinSome()
+		}
+	}
+}
+
+// rejoinFailed joins the nodes known to have failed, at the addresses
+// they had. Joined, they learn they were declared dead and refute it: both
+// sides are live again. One that is really gone costs a refused dial.
+func (n *Node) rejoinFailed() {
+	var addrs []string
+	n.mu.Lock()
+	for _, p := range n.peers {
+		if !p.alive && p.addr != "" {
+			addrs = append(addrs, p.addr)
+		}
+	}
+	n.mu.Unlock()
+	if len(addrs) == 0 {
+		return
+	}
+	if joined, _ := n.ml.Join(addrs); joined > 0 {
+		n.log.Info("reached nodes that had failed again", "contacted", joined)
 	}
 }
 

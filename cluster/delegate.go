@@ -150,7 +150,7 @@ func (e events) NotifyLeave(m *memberlist.Node) {
 	}
 	n.log.Warn("node failed: admitting this group's share of the limits until it is back or forgotten",
 		"node", m.Name, "forgotten_after", failedWindows*n.opts.Window)
-	e.set(m, peer{failed: time.Now()})
+	e.set(m, peer{failed: time.Now(), addr: m.Address()})
 }
 
 func (e events) set(m *memberlist.Node, p peer) {
@@ -165,10 +165,11 @@ func (e events) set(m *memberlist.Node, p peer) {
 	if p == (peer{}) {
 		delete(n.peers, m.Name)
 	} else {
-		if old, ok := n.peers[m.Name]; !ok || !old.alive {
-			if p.alive {
-				n.log.Info("node joined the cluster", "node", m.Name, "addr", m.Address())
-			}
+		if old, ok := n.peers[m.Name]; (!ok || !old.alive) && p.alive {
+			n.log.Info("node joined the cluster", "node", m.Name, "addr", m.Address())
+			// Back from a partition, it missed the counts that changed
+			// meanwhile (sent once, and lost): send them all.
+			n.resendAll.Store(true)
 		}
 		n.peers[m.Name] = p
 	}

@@ -59,6 +59,7 @@ func viewChannel(st ChannelStatus, ch *store.Channel) channelView {
 	v.ID, v.Source, v.Type = ch.ID, "console", ch.Type
 	v.BaseURL, v.Models, v.ModelMap = ch.BaseURL, ch.Models, ch.ModelMap
 	v.Priority, v.Weight, v.APIVersion, v.Enabled, v.Editable = ch.Priority, ch.Weight, ch.APIVersion, ch.Enabled, true
+	v.RPM, v.TPM = ch.RPM, ch.TPM // what is stored, whether routed or not
 	for _, k := range ch.APIKeys {
 		v.APIKeys = append(v.APIKeys, maskSecret(k))
 	}
@@ -135,6 +136,8 @@ type channelInput struct {
 	Weight     *int               `json:"weight"`
 	APIVersion *string            `json:"api_version"`
 	Timeouts   *timeoutsInput     `json:"timeouts"`
+	RPM        *int64             `json:"rpm"`
+	TPM        *int64             `json:"tpm"`
 	Enabled    *bool              `json:"enabled"`
 }
 
@@ -152,6 +155,9 @@ func (in *channelInput) apply(ch *store.Channel) error {
 	setIf(in.Weight, &ch.Weight)
 	setIf(in.APIVersion, &ch.APIVersion)
 	setIf(in.Enabled, &ch.Enabled)
+	if err := setLimits(in.RPM, in.TPM, &ch.RPM, &ch.TPM); err != nil {
+		return err
+	}
 	if t := in.Timeouts; t != nil {
 		for _, f := range []struct {
 			name string

@@ -137,6 +137,8 @@ func (c *Console) Register(r *router.Router) {
 
 	api.GET("/usage", c.user(c.usageRows))
 	api.GET("/usage/buckets", c.user(c.usageBuckets))
+	api.GET("/usage/endpoints", c.user(c.usageEndpoints))
+	api.GET("/usage/latency", c.user(c.usageLatency))
 
 	api.POST("/playground/{id}/{path:*}", c.user(c.playground))
 }

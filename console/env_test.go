@@ -99,6 +99,11 @@ func (g *fakeGateway) ChannelTypes() []string {
 	return append(dialects.Names(), "demo")
 }
 
+// usageEndpoints are the fake gateway's endpoints, a few of the real ones.
+var usageEndpoints = []string{"chat", "embeddings", "audio.speech"}
+
+func (g *fakeGateway) UsageEndpoints() []string { return slices.Clone(usageEndpoints) }
+
 func (g *fakeGateway) TestChannel(ctx context.Context, name string) (time.Duration, error) {
 	if name == "broken" {
 		return 0, errors.New("upstream said 500")
@@ -107,21 +112,15 @@ func (g *fakeGateway) TestChannel(ctx context.Context, name string) (time.Durati
 }
 
 // failedOver are the attempts of a request that failed over.
-var failedOver = []Attempt{{Channel: "broken", Status: 502, Error: "connection refused to 127.0.0.1:1"}, {Channel: "demo", Status: 200}}
-
-// Attempts knows the attempts of the requests whose id ends in "other"
-// (usageFixture's request of the model "other").
-func (g *fakeGateway) Attempts(requestID string) []Attempt {
-	if !strings.HasSuffix(requestID, "other") {
-		return nil
-	}
-	return failedOver
+var failedOver = []store.Attempt{
+	{Channel: "broken", Status: 502, Error: "connection refused to 127.0.0.1:1", Duration: 3 * time.Millisecond},
+	{Channel: "demo", Status: 200, Duration: 1500 * time.Microsecond},
 }
 
 // ServeAs records the call and streams back two events, as the gateway
 // does, so the test sees the reply pass through unbuffered. Its attempts
 // are a failed one and the one that answered.
-func (g *fakeGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []Attempt {
+func (g *fakeGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []store.Attempt {
 	g.mu.Lock()
 	g.served = append(g.served, servedCall{
 		keyID: key.ID, uri: string(ctx.RequestURI()), body: string(ctx.PostBody()),

@@ -30,6 +30,9 @@ type Gateway interface {
 	// ChannelTypes lists the types a channel may have (the styles the
 	// gateway speaks, and demo), in the order to offer them.
 	ChannelTypes() []string
+	// UsageEndpoints lists the endpoints usage rows name (chat,
+	// embeddings, images.generations, …), in the order to offer them.
+	UsageEndpoints() []string
 	// TestChannel sends a tiny request through the named channel and
 	// reports how long the reply took, or why it failed, in words. The
 	// test counts as one of the channel's requests.
@@ -38,11 +41,9 @@ type Gateway interface {
 	// the three styles, its path and body as a client would send them) as
 	// if the key had authenticated it, and returns its upstream attempts.
 	// The playground calls it, since the console never holds a key's
-	// secret.
-	ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []Attempt
-	// Attempts returns the attempts of a recent request that had a failed
-	// one, by request id; nil when this node does not know it (any more).
-	Attempts(requestID string) []Attempt
+	// secret. (A request that had a failed attempt also keeps them in its
+	// usage row, store.Usage.Attempts.)
+	ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []store.Attempt
 	// Fleet lists the cluster's live nodes, this one first; nil when the
 	// gateway is not in a cluster.
 	Fleet() []FleetNode
@@ -78,12 +79,28 @@ type ChannelStatus struct {
 	ErrorRate   float64   `json:"error_rate"`           // share of failed attempts over the last five minutes, 0..1
 	LastError   string    `json:"last_error,omitempty"` // the cause of the last failed attempt, in words
 	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+	RPM         int64     `json:"rpm"` // the channel's own limits for the fleet (the provider's quota); 0: none
+	TPM         int64     `json:"tpm"`
 }
 
-// Attempt is one upstream attempt of a request: the channel, the status
-// it ended with, and why it failed (empty when it answered).
+// Attempt is one upstream attempt of a request as the pages see it: the
+// channel, the status it ended with, why it failed (empty when it
+// answered), and how long it took.
 type Attempt struct {
-	Channel string `json:"channel"`
-	Status  int    `json:"status"`
-	Error   string `json:"error,omitempty"`
+	Channel    string  `json:"channel"`
+	Status     int     `json:"status"`
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// viewAttempts are a request's attempts for the pages; nil for none.
+func viewAttempts(list []store.Attempt) []Attempt {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]Attempt, len(list))
+	for i, a := range list {
+		out[i] = Attempt{Channel: a.Channel, Status: a.Status, Error: a.Error, DurationMS: ms(a.Duration)}
+	}
+	return out
 }

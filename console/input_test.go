@@ -10,11 +10,7 @@ import (
 // TestBadInputNamesTheField sends bad input to every form and query and
 // checks for a 400 that names the field at fault.
 func TestBadInputNamesTheField(t *testing.T) {
-	e := newEnv(t)
-	a := e.admin()
-	keyID, _ := a.createKey("existing")
-	key := "/console/api/keys/" + strconv.FormatInt(keyID, 10)
-	a.must("POST", "/console/api/channels", map[string]any{"name": "mine", "type": "demo", "models": []string{"m"}})
+	e, a, key := formsEnv(t)
 	users := a.must("GET", "/console/api/users", nil)["users"].([]any)
 	adminID := strconv.Itoa(int(users[0].(map[string]any)["id"].(float64)))
 	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
@@ -128,6 +124,16 @@ func TestBadInputNamesTheField(t *testing.T) {
 	f(a, "GET", "/console/api/usage/buckets?width=1s", nil, "width")
 	f(a, "GET", "/console/api/usage/buckets?width=wide", nil, "width")
 	f(a, "GET", "/console/api/usage/buckets?width=10s&from=2020-01-01T00:00:00Z&to=2030-01-01T00:00:00Z", nil, "width")
+}
+
+// formsEnv is a console with an admin logged in, a key "existing" (whose
+// path it returns) and a console channel "mine", for bad input to edit.
+func formsEnv(t *testing.T) (*env, *browser, string) {
+	e := newEnv(t)
+	a := e.admin()
+	keyID, _ := a.createKey("existing")
+	a.must("POST", "/console/api/channels", map[string]any{"name": "mine", "type": "demo", "models": []string{"m"}})
+	return e, a, "/console/api/keys/" + strconv.FormatInt(keyID, 10)
 }
 
 // The message says what is wrong in the terms of the form.

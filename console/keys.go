@@ -30,20 +30,23 @@ type spendView struct {
 }
 
 type keyView struct {
-	ID       int64      `json:"id"`
-	Name     string     `json:"name"`
-	OwnerID  int64      `json:"owner_id"`
-	Owner    string     `json:"owner,omitempty"`
-	Prefix   string     `json:"prefix"`
-	Models   []string   `json:"models"`
-	RPM      int64      `json:"rpm"`
-	TPM      int64      `json:"tpm"`
-	Expires  *time.Time `json:"expires"`
-	Enabled  bool       `json:"enabled"`
-	Usable   bool       `json:"usable"` // enabled and not expired
-	Created  time.Time  `json:"created"`
-	LastUsed *time.Time `json:"last_used"`
-	Spend    spendView  `json:"spend"`
+	ID      int64    `json:"id"`
+	Name    string   `json:"name"`
+	OwnerID int64    `json:"owner_id"`
+	Owner   string   `json:"owner,omitempty"`
+	Prefix  string   `json:"prefix"`
+	Models  []string `json:"models"`
+	RPM     int64    `json:"rpm"`
+	TPM     int64    `json:"tpm"`
+	// ModelLimits are the key's limits on one model, by its public name;
+	// {} for none.
+	ModelLimits map[string]store.Limits `json:"model_limits"`
+	Expires     *time.Time              `json:"expires"`
+	Enabled     bool                    `json:"enabled"`
+	Usable      bool                    `json:"usable"` // enabled and not expired
+	Created     time.Time               `json:"created"`
+	LastUsed    *time.Time              `json:"last_used"`
+	Spend       spendView               `json:"spend"`
 	// Secret is set in the reply to a create only: the one time it is
 	// shown.
 	Secret string `json:"secret,omitempty"`
@@ -58,9 +61,13 @@ func timeOrNil(t time.Time) *time.Time {
 }
 
 func viewKey(k *store.Key, owner string, s store.Spend, now time.Time) keyView {
+	modelLimits := k.ModelLimits
+	if modelLimits == nil {
+		modelLimits = map[string]store.Limits{} // {}, not null, for the page
+	}
 	return keyView{
 		ID: k.ID, Name: k.Name, OwnerID: k.OwnerID, Owner: owner, Prefix: k.Prefix,
-		Models: k.Models, RPM: k.RPM, TPM: k.TPM, Expires: timeOrNil(k.Expires),
+		Models: k.Models, RPM: k.RPM, TPM: k.TPM, ModelLimits: modelLimits, Expires: timeOrNil(k.Expires),
 		Enabled: k.Enabled, Usable: k.Usable(now), Created: k.Created, LastUsed: timeOrNil(k.LastUsed),
 		Spend: spendView{Requests: s.Requests, Input: s.Input, Output: s.Output},
 	}
@@ -68,12 +75,15 @@ func viewKey(k *store.Key, owner string, s store.Spend, now time.Time) keyView {
 
 // keyInput is the keys form; on edit, absent fields stay as they are.
 type keyInput struct {
-	Name    *string   `json:"name"`
-	Models  *[]string `json:"models"`
-	RPM     *int64    `json:"rpm"`
-	TPM     *int64    `json:"tpm"`
-	Expires *string   `json:"expires"`  // RFC 3339; "" for never
-	OwnerID *int64    `json:"owner_id"` // on create, admins only; default: the caller
+	Name   *string   `json:"name"`
+	Models *[]string `json:"models"`
+	RPM    *int64    `json:"rpm"`
+	TPM    *int64    `json:"tpm"`
+	// ModelLimits replace the key's limits on one model, all of them: {}
+	// removes them.
+	ModelLimits *map[string]store.Limits `json:"model_limits"`
+	Expires     *string                  `json:"expires"`  // RFC 3339; "" for never
+	OwnerID     *int64                   `json:"owner_id"` // on create, admins only; default: the caller
 }
 
 func (in *keyInput) apply(k *store.Key, now time.Time) error {
@@ -89,18 +99,17 @@ func (in *keyInput) apply(k *store.Key, now time.Time) error {
 		}
 		k.Models = *in.Models
 	}
-	for _, f := range []struct {
-		name string
-		in   *int64
-		out  *int64
-	}{{"rpm", in.RPM, &k.RPM}, {"tpm", in.TPM, &k.TPM}} {
-		if f.in == nil {
-			continue
-		}
-		if err := checkNonNegative(f.name, *f.in); err != nil {
+	if err := setLimits(in.RPM, in.TPM, &k.RPM, &k.TPM); err != nil {
+		return err
+	}
+	if in.ModelLimits != nil {
+		if err := checkModelLimits("model_limits", *in.ModelLimits); err != nil {
 			return err
 		}
-		*f.out = *f.in
+		k.ModelLimits = *in.ModelLimits
+		if len(k.ModelLimits) == 0 {
+			k.ModelLimits = nil
+		}
 	}
 	if in.Expires != nil {
 		t, err := parseFuture("expires", *in.Expires, now)

@@ -182,7 +182,7 @@ func TestPlaygroundServesAsTheKey(t *testing.T) {
 		t.Errorf("headers passed on: cookie %q, csrf %q, anthropic-version %q", got.cookie, got.csrf, got.extra)
 	}
 	// The attempts come back, readable by the page's decodeURIComponent.
-	if h, _ := url.PathUnescape(r.header.Get(attemptsHeader)); h != `[{"channel":"broken","status":502,"error":"connection refused to 127.0.0.1:1"},{"channel":"demo","status":200}]` {
+	if h, _ := url.PathUnescape(r.header.Get(attemptsHeader)); h != `[{"channel":"broken","status":502,"error":"connection refused to 127.0.0.1:1","duration_ms":3},{"channel":"demo","status":200,"duration_ms":1.5}]` {
 		t.Errorf("%s: %q", attemptsHeader, r.header.Get(attemptsHeader))
 	}
 	for _, path := range []string{"/v1/embeddings", "/v1/images/generations", "/v1/audio/speech"} {

@@ -48,7 +48,7 @@ func (c *Console) playground(cl *call) error {
 	// handler, nor of any upstream.
 	req.Header.DelCookie(sessionCookie)
 	req.Header.Del(csrfHeader)
-	attempts := c.gw.ServeAs(cl.rc, k)
+	attempts := viewAttempts(c.gw.ServeAs(cl.rc, k))
 	// The answer is written after this handler returns, a stream's body
 	// after that: the header still goes out with it.
 	if b, err := json.Marshal(attempts); err == nil && len(attempts) > 0 {

@@ -26,7 +26,7 @@ func usageFixture(t *testing.T) (e *env, alice, bob, carol *browser, aliceKey in
 		return store.Usage{Time: at, KeyID: key, KeyName: name, Model: model, Channel: "demo", Status: status,
 			Input: 10, Output: 20, Latency: latency, RequestID: "req-" + name + model, ClientStyle: "openai", Endpoint: "chat"}
 	}
-	embeddings := func(u store.Usage) store.Usage { u.Endpoint = "embeddings"; return u }
+	embeddings := func(u store.Usage) store.Usage { u.Endpoint, u.Attempts = "embeddings", failedOver; return u }
 	speech := func(u store.Usage) store.Usage {
 		u.Endpoint, u.Units, u.Unit = "audio.speech", 42, store.UnitCharacters
 		return u
@@ -88,14 +88,15 @@ func TestUsageRowsAreScopedToOwnKeys(t *testing.T) {
 	if len(first) != 2 || len(rest) != 1 || rest[0]["id"].(float64) >= first[1]["id"].(float64) {
 		t.Errorf("paging: %v then %v", first, rest)
 	}
-	// A request the gateway still knows the attempts of shows them.
+	// A request that had a failed attempt shows its attempts, as the
+	// store keeps them with its row.
 	failed := rowsOf(t, alice, "status=502")[0]
-	want := `[map[channel:broken error:connection refused to 127.0.0.1:1 status:502] map[channel:demo status:200]]`
+	want := `[map[channel:broken duration_ms:3 error:connection refused to 127.0.0.1:1 status:502] map[channel:demo duration_ms:1.5 status:200]]`
 	if got := fmt.Sprint(failed["attempts"]); got != want {
 		t.Errorf("attempts of %v: %s, want %s", failed["request_id"], got, want)
 	}
 	if plain := rowsOf(t, alice, "model=demo")[0]; plain["attempts"] != nil {
-		t.Errorf("a request the gateway knows no attempts of has some: %v", plain)
+		t.Errorf("a request with no attempt kept has some: %v", plain)
 	}
 	r := first[0]
 	if r["latency_ms"].(float64) <= 0 || r["input_tokens"] != 10.0 || r["style"] != "openai" || r["channel"] != "demo" ||
@@ -197,4 +198,43 @@ func TestPickWidth(t *testing.T) {
 	f(7*24*time.Hour, 3*time.Hour)
 	f(30*24*time.Hour, 24*time.Hour)
 	f(365*24*time.Hour, 24*time.Hour)
+}
+
+// TestUsageEndpointsList: the page's endpoint filter comes from the
+// gateway, for any signed-in user, and from nowhere else.
+func TestUsageEndpointsList(t *testing.T) {
+	e := newEnv(t)
+	got := e.user("carol").must("GET", "/console/api/usage/endpoints", nil)["endpoints"]
+	if fmt.Sprint(got) != fmt.Sprint(usageEndpoints) {
+		t.Errorf("endpoints %v, want the gateway's %v", got, usageEndpoints)
+	}
+	if r := e.browser("127.0.0.1").do("GET", "/console/api/usage/endpoints", nil); r.status != 401 {
+		t.Errorf("signed out: %d", r.status)
+	}
+}
+
+// TestUsageLatency: the median and p95 of each endpoint's requests over
+// the range, of the caller's own keys; a range with more requests than
+// may be ranked says so and ranks none.
+func TestUsageLatency(t *testing.T) {
+	e, alice, _, carol, _ := usageFixture(t)
+	got := alice.must("GET", "/console/api/usage/latency", nil)
+	want := `[map[endpoint:chat p50_ms:100 p95_ms:300 requests:2] map[endpoint:embeddings p50_ms:1000 p95_ms:1000 requests:1]]`
+	if fmt.Sprint(got["endpoints"]) != want || got["ranked"] != true {
+		t.Errorf("alice's latency: %v, want %s", got, want)
+	}
+	if got := e.admin().must("GET", "/console/api/usage/latency?endpoint=audio.speech", nil); fmt.Sprint(got["endpoints"]) != `[map[endpoint:audio.speech p50_ms:50 p95_ms:50 requests:1]]` {
+		t.Errorf("bob's speech, as an admin sees it: %v", got)
+	}
+	if got := carol.must("GET", "/console/api/usage/latency", nil); fmt.Sprint(got["endpoints"]) != "[]" {
+		t.Errorf("carol, with no key: %v", got)
+	}
+	defer func(n int) { maxLatencyRows = n }(maxLatencyRows)
+	maxLatencyRows = 2
+	if got := alice.must("GET", "/console/api/usage/latency", nil); got["ranked"] != false || fmt.Sprint(got["endpoints"]) != "[]" || got["max_rows"] != 2.0 {
+		t.Errorf("3 requests with a cap of 2: %v", got)
+	}
+	if r := alice.do("GET", "/console/api/usage/latency?from=yesterday", nil); r.status != 400 || r.errorField() != "from" {
+		t.Errorf("a bad from: %d %s", r.status, r.body)
+	}
 }

@@ -1,19 +1,25 @@
 package console
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // Input rules shared by the forms. Each check names the field it reports
 // on, so the app can put the message next to the right control.
 
 const (
-	maxName     = 64
-	maxPassword = 1024 // bytes: argon2 hashes the whole of it
+	maxName      = 64
+	maxModelName = 200
+	maxPassword  = 1024 // bytes: argon2 hashes the whole of it
 )
 
 var (
@@ -71,7 +77,7 @@ func checkModels(field string, models []string) error {
 			return badField(field, "model names must be non-empty and hold no spaces, got %q", m)
 		case strings.Contains(strings.TrimSuffix(m, "*"), "*"):
 			return badField(field, "%q: * may only end a model name", m)
-		case len(m) > 200:
+		case len(m) > maxModelName:
 			return badField(field, "model name %.20q… is too long", m)
 		}
 	}
@@ -81,6 +87,57 @@ func checkModels(field string, models []string) error {
 func checkNonNegative(field string, v int64) error {
 	if v < 0 {
 		return badField(field, "%s must be 0 or more, got %d", field, v)
+	}
+	return nil
+}
+
+// setLimits copies the rpm and tpm given (nil: unchanged) onto rpm and
+// tpm, once both are checked.
+func setLimits(inRPM, inTPM *int64, rpm, tpm *int64) error {
+	for _, f := range []struct {
+		name string
+		in   *int64
+	}{{"rpm", inRPM}, {"tpm", inTPM}} {
+		if f.in != nil {
+			if err := checkNonNegative(f.name, *f.in); err != nil {
+				return err
+			}
+		}
+	}
+	setIf(inRPM, rpm)
+	setIf(inTPM, tpm)
+	return nil
+}
+
+// maxModelLimits bounds a key's limits on single models: a key is cached
+// whole on every node.
+const maxModelLimits = 100
+
+// checkModelLimits accepts a key's limits on single models: each names
+// one public model exactly (the limit applies to requests naming it) and
+// sets rpm or tpm, or both, above 0. An error names the model and, in
+// field, where it is: model_limits["gpt-4o"].rpm.
+func checkModelLimits(field string, limits map[string]store.Limits) error {
+	if len(limits) > maxModelLimits {
+		return badField(field, "at most %d model limits, got %d", maxModelLimits, len(limits))
+	}
+	for _, model := range slices.Sorted(maps.Keys(limits)) {
+		at := fmt.Sprintf("%s[%q]", field, model)
+		lim := limits[model]
+		switch {
+		case model == "" || strings.IndexFunc(model, unicode.IsSpace) >= 0:
+			return badField(at, "model_limits: model names must be non-empty and hold no spaces, got %q", model)
+		case strings.Contains(model, "*"):
+			return badField(at, "model_limits: %q: a limit is on one model, named exactly (no *)", model)
+		case len(model) > maxModelName:
+			return badField(at, "model_limits: model name %.20q… is too long", model)
+		case lim.RPM < 0:
+			return badField(at+".rpm", "model_limits: %q: rpm must be 0 or more, got %d", model, lim.RPM)
+		case lim.TPM < 0:
+			return badField(at+".tpm", "model_limits: %q: tpm must be 0 or more, got %d", model, lim.TPM)
+		case lim == store.Limits{}:
+			return badField(at, "model_limits: %q: set rpm or tpm above 0, or remove the model", model)
+		}
 	}
 	return nil
 }

@@ -19,9 +19,6 @@ func (g *Gateway) finish(x *exchange) {
 		g.logExchange(x)
 	}
 	g.recordUsage(x)
-	if len(x.tries) > 0 {
-		g.rememberFailed(x)
-	}
 	if x.inbound != nil {
 		x.inbound.Release()
 	}
@@ -69,6 +66,7 @@ func (g *Gateway) recordUsage(x *exchange) {
 		Endpoint:    x.op.name,
 		Units:       int64(units),
 		Unit:        unit,
+		Attempts:    x.keptAttempts(),
 	})
 	if !ok {
 		g.metrics.usageDropped.Inc()

@@ -6,99 +6,63 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
+	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // What the console shows of a request's way through the channels: each
 // attempt and how it ended. An ordinary request that one channel answered
-// leaves nothing here (its usage row says it all); a request that failed
-// over or failed is kept in a bounded ring on the node that served it, for
-// the usage log's row detail, and a request of the playground (ServeAs)
-// gets its attempts back whatever their outcome.
+// has nothing more (its usage row says it all); a request that failed over
+// or failed carries its attempts in its usage row, which the store keeps
+// with the row (store.Usage.Attempts), and a request of the playground
+// (ServeAs) gets its attempts back whatever their outcome. Only those pay:
+// the path of a request its first channel answers takes no time and
+// allocates nothing for them.
 
-// Attempt is one upstream attempt of a request.
-type Attempt struct {
-	Channel string
-	// Status is what the attempt ended with as the client would see it:
-	// the upstream's status, or the gateway's 502/504 when none came.
-	Status int
-	// Error is why it failed, in words ("connection refused to
-	// 127.0.0.1:1", "HTTP 503: overloaded"); empty when it answered.
-	Error string
-}
+// Attempt is one upstream attempt of a request: its channel, the status it
+// ended with, why it failed, and how long it took.
+type Attempt = store.Attempt
 
-// recentFailedRequests bounds the ring of failed or failed-over requests.
-const recentFailedRequests = 1000
-
-// failedRequests remembers the attempts of the last requests that had a
-// failed attempt. Only those take its lock, so the path of a request that
-// its first channel answers never does.
-type failedRequests struct {
-	mu   sync.Mutex
-	ring [recentFailedRequests]failedRequest
-	next int
-	byID map[string]int // request id → index in ring
-}
-
-type failedRequest struct {
-	id       string
-	attempts []Attempt
-}
-
-func (f *failedRequests) add(id string, attempts []Attempt) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byID == nil {
-		f.byID = make(map[string]int, recentFailedRequests)
-	}
-	old := &f.ring[f.next]
-	if i, ok := f.byID[old.id]; ok && i == f.next {
-		delete(f.byID, old.id)
-	}
-	*old = failedRequest{id: id, attempts: attempts}
-	f.byID[id] = f.next
-	f.next = (f.next + 1) % recentFailedRequests
-}
-
-func (f *failedRequests) get(id string) []Attempt {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if i, ok := f.byID[id]; ok {
-		return slices.Clone(f.ring[i].attempts)
-	}
-	return nil
-}
-
-// Attempts returns the attempts of a recent request of this node that had
-// a failed attempt, by its request id; nil when it is not (or no longer)
-// known.
-func (g *Gateway) Attempts(requestID string) []Attempt { return g.failed.get(requestID) }
-
-// tried notes a failed attempt of x on ch: in the exchange, for the ring
-// when it finishes, and in the playground's trace when there is one.
+// tried notes a failed attempt of x on ch: in the exchange, for its usage
+// row, and in the playground's trace when there is one. The attempt began
+// when the one before it ended, or at the request's start.
 func (x *exchange) tried(ch *channel, e *codec.Error) {
-	a := Attempt{Channel: ch.name, Status: e.Status, Error: x.cause}
+	now := time.Now()
+	a := Attempt{Channel: ch.name, Status: e.Status, Error: x.cause, Duration: now.Sub(x.tryStart())}
 	if a.Error == "" {
 		a.Error = e.Message
 	}
-	x.cause = ""
+	x.cause, x.triedAt = "", now
 	x.tries = append(x.tries, a)
 	if x.trace != nil {
 		*x.trace = append(*x.trace, a)
 	}
 }
 
-// rememberFailed keeps the attempts of a finished request that had a
-// failed one, with the final answer's channel when one answered.
-func (g *Gateway) rememberFailed(x *exchange) {
+// tryStart is when the attempt under way began.
+func (x *exchange) tryStart() time.Time {
+	if x.triedAt.IsZero() {
+		return x.start
+	}
+	return x.triedAt
+}
+
+// keptAttempts are the attempts of a finished request for its usage row:
+// nil when none failed, else those that failed and the one that answered,
+// which lasted until the request ended.
+func (x *exchange) keptAttempts() []Attempt {
+	if len(x.tries) == 0 {
+		return nil
+	}
 	attempts := slices.Clone(x.tries)
 	if x.status < 400 && x.channel != "" {
-		attempts = append(attempts, Attempt{Channel: x.channel, Status: x.status})
+		end := x.start.Add(x.elapsed)
+		attempts = append(attempts, Attempt{Channel: x.channel, Status: x.status, Duration: end.Sub(x.tryStart())})
 	}
-	g.failed.add(string(x.id), attempts)
+	return attempts
 }
 
 // transportCause says in words why an upstream at addr could not be used.

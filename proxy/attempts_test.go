@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/rosetta-gateway/rosetta/proxy"
+	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // failoverChannels serve the model demo: first a channel nothing listens
@@ -35,11 +37,12 @@ func overloadedUpstream(t *testing.T) string {
 }
 
 // TestAttemptsOfAFailover: a request that fails over is told, through
-// ServeAs, which channels it tried and why each failed, and the gateway
-// remembers them by request id for any client; a request its first
-// channel answers leaves nothing behind.
+// ServeAs, which channels it tried, why each failed and how long each
+// took, and its usage row keeps them for the console, whoever sent it; a
+// request its first channel answers keeps nothing.
 func TestAttemptsOfAFailover(t *testing.T) {
 	st := openStore(t)
+	rows := &rowSink{}
 	var gw *proxy.Gateway
 	var served []proxy.Attempt
 	mount := func(r *router.Router) {
@@ -50,7 +53,7 @@ func TestAttemptsOfAFailover(t *testing.T) {
 			served = gw.ServeAs(ctx, k)
 		})
 	}
-	tg := startGatewayWith(t, failoverChannels(overloadedUpstream(t)), proxy.Options{Store: st, Mount: mount})
+	tg := startGatewayWith(t, failoverChannels(overloadedUpstream(t)), proxy.Options{Store: st, Usage: rows, Mount: mount})
 	gw = tg.g
 	k := createKey(t, st, consoleKey, nil)
 	want := []proxy.Attempt{
@@ -60,15 +63,21 @@ func TestAttemptsOfAFailover(t *testing.T) {
 	}
 
 	resp, _ := tg.do(t, "POST", "/as/"+strconv.FormatInt(k.ID, 10), "", demoBody)
-	if resp.StatusCode != 200 || fmt.Sprint(served) != fmt.Sprint(want) {
+	if resp.StatusCode != 200 || fmt.Sprint(timed(t, served)) != fmt.Sprint(want) {
 		t.Errorf("ServeAs: %d, attempts %+v, want %+v", resp.StatusCode, served, want)
 	}
-	if got := gw.Attempts(resp.Header.Get("X-Request-Id")); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got := keptAttempts(t, rows, resp); fmt.Sprint(timed(t, got)) != fmt.Sprint(want) {
 		t.Errorf("the playground request's attempts: %+v", got)
 	}
+	// A stream's answering attempt lasts until the stream ended: the
+	// demo paces its words a millisecond apart.
 	resp, _ = tg.do(t, "POST", "/v1/chat/completions", clientKey, `{"model":"demo","stream":true,"messages":[{"role":"user","content":"Hi"}]}`)
-	if got := gw.Attempts(resp.Header.Get("X-Request-Id")); fmt.Sprint(got) != fmt.Sprint(want) {
+	got := keptAttempts(t, rows, resp)
+	if fmt.Sprint(timed(t, got)) != fmt.Sprint(want) {
 		t.Errorf("a client's streamed request's attempts: %+v", got)
+	}
+	if elapsed := rowOf(t, rows, resp).Latency; sum(got) > elapsed || got[2].Duration < time.Millisecond {
+		t.Errorf("attempts of a stream that took %s: %+v", elapsed, got)
 	}
 
 	st0 := channelStatus(t, gw, "refused")
@@ -86,18 +95,63 @@ func TestAttemptsOfAFailover(t *testing.T) {
 		t.Errorf("refused after a failed test: %+v", st1)
 	}
 	resp, _ = tg.do(t, "POST", "/v1/chat/completions", clientKey, demoBody)
-	if got := gw.Attempts(resp.Header.Get("X-Request-Id")); len(got) != 2 || got[0].Channel != "busy" {
+	if got := keptAttempts(t, rows, resp); len(got) != 2 || got[0].Channel != "busy" {
 		t.Errorf("attempts with refused's circuit open: %+v", got)
 	}
 
-	tg2 := startGateway(t, demoChannel)
+	rows2 := &rowSink{}
+	tg2 := startGatewayWith(t, demoChannel, proxy.Options{Usage: rows2})
 	resp, _ = tg2.do(t, "POST", "/v1/chat/completions", clientKey, demoBody)
-	if resp.StatusCode != 200 || tg2.g.Attempts(resp.Header.Get("X-Request-Id")) != nil {
-		t.Errorf("a request answered at once is remembered: %d", resp.StatusCode)
+	if resp.StatusCode != 200 || rowOf(t, rows2, resp).Attempts != nil {
+		t.Errorf("a request answered at once keeps attempts: %d", resp.StatusCode)
 	}
 	if st := channelStatus(t, tg2.g, "demo"); st.LastError != "" || st.OpenUntil != (time.Time{}) {
 		t.Errorf("a healthy channel: %+v", st)
 	}
+}
+
+// rowOf waits for the usage row of resp's request.
+func rowOf(t *testing.T, rows *rowSink, resp *http.Response) store.Usage {
+	t.Helper()
+	id := resp.Header.Get("X-Request-Id")
+	var row store.Usage
+	waitFor(t, "the usage row of "+id, func() bool {
+		for _, r := range rows.all() {
+			if r.RequestID == id {
+				row = r
+				return true
+			}
+		}
+		return false
+	})
+	return row
+}
+
+// keptAttempts are the attempts the usage row of resp's request keeps.
+func keptAttempts(t *testing.T, rows *rowSink, resp *http.Response) []proxy.Attempt {
+	t.Helper()
+	return rowOf(t, rows, resp).Attempts
+}
+
+// timed checks that every attempt took some time, and returns them
+// without it, to compare.
+func timed(t *testing.T, list []proxy.Attempt) []proxy.Attempt {
+	t.Helper()
+	out := slices.Clone(list)
+	for i := range out {
+		if out[i].Duration <= 0 || out[i].Duration > time.Minute {
+			t.Errorf("attempt %d took %s", i, out[i].Duration)
+		}
+		out[i].Duration = 0
+	}
+	return out
+}
+
+func sum(list []proxy.Attempt) (d time.Duration) {
+	for _, a := range list {
+		d += a.Duration
+	}
+	return d
 }
 
 func channelStatus(t *testing.T, g *proxy.Gateway, name string) proxy.ChannelStatus {

@@ -77,6 +77,15 @@ type modelLimit struct {
 	limitKey string
 }
 
+// limitOnModel sets the key's limits on one model, whose counters are
+// named after the key's own. The key's limitKey must be set.
+func (k *Key) limitOnModel(model string, lim ratelimit.Limits) {
+	if k.modelLimits == nil {
+		k.modelLimits = map[string]modelLimit{}
+	}
+	k.modelLimits[model] = modelLimit{lim, k.limitKey + "\x00" + model}
+}
+
 func newStaticKeys(keys []config.Key) staticKeys {
 	s := make(staticKeys, len(keys))
 	for _, k := range keys {
@@ -84,11 +93,7 @@ func newStaticKeys(keys []config.Key) staticKeys {
 		key := &Key{Name: k.Name, Hash: h, Models: k.Models, limitKey: "key:" + k.Name,
 			Limits: ratelimit.Limits{RPM: int64(k.RPM), TPM: int64(k.TPM)}}
 		for model, lim := range k.ModelLimits {
-			if key.modelLimits == nil {
-				key.modelLimits = map[string]modelLimit{}
-			}
-			key.modelLimits[model] = modelLimit{ratelimit.Limits{RPM: int64(lim.RPM), TPM: int64(lim.TPM)},
-				key.limitKey + "\x00" + model}
+			key.limitOnModel(model, ratelimit.Limits{RPM: int64(lim.RPM), TPM: int64(lim.TPM)})
 		}
 		s[h] = key
 	}

@@ -30,6 +30,7 @@ type ChannelStatus struct {
 	ErrorRate   float64   // share of failed attempts over the last five minutes
 	LastError   string    // the last failed attempt's cause, in words; "" if none failed
 	LastErrorAt time.Time
+	RPM, TPM    int64 // the channel's own limits for the fleet; 0: none
 }
 
 // ModelStatus is a public model name, the channels that serve it, in the
@@ -119,7 +120,8 @@ func (ch *channel) status(now time.Time) ChannelStatus {
 		source = sourceConsole
 	}
 	st := ChannelStatus{Name: ch.name, Type: ch.kind, Source: source, ID: ch.id, State: ch.breaker.String(),
-		OpenUntil: ch.breaker.openUntil(), Requests: ch.stats.requests.Load(), ErrorRate: ch.stats.errorRate(now)}
+		OpenUntil: ch.breaker.openUntil(), Requests: ch.stats.requests.Load(), ErrorRate: ch.stats.errorRate(now),
+		RPM: ch.limits.RPM, TPM: ch.limits.TPM}
 	if last := ch.stats.last.Load(); last != nil {
 		st.LastError, st.LastErrorAt = last.cause, last.at
 	}

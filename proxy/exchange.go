@@ -38,11 +38,12 @@ type exchange struct {
 	units    int // what the request asks for in its operation's unit (images, characters of speech)
 	errMsg   string
 	// The attempts that failed, with the cause of the last one in words
-	// until it is noted (tried); trace, for a request of the playground
-	// (ServeAs), receives every attempt.
-	tries []Attempt
-	cause string
-	trace *[]Attempt
+	// until it is noted (tried), and when the last one ended; trace, for
+	// a request of the playground (ServeAs), receives every attempt.
+	tries   []Attempt
+	cause   string
+	triedAt time.Time
+	trace   *[]Attempt
 
 	// The limits the request is counted under, each holding a
 	// reservation of reserve tokens (reserved for the key's, which the

@@ -64,10 +64,14 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 		x.attempts++
 		x.channel = c.ch.name
+		var from time.Time // the attempt's start, for the trace
+		if trace != nil {
+			from = x.tryStart()
+		}
 		e, retry := g.attempt(ctx, x, *buf, c)
 		if e == nil {
-			if trace != nil {
-				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode()})
+			if trace != nil { // until the answer, or its stream, began
+				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode(), Duration: time.Since(from)})
 			}
 			return
 		}

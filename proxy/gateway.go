@@ -103,9 +103,8 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet     // open realtime sessions
-	failed    failedRequests // the attempts of recent requests that had a failed one
-	responses *respIndex     // the Responses API's responses made here
+	sessions  sessionSet // open realtime sessions
+	responses *respIndex // the Responses API's responses made here
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's

@@ -57,17 +57,18 @@ func TestRealtimeDialFailover(t *testing.T) {
 	limited := newMock(t, refusal(429, "5"))
 	up := newRTUpstream(t)
 	gone := closedPort(t)
-	tg := startGateway(t, rtChannel("gone", gone, 0)+rtChannel("busy", busy.baseURL(), 1)+
-		rtChannel("limited", limited.baseURL(), 2)+rtChannel("rt", up.srv.URL+"/v1", 3))
+	rows := &rowSink{}
+	tg := startGatewayWith(t, rtChannel("gone", gone, 0)+rtChannel("busy", busy.baseURL(), 1)+
+		rtChannel("limited", limited.baseURL(), 2)+rtChannel("rt", up.srv.URL+"/v1", 3), proxy.Options{Usage: rows})
 
-	var first string // the first session's request id
+	var first *http.Response // the first session's answer
 	for session := range 2 {
 		c, resp, err := dialRT(t, tg, "fast", bearerHeader(clientKey))
 		if err != nil {
 			t.Fatalf("session %d: %v", session, err)
 		}
 		if session == 0 {
-			first = resp.Header.Get("X-Request-Id")
+			first = resp
 		}
 		if typ, msg := readEvent(t, c); typ != "session.created" || !bytes.Contains(msg, []byte(`"model":"fast"`)) {
 			t.Fatalf("session %d: first event %s", session, msg)
@@ -81,8 +82,10 @@ func TestRealtimeDialFailover(t *testing.T) {
 	if _, model, _, _ := up.seen(); model != "gpt-4o-realtime" {
 		t.Errorf("upstream model %q", model)
 	}
-	var attempts []proxy.Attempt
-	waitFor(t, "the first session's attempts", func() bool { attempts = tg.g.Attempts(first); return len(attempts) == 4 })
+	attempts := timed(t, keptAttempts(t, rows, first))
+	if len(attempts) != 4 {
+		t.Fatalf("the first session's attempts: %+v", attempts)
+	}
 	for i, want := range []proxy.Attempt{
 		{Channel: "gone", Status: 502, Error: "connection refused to " + strings.TrimSuffix(strings.TrimPrefix(gone, "http://"), "/v1")},
 		{Channel: "busy", Status: 502, Error: "HTTP 503: refused with 503"},

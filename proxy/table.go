@@ -172,7 +172,7 @@ func channelConfig(c *store.Channel) config.Channel {
 	return config.Channel{
 		Name: c.Name, Type: c.Type, BaseURL: c.BaseURL, APIKeys: c.APIKeys,
 		Models: c.Models, ModelMap: c.ModelMap, Priority: c.Priority, Weight: c.Weight,
-		APIVersion: c.APIVersion,
+		APIVersion: c.APIVersion, RPM: int(c.RPM), TPM: int(c.TPM),
 		Timeouts: config.Timeouts{Connect: c.Timeouts.Connect, FirstByte: c.Timeouts.FirstByte,
 			Idle: c.Timeouts.Idle, Total: c.Timeouts.Total},
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -54,7 +55,10 @@ func checkUsage(t *testing.T, got store.Usage, want store.Usage) {
 		t.Errorf("row %s: latency %v, first token %v, time %v", got.RequestID, got.Latency, got.FirstToken, got.Time)
 	}
 	got.ID, got.Time, got.Latency, got.FirstToken = 0, time.Time{}, 0, 0
-	if got != want {
+	if got.Attempts != nil {
+		got.Attempts = timed(t, got.Attempts)
+	}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("usage row\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -110,8 +114,10 @@ func TestUsageRows(t *testing.T) {
 		Input: 19, Output: 10, RequestID: whole, ClientStyle: "openai", Endpoint: "chat"})
 	checkUsage(t, rows[stream], store.Usage{KeyName: "client", Model: "gpt-4o-mini", Channel: "oa", Status: 200,
 		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: stream, ClientStyle: "openai", Endpoint: "chat"})
+	// The failed request's attempt is kept with its row, in the store.
 	checkUsage(t, rows[failed], store.Usage{KeyName: "client", Model: "gpt-broken", Channel: "broken", Status: failedStatus,
-		RequestID: failed, ClientStyle: "openai", Endpoint: "chat"})
+		RequestID: failed, ClientStyle: "openai", Endpoint: "chat",
+		Attempts: []store.Attempt{{Channel: "broken", Status: 500, Error: "HTTP 500: boom"}}})
 	checkUsage(t, rows[translated], store.Usage{KeyID: k.ID, KeyName: k.Name, Model: "gpt-4o-mini", Channel: "oa", Status: 200,
 		Input: 19, Output: 8, Cached: 3, Reasoning: 2, RequestID: translated, ClientStyle: "anthropic", Endpoint: "chat"})
 	if failedStatus < 500 {

@@ -28,7 +28,9 @@ func demoForm(t *testing.T, field, name string) ([]byte, string) {
 // TestUsageEndpoints: each request's usage row names its endpoint, the
 // same whatever the client's style (Anthropic's messages and Gemini's
 // generateContent are chat, embedContent embeddings), also when it is
-// refused before routing; token counts make no row.
+// refused before routing; token counts make no row. The endpoints named are
+// those UsageEndpoints lists for the console (realtime's row is checked by
+// TestRealtimeSession).
 func TestUsageEndpoints(t *testing.T) {
 	rows := &rowSink{}
 	tg := startGatewayWith(t, demoChannel, proxy.Options{Usage: rows})
@@ -60,6 +62,7 @@ func TestUsageEndpoints(t *testing.T) {
 	form("images.variations", "/v1/images/variations", "image", "a.png")
 	form("audio.transcriptions", "/v1/audio/transcriptions", "file", "a.wav")
 	form("audio.translations", "/v1/audio/translations", "file", "a.wav")
+	json("responses", "/v1/responses", `{"model":"demo","input":"Hi"}`)
 
 	anthropic := map[string]string{"x-api-key": clientKey, "anthropic-version": "2023-06-01"}
 	resp, got := tg.send(t, "POST", "/v1/messages", anthropic,
@@ -95,5 +98,18 @@ func TestUsageEndpoints(t *testing.T) {
 	}
 	if len(byID) != len(want) {
 		t.Errorf("%d rows, want %d (none for count_tokens): %v", len(byID), len(want), byID)
+	}
+	named := map[string]bool{"realtime": true}
+	for _, e := range want {
+		named[e] = true
+	}
+	listed := proxy.UsageEndpoints()
+	if len(listed) != len(named) {
+		t.Errorf("UsageEndpoints %v, rows name %v", listed, named)
+	}
+	for _, e := range listed {
+		if !named[e] {
+			t.Errorf("UsageEndpoints lists %q, which no row names", e)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime/multipart"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -119,7 +120,7 @@ func TestUsageUnits(t *testing.T) {
 	for _, row := range rows.all() {
 		w, ok := want[row.RequestID]
 		got := store.Usage{Endpoint: row.Endpoint, Input: row.Input, Output: row.Output, Units: row.Units, Unit: row.Unit}
-		if !ok || got != w {
+		if !ok || !reflect.DeepEqual(got, w) {
 			t.Errorf("row %s: %+v, want %+v", row.RequestID, got, w)
 		}
 	}

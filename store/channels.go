@@ -8,7 +8,7 @@ import (
 )
 
 const channelCols = `id, name, type, base_url, api_keys, models, model_map, priority, weight, api_version,
-	connect_ns, first_byte_ns, idle_ns, total_ns, enabled, created_ns, updated_ns`
+	connect_ns, first_byte_ns, idle_ns, total_ns, rpm, tpm, enabled, created_ns, updated_ns`
 
 // scanChannel reads a row and opens its sealed API keys; keys that do not
 // open are reported in KeysErr, not as an error.
@@ -19,7 +19,7 @@ func (s *sqlStore) scanChannel(row rowScanner) (Channel, error) {
 	var t [4]int64
 	var created, updated int64
 	err := row.Scan(&c.ID, &c.Name, &c.Type, &c.BaseURL, &sealed, &models, &modelMap, &c.Priority, &c.Weight,
-		&c.APIVersion, &t[0], &t[1], &t[2], &t[3], &c.Enabled, &created, &updated)
+		&c.APIVersion, &t[0], &t[1], &t[2], &t[3], &c.RPM, &c.TPM, &c.Enabled, &created, &updated)
 	if err != nil {
 		return c, err
 	}
@@ -75,7 +75,7 @@ func (s *sqlStore) channelArgs(c *Channel) ([]any, error) {
 	}
 	return []any{c.Name, c.Type, c.BaseURL, sealed, jsonText(c.Models), jsonText(c.ModelMap), c.Priority, c.Weight,
 		c.APIVersion, int64(c.Timeouts.Connect), int64(c.Timeouts.FirstByte), int64(c.Timeouts.Idle),
-		int64(c.Timeouts.Total), c.Enabled}, nil
+		int64(c.Timeouts.Total), c.RPM, c.TPM, c.Enabled}, nil
 }
 
 func (s *sqlStore) CreateChannel(ctx context.Context, c *Channel) error {
@@ -86,8 +86,8 @@ func (s *sqlStore) CreateChannel(ctx context.Context, c *Channel) error {
 	}
 	t := now()
 	err = s.w.QueryRowContext(ctx, `INSERT INTO channels (name, type, base_url, api_keys, models, model_map,
-		priority, weight, api_version, connect_ns, first_byte_ns, idle_ns, total_ns, enabled, created_ns, updated_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING id`,
+		priority, weight, api_version, connect_ns, first_byte_ns, idle_ns, total_ns, rpm, tpm, enabled, created_ns, updated_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17) RETURNING id`,
 		append(args, toNS(t))...).Scan(&c.ID)
 	if err != nil {
 		return s.wrap(what, err)
@@ -130,7 +130,8 @@ func (s *sqlStore) UpdateChannel(ctx context.Context, c *Channel) error {
 	t := now()
 	err = s.execOne(ctx, what, `UPDATE channels SET name = $1, type = $2, base_url = $3, api_keys = $4,
 		models = $5, model_map = $6, priority = $7, weight = $8, api_version = $9, connect_ns = $10,
-		first_byte_ns = $11, idle_ns = $12, total_ns = $13, enabled = $14, updated_ns = $15 WHERE id = $16`,
+		first_byte_ns = $11, idle_ns = $12, total_ns = $13, rpm = $14, tpm = $15, enabled = $16, updated_ns = $17
+		WHERE id = $18`,
 		append(args, toNS(t), c.ID)...)
 	if err == nil {
 		c.Updated = t

@@ -64,6 +64,9 @@ var contractTests = []struct {
 	{"UsageSparseKey", testUsageSparseKey},
 	{"UsageMigration", testUsageMigration},
 	{"UsageEndpointMigration", testUsageEndpointMigration},
+	{"UsageAttempts", testUsageAttempts},
+	{"DeleteUsageAttempts", testDeleteUsageAttempts},
+	{"UsageLatency", testUsageLatency},
 	{"DisabledOwner", testDisabledOwner},
 	{"KeyChanges", testKeyChanges},
 	{"ConcurrentWriters", testConcurrentWriters},
@@ -74,6 +77,9 @@ var contractTests = []struct {
 	{"UsageWriterBurst", testUsageWriterBurst},
 	{"Responses", testResponses},
 	{"DeleteResponsesBefore", testDeleteResponsesBefore},
+	{"KeyModelLimits", testKeyModelLimits},
+	{"ChannelLimits", testChannelLimits},
+	{"LimitsMigration", testLimitsMigration},
 }
 
 // TestStore runs the contract suite against every driver.

@@ -10,16 +10,8 @@ import (
 // their labels' ids with the endpoint and unit "", and a row of the same
 // label with an endpoint and units gets a label of its own.
 func testUsageEndpointMigration(t *testing.T, f *fixture) {
-	dsn := f.newDSN(t)
-	old := openUnmigrated(t, f.driver, dsn)
-	list, err := migrations(f.driver)
-	must(t, err)
-	for _, m := range list {
-		if m.version < 5 {
-			must(t, old.applyMigration(f.ctx, m))
-		}
-	}
-	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_labels (id, key_id, key_name, model, channel, status, client_style)
+	old, dsn := migratedBefore(t, f, 5)
+	_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_labels (id, key_id, key_name, model, channel, status, client_style)
 		OVERRIDING SYSTEM VALUE VALUES (7, 1, 'k', 'm', 'ch', 200, 'openai')`)
 	if f.driver == "sqlite" { // SQLite has no OVERRIDING clause
 		_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_labels (id, key_id, key_name, model, channel, status, client_style)
@@ -30,11 +22,7 @@ func testUsageEndpointMigration(t *testing.T, f *fixture) {
 		cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id) VALUES (1, $1, 7, 5, 6, 0, 0, 1000, 0, 'old')`,
 		toNS(at(0)))
 	must(t, err)
-	must(t, old.Close())
-
-	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
-	g.s = g.open(t, Options{SecretKey: f.secret})
-	checkMigrations(t, g, list)
+	g := reopen(t, f, old, dsn)
 	if n := g.count(t, `SELECT COUNT(*) FROM usage_labels WHERE id = 7 AND endpoint = '' AND unit = ''`); n != 1 {
 		t.Fatalf("label 7 after the migration: %d rows with endpoint ''", n)
 	}

@@ -200,13 +200,7 @@ func testUsageRanges(t *testing.T, f *fixture) {
 // 0002 and then opens the store, which applies 0003: the rows read back as
 // they were written, with their ids, and new rows follow them.
 func testUsageMigration(t *testing.T, f *fixture) {
-	dsn := f.newDSN(t)
-	old := openUnmigrated(t, f.driver, dsn)
-	list, err := migrations(f.driver)
-	must(t, err)
-	for _, m := range list[:2] {
-		must(t, old.applyMigration(f.ctx, m))
-	}
+	old, dsn := migratedBefore(t, f, 3)
 	rows := spreadRows(300)
 	for i := range rows {
 		u := &rows[i]
@@ -216,11 +210,7 @@ func testUsageMigration(t *testing.T, f *fixture) {
 			u.RequestID, u.ClientStyle)
 		must(t, err)
 	}
-	must(t, old.Close())
-
-	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
-	g.s = g.open(t, Options{SecretKey: f.secret})
-	checkMigrations(t, g, list)
+	g := reopen(t, f, old, dsn)
 	checkRanges(t, g, rows)
 	got, err := g.s.Usage(f.ctx, UsageFilter{Limit: 1, BeforeID: 2})
 	must(t, err)
@@ -243,6 +233,36 @@ func testUsageMigration(t *testing.T, f *fixture) {
 // usageCols0001 are the columns of the table usage_log of migration 0001.
 const usageCols0001 = `time_ns, key_id, key_name, model, channel, status, input_tokens, output_tokens,
 	cached_tokens, reasoning_tokens, latency_ns, first_token_ns, request_id, client_style`
+
+// migratedBefore opens a new database of f's driver with only the
+// migrations numbered below version applied, for a test to write rows in
+// that schema; reopen then applies the others.
+func migratedBefore(t *testing.T, f *fixture, version int) (old *sqlStore, dsn string) {
+	t.Helper()
+	dsn = f.newDSN(t)
+	old = openUnmigrated(t, f.driver, dsn)
+	list, err := migrations(f.driver)
+	must(t, err)
+	for _, m := range list {
+		if m.version < version {
+			must(t, old.applyMigration(f.ctx, m))
+		}
+	}
+	return old, dsn
+}
+
+// reopen closes old and opens the store on its database, which applies
+// the migrations old lacked, each recorded once.
+func reopen(t *testing.T, f *fixture, old *sqlStore, dsn string) *fixture {
+	t.Helper()
+	must(t, old.Close())
+	g := &fixture{backend: f.backend, dsn: dsn, secret: f.secret, ctx: f.ctx}
+	g.s = g.open(t, Options{SecretKey: f.secret})
+	list, err := migrations(f.driver)
+	must(t, err)
+	checkMigrations(t, g, list)
+	return g
+}
 
 // openUnmigrated opens a store on dsn without applying the migrations.
 func openUnmigrated(t *testing.T, driver, dsn string) *sqlStore {

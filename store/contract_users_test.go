@@ -158,6 +158,17 @@ func testSessions(t *testing.T, f *fixture) {
 	must(t, f.s.DeleteUserSessions(f.ctx, u.ID)) // none left is not an error
 }
 
+// wantStoredKey fails unless the store reads k back, by id and by hash.
+func wantStoredKey(t *testing.T, f *fixture, what string, k *Key) {
+	t.Helper()
+	got, err := f.s.Key(f.ctx, k.ID)
+	must(t, err)
+	wantEqual(t, "Key, "+what, got, k)
+	got, err = f.s.KeyByHash(f.ctx, k.Hash)
+	must(t, err)
+	wantEqual(t, "KeyByHash, "+what, got, k)
+}
+
 func testKeys(t *testing.T, f *fixture) {
 	ann, bob := f.user(t, "ann"), f.user(t, "bob")
 	k := &Key{Name: "app", OwnerID: ann.ID, Hash: sha256.Sum256([]byte("secret")), Prefix: "sk-rst-ab12",
@@ -166,13 +177,8 @@ func testKeys(t *testing.T, f *fixture) {
 	if k.ID == 0 || k.Created.IsZero() {
 		t.Fatalf("CreateKey set ID %d, Created %v", k.ID, k.Created)
 	}
-	got, err := f.s.Key(f.ctx, k.ID)
-	must(t, err)
-	wantEqual(t, "Key", got, k)
-	got, err = f.s.KeyByHash(f.ctx, k.Hash)
-	must(t, err)
-	wantEqual(t, "KeyByHash", got, k)
-	_, err = f.s.KeyByHash(f.ctx, sha256.Sum256([]byte("other")))
+	wantStoredKey(t, f, "a new key", k)
+	_, err := f.s.KeyByHash(f.ctx, sha256.Sum256([]byte("other")))
 	wantErr(t, "KeyByHash of an unknown hash", err, ErrNotFound)
 	_, err = f.s.Key(f.ctx, k.ID+100)
 	wantErr(t, "Key of a missing id", err, ErrNotFound)
@@ -193,7 +199,7 @@ func testKeys(t *testing.T, f *fixture) {
 	upd := want
 	upd.Hash, upd.Prefix, upd.OwnerID, upd.Created = sha256.Sum256([]byte("changed")), "changed", bob.ID, at(0)
 	must(t, f.s.UpdateKey(f.ctx, &upd))
-	got, err = f.s.Key(f.ctx, k.ID)
+	got, err := f.s.Key(f.ctx, k.ID)
 	must(t, err)
 	wantEqual(t, "Key after UpdateKey", got, &want)
 	if got.Usable(time.Now()) {

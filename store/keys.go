@@ -14,17 +14,17 @@ import (
 // user's keys stop working without being changed themselves, and work
 // again when the user is enabled.
 const keySelect = `SELECT k.id, k.name, k.owner_id, k.hash, k.prefix, k.models, k.rpm, k.tpm,
-	k.expires_ns, k.enabled, k.created_ns, k.last_used_ns, COALESCE(u.disabled, false)
+	k.model_limits, k.expires_ns, k.enabled, k.created_ns, k.last_used_ns, COALESCE(u.disabled, false)
 	FROM api_keys k LEFT JOIN users u ON u.id = k.owner_id`
 
 func scanKey(row rowScanner) (Key, error) {
 	var k Key
 	var owner sql.NullInt64
 	var hash []byte
-	var models string
+	var models, modelLimits string
 	var expires, created, lastUsed int64
 	err := row.Scan(&k.ID, &k.Name, &owner, &hash, &k.Prefix, &models, &k.RPM, &k.TPM,
-		&expires, &k.Enabled, &created, &lastUsed, &k.OwnerDisabled)
+		&modelLimits, &expires, &k.Enabled, &created, &lastUsed, &k.OwnerDisabled)
 	if err != nil {
 		return k, err
 	}
@@ -34,7 +34,21 @@ func scanKey(row rowScanner) (Key, error) {
 	copy(k.Hash[:], hash)
 	k.OwnerID = owner.Int64
 	k.Expires, k.Created, k.LastUsed = fromNS(expires), fromNS(created), fromNS(lastUsed)
+	if err := json.Unmarshal([]byte(modelLimits), &k.ModelLimits); err != nil {
+		return k, fmt.Errorf("key %d: model_limits: %w", k.ID, err)
+	}
+	if len(k.ModelLimits) == 0 {
+		k.ModelLimits = nil // '{}' reads back as the nil it was written from
+	}
 	return k, json.Unmarshal([]byte(models), &k.Models)
+}
+
+// modelLimitsText is a key's model limits for their column: '{}' for none.
+func modelLimitsText(m map[string]Limits) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	return jsonText(m)
 }
 
 // owner maps OwnerID 0 (a key no console user owns) to NULL, which the
@@ -44,9 +58,9 @@ func owner(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id !
 func (s *sqlStore) CreateKey(ctx context.Context, k *Key) error {
 	created := now()
 	err := s.w.QueryRowContext(ctx, `INSERT INTO api_keys
-		(name, owner_id, hash, prefix, models, rpm, tpm, expires_ns, enabled, created_ns, last_used_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-		k.Name, owner(k.OwnerID), k.Hash[:], k.Prefix, jsonText(k.Models), k.RPM, k.TPM,
+		(name, owner_id, hash, prefix, models, rpm, tpm, model_limits, expires_ns, enabled, created_ns, last_used_ns)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+		k.Name, owner(k.OwnerID), k.Hash[:], k.Prefix, jsonText(k.Models), k.RPM, k.TPM, modelLimitsText(k.ModelLimits),
 		toNS(k.Expires), k.Enabled, toNS(created), toNS(k.LastUsed)).Scan(&k.ID)
 	if err != nil {
 		return s.wrap(fmt.Sprintf("create key %q", k.Name), err)
@@ -93,9 +107,10 @@ func (s *sqlStore) UpdateKey(ctx context.Context, k *Key) error {
 			return err
 		}
 		return tx.QueryRowContext(ctx, `UPDATE api_keys
-			SET name = $1, models = $2, rpm = $3, tpm = $4, expires_ns = $5, enabled = enabled AND $6
-			WHERE id = $7 RETURNING enabled`,
-			k.Name, jsonText(k.Models), k.RPM, k.TPM, toNS(k.Expires), k.Enabled, k.ID).Scan(&k.Enabled)
+			SET name = $1, models = $2, rpm = $3, tpm = $4, model_limits = $5, expires_ns = $6, enabled = enabled AND $7
+			WHERE id = $8 RETURNING enabled`,
+			k.Name, jsonText(k.Models), k.RPM, k.TPM, modelLimitsText(k.ModelLimits), toNS(k.Expires), k.Enabled,
+			k.ID).Scan(&k.Enabled)
 	})
 	return s.wrap(fmt.Sprintf("update key %d", k.ID), err)
 }

@@ -99,11 +99,14 @@ func deleteUsageBatch(ctx context.Context, tx *sql.Tx, t int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The units of the rows gone: those in the range without a row left.
-	_, err = tx.ExecContext(ctx, `DELETE FROM usage_units WHERE id >= $1 AND id <= $2
-		AND NOT EXISTS (SELECT 1 FROM usage_rows r WHERE r.id = usage_units.id)`, lo.Int64, hi.Int64)
-	if err != nil {
-		return 0, err
+	// The units and attempts of the rows gone: those in the range without
+	// a row left.
+	for _, table := range []string{"usage_units", "usage_attempts"} {
+		_, err = tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id >= $1 AND id <= $2
+			AND NOT EXISTS (SELECT 1 FROM usage_rows r WHERE r.id = `+table+`.id)`, lo.Int64, hi.Int64)
+		if err != nil {
+			return 0, err
+		}
 	}
 	return res.RowsAffected()
 }

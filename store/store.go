@@ -79,18 +79,21 @@ type Session struct {
 // Key is an API key issued by the console. The secret is shown once at
 // creation and never stored: only its SHA-256 hash and a display prefix.
 type Key struct {
-	ID       int64
-	Name     string
-	OwnerID  int64             // 0: no console user owns it (made by an admin command)
-	Hash     [sha256.Size]byte // unique
-	Prefix   string            // the first characters of the secret, for display ("sk-rst-ab12")
-	Models   []string          // allow-list: exact names, "*", or prefixes ending in "*"
-	RPM      int64             // 0 = unlimited
-	TPM      int64
-	Expires  time.Time // zero = never
-	Enabled  bool      // false once revoked
-	Created  time.Time
-	LastUsed time.Time // zero = never; updated in batches, so it lags by seconds
+	ID      int64
+	Name    string
+	OwnerID int64             // 0: no console user owns it (made by an admin command)
+	Hash    [sha256.Size]byte // unique
+	Prefix  string            // the first characters of the secret, for display ("sk-rst-ab12")
+	Models  []string          // allow-list: exact names, "*", or prefixes ending in "*"
+	RPM     int64             // 0 = unlimited
+	TPM     int64
+	// ModelLimits are the key's limits on one public model, by name,
+	// beside RPM and TPM; nil: none.
+	ModelLimits map[string]Limits
+	Expires     time.Time // zero = never
+	Enabled     bool      // false once revoked
+	Created     time.Time
+	LastUsed    time.Time // zero = never; updated in batches, so it lags by seconds
 	// OwnerDisabled is read from the owner's account, never written with
 	// the key: a disabled user's keys are not usable.
 	OwnerDisabled bool
@@ -116,15 +119,24 @@ type Channel struct {
 	Weight     int
 	APIVersion string
 	Timeouts   Timeouts
-	Enabled    bool
-	Created    time.Time
-	Updated    time.Time
+	// RPM and TPM are the upstream's quota for the whole fleet; 0 =
+	// unlimited.
+	RPM, TPM int64
+	Enabled  bool
+	Created  time.Time
+	Updated  time.Time
 	// KeysErr is set, wrapping ErrSecretKey, when the stored API keys
 	// cannot be opened (another secret key, none, or a tampered value);
 	// APIKeys is then nil. The rest of the channel reads fine, so it can
 	// be listed, given its keys again, or deleted. UpdateChannel refuses
 	// a channel with KeysErr set: clear it when setting APIKeys anew.
 	KeysErr error
+}
+
+// Limits are requests and tokens per minute; 0 = unlimited.
+type Limits struct {
+	RPM int64 `json:"rpm,omitempty"`
+	TPM int64 `json:"tpm,omitempty"`
 }
 
 // Timeouts of a channel; zero means the gateway default.
@@ -161,7 +173,32 @@ type Usage struct {
 	// known.
 	Units int64
 	Unit  string
+	// Attempts are the request's upstream attempts, in the order tried,
+	// when one of them failed; nil for the others (most requests), which
+	// then cost nothing more to write.
+	Attempts []Attempt
 }
+
+// Attempt is one upstream attempt of a request.
+type Attempt struct {
+	Channel string
+	// Status is what the attempt ended with as the client would see it:
+	// the upstream's status, or the gateway's 502/504 when none came.
+	Status int
+	// Error is why it failed, in words ("connection refused to
+	// 127.0.0.1:1", "HTTP 503: overloaded"); empty when it answered.
+	// The store keeps its first MaxAttemptError bytes.
+	Error string
+	// Duration is how long the attempt took: from the end of the attempt
+	// before it (the first: from the request's start, so the gateway's
+	// own work of reading and routing it is in) until it failed, or, for
+	// the one that answered, until the request ended.
+	Duration time.Duration
+}
+
+// MaxAttemptError bounds the error text kept of an attempt: an upstream's
+// message can be long, and a few hundred bytes say why it failed.
+const MaxAttemptError = 1024
 
 // The units of Usage.Unit.
 const (
@@ -262,6 +299,10 @@ type Store interface {
 	// the Unix epoch), key and model, and endpoint with f.ByEndpoint;
 	// Limit and BeforeID do not apply.
 	UsageBuckets(ctx context.Context, f UsageFilter, width time.Duration) ([]UsageBucket, error)
+	// UsageLatency ranks the filtered rows' latencies per endpoint (p50
+	// and p95, exact); with more than max rows it ranks none and returns
+	// ErrTooManyRows. Limit and BeforeID do not apply.
+	UsageLatency(ctx context.Context, f UsageFilter, max int) ([]EndpointLatency, error)
 	Spend(ctx context.Context, keyIDs []int64) (map[int64]Spend, error) // empty keyIDs: every key with usage
 	// DeleteUsageBefore deletes the rows older than t, in small
 	// transactions so writers are not held up, and returns how many.

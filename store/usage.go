@@ -63,14 +63,17 @@ func (s *sqlStore) AddUsage(ctx context.Context, rows []Usage) error {
 	}))
 }
 
-// addUsage writes rows, labelled labels, their units, their minutes and
-// their keys' last-used times in the transaction open on dc.
+// addUsage writes rows, labelled labels, their units and attempts, their
+// minutes and their keys' last-used times in the transaction open on dc.
 func (s *sqlStore) addUsage(ctx context.Context, dc any, rows []Usage, labels []int64) error {
 	first, err := s.d.insertUsage(ctx, s, dc, rows, labels)
 	if err != nil {
 		return err
 	}
 	if err := addUnits(ctx, dc, rows, first); err != nil {
+		return err
+	}
+	if err := addAttempts(ctx, dc, rows, first); err != nil {
 		return err
 	}
 	return s.d.addSums(ctx, s, dc, usageMinutes(rows, first))

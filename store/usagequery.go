@@ -34,7 +34,8 @@ func scanUsage(row rowScanner) (Usage, error) {
 // closely enough and is unique, so paging with BeforeID never skips a row).
 // It reads the filter's ranges of ids one by one, newest first, with one
 // prepared query, until it has its rows: the rows of a key seldom used are
-// found without reading those between them.
+// found without reading those between them. The rows come with their
+// attempts.
 func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 	ranges, err := s.usageRanges(ctx, f)
 	if err != nil || len(ranges) == 0 {
@@ -65,6 +66,9 @@ func (s *sqlStore) Usage(ctx context.Context, f UsageFilter) ([]Usage, error) {
 		if list = append(list, more...); len(list) == limit {
 			break
 		}
+	}
+	if err := s.readAttempts(ctx, list); err != nil {
+		return nil, s.wrap("usage attempts", err)
 	}
 	return list, nil
 }

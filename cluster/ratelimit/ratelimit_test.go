@@ -87,20 +87,35 @@ func TestTokensReservedAndSettled(t *testing.T) {
 	}
 }
 
-// fakeFleet is a fleet whose other nodes counted req requests in one
-// window, and that hears from live of known nodes.
+// fakeFleet is a fleet whose other nodes counted req requests and tok
+// tokens in one window, and that hears from live of known nodes.
 type fakeFleet struct {
-	window, req int64
-	live, known int
+	window, req, tok int64
+	live, known      int
 }
 
 func (f *fakeFleet) Track(string) Shared { return f }
 func (f *fakeFleet) Reach() (int, int)   { return f.live, f.known }
 func (f *fakeFleet) Others(w int64) (int64, int64) {
 	if w == f.window {
-		return f.req, 0
+		return f.req, f.tok
 	}
 	return 0, 0
+}
+
+// The tokens other nodes counted join the sum as their requests do: a
+// reservation that would pass the fleet's tpm is refused, by tokens.
+func TestRemoteTokensJoinTheSum(t *testing.T) {
+	l, _ := newTestLimiter(nil)
+	l.fleet = &fakeFleet{window: l.Now(), tok: 900, live: 3, known: 3}
+	s := l.State("k")
+	lim := Limits{TPM: 1000}
+	if d := l.Admit(s, lim, 60); !d.Allowed {
+		t.Fatalf("60 tokens beside the fleet's 900 of 1000: %+v", d)
+	}
+	if d := l.Admit(s, lim, 60); d.Allowed || !d.ByTokens {
+		t.Fatalf("60 more, past the fleet's 1000: %+v, want refused by tokens", d)
+	}
 }
 
 func TestRemoteCountsJoinTheSum(t *testing.T) {

@@ -75,10 +75,14 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	start = time.Now()
 	time.Sleep(2 * fleetWindow)
 	end := time.Now()
+	chans := perWindow(up.hitsOf("sk-capped-0123456789"), start, end)
 	for w, n := range load.admittedBy(start, end) {
-		t.Logf("2 nodes, window %d: the key admitted %d (limit %d)", w, n, keyPerWindow)
+		t.Logf("2 nodes, window %d: the key admitted %d (limit %d), the capped channel got %d (limit %d)", w, n, keyPerWindow, chans[w], chanPerWin)
 		if n > keyPerWindow*11/10 {
 			t.Errorf("2 nodes, window %d: %d admitted, over the limit %d", w, n, keyPerWindow)
+		}
+		if chans[w] > chanPerWin*11/10 {
+			t.Errorf("2 nodes, window %d: the capped channel got %d, over its limit %d", w, chans[w], chanPerWin)
 		}
 	}
 	if bad := load.failures(start, end); bad > 0 {
@@ -113,6 +117,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 		}
 	}
 	waitMembers(t, nodes[0], 3, 5*time.Second)
+	consoleLimitsReachTheFleet(t, admin, nodes, up.URL)
 
 	// Revoked on one node, refused by all three within a second: by
 	// gossip, as the store poll of a node in a cluster runs every 5 s.
@@ -241,17 +246,24 @@ func waitMembers(t *testing.T, n *gatewayProcess, want int, within time.Duration
 
 // send posts a chat request for model with the key, and returns the status.
 func send(base, secret, model string) (int, error) {
+	status, _, err := sendChat(base, secret, model)
+	return status, err
+}
+
+// sendChat posts a chat request for model with the key, and returns the
+// status and the body.
+func sendChat(base, secret, model string) (int, string, error) {
 	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
 	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+secret)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, nil
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // answer is one request of the load: when it was sent, and its status.

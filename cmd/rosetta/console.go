@@ -47,23 +47,8 @@ func (c *consoleGateway) TestChannel(ctx context.Context, name string) (time.Dur
 	return c.g.TestChannel(ctx, name)
 }
 
-func (c *consoleGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []console.Attempt {
-	return attempts(c.g.ServeAs(ctx, key))
-}
-
-func (c *consoleGateway) Attempts(requestID string) []console.Attempt {
-	return attempts(c.g.Attempts(requestID))
-}
-
-func attempts(in []proxy.Attempt) []console.Attempt {
-	if in == nil {
-		return nil
-	}
-	out := make([]console.Attempt, len(in))
-	for i, a := range in {
-		out[i] = console.Attempt(a)
-	}
-	return out
+func (c *consoleGateway) ServeAs(ctx *fasthttp.RequestCtx, key *store.Key) []store.Attempt {
+	return c.g.ServeAs(ctx, key)
 }
 
 func (c *consoleGateway) Models(allow []string) []console.Model {
@@ -89,6 +74,9 @@ func (c *consoleGateway) Fleet() []console.FleetNode {
 // ChannelTypes are the proxy's registry's, which holds no state: it does
 // not need the gateway, so it answers even before g is set.
 func (c *consoleGateway) ChannelTypes() []string { return proxy.ChannelTypes() }
+
+// UsageEndpoints, like ChannelTypes, needs no gateway.
+func (c *consoleGateway) UsageEndpoints() []string { return proxy.UsageEndpoints() }
 
 func channelStatuses(in []proxy.ChannelStatus) []console.ChannelStatus {
 	out := make([]console.ChannelStatus, len(in))

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"google.golang.org/genai"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 // What the console's pages tell a user beyond the happy path (issue 15):
@@ -224,13 +227,14 @@ func mediaTabs(b *tab) {
 }
 
 // failedRowDetail opens the request log's detail of the request to the
-// broken channel: its attempt, the cause, the request id.
+// broken channel: its attempt, the cause, how long it took, the request
+// id, all kept with the usage row in the store.
 func failedRowDetail(b *tab) {
 	b.t.Helper()
 	row := `[...document.querySelectorAll('section[aria-labelledby=raw-log] tbody tr')].find(r => r.textContent.includes('` + brokenModel + `'))`
 	b.do("open the detail", chromedp.Evaluate[chromedp.Void](row+`.querySelector('button[aria-expanded]').click()`))
 	detail := evalJS[string](b, row+`.nextElementSibling.hidden ? '' : `+row+`.nextElementSibling.textContent`)
-	for _, want := range []string{brokenChannel + " failed with 502: " + refusedCause, "Request id req_"} {
+	for _, want := range []string{brokenChannel + " failed with 502: " + refusedCause + " (after ", " ms)", "Request id req_"} {
 		if !strings.Contains(detail, want) {
 			b.t.Errorf("the failed request's detail %q does not say %q", detail, want)
 		}
@@ -315,6 +319,9 @@ func snippetsUncovered(b *tab, page string) {
 	}
 }
 
+// latencyCell is a latency as the page writes it (fmtMs).
+var latencyCell = regexp.MustCompile(`^[0-9][0-9.,]* m?s$`)
+
 // endpointRows are the breakdown's rows as {endpoint: [requests, errors,
 // other units]}.
 const endpointRows = `Object.fromEntries([...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>
@@ -352,6 +359,16 @@ func endpointBreakdown(b *tab) {
 		b.t.Errorf("the breakdown by endpoint: %v, want %v", got, want)
 	}
 	b.shot("usage-by-endpoint")
+	// Each endpoint's median and p95 latency, ranked from its requests.
+	lat := evalJS[[][]string](b, `[...document.querySelectorAll('section[aria-labelledby=by-endpoint] tbody tr')].map(r =>
+		['Median', 'p95'].map(c => r.querySelector('td[data-label=' + c + ']').textContent))`)
+	for _, cells := range lat {
+		for _, c := range cells {
+			if !latencyCell.MatchString(c) {
+				b.t.Errorf("the breakdown's latency cells %q: want durations", lat)
+			}
+		}
+	}
 	if w := evalJS[[]int](b, `(s => [s.scrollWidth, s.clientWidth])(document.querySelector('section[aria-labelledby=raw-log] .scroll'))`); w[0] > w[1] {
 		b.t.Errorf("the request log is %d px wide in a box of %d: it scrolls sideways at 1280 px", w[0], w[1])
 	}
@@ -364,6 +381,12 @@ func endpointBreakdown(b *tab) {
 	}
 	b.setSelect(`form[aria-label="Chart filters"] select[name=by]`, "key")
 
+	// The log's endpoint filter offers what the gateway records, from the
+	// gateway: the page has no list of its own.
+	offered := evalJS[[]string](b, `[...document.querySelectorAll('form[aria-label="Request log filters"] select[name=endpoint] option')].map(o => o.value).filter(v => v)`)
+	if !slices.Equal(offered, proxy.UsageEndpoints()) {
+		b.t.Errorf("the log's endpoint filter offers %q, the gateway records %q", offered, proxy.UsageEndpoints())
+	}
 	b.setSelect(`form[aria-label="Request log filters"] select[name=endpoint]`, "embeddings")
 	b.click(`form[aria-label="Request log filters"] button[type=submit]`)
 	b.waitJS("log of embeddings", `JSON.stringify(`+logEndpoints+`) === '["embeddings"]'`)

@@ -3,6 +3,7 @@
 import { h, replace, form, table, confirmButton, announce, fmtNum, fmtMs, fmtTime, list, badge } from './dom.js';
 import { api, APIError } from './api.js';
 import { stateBadge } from './models.js';
+import { limitsLines } from './limits.js';
 
 const TIMEOUTS = [['connect', 'Connect timeout'], ['first_byte', 'First byte timeout'], ['idle', 'Idle timeout'], ['total', 'Total timeout']];
 
@@ -62,6 +63,8 @@ function channelForm(c, types, editing, save) {
     { name: 'priority', label: 'Priority', type: 'number', min: 0, value: c.priority || 0, help: 'Lower is tried first.' },
     { name: 'weight', label: 'Weight', type: 'number', min: 1, value: c.weight || 1, help: 'Share of traffic within a priority.' },
     { name: 'api_version', label: 'API version', value: c.api_version, help: 'Anthropic channels: the anthropic-version sent upstream.' },
+    { name: 'rpm', label: 'Requests per minute', type: 'number', min: 0, value: c.rpm || 0, help: 'The provider’s quota, for the whole fleet; 0 = unlimited. A channel at its limit is passed over, not failed.' },
+    { name: 'tpm', label: 'Tokens per minute', type: 'number', min: 0, value: c.tpm || 0, help: 'The same for tokens; 0 = unlimited.' },
     ...TIMEOUTS.map(([k, label]) => ({ name: `timeouts.${k}`, label, value: c.timeouts?.[k], placeholder: 'default', help: 'A duration such as 30s; empty = default.' })),
     { name: 'enabled', label: 'Enabled', type: 'checkbox', value: c.enabled },
   ];
@@ -79,6 +82,7 @@ function channelBody(v, editing) {
   const body = {
     name: v.name.trim(), type: v.type, base_url: v.base_url.trim(), models: list(v.models),
     model_map: parseMap(v.model_map), priority: Number(v.priority || 0), weight: Number(v.weight || 1),
+    rpm: Number(v.rpm || 0), tpm: Number(v.tpm || 0),
     api_version: v.api_version.trim(), enabled: v.enabled, timeouts: {},
   };
   for (const [k] of TIMEOUTS) body.timeouts[k] = v[`timeouts.${k}`].trim();
@@ -102,12 +106,12 @@ function channelTable(all, page) {
     h('span', { class: 'nowrap' }, c.name), h('span', { class: 'nowrap' }, c.type, h('span', { class: 'muted' }, ` · ${c.source}`)),
     c.keys_error ? h('span', { title: c.keys_error }, badge('keys unreadable: edit and enter them again', 'bad')) : stateBadge(c),
     fmtNum(c.requests), `${(c.error_rate * 100).toFixed(1)}\u00a0%`,
-    c.editable ? `${c.priority} / ${c.weight}` : '—',
+    [c.editable ? `${c.priority} / ${c.weight}` : '—', h('span', { class: 'muted' }, limitsLines(c.rpm, c.tpm))],
     names(c.models),
     h('div', { class: 'actions' }, channelActions(c, page)),
   ]);
   return table(`${all.length} channel${all.length === 1 ? '' : 's'}`,
-    ['Name', 'Type · source', 'State', 'Requests', 'Error rate', 'Priority / weight', 'Models', 'Actions'], rows,
+    ['Name', 'Type · source', 'State', 'Requests', 'Error rate', 'Priority / weight, limits', 'Models', 'Actions'], rows,
     (i) => channelDetail(all[i], page.tested[all[i].name]));
 }
 

@@ -2,6 +2,7 @@
 // delete.
 import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, list, badge, uid } from './dom.js';
 import { api } from './api.js';
+import { modelLimitsEditor, modelLimitLines, normalLimits } from './limits.js';
 
 const KEY_POLL_MS = 2000;
 
@@ -27,14 +28,17 @@ export async function keys(view, ctx) {
       if (JSON.stringify(all) !== shown && view.isConnected && !listBox.querySelector('[data-armed]')) show(all);
     } catch { /* the next poll tries again; a lost session logs out on its own */ }
   }, KEY_POLL_MS);
+  const limits = modelLimitsEditor({});
   const create = form({
     label: 'Create a key',
     submit: 'Create key',
     grid: true,
     fields: keyFields({ models: ['*'] }),
+    extra: limits.box,
     onSubmit: async (v, f) => {
-      const k = await api('POST', 'keys', keyBody(v));
+      const k = await api('POST', 'keys', { ...keyBody(v), model_limits: limits.value() }).catch((e) => { throw limits.fieldError(e); });
       f.reset();
+      limits.reset();
       showSecret(secretBox, k);
       await page.refresh();
     },
@@ -102,7 +106,8 @@ function keyTable(all, page) {
     h('span', { class: 'mono' }, `${k.prefix}…`),
     ...(page.ctx.admin ? [k.owner || `#${k.owner_id}`] : []),
     h('span', { class: 'mono' }, k.models.join(', ')),
-    `${k.rpm ? `${fmtNum(k.rpm)} rpm` : 'no rpm limit'} · ${k.tpm ? `${fmtNum(k.tpm)} tpm` : 'no tpm limit'}`,
+    h('div', { class: 'limits' }, `${k.rpm ? `${fmtNum(k.rpm)} rpm` : 'no rpm limit'} · ${k.tpm ? `${fmtNum(k.tpm)} tpm` : 'no tpm limit'}`,
+      modelLimitLines(k.model_limits)),
     k.expires ? fmtTime(k.expires) : 'never',
     fmtTime(k.last_used),
     `${fmtNum(k.spend.requests)} req · ${fmtNum(k.spend.input_tokens)} in · ${fmtNum(k.spend.output_tokens)} out`,
@@ -134,14 +139,18 @@ function changed(body, before) {
 
 function editKey(k, page) {
   const initial = Object.fromEntries(keyFields(k).map((f) => [f.name, String(f.value)]));
+  const before = { ...keyBody(initial), model_limits: normalLimits(k.model_limits) };
+  const limits = modelLimitsEditor(k.model_limits);
   const cancel = h('button', { type: 'button', onclick: () => replace(page.editBox) }, 'Cancel');
   const f = form({
     label: `Edit key ${k.name}`,
     submit: 'Save',
     grid: true,
     fields: keyFields(k),
+    extra: limits.box,
     onSubmit: async (v) => {
-      await api('PATCH', `keys/${k.id}`, changed(keyBody(v), keyBody(initial)));
+      const body = changed({ ...keyBody(v), model_limits: limits.value() }, before);
+      await api('PATCH', `keys/${k.id}`, body).catch((e) => { throw limits.fieldError(e); });
       replace(page.editBox);
       announce(`Key ${v.name} saved`);
       await page.refresh();

@@ -3,7 +3,7 @@
 // image generation and speech through the OpenAI-style endpoints. Every
 // answer, or error, says which channels the gateway tried and its request
 // id.
-import { h, replace, field, codeBlock, uid } from './dom.js';
+import { h, replace, field, codeBlock, uid, fmtMs } from './dom.js';
 import { api, request, errorOf } from './api.js';
 import { STYLES, buildRequest, curl, curlCommand, parseEvent, parseReply, sseData } from './styles.js';
 import { keyPicker, noKeys, preferredModel, recentModels } from './models.js';
@@ -69,10 +69,10 @@ function trail(res) {
 }
 
 // trailLine shows a trail: "Request req_… · refused: 502, connection
-// refused to 127.0.0.1:1 → demo: answered (200)".
+// refused to 127.0.0.1:1, 1.2 ms → demo: answered (200), 35 ms".
 function trailLine(t) {
   const steps = t.attempts.map((a) => h('span', { class: a.error ? 'attempt failed' : 'attempt' },
-    h('strong', {}, a.channel), a.error ? `: ${a.status}, ${a.error}` : `: answered (${a.status})`));
+    h('strong', {}, a.channel), a.error ? `: ${a.status}, ${a.error}` : `: answered (${a.status})`, `, ${fmtMs(a.duration_ms)}`));
   const tried = steps.length ? steps.flatMap((s, i) => (i ? [' → ', s] : [s])) : ['no channel was tried'];
   return h('p', { class: 'trail' }, 'Request ', h('code', { class: 'request-id' }, t.id || 'unknown'), ' · ', tried);
 }

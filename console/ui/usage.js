@@ -8,15 +8,14 @@ import { lineChart } from './chart.js';
 const RANGES = [['1h', 'Last hour', 3600e3], ['6h', 'Last 6 hours', 6 * 3600e3], ['24h', 'Last 24 hours', 86400e3],
   ['7d', 'Last 7 days', 7 * 86400e3], ['30d', 'Last 30 days', 30 * 86400e3]];
 const TOP = 8; // lines per chart; more would not be readable
-// ENDPOINTS are the APIs a usage row names, whatever the client's style
-// (chat is also Anthropic's messages and Gemini's generateContent). Rows
-// written before the gateway recorded it name none.
-const ENDPOINTS = ['chat', 'completions', 'responses', 'embeddings', 'rerank', 'images.generations', 'images.edits',
-  'images.variations', 'audio.speech', 'audio.transcriptions', 'audio.translations', 'realtime'];
+// The APIs a usage row names, whatever the client's style (chat is also
+// Anthropic's messages and Gemini's generateContent), come from the
+// gateway (usage/endpoints). Rows written before it recorded them name
+// none.
 const endpointName = (e) => e || 'not recorded';
 
 export async function usage(view, ctx) {
-  const { keys } = await api('GET', 'keys');
+  const [{ keys }, { endpoints }] = await Promise.all([api('GET', 'keys'), api('GET', 'usage/endpoints')]);
   const keyOptions = [['', 'All keys'], ...keys.map((k) => [k.id, `${k.name} (${k.prefix}…)`])];
   const filters = h('form', { class: 'card inline', 'aria-label': 'Chart filters' },
     field({ name: 'range', label: 'Range', type: 'select', value: '24h', options: RANGES.map(([v, t]) => [v, t]) }),
@@ -24,9 +23,9 @@ export async function usage(view, ctx) {
     field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
     field({ name: 'model', label: 'Model', placeholder: 'any' }));
   const charts = h('div', { class: 'charts', 'aria-live': 'polite' });
-  const log = new UsageLog(keyOptions);
+  const log = new UsageLog(keyOptions, endpoints);
   const breakdown = h('section', { 'aria-labelledby': 'by-endpoint', hidden: true });
-  const redraw = () => drawUsage(charts, breakdown, values(filters), log)
+  const redraw = () => drawUsage(charts, breakdown, values(filters), log, endpoints)
     .catch((e) => replace(charts, h('p', { class: 'err', role: 'alert' }, e.message)));
   filters.addEventListener('change', redraw);
   filters.addEventListener('submit', (ev) => { ev.preventDefault(); redraw(); });
@@ -47,13 +46,15 @@ function rangeQuery(v) {
 
 // drawUsage fetches the range's buckets, split by endpoint, once for both
 // the charts and the breakdown by endpoint.
-async function drawUsage(charts, breakdown, v, log) {
+async function drawUsage(charts, breakdown, v, log, endpoints) {
   const q = rangeQuery(v);
+  const latency = api('GET', `usage/latency?${q}`);
   q.set('group', 'endpoint');
-  const data = await api('GET', `usage/buckets?${q}`);
+  const [data, lat] = await Promise.all([api('GET', `usage/buckets?${q}`), latency]);
   breakdown.hidden = !data.buckets.length;
   replace(breakdown, h('h2', { id: 'by-endpoint' }, 'By endpoint'),
-    endpointTable(data.buckets, RANGES.find((r) => r[0] === v.range)[1], (e) => log.show(e)));
+    endpointTable(data.buckets, lat, RANGES.find((r) => r[0] === v.range)[1], endpoints, (e) => log.show(e)),
+    lat.ranked ? '' : h('p', { class: 'muted' }, `No latency: this range holds more than ${fmtNum(lat.max_rows)} requests, more than the console ranks. Pick a shorter range, a key or a model.`));
   drawCharts(charts, data, v);
 }
 
@@ -147,28 +148,33 @@ function fmtUnits(n, unit) {
   return `${fmtNum(n)} ${n === 1 ? words.replace(/s$/, '') : words}`;
 }
 
-// endpointTable is the breakdown by endpoint; show(endpoint) narrows the
-// request log to one.
-function endpointTable(buckets, rangeLabel, show) {
+// endpointTable is the breakdown by endpoint, with each endpoint's median
+// and p95 latency over the range (lat, ranked from its requests by the
+// store); show(endpoint) narrows the request log to one of the endpoints
+// it filters by.
+function endpointTable(buckets, lat, rangeLabel, endpoints, show) {
   const rows = byEndpoint(buckets);
+  const latency = new Map(lat.endpoints.map((l) => [l.endpoint, l]));
+  const ms = (e, p) => (latency.has(e) ? fmtMs(latency.get(e)[p]) : '—');
   return table(`Requests by endpoint, ${rangeLabel.toLowerCase()}`,
-    ['Endpoint', 'Requests', 'Errors', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
+    ['Endpoint', 'Requests', 'Errors', 'Median', 'p95', 'Input tokens', 'Output tokens', 'Other units', 'Log'],
     rows.map((t) => [endpointName(t.endpoint), fmtNum(t.requests),
-      t.errors ? badge(fmtNum(t.errors), 'bad') : '0', fmtNum(t.input), fmtNum(t.output),
+      t.errors ? badge(fmtNum(t.errors), 'bad') : '0', ms(t.endpoint, 'p50_ms'), ms(t.endpoint, 'p95_ms'),
+      fmtNum(t.input), fmtNum(t.output),
       [...t.units].map(([u, n]) => fmtUnits(n, u)).join(', ') || '—',
-      ENDPOINTS.includes(t.endpoint)
+      endpoints.includes(t.endpoint)
         ? h('button', { type: 'button', 'aria-label': `Show the requests to ${t.endpoint} in the log`, onclick: () => show(t.endpoint) }, 'Show')
         : '—']));
 }
 
 // UsageLog is the raw log table, newest first, with filters and paging.
 class UsageLog {
-  constructor(keyOptions) {
+  constructor(keyOptions, endpoints) {
     this.rows = [];
     this.filters = h('form', { class: 'card inline', 'aria-label': 'Request log filters' },
       field({ name: 'key_id', label: 'Key', type: 'select', options: keyOptions }),
       field({ name: 'model', label: 'Model', placeholder: 'any' }),
-      field({ name: 'endpoint', label: 'Endpoint', type: 'select', options: [['', 'any'], ...ENDPOINTS.map((e) => [e, e])] }),
+      field({ name: 'endpoint', label: 'Endpoint', type: 'select', options: [['', 'any'], ...endpoints.map((e) => [e, e])] }),
       field({ name: 'channel', label: 'Channel', placeholder: 'any' }),
       field({ name: 'status', label: 'Status', type: 'number', placeholder: 'any', min: 100 }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Filter')));
@@ -237,19 +243,19 @@ function detailsButton(r) {
 }
 
 // rowDetail tells what became of a request: its id, and each channel tried
-// with its outcome. The gateway holds the attempts of the requests that
-// had a failed one, in memory; of the others the row says it all.
+// with its outcome and how long it took. The rows of the requests that had
+// a failed attempt keep their attempts; of the others the row says it all.
 function rowDetail(r) {
   let attempts;
   if (r.attempts) {
     attempts = h('ol', { class: 'attempts' }, r.attempts.map((a) => h('li', {}, h('strong', {}, a.channel),
-      a.error ? ` failed with ${a.status}: ${a.error}` : ` answered (${a.status})`)));
+      a.error ? ` failed with ${a.status}: ${a.error} (after ${fmtMs(a.duration_ms)})` : ` answered (${a.status}) in ${fmtMs(a.duration_ms)}`)));
   } else if (!r.channel) {
     attempts = h('p', {}, 'No channel was tried: the gateway answered itself (the key, its limits or the model refused the request, or no channel was available).');
   } else if (r.status < 400) {
     attempts = h('p', {}, h('strong', {}, r.channel), ` answered at the first attempt (${r.status}).`);
   } else {
-    attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause is no longer held: the node that served the request keeps those of its last 1,000 failed requests, in memory.`);
+    attempts = h('p', {}, `The last attempt went to ${r.channel}. Its cause was not recorded: the request is older than the gateway's record of attempts.`);
   }
   return h('div', { class: 'row-detail' },
     h('p', { class: 'endpoint' }, 'Endpoint ', h('strong', {}, endpointName(r.endpoint)), `, called in the ${r.style} style`,
