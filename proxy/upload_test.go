@@ -115,21 +115,11 @@ func TestBodyFarOverLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, chunked := range []bool{false, true} {
-			var body io.Reader = bytes.NewReader(huge)
-			if chunked {
-				body = io.MultiReader(body) // no length: sent chunked
-			}
-			req, _ := http.NewRequest("POST", tg.url+c.path, body)
-			for k, v := range c.header {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, b, err := postBody(tg.url+c.path, c.header, huge, chunked)
 			if err != nil {
 				t.Errorf("%s, chunked %v: %v", c.style, chunked, err)
 				continue
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			if resp.StatusCode != 413 || !strings.Contains(string(b), c.mark) || !strings.Contains(string(b), "limit of "+c.limit) {
 				t.Errorf("%s, chunked %v: %d %s", c.style, chunked, resp.StatusCode, b)
 			}
@@ -177,19 +167,11 @@ func TestUploadSpooledFailover(t *testing.T) {
 		if i == 1 { // once the connections are open
 			fds = openFDs(t)
 		}
-		var r io.Reader = bytes.NewReader(body)
-		if chunked {
-			r = io.MultiReader(r)
-		}
-		req, _ := http.NewRequest("POST", tg.url+"/v1/audio/transcriptions", r)
-		req.Header.Set("Authorization", "Bearer "+clientKey)
-		req.Header.Set("Content-Type", w.FormDataContentType())
-		resp, err := http.DefaultClient.Do(req)
+		resp, got, err := postBody(tg.url+"/v1/audio/transcriptions",
+			map[string]string{"Authorization": "Bearer " + clientKey, "Content-Type": w.FormDataContentType()}, body, chunked)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.Contains(string(got), "Hello there.") {
 			t.Fatalf("chunked %v: %d %s", chunked, resp.StatusCode, got)
 		}
@@ -225,24 +207,36 @@ func TestUploadRefusedUnread(t *testing.T) {
 		{"not a form", clientKey, "application/json", 400},
 	} {
 		for _, chunked := range []bool{false, true} {
-			var r io.Reader = bytes.NewReader(body)
-			if chunked {
-				r = io.MultiReader(r)
-			}
-			req, _ := http.NewRequest("POST", tg.url+"/v1/audio/transcriptions", r)
-			req.Header.Set("Authorization", "Bearer "+c.key)
-			req.Header.Set("Content-Type", c.ct)
-			resp, err := http.DefaultClient.Do(req)
+			resp, b, err := postBody(tg.url+"/v1/audio/transcriptions",
+				map[string]string{"Authorization": "Bearer " + c.key, "Content-Type": c.ct}, body, chunked)
 			if err != nil {
 				t.Errorf("%s, chunked %v: %v", c.name, chunked, err)
 				continue
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			checkError(t, resp, b, c.status, "")
 		}
 	}
 	if n := up.hits.Load(); n != 0 {
 		t.Errorf("%d refused uploads reached the upstream", n)
 	}
+}
+
+// postBody posts body with the headers, with its length or, chunked,
+// without, and returns the answer and its body.
+func postBody(url string, header map[string]string, body []byte, chunked bool) (*http.Response, []byte, error) {
+	var r io.Reader = bytes.NewReader(body)
+	if chunked {
+		r = io.MultiReader(r) // no length: sent chunked
+	}
+	req, _ := http.NewRequest("POST", url, r)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
 }
