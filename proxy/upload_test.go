@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -239,4 +240,27 @@ func postBody(url string, header map[string]string, body []byte, chunked bool) (
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	return resp, b, err
+}
+
+// TestUploadSpoolUnwritable: an upload the gateway cannot spool (its
+// temporary directory is gone) is a 500 in OpenAI's shape that names the
+// request and not the directory, with no upstream called; one that fits in
+// memory still goes through.
+func TestUploadSpoolUnwritable(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 16MiB", mediaChannel("up", up, ""), proxy.Options{})
+	small, smallCT := uploadForm("file", 1000, "model", "gpt-ears")
+	if resp, b := rawForm(t, tg, "/v1/audio/transcriptions", small, smallCT); resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	big, bigCT := uploadForm("file", 1<<20, "model", "gpt-ears")
+	resp, b := rawForm(t, tg, "/v1/audio/transcriptions", big, bigCT)
+	checkError(t, resp, b, 500, "")
+	if !strings.Contains(string(b), "request id") || strings.Contains(string(b), "gone") {
+		t.Errorf("500: %s", b)
+	}
+	if n := up.hits.Load(); n != 1 {
+		t.Errorf("%d uploads reached the upstream, want the small one", n)
+	}
 }
