@@ -61,8 +61,10 @@ type Server struct {
 	// MaxUpload is the largest body accepted on the upload endpoints
 	// (POST /v1/images/edits, /v1/images/variations,
 	// /v1/audio/transcriptions, /v1/audio/translations), which MaxBody
-	// does not bound; larger ones get 413. Default: 100MiB (OpenAI's own
-	// audio limit is 25 MB).
+	// does not bound; larger ones get 413. An upload is held in memory
+	// up to 256 KiB, the rest in a temporary file in $TMPDIR while it is
+	// relayed, so TMPDIR needs room for the uploads in flight.
+	// Default: 100MiB (OpenAI's own audio limit is 25 MB).
 	MaxUpload ByteSize `yaml:"max_upload"`
 
 	// MaxWSMessage is the largest WebSocket message a realtime session

@@ -1,17 +1,22 @@
 package proxy
 
 // Request bodies are bounded by server.max_body, and the upload routes' by
-// server.max_upload. A body over its limit is a 413 in the client's style,
-// which the client must be able to read however much more it was still
-// sending (refuseBody, errors.go).
+// server.max_upload. fasthttp hands every body over as a stream
+// (StreamRequestBody), having read only what came with the headers: the
+// gateway reads a JSON body whole before routing (readBody, here), and an
+// upload into its spool (upload.go). A body over its limit is a 413 in the
+// client's style, which the client must be able to read however much more
+// it was still sending (refuseBody).
 
 import (
 	"bytes"
-	"sync"
-	"sync/atomic"
+	"errors"
+	"io"
+	"slices"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/config"
 )
 
@@ -38,68 +43,105 @@ func isUpload(h *fasthttp.RequestHeader) bool {
 	return false
 }
 
-// bodyLimit is the largest body accepted for a request of these headers.
-func (g *Gateway) bodyLimit(h *fasthttp.RequestHeader) config.ByteSize {
-	if isUpload(h) {
-		return g.cfg.Server.MaxUpload
-	}
-	return g.cfg.Server.MaxBody
-}
-
-// headerReceived gives each request its body limit once its headers are
-// read, before fasthttp reads the body: a larger Content-Length is
-// refused then, unread (serverError's 413). A chunked body is refused
-// once the limit's worth is read, and fasthttp then resets the request,
-// its path included (Request.ReadBody): what the 413 must say is kept
-// aside for it.
+// headerReceived lets the handler of a request whose Content-Length is
+// over its limit run as soon as a byte of the body is in, to refuse it:
+// fasthttp waits for the first 8 KiB (or the whole body when smaller) before
+// it runs a handler, which a client that sent its headers and waits for an
+// answer would not send.
 func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-	limit := g.bodyLimit(h)
-	if h.ContentLength() == -1 {
-		g.chunked.remember(h, refusal{style: styleOfPath(h.RequestURI()), limit: limit})
+	limit := g.cfg.Server.MaxBody
+	if isUpload(h) {
+		limit = g.cfg.Server.MaxUpload
 	}
-	return fasthttp.RequestConfig{MaxRequestBodySize: int(limit)}
-}
-
-// refusal is what the 413 of a request says: in which style, what limit.
-type refusal struct {
-	style *dialect
-	limit config.ByteSize
-}
-
-// refusalOf is the 413 of the request in ctx, whose body went over its
-// limit.
-func (g *Gateway) refusalOf(ctx *fasthttp.RequestCtx) refusal {
-	if r, ok := g.chunked.take(&ctx.Request.Header); ok {
-		return r
+	if h.ContentLength() > int(limit) {
+		return fasthttp.RequestConfig{MaxRequestBodySize: 1}
 	}
-	return refusal{style: styleOfPath(ctx.Path()), limit: g.bodyLimit(&ctx.Request.Header)}
+	return fasthttp.RequestConfig{}
 }
 
-// chunkedHeads keeps the refusal of each request sent chunked while its
-// body is read, by its header (a pooled RequestCtx's, reused from request
-// to request): taken by serverError, forgotten by the handler. Requests
-// with a Content-Length, nearly all, cost one atomic load.
-type chunkedHeads struct {
-	m sync.Map // *fasthttp.RequestHeader → refusal
-	n atomic.Int64
+// errBodyTooLarge ends the read of a body over its limit.
+var errBodyTooLarge = errors.New("request body over its limit")
+
+// readBody reads the body of a request that is not an upload, whole, so
+// that its handler finds it in ctx.PostBody(). A body that came with its
+// headers (most do) is used where fasthttp read it, with no copy. It
+// answers and returns false when the body is over server.max_body, or
+// cannot be read.
+func (g *Gateway) readBody(ctx *fasthttp.RequestCtx) bool {
+	stream := ctx.RequestBodyStream()
+	if stream == nil {
+		return true // a request made in the process (ServeAs): whole already
+	}
+	err := g.readStream(ctx, stream)
+	switch {
+	case err == errBodyTooLarge:
+		g.refuseTooLarge(ctx, g.begin(ctx, "server", styleOfPath(ctx.Path())), g.cfg.Server.MaxBody)
+	case err != nil:
+		g.serverError(ctx, err)
+	}
+	return err == nil
 }
 
-func (c *chunkedHeads) remember(h *fasthttp.RequestHeader, r refusal) {
-	if _, loaded := c.m.Swap(h, r); !loaded {
-		c.n.Add(1)
+// readStream reads the body in stream into the request, as readBody.
+func (g *Gateway) readStream(ctx *fasthttp.RequestCtx, stream io.Reader) error {
+	limit := int(g.cfg.Server.MaxBody)
+	size := ctx.Request.Header.ContentLength()
+	if size > limit {
+		return errBodyTooLarge // refused before a byte more is read
+	}
+	// The stream stays the server's to drain; closing it leaves in the
+	// body what fasthttp read of it with the headers.
+	ctx.Request.CloseBodyStream() //nolint:errcheck // a server stream closes without error
+	if size == 0 {
+		return nil
+	}
+	b := ctx.Request.SwapBody(nil)
+	var err error
+	if size < 0 || len(b) < size {
+		b, err = readAtMost(stream, b[:0], size, limit)
+	}
+	ctx.Request.SwapBody(b)
+	return err
+}
+
+// readAtMost reads the body from r into b (from its start: r gives again
+// what b holds, into the same bytes), size bytes when size >= 0, else up
+// to its end; more than limit bytes is errBodyTooLarge, and a body that
+// ends before size bytes, io.ErrUnexpectedEOF (fasthttp's server stream
+// reports a peer gone as the body's end).
+func readAtMost(r io.Reader, b []byte, size, limit int) ([]byte, error) {
+	want := size
+	if size < 0 {
+		want = limit + 1
+	}
+	for {
+		if len(b) == cap(b) {
+			grow := want - len(b) // a known size at once
+			if size < 0 {
+				grow = min(max(cap(b), 4<<10), grow)
+			}
+			b = slices.Grow(b, grow)
+		}
+		n, err := r.Read(b[len(b):min(cap(b), want)])
+		b = b[:len(b)+n]
+		switch {
+		case len(b) > limit:
+			return b, errBodyTooLarge
+		case err == io.EOF && size >= 0 && len(b) < size:
+			return b, io.ErrUnexpectedEOF
+		case err == io.EOF || size >= 0 && len(b) == size:
+			return b, nil
+		case err != nil:
+			return b, err
+		}
 	}
 }
 
-func (c *chunkedHeads) take(h *fasthttp.RequestHeader) (refusal, bool) {
-	if c.n.Load() == 0 {
-		return refusal{}, false
-	}
-	v, ok := c.m.LoadAndDelete(h)
-	if !ok {
-		return refusal{}, false
-	}
-	c.n.Add(-1)
-	return v.(refusal), true
+// refuseTooLarge answers the 413 of x, whose body is over limit, and ends
+// the connection (refuseBody).
+func (g *Gateway) refuseTooLarge(ctx *fasthttp.RequestCtx, x *exchange, limit config.ByteSize) {
+	ctx.SetConnectionClose()
+	g.fail(ctx, x, errorf(413, codec.KindTooLarge, "request_too_large",
+		"Request body is larger than the gateway's limit of %s.", limit))
+	refuseBody(ctx)
 }
-
-func (c *chunkedHeads) forget(h *fasthttp.RequestHeader) { c.take(h) }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -17,20 +18,22 @@ func errorf(status int, kind codec.ErrorKind, code, format string, args ...any) 
 	return &codec.Error{Status: status, Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// serverError answers what fasthttp rejects before a handler runs.
+// serverError answers a request whose headers or body cannot be read:
+// what fasthttp rejects before a handler runs (a body over its limit is
+// not one: fasthttp streams it, and the gateway refuses it), and a body
+// the gateway fails to read.
 func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		r := g.refusalOf(ctx)
-		ctx.SetConnectionClose()
-		g.fail(ctx, g.begin(ctx, "server", r.style), errorf(413, codec.KindTooLarge, "request_too_large",
-			"Request body is larger than the gateway's limit of %s.", r.limit))
-		refuseBody(ctx)
-		return
-	}
-	g.chunked.forget(&ctx.Request.Header)
 	x := g.begin(ctx, "server", styleOfPath(ctx.Path()))
+	ctx.SetConnectionClose()
+	g.fail(ctx, x, unreadable(err))
+}
+
+// unreadable is the error of a request that could not be read for err.
+func unreadable(err error) *codec.Error {
 	var e *codec.Error
 	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		e = errorf(400, codec.KindInvalidRequest, "bad_request", "The request body ended before its Content-Length.")
 	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
 		e = errorf(431, codec.KindInvalidRequest, "request_header_fields_too_large",
 			"The request headers are larger than the gateway's limit of %d KiB.", maxHeaderSize>>10)
@@ -39,8 +42,7 @@ func (g *Gateway) serverError(ctx *fasthttp.RequestCtx, err error) {
 	default:
 		e = errorf(400, codec.KindInvalidRequest, "bad_request", "The request could not be read: malformed HTTP.")
 	}
-	ctx.SetConnectionClose()
-	g.fail(ctx, x, e)
+	return e
 }
 
 // How long a refused body is read after the 413 (lingerFor at most, and

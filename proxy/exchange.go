@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/hex"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -84,11 +85,17 @@ type exchange struct {
 	// the next in turn), and upKeyUsed is the one it used.
 	upKey, upKeyUsed int
 	contentType      []byte // an upload's Content-Type, sent upstream as it is; nil for JSON
-	watch            watch  // the client, while it waits for a whole answer
-	bodyLen          int
-	cands            [maxCandidates]candidate
-	buf              []byte // scratch for error bodies and headers
-	line             []byte // the access-log line, kept across requests
+	// upload is an upload's body (nil for any other request), and
+	// upBody and upLen the attempt's: read from it again, the model
+	// spliced in.
+	upload  *spool
+	upBody  io.Reader
+	upLen   int
+	watch   watch // the client, while it waits for a whole answer
+	bodyLen int
+	cands   [maxCandidates]candidate
+	buf     []byte // scratch for error bodies and headers
+	line    []byte // the access-log line, kept across requests
 }
 
 // Header names spelled as fasthttp normalizes them, set with SetCanonical:

@@ -228,7 +228,7 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	req.SetRequestURIBytes(x.uri)
 	x.upKeyUsed = ch.setHeaders(req, x.upKey)
 	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
-	if len(body) > 0 {
+	if len(body) > 0 || x.upBody != nil {
 		req.Header.SetContentTypeBytes(strJSON)
 		if x.contentType != nil {
 			req.Header.SetContentTypeBytes(x.contentType)
@@ -244,6 +244,11 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	}
 	req.Header.SetCanonical(strRequestID, x.id)
 	req.Header.SetUserAgent("rosetta")
+	if x.upBody != nil {
+		req.SetBodyStream(x.upBody, x.upLen)
+		x.upBody = nil
+		return
+	}
 	req.SetBodyRaw(body)
 }
 
@@ -276,6 +281,10 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 		return dst, nil // a call on a response: no body
 	}
 	if passThrough(x, c.ch) {
+		if x.upload != nil {
+			x.upBody, x.upLen = x.upload.upstream(c.model)
+			return dst, nil
+		}
 		if x.inbound != nil {
 			return x.inbound.AppendUpstream(dst, body, c.model), nil
 		}

@@ -103,9 +103,8 @@ type Gateway struct {
 	ready        storeCheck
 
 	exchanges sync.Pool
-	sessions  sessionSet   // open realtime sessions
-	responses *respIndex   // the Responses API's responses made here
-	chunked   chunkedHeads // the refusals of requests sent chunked, while their bodies are read
+	sessions  sessionSet // open realtime sessions
+	responses *respIndex // the Responses API's responses made here
 }
 
 // maxHeaderSize is the server's read buffer, which bounds a request's
@@ -154,24 +153,28 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	g.api = g.handler(nil)
 	g.server = &fasthttp.Server{
-		Handler:            g.handler(opts.Mount),
-		ErrorHandler:       g.serverError,
-		Name:               "rosetta",
+		Handler:      g.handler(opts.Mount),
+		ErrorHandler: g.serverError,
+		Name:         "rosetta",
+		// Bodies come as streams, read by the gateway: a JSON one whole
+		// under server.max_body (readBody), an upload into its spool under
+		// server.max_upload (upload.go), never held whole in memory.
+		// fasthttp then keeps each connection's read buffer for the
+		// connection's life, an open stream's too (7 to 12 KiB more RSS a
+		// stream, measured: proxy/README.md), where ReduceMemoryUsage
+		// would hand it back: the price of bounded uploads.
+		StreamRequestBody:  true,
 		MaxRequestBodySize: int(cfg.Server.MaxBody),
-		// The uploads have their own limit, set once their headers are read.
-		HeaderReceived: g.headerReceived,
+		HeaderReceived:     g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it
-		// into a form of its own (or refuse it) first.
+		// into a form of its own first.
 		DisablePreParseMultipartForm: true,
 		ReadTimeout:                  2 * time.Minute, // a whole request, headers and body
 		IdleTimeout:                  2 * time.Minute,
-		// ReduceMemoryUsage hands the connection's read buffer back as
-		// soon as a request is read, and its write buffer as soon as a
-		// response is written: an open stream holds no read buffer, and
-		// an idle keep-alive connection holds neither (fasthttp waits for
-		// its next request with a one-byte read, one system call more per
-		// request). So the read buffer, which bounds the request headers,
-		// can be large: 16 KiB of headers are accepted.
+		// ReduceMemoryUsage hands the connection's write buffer back as
+		// soon as a response is written (and, were bodies not streamed,
+		// its read buffer as soon as a request is read). The read buffer
+		// bounds the request headers: 16 KiB of headers are accepted.
 		ReduceMemoryUsage:     true,
 		ReadBufferSize:        maxHeaderSize,
 		NoDefaultServerHeader: true,
@@ -251,10 +254,12 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
 	return func(ctx *fasthttp.RequestCtx) {
-		g.chunked.forget(&ctx.Request.Header) // its body was read
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
 		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
+			return // refused
+		}
 		r.Handler(ctx)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
-	"github.com/rosetta-gateway/rosetta/store"
 )
 
 // The handlers are the gateway's endpoints, one per client style and
@@ -76,33 +75,6 @@ func (g *Gateway) transcriptions(ctx *fasthttp.RequestCtx) {
 }
 func (g *Gateway) translations(ctx *fasthttp.RequestCtx) {
 	g.serveForm(ctx, "audio.translations", opTranslate)
-}
-
-// serveForm serves an OpenAI-style upload. The body is held whole (under
-// server.max_upload) and only its model and stream parts are read; it goes
-// upstream as it came but for the model part's value, with the client's
-// Content-Type, so its boundary.
-func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *operation) {
-	x := g.open(ctx, op, endpoint, styleOpenAI)
-	if x == nil {
-		return
-	}
-	body := ctx.PostBody()
-	req := new(openai.FormRequest)
-	x.inbound = req
-	e := req.ParseForm(ctx.Request.Header.ContentType(), body)
-	if e == nil {
-		e = req.CheckFile(op.files...)
-	}
-	if e != nil {
-		g.fail(ctx, x, e)
-		return
-	}
-	x.stream, x.contentType = req.Stream, req.ContentType
-	if op.unit == store.UnitImages {
-		x.units = req.N
-	}
-	g.serve(ctx, x, op, body, req.Model)
 }
 
 // serveOpenAI serves an OpenAI-style JSON endpoint whose request is

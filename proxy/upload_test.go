@@ -6,8 +6,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -112,21 +116,11 @@ func TestBodyFarOverLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, chunked := range []bool{false, true} {
-			var body io.Reader = bytes.NewReader(huge)
-			if chunked {
-				body = io.MultiReader(body) // no length: sent chunked
-			}
-			req, _ := http.NewRequest("POST", tg.url+c.path, body)
-			for k, v := range c.header {
-				req.Header.Set(k, v)
-			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, b, err := postBody(tg.url+c.path, c.header, huge, chunked)
 			if err != nil {
 				t.Errorf("%s, chunked %v: %v", c.style, chunked, err)
 				continue
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
 			if resp.StatusCode != 413 || !strings.Contains(string(b), c.mark) || !strings.Contains(string(b), "limit of "+c.limit) {
 				t.Errorf("%s, chunked %v: %d %s", c.style, chunked, resp.StatusCode, b)
 			}
@@ -138,5 +132,135 @@ func TestBodyFarOverLimit(t *testing.T) {
 	checkSDKError(t, err, 413, "request_too_large", "1MiB")
 	if n := up.hits.Load(); n != 0 {
 		t.Errorf("%d refused bodies reached the upstream", n)
+	}
+}
+
+// TestUploadSpooledFailover: an upload larger than what the gateway keeps
+// in memory, the file before the model as the SDKs send it, goes to a
+// first channel that fails and then to the next, each receiving the
+// client's bytes exactly but the model's value, mapped; sent chunked, the
+// same. No temporary file or descriptor is left (the connections kept
+// open after the first upload aside).
+func TestUploadSpooledFailover(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	bad := newMock(t, jsonReply(500, []byte(`{"error":{"message":"boom","type":"server_error"}}`)))
+	good := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 16MiB", mediaChannel("bad", bad, ", priority: 0")+
+		mediaChannel("good", good, ", priority: 1"), proxy.Options{})
+	audio := make([]byte, 3<<20)
+	for i := range audio {
+		audio[i] = byte(i*7 + i>>12) // no run a delimiter could hide in
+	}
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	f, _ := w.CreateFormFile("file", "call.wav")
+	f.Write(audio)
+	w.WriteField("model", "gpt-ears")
+	w.WriteField("response_format", "json")
+	w.Close()
+	body := b.Bytes()
+	want := bytes.Replace(body, []byte("\r\n\r\ngpt-ears\r\n"), []byte("\r\n\r\nwhisper-1\r\n"), 1)
+	// No collection, whose finalizers would close a file left open.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	fds := 0
+	for i, chunked := range []bool{false, true, false} {
+		if i == 1 { // once the connections are open
+			fds = openFDs(t)
+		}
+		resp, got, err := postBody(tg.url+"/v1/audio/transcriptions",
+			map[string]string{"Authorization": "Bearer " + clientKey, "Content-Type": w.FormDataContentType()}, body, chunked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 || !strings.Contains(string(got), "Hello there.") {
+			t.Fatalf("chunked %v: %d %s", chunked, resp.StatusCode, got)
+		}
+		for name, up := range map[string]*mockUpstream{"first": bad, "second": good} {
+			last := up.lastRequest()
+			if !bytes.Equal(last.body, want) || last.header.Get("Content-Type") != w.FormDataContentType() {
+				t.Errorf("chunked %v: the %s channel got %d bytes (%s), want the client's %d with the model mapped",
+					chunked, name, len(last.body), last.header.Get("Content-Type"), len(want))
+			}
+		}
+	}
+	if bad.hits.Load() != 3 || good.hits.Load() != 3 {
+		t.Errorf("hits: first %d, second %d", bad.hits.Load(), good.hits.Load())
+	}
+	waitFor(t, fmt.Sprintf("open files back to %d", fds), func() bool { return openFDs(t) <= fds })
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestUploadRefusedUnread: an upload answered before its body is read (a
+// wrong key, a body that is no form) gets its answer, however much of the
+// body the client still sends, with a length or chunked: not a reset.
+func TestUploadRefusedUnread(t *testing.T) {
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 64MiB", mediaChannel("up", up, ""), proxy.Options{})
+	body, ct := uploadForm("file", 16<<20, "model", "gpt-ears")
+	for _, c := range []struct {
+		name, key, ct string
+		status        int
+	}{
+		{"wrong key", "sk-wrong-0123456789abcdef", ct, 401},
+		{"not a form", clientKey, "application/json", 400},
+	} {
+		for _, chunked := range []bool{false, true} {
+			resp, b, err := postBody(tg.url+"/v1/audio/transcriptions",
+				map[string]string{"Authorization": "Bearer " + c.key, "Content-Type": c.ct}, body, chunked)
+			if err != nil {
+				t.Errorf("%s, chunked %v: %v", c.name, chunked, err)
+				continue
+			}
+			checkError(t, resp, b, c.status, "")
+		}
+	}
+	if n := up.hits.Load(); n != 0 {
+		t.Errorf("%d refused uploads reached the upstream", n)
+	}
+}
+
+// postBody posts body with the headers, with its length or, chunked,
+// without, and returns the answer and its body.
+func postBody(url string, header map[string]string, body []byte, chunked bool) (*http.Response, []byte, error) {
+	var r io.Reader = bytes.NewReader(body)
+	if chunked {
+		r = io.MultiReader(r) // no length: sent chunked
+	}
+	req, _ := http.NewRequest("POST", url, r)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+// TestUploadSpoolUnwritable: an upload the gateway cannot spool (its
+// temporary directory is gone) is a 500 in OpenAI's shape that names the
+// request and not the directory, with no upstream called; one that fits in
+// memory still goes through.
+func TestUploadSpoolUnwritable(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 16MiB", mediaChannel("up", up, ""), proxy.Options{})
+	small, smallCT := uploadForm("file", 1000, "model", "gpt-ears")
+	if resp, b := rawForm(t, tg, "/v1/audio/transcriptions", small, smallCT); resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	big, bigCT := uploadForm("file", 1<<20, "model", "gpt-ears")
+	resp, b := rawForm(t, tg, "/v1/audio/transcriptions", big, bigCT)
+	checkError(t, resp, b, 500, "")
+	if !strings.Contains(string(b), "request id") || strings.Contains(string(b), "gone") {
+		t.Errorf("500: %s", b)
+	}
+	if n := up.hits.Load(); n != 1 {
+		t.Errorf("%d uploads reached the upstream, want the small one", n)
 	}
 }

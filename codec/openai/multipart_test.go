@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
@@ -144,4 +145,63 @@ func readForm(t *testing.T, body []byte, boundary string) []part {
 		parts = append(parts, part{p.FormName(), strings.Join(p.Header.Values("Content-Disposition"), ";"), string(v),
 			p.FileName() != ""})
 	}
+}
+
+// FuzzFormStream holds the form read piece by piece (Begin, Write, End,
+// as the gateway reads an upload from the network) to the same form read
+// whole, however the body is cut: the same verdict, model, stream, n and
+// files; Upstream gives the bytes AppendUpstream does; and a body it
+// accepts reads in mime/multipart with that model.
+func FuzzFormStream(f *testing.F) {
+	f.Add(formBody(f, "XyZ", "model", "whisper", "stream", "true"), "XyZ", []byte{1, 7, 3, 200})
+	f.Add(formBody(f, "b-1", "n", "2", "model", "gpt-image-1"), "b-1", []byte{0})
+	f.Add([]byte("--a\r\nContent-Disposition: form-data; name=model\r\n\r\nm\r\n--a\r\n--a--\r\n"), "a", []byte{5, 1, 1})
+	f.Add([]byte("--a\r\n\r\nx\r\n--a-x\r\n--a--"), "a", []byte{9, 1})
+	f.Fuzz(func(t *testing.T, body []byte, boundary string, cuts []byte) {
+		ct := []byte(mime.FormatMediaType("multipart/form-data", map[string]string{"boundary": boundary}))
+		var whole, piece openai.FormRequest
+		ew := whole.ParseForm(ct, body)
+		ep := piece.Begin(ct)
+		for rest, i := body, 0; ep == nil && len(rest) > 0; i++ {
+			n := len(rest)
+			if len(cuts) > 0 {
+				n = min(n, int(cuts[i%len(cuts)])+1)
+			}
+			if _, err := piece.Write(rest[:n]); err != nil {
+				ep = err.(*codec.Error)
+			}
+			rest = rest[n:]
+		}
+		if ep == nil {
+			ep = piece.End()
+		}
+		if (ew == nil) != (ep == nil) || ew != nil && ew.Message != ep.Message {
+			t.Fatalf("whole: %v, in pieces %v: %v\n%q", ew, cuts, ep, body)
+		}
+		if ew != nil {
+			return
+		}
+		if string(whole.Model) != string(piece.Model) || whole.Stream != piece.Stream || whole.N != piece.N ||
+			piece.Size != int64(len(body)) {
+			t.Fatalf("whole %q %v %d, in pieces %q %v %d size %d", whole.Model, whole.Stream, whole.N,
+				piece.Model, piece.Stream, piece.N, piece.Size)
+		}
+		up, n := piece.Upstream(bytes.NewReader(body), "up-model")
+		got, err := io.ReadAll(up)
+		if want := whole.AppendUpstream(nil, body, "up-model"); err != nil || !bytes.Equal(got, want) || n != int64(len(want)) {
+			t.Fatalf("Upstream: %q (%d, %v), AppendUpstream %q", got, n, err, want)
+		}
+		model := ""
+		for _, p := range readForm(t, body, boundary) {
+			if p.name == "model" {
+				model = p.value
+			}
+			if (whole.CheckFile(p.name) == nil) != (piece.CheckFile(p.name) == nil) {
+				t.Fatalf("CheckFile(%q) differs", p.name)
+			}
+		}
+		if model != string(piece.Model) {
+			t.Fatalf("mime/multipart: model %q, FormRequest %q", model, piece.Model)
+		}
+	})
 }
