@@ -68,6 +68,10 @@ type exchange struct {
 	framing      codec.Framing // how the client reads a stream; nil for SSE
 	tagged       bool          // the request holds signatures the gateway tagged: never relayed as it is
 	dropped      bool          // the attempt's translation set X-Rosetta-Dropped
+	// readDropped names what decoding the client's request left out (a
+	// translated Responses request's include, text.verbosity…), named in
+	// X-Rosetta-Dropped with what each translated attempt leaves out.
+	readDropped []string
 	// ways, for a Responses creation, are the operations it may take on
 	// a channel, natively or translated (takeWay); nil for any other
 	// request.

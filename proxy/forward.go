@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"cmp"
-	"strings"
 	"sync"
 	"time"
 
@@ -305,11 +304,23 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 	}
 	x.canon.Model, x.canon.Stream = c.model, x.stream
 	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, &x.canon, codec.Options{Version: c.ch.version})
-	if len(dropped) > 0 {
-		ctx.Response.Header.SetBytesK(strRosettaDropped, strings.Join(dropped, ", "))
+	if len(x.readDropped)+len(dropped) > 0 {
+		x.buf = appendNames(appendNames(x.buf[:0], x.readDropped), dropped)
+		ctx.Response.Header.SetCanonical(strRosettaDropped, x.buf)
 		x.dropped = true
 	}
 	return out, e
+}
+
+// appendNames appends names to a comma-separated list.
+func appendNames(list []byte, names []string) []byte {
+	for _, n := range names {
+		if len(list) > 0 {
+			list = append(list, ", "...)
+		}
+		list = append(list, n...)
+	}
+	return list
 }
 
 // clearDropped takes back the X-Rosetta-Dropped of an attempt that did

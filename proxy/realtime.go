@@ -55,13 +55,22 @@ const (
 	// maxKeptMessage is the largest message buffer a session keeps between
 	// messages.
 	maxKeptMessage = 1 << 20
-	// wsWriteBuffer is each connection's write buffer: a message that fits
+	// wsWriteBuffer is the write buffer a connection is lent while it
+	// writes a message (wsWriteBuffers): a message that fits
 	// goes in one frame and one write (base64 audio events are several KiB;
 	// past the library's 4 KiB default, one toward the upstream was two
 	// frames, each its own write and random mask key, and one toward the
 	// client two writes through a vector that allocates).
 	wsWriteBuffer = 16 << 10
 )
+
+// wsWriteBuffers lends the connections of every session (client side and
+// upstream side, one size) their write buffer while a message is written:
+// an idle session holds none, about 32 KiB less per session, for which
+// each message written costs one allocation of 24 bytes: fasthttp/websocket
+// boxes the buffer into an interface when it gives it back
+// (writePoolData, conn.go's endMessage), whatever the pool is.
+var wsWriteBuffers sync.Pool
 
 var (
 	strOpenAIBeta = []byte("OpenAI-Beta")
@@ -119,6 +128,7 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 	}
 	u := websocket.FastHTTPUpgrader{
 		WriteBufferSize: wsWriteBuffer,
+		WriteBufferPool: &wsWriteBuffers,
 		Subprotocols:    []string{realtimeProtocol},
 		// The key is the credential, not a cookie: any origin may use it.
 		CheckOrigin: func(*fasthttp.RequestCtx) bool { return true },
@@ -208,7 +218,7 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 	h.Set("X-Request-Id", string(x.id))
 	h.Set("User-Agent", "rosetta")
 	t := c.ch.cfg.Timeouts
-	d := websocket.Dialer{HandshakeTimeout: t.Connect + t.FirstByte, WriteBufferSize: wsWriteBuffer}
+	d := websocket.Dialer{HandshakeTimeout: t.Connect + t.FirstByte, WriteBufferSize: wsWriteBuffer, WriteBufferPool: &wsWriteBuffers}
 	nd := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
 	d.NetDialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var conn net.Conn

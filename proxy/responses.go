@@ -317,7 +317,7 @@ func (g *Gateway) serveAfter(ctx *fasthttp.RequestCtx, x *exchange, op *operatio
 func (g *Gateway) countKept(ctx *fasthttp.RequestCtx, x *exchange, body []byte, prev *store.Response) {
 	body, e := responses.Prepend(nil, body, prev.Input, prev.Output)
 	if e == nil {
-		e = responses.DecodeRequest(body, &x.canon)
+		e = x.decodeResponses(body)
 	}
 	if e != nil {
 		g.fail(ctx, x, e)

@@ -59,7 +59,7 @@ func (x *exchange) takeWay(ch *channel, body []byte) (ok bool, e *codec.Error) {
 		x.op, x.style, x.includeUsage = w.native, styleOpenAI, false
 	case w.translated != nil && ch.translates:
 		if !x.canonReady {
-			if e := responses.DecodeRequest(body, &x.canon); e != nil {
+			if e := x.decodeResponses(body); e != nil {
 				return false, e
 			}
 			x.canonReady = true
@@ -86,6 +86,15 @@ func (x *exchange) appendURI(c candidate) (_ []byte, ok bool) {
 	return c.ch.appendURI(x.uri[:0], x.op.op, model, x.stream)
 }
 
+// decodeResponses decodes a Responses request to translate into x.canon,
+// keeping the names of the members it leaves out for X-Rosetta-Dropped
+// (upstreamBody); a request that leaves out nothing costs nothing more.
+func (x *exchange) decodeResponses(body []byte) *codec.Error {
+	var e *codec.Error
+	x.readDropped, e = responses.DecodeRequestDropped(body, &x.canon, x.readDropped[:0])
+	return e
+}
+
 // serveResponsesTranslated serves a Responses request through the
 // canonical model, whatever the client's exchange was opened as. stored
 // are the items of the conversation the request continues (the input and
@@ -106,7 +115,7 @@ func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange
 			return
 		}
 	}
-	if e := responses.DecodeRequest(body, &x.canon); e != nil {
+	if e := x.decodeResponses(body); e != nil {
 		g.fail(ctx, x, e)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
@@ -55,6 +56,50 @@ func BenchmarkResponsesInMemory(b *testing.B) {
 					ctx.SetBodyString(strings.ReplaceAll(testutil.ResponseObject("resp_bench1", "gpt-4o-mini", "completed", "Hello!"),
 						"resp_bench1", id))
 				})
+		})
+	}
+}
+
+// Two Responses requests to translate: one that the chat API carries
+// whole, one with members it has no place for.
+const (
+	translatedPlain    = `{"model":"gpt-4o-mini","instructions":"Be brief.","input":"Weather in Tokyo?","temperature":0.2}`
+	translatedDropping = `{"model":"gpt-4o-mini","instructions":"Be brief.","input":"Weather in Tokyo?","temperature":0.2,` +
+		`"text":{"verbosity":"low"},"include":["message.output_text.logprobs"],"service_tier":"flex"}`
+)
+
+// translatedExchange is an exchange of a Responses request on its way to
+// a chat channel (responses: translate), and that candidate.
+func translatedExchange() (*exchange, candidate, *fasthttp.RequestCtx) {
+	x := &exchange{style: styleResponses, op: opResponsesTranslated, ways: waysTranslated, buf: make([]byte, 0, 1024)}
+	return x, candidate{&channel{style: styleOpenAI}, "gpt-4o-mini"}, &fasthttp.RequestCtx{}
+}
+
+// translateResponses decodes body and appends the upstream request, as
+// the translated path does at each attempt, into x.buf.
+func translateResponses(tb testing.TB, x *exchange, c candidate, ctx *fasthttp.RequestCtx, body []byte) {
+	x.canonReady = false
+	if e := x.decodeResponses(body); e != nil {
+		tb.Fatal(e)
+	}
+	var e *codec.Error
+	if x.buf, e = (*Gateway)(nil).upstreamBody(ctx, x.buf[:0], x, body, c); e != nil {
+		tb.Fatal(e)
+	}
+}
+
+// BenchmarkResponsesTranslateRequest is the cost of a Responses request
+// on the translated path: decoded, its dropped members named
+// (X-Rosetta-Dropped), encoded for a chat channel.
+func BenchmarkResponsesTranslateRequest(b *testing.B) {
+	for _, c := range []struct{ name, body string }{{"nothing-dropped", translatedPlain}, {"dropped", translatedDropping}} {
+		b.Run(c.name, func(b *testing.B) {
+			x, cand, ctx := translatedExchange()
+			body := []byte(c.body)
+			b.ReportAllocs()
+			for b.Loop() {
+				translateResponses(b, x, cand, ctx, body)
+			}
 		})
 	}
 }

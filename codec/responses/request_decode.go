@@ -590,7 +590,11 @@ func (d *requestDecoder) droppedFields() {
 		param.Member{Name: "prompt_cache_key", Value: w.PromptCacheKey},
 		param.Member{Name: "prompt_cache_retention", Value: w.PromptCacheRetention},
 		param.Member{Name: "service_tier", Value: w.ServiceTier}, param.Member{Name: "stream_options", Value: w.StreamOptions},
-		param.Member{Name: "top_logprobs", Value: w.TopLogprobs}, param.Member{Name: "text.verbosity", Value: w.Text.Verbosity})
+		param.Member{Name: "top_logprobs", Value: w.TopLogprobs}, param.Member{Name: "text.verbosity", Value: w.Text.Verbosity},
+		param.Member{Name: "access_programs", Value: w.AccessPrograms},
+		param.Member{Name: "context_management", Value: w.ContextManagement},
+		param.Member{Name: "moderation", Value: w.Moderation},
+		param.Member{Name: "prompt_cache_options", Value: w.PromptCacheOptions})
 	if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
 		d.Drop("truncation")
 	}

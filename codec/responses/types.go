@@ -58,6 +58,11 @@ type wireRequest struct {
 	StreamOptions        rawValue `json:"stream_options"`
 	TopLogprobs          rawValue `json:"top_logprobs"`
 	Truncation           rawValue `json:"truncation"`
+	// OpenAI's own services, named in openai-go v3.96's ResponseNewParams.
+	AccessPrograms     rawValue `json:"access_programs"`
+	ContextManagement  rawValue `json:"context_management"`
+	Moderation         rawValue `json:"moderation"`
+	PromptCacheOptions rawValue `json:"prompt_cache_options"`
 
 	// items and parts are scratch space for the input array and for one
 	// content array at a time.
