@@ -8,13 +8,13 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/responses"
 )
 
-// TestResponsesDroppedCostsNothing: naming what a translated Responses
+// TestResponsesDroppedAllocsNothing: naming what a translated Responses
 // request leaves out (X-Rosetta-Dropped) costs no allocation over
 // decoding and translating it without the names: none for a request
 // that leaves out nothing, and none once the exchange's list has grown
 // for one that does. (Decoding itself allocates a few times: sonic's
 // decoder, unquoted strings, a number.)
-func TestResponsesDroppedCostsNothing(t *testing.T) {
+func TestResponsesDroppedAllocsNothing(t *testing.T) {
 	for _, s := range []string{translatedPlain, translatedDropping} {
 		x, c, ctx := translatedExchange()
 		body := []byte(s)
