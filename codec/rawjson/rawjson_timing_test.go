@@ -215,3 +215,36 @@ func BenchmarkShape(b *testing.B) {
 		return s.ValidKeys(deltas[0], shapeKeys, at, shapeTop)
 	})
 }
+
+// BenchmarkValidEmbedding is the check of an embeddings answer, floats as
+// text-embedding-3-small (1536) and -large (3072) send them, compact and
+// indented as OpenAI's API writes its answers (a float a line, after eight
+// spaces); sonic.Valid, which does not check strings, is the reference.
+func BenchmarkValidEmbedding(b *testing.B) {
+	for _, dims := range []int{1536, 3072} {
+		compact := testutil.EmbeddingAnswerDims("text-embedding-3-small", dims, false)
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, compact, "", "  "); err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			body []byte
+		}{{"compact", compact}, {"indented", indented.Bytes()}} {
+			for _, v := range []struct {
+				name  string
+				valid func([]byte) bool
+			}{{"Valid", rawjson.Valid}, {"sonic.Valid", sonic.Valid}} {
+				b.Run(fmt.Sprintf("floats_%d_%s/%s", dims, c.name, v.name), func(b *testing.B) {
+					b.ReportAllocs()
+					b.SetBytes(int64(len(c.body)))
+					for b.Loop() {
+						if !v.valid(c.body) {
+							b.Fatal("invalid")
+						}
+					}
+				})
+			}
+		}
+	}
+}
