@@ -191,7 +191,12 @@ value: // i is at the start of a value, or of a key when key is set
 		}
 		i += 4
 	default:
-		if i = validNumber(b, i); i < 0 {
+		if stack&1 == 1 && stack != 1 {
+			i = numbers(b, i) // an array's elements: an embedding's floats
+		} else {
+			i = validNumber(b, i)
+		}
+		if i < 0 {
 			return errSyntax
 		}
 	}
@@ -472,6 +477,76 @@ func validNumber(b []byte, i int) int {
 	return i
 }
 
+// numbers checks the number at b[i], an element of an array, and the
+// numbers that follow it in that array, and returns the offset just past
+// the last of them, or errSyntax: what follows it (not a comma and a
+// number) is the caller's to check.
+//
+// An embedding is thousands of floats, which the checks of one number
+// after another would take a byte or a branch at a time. Here a number is
+// read from the two words at its start, loaded together: where their first
+// non-digits are, once its sign is passed over, gives its integer part, its
+// point and the end of its fraction, so that the next number's address
+// waits on a few operations, and the branches (a sign is as often there as
+// not) are the same for every float. The numbers this does not take whole
+// go to validNumber: a longer integer part, an exponent, a fraction that
+// runs past the two words, the last bytes of b.
+func numbers(b []byte, i int) int {
+	for {
+		if i+16 > len(b) {
+			return validNumber(b, i)
+		}
+		lo := binary.LittleEndian.Uint64(b[i:])
+		nd, hi := nonDigits(lo), nonDigits(binary.LittleEndian.Uint64(b[i+8:]))
+		// sign is 1 for a minus, else 0, without a branch.
+		sign := (uint64(byte(lo)^'-') - 1) >> 63
+		nd &^= sign * 0xff
+		s, t := int(sign), bits.TrailingZeros64(nd)>>3 // the integer part is b[i+s:i+t]
+		end := i + t
+		switch {
+		case t <= s || t == 8 || b[i+s] == '0' && t > s+1:
+			end = validNumber(b, i) // no digit, a leading zero, or a long integer part
+		case b[end] == '.':
+			// The point's flag is its nibble's one bit: without it, the
+			// first flag is the fraction's end.
+			n := 8 + bits.TrailingZeros64(hi)>>3
+			if frac := nd & (nd - 1); frac != 0 {
+				n = bits.TrailingZeros64(frac) >> 3
+			}
+			if n == t+1 {
+				return errSyntax // no digit after the point
+			}
+			if end = i + n; n == 16 {
+				end = validNumber(b, i)
+			}
+		}
+		if end >= 0 && end < len(b) && b[end]|0x20 == 'e' {
+			end = validNumber(b, i) // an exponent
+		}
+		if i = end; i < 0 || i+1 >= len(b) || b[i] != ',' {
+			return i
+		}
+		// A comma: the next element, if a number, is taken here.
+		j := i + 1
+		if b[j] <= ' ' {
+			if j = skipSpace(b, j); j >= len(b) {
+				return i
+			}
+		}
+		if c := b[j]; c != '-' && c-'0' > 9 {
+			return i
+		}
+		i = j
+	}
+}
+
+// nonDigits flags the bytes of w that are not decimal digits, with a bit
+// of their nibbles: see digits.
+func nonDigits(w uint64) uint64 {
+	const ones, nibbles = 0x0101010101010101, 0xf0f0f0f0f0f0f0f0
+	return (w&nibbles ^ 0x30*ones) | ((w+6*ones)&nibbles ^ 0x30*ones)
+}
+
 // digits returns the offset of the first byte at or after b[i] that is not
 // a decimal digit, or len(b). It looks at a word at a time (the fractions of
 // an embedding's floats are 7 to 9 digits): a byte is a digit when its high
@@ -479,10 +554,8 @@ func validNumber(b []byte, i int) int {
 // 0x40-0x45). A carry out of a byte, which only a byte from 0xfa up makes,
 // can only alter the bytes after a flagged one.
 func digits(b []byte, i int) int {
-	const ones, nibbles = 0x0101010101010101, 0xf0f0f0f0f0f0f0f0
 	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if m := (w&nibbles ^ 0x30*ones) | ((w+6*ones)&nibbles ^ 0x30*ones); m != 0 {
+		if m := nonDigits(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
