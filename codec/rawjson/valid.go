@@ -490,23 +490,25 @@ func validNumber(b []byte, i int) int {
 // waits on a few operations, and the branches (a sign is as often there as
 // not) are the same for every float. The numbers this does not take whole
 // go to validNumber: a longer integer part, an exponent, a fraction that
-// runs past the two words, the last bytes of b.
+// runs past the two words, the last bytes of b. The line break and indent
+// between the floats of indented JSON are taken the same way.
 func numbers(b []byte, i int) int {
 	for {
 		if i+16 > len(b) {
 			return validNumber(b, i)
 		}
-		lo := binary.LittleEndian.Uint64(b[i:])
-		nd, hi := nonDigits(lo), nonDigits(binary.LittleEndian.Uint64(b[i+8:]))
+		w := b[i : i+16] // one bounds check for the two loads
+		lo := binary.LittleEndian.Uint64(w)
+		nd, hi := nonDigits(lo), nonDigits(binary.LittleEndian.Uint64(w[8:]))
 		// sign is 1 for a minus, else 0, without a branch.
 		sign := (uint64(byte(lo)^'-') - 1) >> 63
 		nd &^= sign * 0xff
 		s, t := int(sign), bits.TrailingZeros64(nd)>>3 // the integer part is b[i+s:i+t]
 		end := i + t
 		switch {
-		case t <= s || t == 8 || b[i+s] == '0' && t > s+1:
+		case t <= s || t == 8 || byte(lo>>(8*s)) == '0' && t > s+1:
 			end = validNumber(b, i) // no digit, a leading zero, or a long integer part
-		case b[end] == '.':
+		case byte(lo>>(8*t)) == '.':
 			// The point's flag is its nibble's one bit: without it, the
 			// first flag is the fraction's end.
 			n := 8 + bits.TrailingZeros64(hi)>>3
@@ -529,7 +531,19 @@ func numbers(b []byte, i int) int {
 		// A comma: the next element, if a number, is taken here.
 		j := i + 1
 		if b[j] <= ' ' {
-			if j = skipSpace(b, j); j >= len(b) {
+			k := 16
+			if j+16 <= len(b) {
+				// The line break and indent of indented JSON, from two words
+				// as a number is.
+				w := b[j : j+16]
+				k = bits.TrailingZeros64(notBlank(binary.LittleEndian.Uint64(w))) >> 3
+				k += -(k >> 3) & (bits.TrailingZeros64(notBlank(binary.LittleEndian.Uint64(w[8:]))) >> 3)
+				j += k
+			}
+			if k == 16 {
+				j = skipSpace(b, j)
+			}
+			if j >= len(b) {
 				return i
 			}
 		}
@@ -538,6 +552,14 @@ func numbers(b []byte, i int) int {
 		}
 		i = j
 	}
+}
+
+// notBlank flags the bytes of w that are neither spaces nor newlines, each
+// exactly.
+func notBlank(w uint64) uint64 {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	s, n := w^' '*ones, w^'\n'*ones
+	return ((s&lows + lows) | s) & ((n&lows + lows) | n) & highs
 }
 
 // nonDigits flags the bytes of w that are not decimal digits, with a bit
