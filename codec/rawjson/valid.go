@@ -504,32 +504,35 @@ func numbers(b []byte, i int) int {
 		sign := (uint64(byte(lo)^'-') - 1) >> 63
 		nd &^= sign * 0xff
 		s, t := int(sign), bits.TrailingZeros64(nd)>>3 // the integer part is b[i+s:i+t]
-		end := i + t
-		switch {
-		case t <= s || t == 8 || byte(lo>>(8*s)) == '0' && t > s+1:
-			end = validNumber(b, i) // no digit, a leading zero, or a long integer part
-		case byte(lo>>(8*t)) == '.':
+		n := t                                         // the number's length, if an integer
+		if uint(t-s-1) >= uint(7-s) || t > s+1 && byte(lo>>(8*s)) == '0' {
+			n = -1 // no digit, a long integer part or a leading zero: validNumber judges
+		} else if byte(lo>>(8*t)) == '.' {
 			// The point's flag is its nibble's one bit: without it, the
 			// first flag is the fraction's end.
-			n := 8 + bits.TrailingZeros64(hi)>>3
+			n = 8 + bits.TrailingZeros64(hi)>>3
 			if frac := nd & (nd - 1); frac != 0 {
 				n = bits.TrailingZeros64(frac) >> 3
 			}
 			if n == t+1 {
 				return errSyntax // no digit after the point
 			}
-			if end = i + n; n == 16 {
-				end = validNumber(b, i)
+			if n == 16 {
+				n = -1 // a long fraction
 			}
 		}
-		if end >= 0 && end < len(b) && b[end]|0x20 == 'e' {
-			end = validNumber(b, i) // an exponent
-		}
-		if i = end; i < 0 || i+1 >= len(b) || b[i] != ',' {
+		if n < 0 || w[n]|0x20 == 'e' { // or an exponent
+			if i = validNumber(b, i); i < 0 || i >= len(b) || b[i] != ',' {
+				return i
+			}
+		} else if i += n; w[n] != ',' {
 			return i
 		}
 		// A comma: the next element, if a number, is taken here.
 		j := i + 1
+		if j >= len(b) {
+			return i
+		}
 		if b[j] <= ' ' {
 			k := 16
 			if j+16 <= len(b) {
