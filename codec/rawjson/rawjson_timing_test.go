@@ -97,15 +97,7 @@ func BenchmarkLookup(b *testing.B) {
 // BenchmarkValidStrings checks the strings of a 2 KB chat request, compact
 // (what SDKs send) and indented (which takes the quote-following path).
 func BenchmarkValidStrings(b *testing.B) {
-	compact := chatRequest(true)
-	var indented bytes.Buffer
-	if err := json.Indent(&indented, compact, "", "  "); err != nil {
-		b.Fatal(err)
-	}
-	for _, c := range []struct {
-		name string
-		body []byte
-	}{{"compact", compact}, {"indented", indented.Bytes()}} {
+	for _, c := range compactAndIndented(b, chatRequest(true)) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.body)))
 			for b.Loop() {
@@ -214,4 +206,45 @@ func BenchmarkShape(b *testing.B) {
 		}
 		return s.ValidKeys(deltas[0], shapeKeys, at, shapeTop)
 	})
+}
+
+// BenchmarkValidEmbedding is the check of an embeddings answer, floats as
+// text-embedding-3-small (1536) and -large (3072) send them, compact and
+// indented as OpenAI's API writes its answers (a float a line, after eight
+// spaces); sonic.Valid, which does not check strings, is the reference.
+func BenchmarkValidEmbedding(b *testing.B) {
+	for _, dims := range []int{1536, 3072} {
+		for _, c := range compactAndIndented(b, testutil.EmbeddingAnswerDims("text-embedding-3-small", dims, false)) {
+			for _, v := range []struct {
+				name  string
+				valid func([]byte) bool
+			}{{"Valid", rawjson.Valid}, {"sonic.Valid", sonic.Valid}} {
+				b.Run(fmt.Sprintf("floats_%d_%s/%s", dims, c.name, v.name), func(b *testing.B) {
+					b.ReportAllocs()
+					b.SetBytes(int64(len(c.body)))
+					for b.Loop() {
+						if !v.valid(c.body) {
+							b.Fatal("invalid")
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// namedBody is a document to check, named by its form.
+type namedBody struct {
+	name string
+	body []byte
+}
+
+// compactAndIndented is compact as it is and indented by two spaces a
+// level, as OpenAI's API writes its answers.
+func compactAndIndented(b *testing.B, compact []byte) []namedBody {
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, compact, "", "  "); err != nil {
+		b.Fatal(err)
+	}
+	return []namedBody{{"compact", compact}, {"indented", indented.Bytes()}}
 }

@@ -443,3 +443,59 @@ func TestValidNumbers(t *testing.T) {
 		}
 	}
 }
+
+// numberTokens are numbers and near-numbers for the checks of arrays of
+// numbers: every part of the grammar, right and wrong, short and long
+// enough to cross the two words a number is read from.
+var numberTokens = []string{
+	"0", "-0", "7", "-7", "0.5", "-0.0123456", "0.02103649", "-0.0012345678", "0.006929283495992422",
+	"-4.547132266452536e-05", "1e5", "1E+5", "-2.5e-3", "1234567.5", "12345678.5", "-123456789012345678901",
+	"0.12345678901234567890123", "00", "01", "-01.5", "00.1", "-", "--1", "+1", ".5", "-.5", "1.", "1.e5",
+	"1.2.3", "0.5e", "0.5e+", "0.5E-", "1e", "0x1", "1-2", "0.1-", "0.5f", "1.5\xfa", "9\xff", "0.1\x00",
+	"0.12345678901234\xfa5", "1,", "", " ", "\"a\"", "null", "[]",
+}
+
+// TestValidNumberArrays holds Valid to encoding/json.Valid on each number
+// token as an element of an array of floats, at every offset from the
+// array's start modulo 16, compact and with the whitespace of indented
+// JSON, and at the array's end.
+func TestValidNumberArrays(t *testing.T) {
+	floats := []string{"-0.0123456", "0.5", "0.98765432", "-1", "12.25", "-0.000123", "3", "0.1", "-0.02", "0.1234567"}
+	for _, sep := range []string{",", ",\n        ", ", ", ",\t", ",\r\n  "} {
+		for _, tok := range numberTokens {
+			for lead := range 16 {
+				head := "[" + strings.Repeat("1,", lead/2) + strings.Repeat(" ", lead%2)
+				for _, n := range []int{0, 1, 3} {
+					doc := head + strings.Join(floats[:n], sep) + sep[:min(n, 1)*len(sep)] + tok
+					for _, tail := range []string{"]", sep + strings.Join(floats, sep) + "]", "\n]"} {
+						if got, want := rawjson.Valid([]byte(doc+tail)), json.Valid([]byte(doc+tail)); got != want {
+							t.Errorf("Valid(%q) = %v, encoding/json says %v", doc+tail, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzValidNumberArray holds Valid to encoding/json.Valid on arrays of
+// numbers (an embedding's): the fuzzed bytes among floats, compact and
+// indented, so that they are read as the floats before them are.
+func FuzzValidNumberArray(f *testing.F) {
+	for _, tok := range numberTokens {
+		f.Add([]byte(tok))
+	}
+	f.Add([]byte("0.0023064255,-0.009327292,-0.0028842222"))
+	f.Add([]byte("0.0023064255,\n        -0.009327292,\n        -4.547132266452536e-05"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, doc := range []string{
+			"[" + string(b) + "]",
+			"[-0.0123456,0.98765432," + string(b) + ",0.5,-0.25,0.125,-0.0625,0.03125]",
+			"[\n  -0.0123456,\n  " + string(b) + ",\n  0.98765432,\n  -0.25\n]",
+		} {
+			if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+				t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+			}
+		}
+	})
+}

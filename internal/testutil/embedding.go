@@ -11,9 +11,17 @@ import (
 // from model, text-embedding-3-small's shape: 1536 dimensions, as floats
 // (about 20 KB of JSON) or base64 (8 KB), and the usage of 9 tokens.
 func EmbeddingAnswer(model string, base64Encoded bool) []byte {
-	vec := make([]float32, 1536)
+	return EmbeddingAnswerDims(model, 1536, base64Encoded)
+}
+
+// EmbeddingAnswerDims is EmbeddingAnswer with dims dimensions
+// (text-embedding-3-large's are 3072).
+func EmbeddingAnswerDims(model string, dims int, base64Encoded bool) []byte {
+	vec := make([]float32, dims)
 	for i := range vec {
-		vec[i] = float32(math.Sin(float64(i))) / 40
+		// Signs as irregular as a real embedding's (sin(i) alone changes
+		// sign every third value, which a branch predictor learns).
+		vec[i] = float32(math.Sin(float64(i*i))) / 40
 	}
 	b := []byte(`{"object":"list","data":[{"object":"embedding","index":0,"embedding":`)
 	if base64Encoded {
