@@ -531,7 +531,9 @@ func (e *env) contenders(o options, mode string) []target {
 // check sends one request of each kind before the runs, so that a broken
 // setup fails at once and says why.
 func (e *env) check(o options) error {
-	for _, mode := range append([]string{"nonstream", "stream"}, o.modes...) {
+	modes := append([]string{"nonstream", "stream"}, o.modes...)
+	slices.Sort(modes)
+	for _, mode := range slices.Compact(modes) {
 		for _, t := range e.contenders(o, mode) {
 			status, _, body, err := probe(t)
 			if err == nil && status != 200 {

@@ -164,6 +164,7 @@ func (e events) set(m *memberlist.Node, p peer) {
 	}
 	if p == (peer{}) {
 		delete(n.peers, m.Name)
+		delete(n.leaving, m.Name) // its leave is read: names of gone nodes do not pile up
 	} else {
 		if old, ok := n.peers[m.Name]; (!ok || !old.alive) && p.alive {
 			n.log.Info("node joined the cluster", "node", m.Name, "addr", m.Address())

@@ -85,9 +85,7 @@ func (g *Gateway) readyChannel(x *exchange, ch *channel, limitWait *time.Duratio
 		return ch.breaker.allow(time.Now()) == 0
 	}
 	if ok, wait := g.channelRoom(x, ch); !ok {
-		if *limitWait == 0 || wait < *limitWait {
-			*limitWait = wait
-		}
+		*limitWait = shortestWait(*limitWait, wait)
 		return false
 	}
 	if ch.breaker.allow(time.Now()) > 0 {

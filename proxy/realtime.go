@@ -34,7 +34,8 @@ import (
 // byte search: the upstream's for response.done usage and, when the model
 // is mapped, session.created and session.updated to show the public name;
 // the client's for a session.update naming a model, which gets the
-// session's upstream name. Binary messages stream through unread.
+// session's upstream name. Binary messages are read whole too, and relayed
+// unread; each leg keeps its buffers up to maxKeptMessage between messages.
 
 const (
 	// realtimeProtocol is the subprotocol the gateway answers with when the

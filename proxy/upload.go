@@ -89,10 +89,11 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 	if body == nil {
 		body = bytes.NewReader(ctx.PostBody()) // a request made in the process (ServeAs)
 	}
-	sp := &spool{form: form, mem: make([]byte, 0, spoolMemory)}
-	if size >= 0 && size < spoolMemory {
-		sp.mem = make([]byte, 0, size)
+	memory := int64(spoolMemory)
+	if size >= 0 && size < memory {
+		memory = size // a small upload's buffer is its size
 	}
+	sp := &spool{form: form, mem: make([]byte, 0, memory)}
 	if e := sp.fill(body, size, limit); e != nil {
 		sp.close()
 		switch {

@@ -64,6 +64,9 @@ func (c *consoleGateway) Channels() []console.ChannelStatus { return channelStat
 
 func (c *consoleGateway) Fleet() []console.FleetNode {
 	nodes := c.g.Fleet()
+	if nodes == nil {
+		return nil // not in a cluster, as console.Gateway says
+	}
 	out := make([]console.FleetNode, len(nodes))
 	for i, n := range nodes {
 		out[i] = console.FleetNode(n)
