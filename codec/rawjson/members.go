@@ -122,42 +122,7 @@ func (c *cursor) SkipValue() bool {
 // checking it, for a document checked already: a string is passed over
 // from quote to quote, a container by its brackets. It is false, the
 // reader done with an error, when the value does not end.
-func (c *cursor) PassValue() bool { return c.EndValue(checkedEnd(c.b, c.vs)) }
-
-// checkedEnd returns the offset just past the value at b[i] of a checked
-// document, or -1 when it does not end.
-func checkedEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return StringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				if j = StringEnd(b, j); j < 0 {
-					return -1
-				}
-				j-- // at the closing quote
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i // a number or a literal
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !IsSpace(b[j]) {
-		j++
-	}
-	return j
-}
+func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 
 // plainStringEnd is validValue for the string at b[i] (a quote), a key:
 // keys are short and plain, so a byte at a time, without the call and the

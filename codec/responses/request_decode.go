@@ -201,7 +201,7 @@ func (d *requestDecoder) contentParts(content rawValue) (_ []wirePart, ok bool) 
 // (a content array), into the scratch slice s, emptied first; ok is false
 // when v is not such an array.
 func scratchArray[T any](v rawValue, s *[]T) (_ []T, ok bool) {
-	clear((*s)[:cap(*s)])
+	*s = emptied(*s)
 	var bad mismatch
 	end := readObjects(v, (*list[T])(s), contentDepth, "", &bad)
 	return *s, end >= 0 && !bad.found

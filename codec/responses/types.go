@@ -166,16 +166,15 @@ func (w *wireRequest) readInput(o *objReader, depth int) {
 // Reset empties w for reuse (param.Wire), keeping the capacity of its
 // slices and dropping every reference into the last input.
 func (w *wireRequest) Reset() {
-	tools := w.Tools[:cap(w.Tools)]
-	clear(tools)
 	w.resetItems()
-	parts := w.parts[:cap(w.parts)]
-	clear(parts)
-	sums := w.summaries[:cap(w.summaries)]
-	clear(sums)
-	inc := w.Include[:cap(w.Include)]
-	clear(inc)
-	*w = wireRequest{Tools: tools[:0], items: w.items, parts: parts[:0], summaries: sums[:0], Include: inc[:0]}
+	*w = wireRequest{Tools: emptied(w.Tools), items: w.items, parts: emptied(w.parts), summaries: emptied(w.summaries),
+		Include: emptied(w.Include)}
+}
+
+// emptied is s emptied, its capacity kept and cleared.
+func emptied[T any](s []T) []T {
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 // resetItems empties w.items, keeping the capacity of each item's summary.
