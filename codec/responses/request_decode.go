@@ -488,9 +488,9 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 	default:
 		return param.Invalid("tool_choice", "'tool_choice' must be a string or an object")
 	}
-	var tc wireToolChoice
+	tc := &d.W.choice
 	var bad mismatch
-	if readObject(v, &tc, topDepth+1, "", &bad) < 0 || bad.found {
+	if readObject(v, tc, topDepth+1, "", &bad) < 0 || bad.found {
 		return param.Invalid("tool_choice", "'tool_choice' is not a valid tool choice")
 	}
 	switch {
@@ -602,8 +602,10 @@ func (d *requestDecoder) droppedFields() {
 		param.Member{Name: "context_management", Value: w.ContextManagement},
 		param.Member{Name: "moderation", Value: w.Moderation},
 		param.Member{Name: "prompt_cache_options", Value: w.PromptCacheOptions})
-	if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
-		d.Drop("truncation")
+	if rawjson.KindOf(w.Truncation) == rawjson.KindString { // Unquote of nothing makes an error
+		if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
+			d.Drop("truncation")
+		}
 	}
 	for _, inc := range w.Include {
 		if inc != "reasoning.encrypted_content" { // always given: the next turn needs it

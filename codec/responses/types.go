@@ -58,9 +58,11 @@ type wireRequest struct {
 	inputBad mismatch
 	bad      mismatch
 	// parts and summaries are scratch space for one content array at a
-	// time.
+	// time, choice for an object tool_choice (a local would go to the
+	// heap: readObject fills it through an interface).
 	parts     []wirePart
 	summaries []wireSummary
+	choice    wireToolChoice
 }
 
 func (w *wireRequest) member(key string) target {
