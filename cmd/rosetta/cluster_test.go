@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,7 +38,9 @@ const (
 // others serve and the limits hold. It comes back: it rejoins and its first
 // admissions see the fleet's count. The key is revoked on one node: all
 // three refuse it within a second. A node with another gossip key is
-// refused, and says so.
+// refused, and says so. Each admission is counted in the window the
+// gateway admitted it in (fleetLoad.admittedBy): on a busy machine a
+// request sent at the end of one window can be admitted in the next.
 func TestClusterHoldsTheLimits(t *testing.T) {
 	up := newCountingUpstream(t)
 	dsn := pgtest.NewDatabase(t)
@@ -64,7 +68,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	secret, id := created["secret"].(string), int(created["id"].(float64))
 
 	// Three nodes, twice the limits.
-	load := startLoad(t, nodes, secret)
+	load := startLoad(t, nodes, secret, dsn)
 	start := time.Now()
 	time.Sleep(3*fleetWindow + fleetWindow/5) // two whole windows at least
 	checkWindows(t, "3 nodes", load, up, start, time.Now(), keyPerWindow, chanPerWin)
@@ -76,7 +80,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	time.Sleep(2 * fleetWindow)
 	end := time.Now()
 	chans := perWindow(up.hitsOf("sk-capped-0123456789"), start, end)
-	for w, n := range load.admittedBy(start, end) {
+	for w, n := range load.admittedBy(t, start, end) {
 		t.Logf("2 nodes, window %d: the key admitted %d (limit %d), the capped channel got %d (limit %d)", w, n, keyPerWindow, chans[w], chanPerWin)
 		if n > keyPerWindow*11/10 {
 			t.Errorf("2 nodes, window %d: %d admitted, over the limit %d", w, n, keyPerWindow)
@@ -97,19 +101,18 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	burstStart := time.Now()
 	burst := 0
 	for range keyPerWindow {
-		at := time.Now()
-		status, err := send(nodes[2].url(), secret, "m")
-		if err != nil {
-			t.Fatal(err)
+		a := sendForAnswer(nodes[2].url(), secret, "m")
+		if a.status == 0 {
+			t.Fatalf("the restarted node: %v", a.err)
 		}
-		load.record(answer{at, status})
-		if status == 200 {
+		load.record(a)
+		if a.status == 200 {
 			burst++
 		}
 	}
 	time.Sleep(fleetWindow / 2)
 	load.stop()
-	burstWindows := load.admittedIn(burstStart, time.Now())
+	burstWindows := load.admittedIn(t, burstStart, time.Now())
 	t.Logf("the restarted node admitted %d of a burst of %d; the fleet's windows then: %v", burst, keyPerWindow, burstWindows)
 	for w, n := range burstWindows {
 		if n > keyPerWindow*11/10 {
@@ -244,20 +247,10 @@ func waitMembers(t *testing.T, n *gatewayProcess, want int, within time.Duration
 	}
 }
 
-// send posts a chat request for model with the key, and returns the status.
-func send(base, secret, model string) (int, error) {
-	status, _, err := sendChat(base, secret, model)
-	return status, err
-}
-
 // sendChat posts a chat request for model with the key, and returns the
 // status and the body.
 func sendChat(base, secret, model string) (int, string, error) {
-	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := postChat(base, secret, model)
 	if err != nil {
 		return 0, "", err
 	}
@@ -266,27 +259,60 @@ func sendChat(base, secret, model string) (int, string, error) {
 	return resp.StatusCode, string(b), err
 }
 
-// answer is one request of the load: when it was sent, and its status.
+// postChat posts a chat request for model with the key.
+func postChat(base, secret, model string) (*http.Response, error) {
+	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	return http.DefaultClient.Do(req)
+}
+
+// answer is one request of the load: when it was sent and answered, its
+// status (0: no answer, err says why) and the gateway's request id.
 type answer struct {
-	at     time.Time
-	status int
+	at, done time.Time
+	status   int
+	id       string
+	err      error
+}
+
+// sendForAnswer posts a chat request for model with the key.
+func sendForAnswer(base, secret, model string) answer {
+	a := answer{at: time.Now()}
+	resp, err := postChat(base, secret, model)
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		a.status, a.id = resp.StatusCode, resp.Header.Get("X-Request-Id")
+	}
+	a.done, a.err = time.Now(), err
+	return a
 }
 
 // fleetLoad sends, round robin over the nodes, the key's requests for m
 // and the static key's for c, each at twice its limit.
 type fleetLoad struct {
-	mu    sync.Mutex
-	nodes []*gatewayProcess
-	key   []answer
-	done  chan struct{}
-	wg    sync.WaitGroup
+	mu       sync.Mutex
+	nodes    []*gatewayProcess
+	key      []answer
+	inFlight map[int]time.Time // by request number: when it was sent
+	sent     int
+	done     chan struct{}
+	wg       sync.WaitGroup
+	db       *sql.DB // the fleet's store, for the times it admitted requests
 }
 
-func startLoad(t *testing.T, nodes []*gatewayProcess, secret string) *fleetLoad {
-	l := &fleetLoad{nodes: nodes, done: make(chan struct{})}
+func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleetLoad {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := &fleetLoad{nodes: nodes, inFlight: map[int]time.Time{}, done: make(chan struct{}), db: db}
 	l.run(secret, "m", 2*keyPerWindow, l.record)
 	l.run("sk-static-0123456789abcdef", "c", 2*chanPerWin, func(a answer) {
-		if a.status != 200 {
+		if a.status != 200 && a.err == nil {
 			t.Errorf("a request to the capped model got %d: a channel at its limit must be passed over", a.status)
 		}
 	})
@@ -308,14 +334,16 @@ func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)
 			case <-tick.C:
 			}
 			l.mu.Lock()
-			n := l.nodes[i%len(l.nodes)]
+			n, seq := l.nodes[i%len(l.nodes)], l.sent
+			l.sent++
+			l.inFlight[seq] = time.Now()
 			l.mu.Unlock()
-			at := time.Now()
 			go func() {
-				status, err := send(n.url(), secret, model)
-				if err == nil {
-					record(answer{at, status})
-				}
+				a := sendForAnswer(n.url(), secret, model)
+				record(a)
+				l.mu.Lock()
+				delete(l.inFlight, seq)
+				l.mu.Unlock()
 			}()
 		}
 	}()
@@ -326,9 +354,9 @@ func (l *fleetLoad) record(a answer) { l.mu.Lock(); l.key = append(l.key, a); l.
 
 // admittedIn counts the key's 200s by window, for every window that
 // overlaps from..to.
-func (l *fleetLoad) admittedIn(from, to time.Time) map[int64]int {
+func (l *fleetLoad) admittedIn(t *testing.T, from, to time.Time) map[int64]int {
 	ms := fleetWindow.Milliseconds()
-	return l.admittedBy(time.UnixMilli((from.UnixMilli()/ms-1)*ms+ms-1), time.UnixMilli((to.UnixMilli()/ms+2)*ms))
+	return l.admittedBy(t, time.UnixMilli((from.UnixMilli()/ms-1)*ms+ms-1), time.UnixMilli((to.UnixMilli()/ms+2)*ms))
 }
 
 // only sends the load to these nodes from now on.
@@ -344,18 +372,88 @@ func (l *fleetLoad) stop() {
 	}
 }
 
-// admittedBy counts the key's 200s by window, for the windows wholly
-// between from and to.
-func (l *fleetLoad) admittedBy(from, to time.Time) map[int64]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// admittedBy counts the key's 200s by the window the gateway admitted
+// them in, for the windows wholly between from and to, once every request
+// sent before to has its answer. A request sent and answered in one window
+// was admitted in it; for one whose answer came in a later window, the
+// time of its admission is the one its usage row holds.
+func (l *fleetLoad) admittedBy(t *testing.T, from, to time.Time) map[int64]int {
+	t.Helper()
+	l.settle(t, to)
+	ms := fleetWindow.Milliseconds()
+	first, end := time.UnixMilli((from.UnixMilli()/ms+1)*ms), time.UnixMilli(to.UnixMilli()/ms*ms) // perWindow's
 	var times []time.Time
+	var straddling []string
+	l.mu.Lock()
 	for _, a := range l.key {
-		if a.status == 200 {
+		switch {
+		case a.status != 200 || a.done.Before(first) || !a.at.Before(end): // admitted outside the windows
+		case a.at.UnixMilli()/ms == a.done.UnixMilli()/ms:
 			times = append(times, a.at)
+		default:
+			straddling = append(straddling, a.id)
 		}
 	}
-	return perWindow(times, from, to)
+	l.mu.Unlock()
+	if len(straddling) > 0 {
+		t.Logf("%d admitted requests were answered in a later window than they were sent in: counted when the store says they were admitted", len(straddling))
+	}
+	return perWindow(append(times, l.admittedAt(t, straddling)...), from, to)
+}
+
+// settle waits until every request sent before to has its answer.
+func (l *fleetLoad) settle(t *testing.T, to time.Time) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		l.mu.Lock()
+		waiting := 0
+		for _, at := range l.inFlight {
+			if at.Before(to) {
+				waiting++
+			}
+		}
+		l.mu.Unlock()
+		if waiting == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests sent before %v still unanswered after 10 s", waiting, to.Format(time.StampMilli))
+		}
+	}
+}
+
+// admittedAt reads from the fleet's store when the requests ids were
+// admitted (a usage row's time is its request's, at which the limiter
+// counted it), waiting for the nodes' usage writers to write them.
+func (l *fleetLoad) admittedAt(t *testing.T, ids []string) []time.Time {
+	t.Helper()
+	if len(ids) == 0 {
+		return nil
+	}
+	query := `SELECT time_ns FROM usage_log WHERE request_id = ANY($1)`
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		rows, err := l.db.QueryContext(context.Background(), query, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var times []time.Time
+		for rows.Next() {
+			var ns int64
+			if err := rows.Scan(&ns); err != nil {
+				t.Fatal(err)
+			}
+			times = append(times, time.Unix(0, ns))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(times) == len(ids) {
+			return times
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store holds %d of the usage rows of %d requests after 10 s", len(times), len(ids))
+		}
+	}
 }
 
 // failures counts the key's answers that are neither 200 nor 429.
@@ -393,7 +491,7 @@ func perWindow(times []time.Time, from, to time.Time) map[int64]int {
 // limit within ±10 % (the rest went to the spare channel).
 func checkWindows(t *testing.T, phase string, l *fleetLoad, up *countingUpstream, from, to time.Time, keyLimit, chanLimit int) {
 	t.Helper()
-	keys, chans := l.admittedBy(from, to), perWindow(up.hitsOf("sk-capped-0123456789"), from, to)
+	keys, chans := l.admittedBy(t, from, to), perWindow(up.hitsOf("sk-capped-0123456789"), from, to)
 	if len(keys) < 2 {
 		t.Fatalf("%s: %d whole windows measured, want at least 2", phase, len(keys))
 	}
