@@ -50,7 +50,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	nodes := make([]*gatewayProcess, 3)
 	var wg sync.WaitGroup
 	for i := range nodes {
-		nodes[i] = &gatewayProcess{addr: freeAddr(t), env: env,
+		nodes[i] = &gatewayProcess{name: "node" + strconv.Itoa(i), addr: freeAddr(t), env: env,
 			config: clusterConfig(t, i, dsn, up.URL, gossip[i], gossip)}
 		wg.Add(1)
 		go func() { defer wg.Done(); nodes[i].start(t) }()
@@ -183,6 +183,7 @@ cluster:
 // gatewayProcess is a rosetta serve that can be killed and started again
 // on the same addresses.
 type gatewayProcess struct {
+	name         string // its cluster.node_name, where it has one
 	addr, config string
 	env          []string
 	cmd          *exec.Cmd
@@ -301,6 +302,15 @@ type fleetLoad struct {
 	done     chan struct{}
 	wg       sync.WaitGroup
 	db       *sql.DB // the fleet's store, for the times it admitted requests
+	// countsAge is, sampled as the load runs, the age of the oldest of
+	// the counts the nodes last heard from each other.
+	countsAge []sample
+}
+
+// sample is a measure taken at a time.
+type sample struct {
+	at time.Time
+	v  time.Duration
 }
 
 func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleetLoad {
@@ -316,8 +326,79 @@ func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleet
 			t.Errorf("a request to the capped model got %d: a channel at its limit must be passed over", a.status)
 		}
 	})
+	l.watchCounts()
 	t.Cleanup(l.stop)
 	return l
+}
+
+// watchCounts samples, every 50 ms until the load stops, how old the
+// newest counts are that the nodes heard from each other (their /readyz):
+// a bound on how late each node learnt of the others' admissions.
+func (l *fleetLoad) watchCounts() {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-l.done:
+				return
+			case <-tick.C:
+			}
+			l.mu.Lock()
+			nodes := l.nodes
+			l.mu.Unlock()
+			oldest := time.Duration(0)
+			for _, n := range nodes {
+				oldest = max(oldest, countsAge(n, nodes))
+			}
+			l.mu.Lock()
+			l.countsAge = append(l.countsAge, sample{time.Now(), oldest})
+			l.mu.Unlock()
+		}
+	}()
+}
+
+// countsAge is the age of the oldest count node n last heard from the
+// others of nodes (0 when it cannot tell).
+func countsAge(n *gatewayProcess, nodes []*gatewayProcess) time.Duration {
+	resp, err := http.Get(n.url() + "/readyz")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Cluster struct {
+			Members []struct {
+				Name      string
+				CountsAge int64 `json:"counts_age_ms"`
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&r)
+	var oldest int64
+	for _, m := range r.Cluster.Members {
+		for _, o := range nodes {
+			if o != n && o.name == m.Name {
+				oldest = max(oldest, m.CountsAge)
+			}
+		}
+	}
+	return time.Duration(oldest) * time.Millisecond
+}
+
+// oldestCounts is the largest countsAge sampled between from and to.
+func (l *fleetLoad) oldestCounts(from, to time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var oldest time.Duration
+	for _, s := range l.countsAge {
+		if !s.at.Before(from) && s.at.Before(to) {
+			oldest = max(oldest, s.v)
+		}
+	}
+	return oldest
 }
 
 // run sends perWindow requests a window, evenly, each on the next node.
@@ -400,8 +481,8 @@ func (l *fleetLoad) admittedBy(t *testing.T, from, to time.Time) map[int64]int {
 	l.mu.Unlock()
 	// Why a window's count is off, should it be: slow answers, or
 	// counts that took long to reach the other nodes.
-	t.Logf("the slowest admitted request took %v; %d answered in a later window than sent, counted when the store says they were admitted",
-		slowest.Round(time.Millisecond), len(straddling))
+	t.Logf("the slowest admitted request took %v (%d answered in a later window than sent, counted when the store says they were admitted); the newest counts the nodes had heard from each other were at most %v old (a node that counts nothing new sends nothing)",
+		slowest.Round(time.Millisecond), len(straddling), l.oldestCounts(first, end))
 	return perWindow(append(times, l.admittedAt(t, straddling)...), from, to)
 }
 
