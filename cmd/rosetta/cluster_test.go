@@ -335,29 +335,18 @@ func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleet
 // newest counts are that the nodes heard from each other (their /readyz):
 // a bound on how late each node learnt of the others' admissions.
 func (l *fleetLoad) watchCounts() {
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-l.done:
-				return
-			case <-tick.C:
-			}
-			l.mu.Lock()
-			nodes := l.nodes
-			l.mu.Unlock()
-			oldest := time.Duration(0)
-			for _, n := range nodes {
-				oldest = max(oldest, countsAge(n, nodes))
-			}
-			l.mu.Lock()
-			l.countsAge = append(l.countsAge, sample{time.Now(), oldest})
-			l.mu.Unlock()
+	l.every(50*time.Millisecond, func(int) {
+		l.mu.Lock()
+		nodes := l.nodes
+		l.mu.Unlock()
+		oldest := time.Duration(0)
+		for _, n := range nodes {
+			oldest = max(oldest, countsAge(n, nodes))
 		}
-	}()
+		l.mu.Lock()
+		l.countsAge = append(l.countsAge, sample{time.Now(), oldest})
+		l.mu.Unlock()
+	})
 }
 
 // countsAge is the age of the oldest count node n last heard from the
@@ -403,10 +392,29 @@ func (l *fleetLoad) oldestCounts(from, to time.Time) time.Duration {
 
 // run sends perWindow requests a window, evenly, each on the next node.
 func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)) {
+	l.every(fleetWindow/time.Duration(perWindow), func(i int) {
+		l.mu.Lock()
+		n, seq := l.nodes[i%len(l.nodes)], l.sent
+		l.sent++
+		l.inFlight[seq] = time.Now()
+		l.mu.Unlock()
+		go func() {
+			a := sendForAnswer(n.url(), secret, model)
+			record(a)
+			l.mu.Lock()
+			delete(l.inFlight, seq)
+			l.mu.Unlock()
+		}()
+	})
+}
+
+// every calls fn every d, with the number of the call, until the load
+// stops.
+func (l *fleetLoad) every(d time.Duration, fn func(i int)) {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		tick := time.NewTicker(fleetWindow / time.Duration(perWindow))
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			select {
@@ -414,18 +422,7 @@ func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)
 				return
 			case <-tick.C:
 			}
-			l.mu.Lock()
-			n, seq := l.nodes[i%len(l.nodes)], l.sent
-			l.sent++
-			l.inFlight[seq] = time.Now()
-			l.mu.Unlock()
-			go func() {
-				a := sendForAnswer(n.url(), secret, model)
-				record(a)
-				l.mu.Lock()
-				delete(l.inFlight, seq)
-				l.mu.Unlock()
-			}()
+			fn(i)
 		}
 	}()
 }
