@@ -94,7 +94,8 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		memory = size // a small upload's buffer is its size
 	}
 	sp := &spool{form: form, mem: make([]byte, 0, memory)}
-	if e := sp.fill(body, size, limit); e != nil {
+	e := sp.fill(body, size, limit)
+	if e != nil {
 		sp.close()
 		switch {
 		case e.Status == 413:
@@ -105,7 +106,7 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 			fallthrough
 		default:
 			g.fail(ctx, x, e)
-			leaveUnread(ctx, size-sp.size)
+			leaveUnread(ctx, sp.left(size))
 		}
 		return nil
 	}
@@ -113,9 +114,9 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 }
 
 // leaveUnread sends the answer in ctx now and ends the connection when
-// more of the body is left unread than fasthttp would drain (left < 0:
-// unknown, a chunked body), so that a client still sending reads it
-// rather than a reset (refuseBody).
+// more of the body is left unread on the wire (left; < 0: unknown, a
+// chunked body) than fasthttp would drain, so that a client still sending
+// reads it rather than a reset (refuseBody).
 func leaveUnread(ctx *fasthttp.RequestCtx, left int64) {
 	if s := ctx.RequestBodyStream(); s == nil || left >= 0 && left <= fasthttpDrain {
 		return
@@ -131,8 +132,22 @@ type spool struct {
 	form     *openai.FormRequest
 	mem      []byte
 	file     *os.File
-	unlinked bool // the file has no name left to remove
-	size     int64
+	unlinked bool  // the file has no name left to remove
+	size     int64 // the bytes spooled
+	read     int64 // the bytes read from the connection, kept or not
+	ended    bool  // the body was read to its end
+}
+
+// left is how much of a body of size bytes (size < 0: chunked) fill left
+// on the wire: none once it read the end, -1 when unknown.
+func (s *spool) left(size int64) int64 {
+	switch {
+	case s.ended:
+		return 0
+	case size < 0:
+		return -1
+	}
+	return size - s.read
 }
 
 // fill reads body (size bytes; size < 0: to its end) into the spool and
@@ -144,9 +159,10 @@ func (s *spool) fill(body io.Reader, size, limit int64) *codec.Error {
 	buf := uploadBufs.Get().(*[64 << 10]byte)
 	defer uploadBufs.Put(buf)
 	var bad *codec.Error // the form's
-	for read := int64(0); ; {
+	for {
 		n, err := body.Read(buf[:])
-		if read += int64(n); read > limit {
+		s.ended = err == io.EOF && (size < 0 || s.read >= size)
+		if s.read += int64(n); s.read > limit {
 			return errorf(413, codec.KindTooLarge, "", "")
 		}
 		if n > 0 && bad == nil {
@@ -159,7 +175,7 @@ func (s *spool) fill(body io.Reader, size, limit int64) *codec.Error {
 			}
 		}
 		switch {
-		case err == io.EOF && size >= 0 && read < size:
+		case err == io.EOF && size >= 0 && s.read < size:
 			return unreadable(io.ErrUnexpectedEOF) // fasthttp's stream ends where the client went
 		case err == io.EOF && bad != nil:
 			return bad
