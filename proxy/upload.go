@@ -12,7 +12,6 @@ package proxy
 // goes with its descriptor, when the request ends or the process does.
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"sync"
@@ -75,7 +74,11 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 // refused or cannot be read; the caller closes the spool it returns.
 func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *openai.FormRequest) *spool {
 	limit := int64(g.cfg.Server.MaxUpload)
+	stream := ctx.RequestBodyStream()
 	size := int64(ctx.Request.Header.ContentLength())
+	if stream == nil { // a request made in the process (ServeAs): whole in memory already
+		size = int64(len(ctx.PostBody()))
+	}
 	if e := form.Begin(ctx.Request.Header.ContentType()); e != nil {
 		g.fail(ctx, x, e)
 		leaveUnread(ctx, size)
@@ -85,16 +88,18 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		g.refuseTooLarge(ctx, x, g.cfg.Server.MaxUpload)
 		return nil
 	}
-	var body io.Reader = ctx.RequestBodyStream()
-	if body == nil {
-		body = bytes.NewReader(ctx.PostBody()) // a request made in the process (ServeAs)
+	sp := &spool{form: form}
+	var e *codec.Error
+	if stream == nil {
+		e = sp.keep(ctx.PostBody())
+	} else {
+		memory := int64(spoolMemory)
+		if size >= 0 && size < memory {
+			memory = size // a small upload's buffer is its size
+		}
+		sp.mem = make([]byte, 0, memory)
+		e = sp.fill(stream, size, limit)
 	}
-	memory := int64(spoolMemory)
-	if size >= 0 && size < memory {
-		memory = size // a small upload's buffer is its size
-	}
-	sp := &spool{form: form, mem: make([]byte, 0, memory)}
-	e := sp.fill(body, size, limit)
 	if e != nil {
 		sp.close()
 		switch {
@@ -136,6 +141,13 @@ type spool struct {
 	size     int64 // the bytes spooled
 	read     int64 // the bytes read from the connection, kept or not
 	ended    bool  // the body was read to its end
+}
+
+// keep makes body, an upload already whole in memory, the spool's bytes,
+// with no copy, and reads it as the form.
+func (s *spool) keep(body []byte) *codec.Error {
+	s.mem, s.size, s.read, s.ended = body, int64(len(body)), int64(len(body)), true
+	return s.form.EndWith(body)
 }
 
 // left is how much of a body of size bytes (size < 0: chunked) fill left

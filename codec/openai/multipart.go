@@ -65,7 +65,13 @@ func (r *FormRequest) ParseForm(contentType, body []byte) *codec.Error {
 	if e := r.Begin(contentType); e != nil {
 		return e
 	}
-	if _, err := r.Write(body); err != nil {
+	return r.EndWith(body)
+}
+
+// EndWith reads rest, the last bytes of the body (all of it, when it is
+// whole in memory), and ends the body: Write, then End.
+func (r *FormRequest) EndWith(rest []byte) *codec.Error {
+	if _, err := r.Write(rest); err != nil {
 		return err.(*codec.Error)
 	}
 	return r.End()
@@ -255,10 +261,7 @@ func SpliceForm(dst, body []byte, boundary, model string) ([]byte, *codec.Error)
 	if e := r.begin(boundary); e != nil {
 		return dst, e
 	}
-	if _, err := r.Write(body); err != nil {
-		return dst, err.(*codec.Error)
-	}
-	if e := r.End(); e != nil {
+	if e := r.EndWith(body); e != nil {
 		return dst, e
 	}
 	return r.AppendUpstream(dst, body, model), nil
