@@ -4,10 +4,12 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +58,55 @@ type channel struct {
 	// rpm and tpm, for the whole fleet); nil when it has none.
 	limit  *ratelimit.State
 	limits ratelimit.Limits
+	// uris are upstream URLs of the channel's requests, parsed, by URL
+	// (copy on write, under urisMu): fasthttp would parse a request's URL
+	// again at each request (1 % of a request's CPU), where most go to one
+	// of a few. At most maxParsedURIs are kept.
+	uris   atomic.Pointer[map[string]*fasthttp.URI]
+	urisMu sync.Mutex
+}
+
+// maxParsedURIs bounds a channel's parsed URLs: its operations' paths, a
+// Gemini channel's for each model and method.
+const maxParsedURIs = 256
+
+// setURI sets the URL of req, an upstream request of the channel: parsed
+// already when the channel has it, else parsed (and kept when keep says
+// it is a URL that requests share) by the client.
+func (ch *channel) setURI(req *fasthttp.Request, uri []byte, keep bool) {
+	if m := ch.uris.Load(); m != nil {
+		if u := (*m)[string(uri)]; u != nil {
+			req.SetURI(u) // a copy: u is only read
+			return
+		}
+	}
+	req.SetRequestURIBytes(uri)
+	if keep {
+		ch.keepURI(uri)
+	}
+}
+
+// keepURI parses uri into the channel's URLs, unless it has it or has
+// maxParsedURIs already.
+func (ch *channel) keepURI(uri []byte) {
+	ch.urisMu.Lock()
+	defer ch.urisMu.Unlock()
+	var old map[string]*fasthttp.URI
+	if p := ch.uris.Load(); p != nil {
+		old = *p
+	}
+	if len(old) >= maxParsedURIs || old[string(uri)] != nil {
+		return
+	}
+	u := new(fasthttp.URI)
+	if u.Parse(nil, uri) != nil {
+		return
+	}
+	u.DisablePathNormalizing = true // as the client (DisablePathNormalizing) sets it before sending
+	m := make(map[string]*fasthttp.URI, len(old)+1)
+	maps.Copy(m, old)
+	m[string(uri)] = u
+	ch.uris.Store(&m)
 }
 
 // maxUpstreamConns caps the connections of one channel: one per request in
@@ -120,6 +171,11 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		MaxResponseBodySize:      256 << 20,
 		DisablePathNormalizing:   true,
 		NoDefaultUserAgentHeader: true,
+		// The answer's header names are kept as the upstream spelled
+		// them: normalizing the twenty or so that an API sends cost 2 % of
+		// a request's CPU, for the two or three the gateway reads, which
+		// it finds ignoring case (canonicalReader, passSameStyle).
+		DisableHeaderNamesNormalizing: true,
 		Dial: func(addr string) (net.Conn, error) {
 			var conn net.Conn
 			var err error

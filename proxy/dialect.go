@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"encoding/binary"
+	"strings"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -25,26 +27,73 @@ type dialect struct {
 	authHeader         []byte
 	decoders, encoders sync.Pool
 	// passed are the headers of an answer a client of the style gets as
-	// they are from an upstream of its style (see passHeaders).
-	passed []passedHeader
+	// they are from an upstream of its style (see passHeaders), by the
+	// length of their names (lenBucket), so that most of an answer's
+	// headers are passed over at one look.
+	passed [64][]*passedHeader
 }
 
-// passedHeader is a header name, as fasthttp spells it once read, and
-// whether it tells of a quota.
+// passedHeader is a header name, as fasthttp spells it once read (and as
+// bytes, to be set without a conversion), and whether it tells of a quota.
 type passedHeader struct {
-	name  string
-	quota bool
+	name      string
+	canonical []byte
+	folded    foldedName
+	quota     bool
+}
+
+func newPassedHeader(name string, quota bool) *passedHeader {
+	return &passedHeader{name: name, canonical: []byte(name), folded: foldName(name), quota: quota}
+}
+
+// foldedName is a header name to find in any case, eight bytes at a time:
+// lower is the name with its letters in lower case, and mask has 0x20
+// where a letter is, so that a name k is it when k|mask is lower, word by
+// word (exactly: only a letter's two cases become the same byte).
+type foldedName struct{ lower, mask []byte }
+
+func foldName(name string) foldedName {
+	f := foldedName{lower: []byte(strings.ToLower(name)), mask: make([]byte, len(name))}
+	for i, c := range f.lower {
+		if 'a' <= c && c <= 'z' {
+			f.mask[i] = 0x20
+		}
+	}
+	return f
+}
+
+// matches reports whether the header name k is f's, in any case.
+func (f *foldedName) matches(k []byte) bool {
+	l, m := f.lower, f.mask
+	if len(k) != len(l) {
+		return false
+	}
+	for ; len(k) >= 8 && len(l) >= 8 && len(m) >= 8; k, l, m = k[8:], l[8:], m[8:] {
+		if binary.LittleEndian.Uint64(k)|binary.LittleEndian.Uint64(m) != binary.LittleEndian.Uint64(l) {
+			return false
+		}
+	}
+	for i := range min(len(k), len(l), len(m)) {
+		if k[i]|m[i] != l[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader)}
+	pass := func(name string, quota bool) {
+		b := &s.passed[lenBucket(len(name))]
+		*b = append(*b, newPassedHeader(name, quota))
+	}
 	for _, name := range s.http.PassedHeaders {
-		s.passed = append(s.passed, passedHeader{name: name})
+		pass(name, false)
 	}
 	if q := s.http.Quota; q != nil {
 		for _, names := range q.Names {
 			for _, name := range names {
-				s.passed = append(s.passed, passedHeader{name: name, quota: true})
+				pass(name, true)
 			}
 		}
 	}
@@ -89,13 +138,17 @@ func ChannelTypes() []string { return append(dialects.Names(), "demo") }
 
 func (s *dialect) String() string { return s.Name() }
 
-// passes reports whether a client of the style gets the header named k
-// of an upstream of its own style, and whether it tells of a quota.
-func (s *dialect) passes(k []byte) (pass, quota bool) {
-	for _, p := range s.passed {
-		if string(k) == p.name {
-			return true, p.quota
+// lenBucket is the index in passed of the names n bytes long (and
+// longer, for the last).
+func lenBucket(n int) int { return min(n, 63) }
+
+// passes returns how a client of the style gets the header named k (in
+// any case) of an upstream of its own style, or nil when it does not.
+func (s *dialect) passes(k []byte) *passedHeader {
+	for _, p := range s.passed[lenBucket(len(k))] {
+		if p.folded.matches(k) {
+			return p
 		}
 	}
-	return false, false
+	return nil
 }

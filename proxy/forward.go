@@ -244,7 +244,7 @@ const maxPooledBody = 1 << 20
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
 func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
-	req.SetRequestURIBytes(x.uri)
+	ch.setURI(req, x.uri, x.target == "") // a response's id makes a URL of its own
 	x.upKeyUsed = ch.setHeaders(req, x.upKey)
 	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
 	if len(body) > 0 || x.upBody != nil {

@@ -83,7 +83,7 @@ var strUpstreamRequestID = []byte("X-Upstream-Request-Id")
 // sent none or its style names none: copied, h goes back to its pool.
 func upstreamRequestID(ch *channel, h *fasthttp.ResponseHeader) string {
 	if name := ch.style.http.RequestIDHeader; name != "" {
-		return string(h.Peek(name))
+		return string(canonicalReader{h}.Peek(name))
 	}
 	return ""
 }
@@ -132,7 +132,8 @@ func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasth
 // the names the codec spells as fasthttp normalizes them (a test holds
 // every style to it): fasthttp's own Peek and SetBytesV copy and normalize
 // the name at each call, which cost half of relaying a cross-style
-// answer's headers.
+// answer's headers. An upstream's answer keeps its names as sent (the
+// channel's client does not normalize them), so the reader ignores case.
 type (
 	canonicalReader struct{ h *fasthttp.ResponseHeader }
 	canonicalWriter struct{ h *fasthttp.ResponseHeader }
@@ -140,11 +141,26 @@ type (
 
 func (r canonicalReader) Peek(name string) []byte {
 	for k, v := range r.h.All() {
-		if string(k) == name {
+		if sameName(k, name) {
 			return v
 		}
 	}
 	return nil
+}
+
+// sameName reports whether the header name k is name, ignoring ASCII case.
+func sameName(k []byte, name string) bool {
+	if len(k) != len(name) {
+		return false
+	}
+	for i := range len(k) {
+		if c, n := k[i], name[i]; c != n {
+			if l := c | 0x20; l != n|0x20 || l < 'a' || l > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (w canonicalWriter) SetBytesV(name string, v []byte) {
@@ -153,15 +169,16 @@ func (w canonicalWriter) SetBytesV(name string, v []byte) {
 
 // passSameStyle is passHeaders for an upstream of the client's own style,
 // in one pass over its headers: the same words mean the same to the
-// client, so they are copied as they are, where reading OpenAI's six quota
-// headers and writing them again cost about 2 µs a request.
+// client, so they are copied as they are (under their names as fasthttp
+// spells them), where reading OpenAI's six quota headers and writing them
+// again cost about 2 µs a request.
 func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited bool) {
 	id := s.http.RequestIDHeader
-	for k, v := range up.All() { // keys as fasthttp normalized them when it read them
-		if id != "" && string(k) == id {
+	for k, v := range up.All() { // keys as the upstream spelled them
+		if id != "" && sameName(k, id) {
 			h.SetCanonical(strUpstreamRequestID, v)
-		} else if pass, quota := s.passes(k); pass && !(quota && keyLimited) {
-			h.SetCanonical(k, v)
+		} else if p := s.passes(k); p != nil && !(p.quota && keyLimited) {
+			h.SetCanonical(p.canonical, v)
 		}
 	}
 }

@@ -38,14 +38,29 @@ func upstreamHeaders(typ string) map[string]string {
 	return h
 }
 
-// withHeaders answers as reply does, with the headers set first.
+// withHeaders answers as reply does, with the headers set first, their
+// names spelled as h spells them.
 func withHeaders(h map[string]string, reply func(http.ResponseWriter, *http.Request, []byte)) func(http.ResponseWriter, *http.Request, []byte) {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		for k, v := range h {
-			w.Header().Set(k, v)
+			w.Header()[k] = []string{v}
 		}
 		reply(w, r, body)
 	}
+}
+
+// spellings are the ways upstreams spell header names: as Go's net/http
+// and most HTTP/1.1 servers do, and in lower case (uvicorn, which serves
+// vLLM, and the names of HTTP/2 that some proxies keep).
+var spellings = map[string]func(string) string{"canonical": http.CanonicalHeaderKey, "lower": strings.ToLower}
+
+// spelled is h with its names spelled by spell.
+func spelled(h map[string]string, spell func(string) string) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[spell(k)] = v
+	}
+	return out
 }
 
 // clientHeaders are the only headers a client may get with an answer: the
@@ -64,53 +79,62 @@ func clientHeaders(name string) bool {
 // style the upstream's request id (X-Upstream-Request-Id, beside the
 // gateway's own X-Request-Id), OpenAI's processing time (OpenAI clients
 // only), and the upstream's quota in the client's header names; nothing
-// else of the upstream's headers reaches the client.
+// else of the upstream's headers reaches the client. The upstream's names
+// are found however it spells them.
 func TestUpstreamHeadersReachClient(t *testing.T) {
-	for _, typ := range []string{"openai", "anthropic", "gemini"} {
-		up := newMock(t, withHeaders(upstreamHeaders(typ), streamedOrWhole(streamReply(wireStream(t, typ), 0), jsonReply(200, wireWhole(t, typ)))))
-		tg := startGateway(t, faultChannels(typ, "talky", up.srv.URL))
-		for _, cl := range mappingClients() {
-			t.Run(cl.style+"_client/"+typ+"_channel/"+cl.mode, func(t *testing.T) {
-				resp, body := tg.send(t, "POST", cl.path("talky"), cl.header, cl.body("talky"))
-				if resp.StatusCode != 200 {
-					t.Fatalf("status %d: %s", resp.StatusCode, body)
-				}
-				h := resp.Header
-				wantID := map[string]string{"openai": "req_openai_1", "anthropic": "req_anthropic_1"}[typ]
-				if got := h.Get("X-Upstream-Request-Id"); got != wantID {
-					t.Errorf("X-Upstream-Request-Id %q, want %q", got, wantID)
-				}
-				if id := h.Get("X-Request-Id"); id == "" || id == wantID {
-					t.Errorf("X-Request-Id %q, want the gateway's own", id)
-				}
-				wantMs := ""
-				if cl.style == "openai" && typ == "openai" {
-					wantMs = "321"
-				}
-				if got := h.Get("Openai-Processing-Ms"); got != wantMs {
-					t.Errorf("Openai-Processing-Ms %q, want %q", got, wantMs)
-				}
-				remaining := map[string][2]string{
-					"openai":    {"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens"},
-					"anthropic": {"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Tokens-Remaining"},
-				}[cl.style]
-				want := [2]string{"42", "29000"}
-				if typ == "gemini" {
-					want = [2]string{}
-				}
-				if cl.style != "gemini" && (h.Get(remaining[0]) != want[0] || h.Get(remaining[1]) != want[1]) {
-					t.Errorf("%s %q, %s %q, want %q", remaining[0], h.Get(remaining[0]), remaining[1], h.Get(remaining[1]), want)
-				}
-				for name, v := range h {
-					ownStyle := map[string]string{"openai": "X-Ratelimit-", "anthropic": "Anthropic-Ratelimit-"}[cl.style]
-					quota := strings.HasPrefix(name, "X-Ratelimit-") || strings.HasPrefix(name, "Anthropic-Ratelimit-")
-					if !clientHeaders(name) || (quota && (ownStyle == "" || !strings.HasPrefix(name, ownStyle))) ||
-						strings.Contains(strings.Join(v, ","), "upstream-secret") {
-						t.Errorf("the client got %s: %q", name, v)
-					}
-				}
-			})
+	for spelling, spell := range spellings {
+		for _, typ := range []string{"openai", "anthropic", "gemini"} {
+			upstreamHeadersReachClient(t, spelling, typ, spelled(upstreamHeaders(typ), spell))
 		}
+	}
+}
+
+// upstreamHeadersReachClient is TestUpstreamHeadersReachClient for one
+// channel type whose upstream sends the headers sent.
+func upstreamHeadersReachClient(t *testing.T, spelling, typ string, sent map[string]string) {
+	up := newMock(t, withHeaders(sent, streamedOrWhole(streamReply(wireStream(t, typ), 0), jsonReply(200, wireWhole(t, typ)))))
+	tg := startGateway(t, faultChannels(typ, "talky", up.srv.URL))
+	for _, cl := range mappingClients() {
+		t.Run(spelling+"/"+cl.style+"_client/"+typ+"_channel/"+cl.mode, func(t *testing.T) {
+			resp, body := tg.send(t, "POST", cl.path("talky"), cl.header, cl.body("talky"))
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			h := resp.Header
+			wantID := map[string]string{"openai": "req_openai_1", "anthropic": "req_anthropic_1"}[typ]
+			if got := h.Get("X-Upstream-Request-Id"); got != wantID {
+				t.Errorf("X-Upstream-Request-Id %q, want %q", got, wantID)
+			}
+			if id := h.Get("X-Request-Id"); id == "" || id == wantID {
+				t.Errorf("X-Request-Id %q, want the gateway's own", id)
+			}
+			wantMs := ""
+			if cl.style == "openai" && typ == "openai" {
+				wantMs = "321"
+			}
+			if got := h.Get("Openai-Processing-Ms"); got != wantMs {
+				t.Errorf("Openai-Processing-Ms %q, want %q", got, wantMs)
+			}
+			remaining := map[string][2]string{
+				"openai":    {"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens"},
+				"anthropic": {"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Tokens-Remaining"},
+			}[cl.style]
+			want := [2]string{"42", "29000"}
+			if typ == "gemini" {
+				want = [2]string{}
+			}
+			if cl.style != "gemini" && (h.Get(remaining[0]) != want[0] || h.Get(remaining[1]) != want[1]) {
+				t.Errorf("%s %q, %s %q, want %q", remaining[0], h.Get(remaining[0]), remaining[1], h.Get(remaining[1]), want)
+			}
+			for name, v := range h {
+				ownStyle := map[string]string{"openai": "X-Ratelimit-", "anthropic": "Anthropic-Ratelimit-"}[cl.style]
+				quota := strings.HasPrefix(name, "X-Ratelimit-") || strings.HasPrefix(name, "Anthropic-Ratelimit-")
+				if !clientHeaders(name) || (quota && (ownStyle == "" || !strings.HasPrefix(name, ownStyle))) ||
+					strings.Contains(strings.Join(v, ","), "upstream-secret") {
+					t.Errorf("the client got %s: %q", name, v)
+				}
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -251,4 +252,44 @@ func compactAndIndented(b *testing.B, compact []byte) []namedBody {
 		b.Fatal(err)
 	}
 	return []namedBody{{"compact", compact}, {"indented", indented.Bytes()}}
+}
+
+// BenchmarkLookupValidMarked is the check of a chat request on the
+// pass-through path (openai.ChatRequest.Parse): the conversation of 2.8 KB
+// that bench/ sends (long strings of prose), and the 2 KB request with tools
+// (many short strings), beside sonic.Valid on the same bytes, which checks
+// the structure only.
+func BenchmarkLookupValidMarked(b *testing.B) {
+	conv, err := os.ReadFile("testdata/conversation_3kb.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	mark := [8]byte([]byte("rosetta:"))
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"conversation_3KB", conv},
+		{"request_2KB", chatRequest(true)},
+	} {
+		fields := []rawjson.Field{{Key: "model"}, {Key: "messages"}, {Key: "stream"}, {Key: "stream_options"}}
+		b.Run(c.name+"/LookupValidMarked", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if _, err := rawjson.LookupValidMarked(c.body, fields, &mark); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/sonic.Valid", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				if !sonic.Valid(c.body) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
 }

@@ -59,6 +59,12 @@ func validSeeds() []string {
 		`{"messages":[],"model":"a","model":"b"}`, `{"stream":true,"stre\u0061m":false}`, `{"model" : "a" , "messages" : [ ] }`,
 		"{\n  \"a\": [1, 2.5e3, -0],\n\t\"b\": {\"c\": \"d\\n\"}\r\n}\n",
 	}
+	// A string's first bytes are checked a word at a time and the rest by
+	// vectorized searches: what ends it on either side of the switch.
+	for n := 56; n <= 112; n += 3 {
+		x := strings.Repeat("x", n)
+		seeds = append(seeds, `"`+x+"\x01"+x+`"`, `"`+x+`\n`+x+`"`, `"`+x+`\q"`, `["`+x+`\"`+x+`"]`, `{"a":"`+x+`"}`)
+	}
 	for _, d := range []int{62, 63, 64, 65, 100, 127, 128} {
 		seeds = append(seeds, strings.Repeat("[", d)+strings.Repeat("]", d), strings.Repeat(`{"a":`, d)+"1"+strings.Repeat("}", d),
 			strings.Repeat("[", d)+strings.Repeat("]", d-1), strings.Repeat("[", d)+"{}"+strings.Repeat("]", d))
