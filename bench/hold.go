@@ -27,7 +27,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,12 +45,14 @@ type holdOptions struct {
 	sample  time.Duration // between RSS samples
 	gogc    string        // GOGC of the gateway process; "" inherits this one's
 	bare    bool          // the bare pass-through in the gateway's place
+	heap    string        // file the gateway process writes its heap profile to at the end of the hold; "" for none
 }
 
 // gatewayMain is the gateway process of hold mode: the gateway (or, with
 // bare, the bare pass-through) alone, in front of the mock at -mock, until
 // its standard input ends. For each line it reads it writes its runtime's
-// memory statistics (memLine).
+// memory statistics (parseMem's line); a line "heap FILE" first writes its
+// heap profile, after a collection, to FILE.
 func gatewayMain(mockAddr, logMode string, bare bool) int {
 	var addr string
 	if bare {
@@ -71,12 +75,35 @@ func gatewayMain(mockAddr, logMode string, bare bool) int {
 	fmt.Printf("ready gateway=%s\n", addr)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if file, ok := strings.CutPrefix(sc.Text(), "heap "); ok {
+			if err := writeHeapProfile(file); err != nil {
+				fmt.Fprintln(os.Stderr, "bench gateway:", err)
+			}
+		}
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		fmt.Printf("mem heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d goroutines=%d gcs=%d\n",
 			m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, runtime.NumGoroutine(), m.NumGC)
 	}
 	return 0
+}
+
+// writeHeapProfile writes the live heap, as pprof's inuse_space sees it
+// after a collection, to file.
+func writeHeapProfile(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("cannot create heap profile: %w", err)
+	}
+	runtime.GC()
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write heap profile %s: %w", file, err)
+	}
+	return nil
 }
 
 // memStats is the gateway process's runtime view of its memory.
@@ -140,6 +167,11 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	}
 	defer m.close()
 
+	if h.heap != "" {
+		if h.heap, err = filepath.Abs(h.heap); err != nil {
+			return false, err
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
@@ -180,8 +212,8 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		return false, err
 	}
 	// mem asks the gateway process for its runtime's statistics.
-	mem := func(s *holdSample) error {
-		if _, err := io.WriteString(stdin, "mem\n"); err != nil {
+	mem := func(s *holdSample, ask string) error {
+		if _, err := io.WriteString(stdin, ask); err != nil {
 			return err
 		}
 		select {
@@ -212,7 +244,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	time.Sleep(time.Second)
 	base, err := readProc(pid)
 	if err == nil {
-		err = mem(&base)
+		err = mem(&base, "mem\n")
 	}
 	if err != nil {
 		return false, err
@@ -255,9 +287,14 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	var samples []holdSample
 	start := time.Now()
 	for {
+		last := time.Since(start) >= h.holdFor
+		ask := "mem\n"
+		if last && h.heap != "" {
+			ask = "heap " + h.heap + "\n"
+		}
 		s, err := readProc(pid)
 		if err == nil {
-			err = mem(&s)
+			err = mem(&s, ask)
 		}
 		if err != nil {
 			return false, err
@@ -270,7 +307,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 			per(s.mem.stackInuse, base.mem.stackInuse),
 			per(s.mem.heapIdle-s.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased),
 			s.fds, s.open, s.mem.goroutines, s.mem.gcs)
-		if s.at >= h.holdFor {
+		if last {
 			break
 		}
 		time.Sleep(min(h.sample, h.holdFor-s.at))
