@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -52,7 +53,8 @@ type holdOptions struct {
 // bare, the bare pass-through) alone, in front of the mock at -mock, until
 // its standard input ends. For each line it reads it writes its runtime's
 // memory statistics (parseMem's line); a line "heap FILE" first writes its
-// heap profile, after a collection, to FILE.
+// heap profile, after a collection, to FILE, and a line "gc" first collects
+// and returns the free memory to the OS (debug.FreeOSMemory).
 func gatewayMain(mockAddr, logMode string, bare bool) int {
 	var addr string
 	if bare {
@@ -75,6 +77,9 @@ func gatewayMain(mockAddr, logMode string, bare bool) int {
 	fmt.Printf("ready gateway=%s\n", addr)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if sc.Text() == "gc" {
+			debug.FreeOSMemory()
+		}
 		if file, ok := strings.CutPrefix(sc.Text(), "heap "); ok {
 			if err := writeHeapProfile(file); err != nil {
 				fmt.Fprintln(os.Stderr, "bench gateway:", err)
@@ -312,6 +317,19 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		}
 		time.Sleep(min(h.sample, h.holdFor-s.at))
 	}
+	// What the streams hold once the garbage is collected and the free
+	// memory given back (goroutine stacks shrunk to their use, which only
+	// a collection does): the RSS the streams alone keep.
+	var collected holdSample
+	if err = mem(&collected, "gc\n"); err == nil {
+		var p holdSample
+		if p, err = readProc(pid); err == nil {
+			collected.rss, collected.fds = p.rss, p.fds
+		}
+	}
+	if err != nil {
+		return false, err
+	}
 	for _, c := range conns {
 		if c != nil {
 			c.Close()
@@ -329,7 +347,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		}
 	}
 	lost := opened - samples[len(samples)-1].open
-	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, after)
+	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, collected, after)
 	return ok, nil
 }
 
@@ -431,7 +449,7 @@ func readProc(pid int) (holdSample, error) {
 
 // printHold prints hold mode's report and tells whether it passed: every
 // stream opened and stayed open, RSS flat, descriptors back at the end.
-func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost int64, samples []holdSample, after holdSample) bool {
+func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost int64, samples []holdSample, collected, after holdSample) bool {
 	first := samples[0]
 	lo, hi := first.rss, first.rss
 	for _, s := range samples {
@@ -453,12 +471,15 @@ func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost
 	fmt.Fprintf(w, "| end of hold | %.1f MiB | %.1f KiB | %d |\n", mib(last.rss), perStream(last), last.fds)
 	fmt.Fprintf(w, "| min / max over the hold | %.1f / %.1f MiB | %.1f / %.1f KiB | |\n", mib(lo), mib(hi),
 		kib(lo-base.rss)/float64(opened), kib(hi-base.rss)/float64(opened))
+	fmt.Fprintf(w, "| then collected (debug.FreeOSMemory) | %.1f MiB | %.1f KiB | %d |\n", mib(collected.rss), perStream(collected), collected.fds)
 	fmt.Fprintf(w, "| streams closed | %.1f MiB | | %d |\n\n", mib(after.rss), after.fds)
 	d := func(now, then int64) float64 { return kib(now-then) / float64(opened) }
 	fmt.Fprintf(w, "Per stream at the end of the hold, from the gateway's runtime: heap in use %.1f KiB, goroutine stacks %.1f KiB, "+
 		"heap idle but not returned to the OS %.1f KiB (%d goroutines, %d GCs so far).\n",
 		d(last.mem.heapInuse, base.mem.heapInuse), d(last.mem.stackInuse, base.mem.stackInuse),
 		d(last.mem.heapIdle-last.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased), last.mem.goroutines, last.mem.gcs)
+	fmt.Fprintf(w, "Collected, streams still open: heap in use %.1f KiB, goroutine stacks %.1f KiB per stream.\n",
+		d(collected.mem.heapInuse, base.mem.heapInuse), d(collected.mem.stackInuse, base.mem.stackInuse))
 	verdict := "flat (within 10% of the first sample)"
 	if !flat {
 		verdict = "NOT flat (outside 10% of the first sample)"
