@@ -16,7 +16,10 @@ package main
 // after one warm-up request, so it holds the per-stream share of heap,
 // goroutine stacks, buffers and whatever GC headroom the runtime keeps for
 // them. "Flat" means the RSS samples over the hold stay within 10% of the
-// first one.
+// first one. A last sample follows a forced collection (debug.FreeOSMemory),
+// the streams still open: goroutine stacks shrink only in a collection.
+// -hold-heap writes the gateway process's heap profile at the end of the
+// hold.
 
 import (
 	"bufio"
