@@ -140,7 +140,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 // dialApart dials addr on a goroutine of its own. Go's dial is deep
 // enough to grow the calling goroutine's stack from 8 to 16 KiB, and the
 // caller is a client connection's goroutine, which relays the stream that
-// follows with the grown stack until a collection shrinks it: 2.5 to 4 KiB
+// follows with the grown stack until a collection shrinks it: 2 to 4 KiB
 // more per open stream (bench -hold). A goroutine costs about a
 // microsecond; a dial, a TCP handshake.
 func dialApart(d *net.Dialer, addr string) (conn net.Conn, err error) {
