@@ -16,7 +16,10 @@ package main
 // after one warm-up request, so it holds the per-stream share of heap,
 // goroutine stacks, buffers and whatever GC headroom the runtime keeps for
 // them. "Flat" means the RSS samples over the hold stay within 10% of the
-// first one.
+// first one. A last sample follows a forced collection (debug.FreeOSMemory),
+// the streams still open: goroutine stacks shrink only in a collection.
+// -hold-heap writes the gateway process's heap profile at the end of the
+// hold.
 
 import (
 	"bufio"
@@ -27,7 +30,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,12 +49,15 @@ type holdOptions struct {
 	sample  time.Duration // between RSS samples
 	gogc    string        // GOGC of the gateway process; "" inherits this one's
 	bare    bool          // the bare pass-through in the gateway's place
+	heap    string        // file the gateway process writes its heap profile to at the end of the hold; "" for none
 }
 
 // gatewayMain is the gateway process of hold mode: the gateway (or, with
 // bare, the bare pass-through) alone, in front of the mock at -mock, until
 // its standard input ends. For each line it reads it writes its runtime's
-// memory statistics (memLine).
+// memory statistics (parseMem's line); a line "heap FILE" first writes its
+// heap profile, after a collection, to FILE, and a line "gc" first collects
+// and returns the free memory to the OS (debug.FreeOSMemory).
 func gatewayMain(mockAddr, logMode string, bare bool) int {
 	var addr string
 	if bare {
@@ -71,12 +80,38 @@ func gatewayMain(mockAddr, logMode string, bare bool) int {
 	fmt.Printf("ready gateway=%s\n", addr)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
+		if sc.Text() == "gc" {
+			debug.FreeOSMemory()
+		}
+		if file, ok := strings.CutPrefix(sc.Text(), "heap "); ok {
+			if err := writeHeapProfile(file); err != nil {
+				fmt.Fprintln(os.Stderr, "bench gateway:", err)
+			}
+		}
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		fmt.Printf("mem heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d goroutines=%d gcs=%d\n",
 			m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, runtime.NumGoroutine(), m.NumGC)
 	}
 	return 0
+}
+
+// writeHeapProfile writes the live heap, as pprof's inuse_space sees it
+// after a collection, to file.
+func writeHeapProfile(file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("cannot create heap profile: %w", err)
+	}
+	runtime.GC()
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write heap profile %s: %w", file, err)
+	}
+	return nil
 }
 
 // memStats is the gateway process's runtime view of its memory.
@@ -140,6 +175,11 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	}
 	defer m.close()
 
+	if h.heap != "" {
+		if h.heap, err = filepath.Abs(h.heap); err != nil {
+			return false, err
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]
@@ -180,8 +220,8 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		return false, err
 	}
 	// mem asks the gateway process for its runtime's statistics.
-	mem := func(s *holdSample) error {
-		if _, err := io.WriteString(stdin, "mem\n"); err != nil {
+	mem := func(s *holdSample, ask string) error {
+		if _, err := io.WriteString(stdin, ask); err != nil {
 			return err
 		}
 		select {
@@ -212,7 +252,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	time.Sleep(time.Second)
 	base, err := readProc(pid)
 	if err == nil {
-		err = mem(&base)
+		err = mem(&base, "mem\n")
 	}
 	if err != nil {
 		return false, err
@@ -255,9 +295,14 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	var samples []holdSample
 	start := time.Now()
 	for {
+		last := time.Since(start) >= h.holdFor
+		ask := "mem\n"
+		if last && h.heap != "" {
+			ask = "heap " + h.heap + "\n"
+		}
 		s, err := readProc(pid)
 		if err == nil {
-			err = mem(&s)
+			err = mem(&s, ask)
 		}
 		if err != nil {
 			return false, err
@@ -270,10 +315,23 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 			per(s.mem.stackInuse, base.mem.stackInuse),
 			per(s.mem.heapIdle-s.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased),
 			s.fds, s.open, s.mem.goroutines, s.mem.gcs)
-		if s.at >= h.holdFor {
+		if last {
 			break
 		}
 		time.Sleep(min(h.sample, h.holdFor-s.at))
+	}
+	// What the streams hold once the garbage is collected and the free
+	// memory given back (goroutine stacks shrunk to their use, which only
+	// a collection does): the RSS the streams alone keep.
+	var collected holdSample
+	if err = mem(&collected, "gc\n"); err == nil {
+		var p holdSample
+		if p, err = readProc(pid); err == nil {
+			collected.rss, collected.fds = p.rss, p.fds
+		}
+	}
+	if err != nil {
+		return false, err
 	}
 	for _, c := range conns {
 		if c != nil {
@@ -292,7 +350,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		}
 	}
 	lost := opened - samples[len(samples)-1].open
-	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, after)
+	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, collected, after)
 	return ok, nil
 }
 
@@ -394,7 +452,7 @@ func readProc(pid int) (holdSample, error) {
 
 // printHold prints hold mode's report and tells whether it passed: every
 // stream opened and stayed open, RSS flat, descriptors back at the end.
-func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost int64, samples []holdSample, after holdSample) bool {
+func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost int64, samples []holdSample, collected, after holdSample) bool {
 	first := samples[0]
 	lo, hi := first.rss, first.rss
 	for _, s := range samples {
@@ -416,12 +474,15 @@ func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost
 	fmt.Fprintf(w, "| end of hold | %.1f MiB | %.1f KiB | %d |\n", mib(last.rss), perStream(last), last.fds)
 	fmt.Fprintf(w, "| min / max over the hold | %.1f / %.1f MiB | %.1f / %.1f KiB | |\n", mib(lo), mib(hi),
 		kib(lo-base.rss)/float64(opened), kib(hi-base.rss)/float64(opened))
+	fmt.Fprintf(w, "| then collected (debug.FreeOSMemory) | %.1f MiB | %.1f KiB | %d |\n", mib(collected.rss), perStream(collected), collected.fds)
 	fmt.Fprintf(w, "| streams closed | %.1f MiB | | %d |\n\n", mib(after.rss), after.fds)
 	d := func(now, then int64) float64 { return kib(now-then) / float64(opened) }
 	fmt.Fprintf(w, "Per stream at the end of the hold, from the gateway's runtime: heap in use %.1f KiB, goroutine stacks %.1f KiB, "+
 		"heap idle but not returned to the OS %.1f KiB (%d goroutines, %d GCs so far).\n",
 		d(last.mem.heapInuse, base.mem.heapInuse), d(last.mem.stackInuse, base.mem.stackInuse),
 		d(last.mem.heapIdle-last.mem.heapReleased, base.mem.heapIdle-base.mem.heapReleased), last.mem.goroutines, last.mem.gcs)
+	fmt.Fprintf(w, "Collected, streams still open: heap in use %.1f KiB, goroutine stacks %.1f KiB per stream.\n",
+		d(collected.mem.heapInuse, base.mem.heapInuse), d(collected.mem.stackInuse, base.mem.stackInuse))
 	verdict := "flat (within 10% of the first sample)"
 	if !flat {
 		verdict = "NOT flat (outside 10% of the first sample)"

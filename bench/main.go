@@ -151,6 +151,8 @@ func parseFlags(args []string) (options, error) {
 	holdEvery := fs.Duration("hold-every", 2*time.Second, "hold mode: time between the upstream's events")
 	holdSample := fs.Duration("hold-sample", 5*time.Second, "hold mode: time between RSS samples")
 	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
+	holdHeap := fs.String("hold-heap", "", "hold mode: the gateway process writes its heap profile (after a GC) to this file "+
+		"at the end of the hold, streams still open (go tool pprof -sample_index=inuse_space)")
 	bare := fs.Bool("bare", false, "run a bare fasthttp pass-through (auth by key hash, sonic.Get of model and stream, "+
 		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
 	client := fs.String("client", "openai", "the gateway clients' style: openai (pass-through to the OpenAI mock) or "+
@@ -177,7 +179,7 @@ func parseFlags(args []string) (options, error) {
 	}
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
-		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare}}
+		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare, heap: *holdHeap}}
 	o.gateway, o.load = *gateway, *loadGen
 	o.floor, o.baseline = *floor, strings.TrimSpace(*baseline)
 	switch o.gateway {

@@ -87,6 +87,7 @@ type Gateway struct {
 	limiter *ratelimit.Limiter
 	cluster *cluster.Node // nil on a single node
 	server  *fasthttp.Server
+	large   *fasthttp.Server        // serves the connections whose headers outgrew server's buffer (headconn.go)
 	api     fasthttp.RequestHandler // the API alone, for ServeAs
 	metrics *metrics
 	started time.Time
@@ -107,8 +108,9 @@ type Gateway struct {
 	responses *respIndex // the Responses API's responses made here
 }
 
-// maxHeaderSize is the server's read buffer, which bounds a request's
-// headers; larger ones get 431.
+// maxHeaderSize bounds a request's headers; larger ones get 431. It is the
+// read buffer of the server that serves the connections whose headers
+// outgrow readBufferSize (headconn.go).
 const maxHeaderSize = 16 << 10
 
 // storeStartTimeout bounds loading the store's channels at start.
@@ -152,19 +154,29 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		}()
 	}
 	g.api = g.handler(nil)
-	g.server = &fasthttp.Server{
-		Handler:      g.handler(opts.Mount),
+	h := g.handler(opts.Mount)
+	g.server = g.newServer(h, readBufferSize)
+	g.server.ErrorHandler = g.firstServerError
+	g.server.ConnState = connState
+	g.large = g.newServer(h, maxHeaderSize)
+	return g, nil
+}
+
+// newServer is the gateway's HTTP server with a read buffer of readBuf
+// bytes, which bounds a request's headers (headconn.go).
+func (g *Gateway) newServer(h fasthttp.RequestHandler, readBuf int) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:      h,
 		ErrorHandler: g.serverError,
 		Name:         "rosetta",
 		// Bodies come as streams, read by the gateway: a JSON one whole
 		// under server.max_body (readBody), an upload into its spool under
 		// server.max_upload (upload.go), never held whole in memory.
 		// fasthttp then keeps each connection's read buffer for the
-		// connection's life, an open stream's too (7 to 12 KiB more RSS a
-		// stream, measured: proxy/README.md), where ReduceMemoryUsage
-		// would hand it back: the price of bounded uploads.
+		// connection's life, an open stream's too, where ReduceMemoryUsage
+		// would hand it back: hence a small one (headconn.go).
 		StreamRequestBody:  true,
-		MaxRequestBodySize: int(cfg.Server.MaxBody),
+		MaxRequestBodySize: int(g.cfg.Server.MaxBody),
 		HeaderReceived:     g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it
 		// into a form of its own first.
@@ -173,16 +185,14 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		IdleTimeout:                  2 * time.Minute,
 		// ReduceMemoryUsage hands the connection's write buffer back as
 		// soon as a response is written (and, were bodies not streamed,
-		// its read buffer as soon as a request is read). The read buffer
-		// bounds the request headers: 16 KiB of headers are accepted.
+		// its read buffer as soon as a request is read).
 		ReduceMemoryUsage:     true,
-		ReadBufferSize:        maxHeaderSize,
+		ReadBufferSize:        readBuf,
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		CloseOnShutdown:       true,
 		Logger:                fasthttpLogger{g.log},
 	}
-	return g, nil
 }
 
 // loadTable builds the first routing table: the configuration's channels,
@@ -254,6 +264,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
 	return func(ctx *fasthttp.RequestCtx) {
+		headRead(ctx)
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
 		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
@@ -265,7 +276,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 }
 
 // Serve accepts connections on ln until Shutdown.
-func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
+func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(headListener{ln}) }
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
 // requests in flight (open streams and realtime sessions included) to
@@ -273,7 +284,14 @@ func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(ln) }
 // releases the channels. Their last usage rows have been handed to Options.Usage
 // when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
+	// The large server's connections are the first one's too, which
+	// waits for them: both stop at once.
+	largeDone := make(chan error, 1)
+	go func() { largeDone <- g.large.ShutdownWithContext(ctx) }()
 	err := g.server.ShutdownWithContext(ctx)
+	if lerr := <-largeDone; err == nil {
+		err = lerr
+	}
 	// A realtime session's connection is hijacked: the server does not
 	// wait for it.
 	if serr := g.sessions.drain(ctx); err == nil {

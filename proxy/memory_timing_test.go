@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkOpenStreamMemory measures what one open stream costs the gateway
@@ -15,13 +16,44 @@ import (
 // upstream and then through the gateway; the difference per stream is the
 // gateway's share (server connection, worker goroutine, upstream connection,
 // relay buffers), heap and goroutine stacks; gateway-stack-B/stream is the
-// stacks' part. Live memory only: the process's RSS also holds what the
-// garbage collector has not yet reclaimed or returned (bench -hold measures
-// that). Run it with e.g. -benchtime=2000x.
+// stacks' part. Live memory only (the live objects' bytes, HeapAlloc after
+// two collections, and the stacks): the process's RSS also holds what the
+// garbage collector has not yet reclaimed or returned, and the spans' free
+// room (bench -hold measures that). Run it with e.g. -benchtime=2000x.
 func BenchmarkOpenStreamMemory(b *testing.B) {
-	evs := events(fixture(b, "chat_stream.sse"))
+	b.ReportAllocs()
+	c := openStreamCost(b, b.N, b.StopTimer)
+	b.ReportMetric(c.gateway, "gateway-B/stream")
+	b.ReportMetric(c.direct, "client+mock-B/stream")
+	b.ReportMetric(c.gatewayStack, "gateway-stack-B/stream")
+}
+
+// settle waits, 2 s at most, until the goroutine count holds still for
+// 100 ms: connections closed before (by an earlier test, or run) are gone,
+// so that their memory is not counted against what is measured next.
+func settle() {
+	last := runtime.NumGoroutine()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		time.Sleep(100 * time.Millisecond)
+		n := runtime.NumGoroutine()
+		if n == last {
+			return
+		}
+		last = n
+	}
+}
+
+// streamCost is the live memory per open stream: the gateway's share, its
+// goroutine stacks' part, and the client's and mock's.
+type streamCost struct{ gateway, gatewayStack, direct float64 }
+
+// openStreamCost holds n streams open straight to a mock upstream, then n
+// through the gateway, and reads the live memory each set adds; stop runs
+// once the gateway's are measured.
+func openStreamCost(tb testing.TB, n int, stop func()) streamCost {
+	evs := events(fixture(tb, "chat_stream.sse"))
 	release := make(chan struct{})
-	up := newMock(b, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	up := newMock(tb, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write(evs[0])
 		w.(http.Flusher).Flush()
@@ -30,15 +62,16 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 		case <-r.Context().Done():
 		}
 	})
-	tg := startGateway(b, channel("oa", up.baseURL(), ""))
+	defer close(release)
+	tg := startGateway(tb, channel("oa", up.baseURL(), ""))
 	body := `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
 	open := func(base, auth string) []net.Conn {
-		conns := make([]net.Conn, 0, b.N)
+		conns := make([]net.Conn, 0, n)
 		addr := strings.TrimPrefix(base, "http://")
-		for range b.N {
+		for range n {
 			c, err := net.Dial("tcp", addr)
 			if err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
 				"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", auth, len(body), body)
@@ -46,9 +79,9 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 			for { // up to the first event
 				line, err := r.ReadString('\n')
 				if err != nil {
-					b.Fatal(err)
+					tb.Fatal(err)
 				}
-				if strings.HasPrefix(line, "data:") || strings.Contains(line, "data:") {
+				if strings.Contains(line, "data:") {
 					break
 				}
 			}
@@ -58,18 +91,21 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 	}
 	var stack int64
 	inUse := func() int64 {
+		settle()
+		runtime.GC() // twice: pooled objects outlive one collection
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		stack = int64(m.StackInuse)
-		return int64(m.HeapInuse + m.StackInuse)
+		// HeapAlloc, not HeapInuse: objects freed earlier leave room in
+		// spans still in use, which new ones fill without a span more.
+		return int64(m.HeapAlloc + m.StackInuse)
 	}
 	closeAll := func(conns []net.Conn) {
 		for _, c := range conns {
 			c.Close()
 		}
 	}
-	b.ReportAllocs()
 	base := inUse()
 	baseStack := stack
 	direct := open(strings.TrimSuffix(up.baseURL(), "/v1"), "x")
@@ -82,10 +118,8 @@ func BenchmarkOpenStreamMemory(b *testing.B) {
 	via := open(tg.url, clientKey)
 	gatewayCost := inUse() - base
 	gatewayStack := stack - baseStack
-	b.StopTimer()
+	stop()
 	closeAll(via)
-	close(release)
-	b.ReportMetric(float64(gatewayCost-directCost)/float64(b.N), "gateway-B/stream")
-	b.ReportMetric(float64(directCost)/float64(b.N), "client+mock-B/stream")
-	b.ReportMetric(float64(gatewayStack-directStack)/float64(b.N), "gateway-stack-B/stream")
+	return streamCost{gateway: float64(gatewayCost-directCost) / float64(n), direct: float64(directCost) / float64(n),
+		gatewayStack: float64(gatewayStack-directStack) / float64(n)}
 }

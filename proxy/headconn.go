@@ -1,0 +1,198 @@
+package proxy
+
+// A connection keeps a small read buffer, yet headers up to maxHeaderSize
+// are served.
+//
+// fasthttp reads a request's headers whole into the connection's read
+// buffer, whose size therefore bounds them, and with StreamRequestBody it
+// keeps that buffer for the connection's life, an open stream's included.
+// So the gateway serves connections with a readBufferSize buffer, and a
+// request whose headers do not fit is served again by a second server whose
+// buffer is maxHeaderSize: each connection records what is read from it
+// from the start of a request until the handler runs (readBufferSize bytes
+// at most, in a pooled buffer), and when the first server reports the
+// headers too large (fasthttp.ErrSmallBuffer, its buffer full of them), the
+// recording holds exactly what that buffer held. The second server then
+// serves the connection, the recording read first, until it closes.
+// Requests with small headers, nearly all of them, pay a copy of their
+// first read; a connection that has moved keeps the larger buffer.
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+)
+
+// readBufferSize is what a connection's read buffer holds, and what a
+// request's headers may take on the first server.
+const readBufferSize = 4 << 10
+
+// headListener hands out connections that record their requests' heads.
+type headListener struct{ net.Listener }
+
+func (l headListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &headConn{Conn: c, recording: true}, nil
+}
+
+// recordings hold what connections read of their requests' heads.
+var recordings = sync.Pool{New: func() any { b := make([]byte, 0, readBufferSize); return &b }}
+
+// headConn is a connection as the first server sees it. rec and
+// recording are used by the connection's own goroutine alone: fasthttp
+// reads, runs the handler and reports the connection idle there (Close may
+// come from another, as Shutdown's).
+type headConn struct {
+	net.Conn
+	rec       *[]byte // what was read since the request began; nil when nothing was
+	recording bool    // from a request's start until its handler runs
+	moved     atomic.Bool
+}
+
+func (c *headConn) Read(p []byte) (int, error) {
+	if c.moved.Load() {
+		return 0, net.ErrClosed
+	}
+	n, err := c.Conn.Read(p)
+	if c.recording {
+		if n > 0 {
+			c.record(p[:n])
+		}
+		if err != nil { // the connection's end
+			c.stopRecording()
+		}
+	}
+	return n, err
+}
+
+// record keeps p, unless the recording would outgrow the read buffer: the
+// headers then fit in it, and the recording is not needed.
+func (c *headConn) record(p []byte) {
+	if c.rec == nil {
+		c.rec = recordings.Get().(*[]byte)
+	}
+	if len(*c.rec)+len(p) > readBufferSize {
+		c.stopRecording()
+		return
+	}
+	*c.rec = append(*c.rec, p...)
+}
+
+// startRecording starts the record of a request's head: the connection
+// waits for its next request (the server reports it idle).
+func (c *headConn) startRecording() { c.recording = true }
+
+// stopRecording ends the record: the request's handler runs.
+func (c *headConn) stopRecording() {
+	c.recording = false
+	if c.rec != nil {
+		*c.rec = (*c.rec)[:0]
+		recordings.Put(c.rec)
+		c.rec = nil
+	}
+}
+
+// handOff gives the connection up for the second server, which gets it
+// with the head recorded to read again; ok is false when the recording
+// does not hold all the first server's buffer held (bytes of a pipelined
+// request read before it began): those headers are refused.
+func (c *headConn) handOff() (_ *replayConn, ok bool) {
+	if !c.recording || c.rec == nil || len(*c.rec) != readBufferSize {
+		return nil, false
+	}
+	r := &replayConn{Conn: c.Conn, rec: c.rec, pending: *c.rec}
+	c.rec, c.recording = nil, false
+	c.moved.Store(true)
+	return r, true
+}
+
+func (c *headConn) Write(p []byte) (int, error) {
+	if c.moved.Load() { // the first server's answer to the headers it could not read
+		return 0, net.ErrClosed
+	}
+	return c.Conn.Write(p)
+}
+
+// Close closes the connection, unless it moved: the second server closes
+// it. (A recording under way is left to the collector: Close may run on
+// another goroutine than the reads.)
+func (c *headConn) Close() error {
+	if c.moved.Load() {
+		return nil
+	}
+	return c.Conn.Close()
+}
+
+// NetConn is the socket, for clientGone.
+func (c *headConn) NetConn() net.Conn { return c.Conn }
+
+// CloseWrite half-closes the socket, for refuseBody.
+func (c *headConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+// replayConn is a moved connection as the second server sees it: the
+// recorded head first, then the socket.
+type replayConn struct {
+	net.Conn
+	rec     *[]byte
+	pending []byte
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 {
+		return c.Conn.Read(p)
+	}
+	n := copy(p, c.pending)
+	if c.pending = c.pending[n:]; len(c.pending) == 0 {
+		*c.rec = (*c.rec)[:0]
+		recordings.Put(c.rec)
+		c.rec = nil
+	}
+	return n, nil
+}
+
+func (c *replayConn) NetConn() net.Conn { return c.Conn }
+
+func (c *replayConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+func closeWrite(c net.Conn) error {
+	if hc, ok := c.(interface{ CloseWrite() error }); ok {
+		return hc.CloseWrite()
+	}
+	return net.ErrClosed
+}
+
+// connState starts a connection's recording when it waits for a request.
+func connState(c net.Conn, s fasthttp.ConnState) {
+	if hc, ok := c.(*headConn); ok && s == fasthttp.StateIdle {
+		hc.startRecording()
+	}
+}
+
+// headRead marks the end of a request's head: its handler runs.
+func headRead(ctx *fasthttp.RequestCtx) {
+	if hc, ok := ctx.Conn().(*headConn); ok {
+		hc.stopRecording()
+	}
+}
+
+// firstServerError is the first server's ErrorHandler: headers over its
+// buffer move the connection to the second server, which serves it (and
+// this request again) until it closes; other errors are answered.
+func (g *Gateway) firstServerError(ctx *fasthttp.RequestCtx, err error) {
+	if errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
+		if hc, ok := ctx.Conn().(*headConn); ok {
+			if r, ok := hc.handOff(); ok {
+				g.large.ServeConn(r) //nolint:errcheck // the connection's end, as the first server's would be
+				return
+			}
+		}
+	}
+	headRead(ctx)
+	g.serverError(ctx, err)
+}

@@ -1,0 +1,17 @@
+package proxy_test
+
+import "testing"
+
+// TestOpenStreamMemory: an open stream holds about 23 KB of the gateway's
+// heap beside its goroutine's stack (BenchmarkOpenStreamMemory), with or
+// without -race; 35 KB when a connection kept a read buffer the size of the
+// header limit, 16 KiB, as before headconn.go.
+func TestOpenStreamMemory(t *testing.T) {
+	const limit = 28 << 10
+	c := openStreamCost(t, 300, func() {})
+	heap := c.gateway - c.gatewayStack
+	t.Logf("gateway %.0f B of heap per open stream and %.0f of stacks; client and mock %.0f", heap, c.gatewayStack, c.direct)
+	if heap > limit {
+		t.Errorf("an open stream holds %.0f B of the gateway's heap, over %d", heap, limit)
+	}
+}
