@@ -21,6 +21,12 @@ func shapeChunk(content string) string {
 		content + `"},"logprobs":null,"finish_reason":null}],"usage":null}`
 }
 
+// wireChunk is a text delta as api.openai.com sends it: shapeChunk with an
+// obfuscation string last, whose length varies from chunk to chunk.
+func wireChunk(content, obfuscation string) string {
+	return strings.TrimSuffix(shapeChunk(content), "}") + `,"obfuscation":"` + obfuscation + `"}`
+}
+
 // checkShape checks b with s, and holds what it says to ValidKeysScoped
 // and encoding/json.Valid.
 func checkShape(t *testing.T, s *rawjson.Shape, b []byte) {
