@@ -12,21 +12,7 @@ import (
 // streamFixture is an upstream stream of n content events, a finish event,
 // the usage chunk and [DONE], from the fixture's shapes.
 func streamFixture(tb testing.TB, n int) []byte {
-	tb.Helper()
-	raw, err := os.ReadFile("testdata/chat_stream.sse")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	evs := bytes.SplitAfter(raw, []byte("\n\n"))
-	var b []byte
-	b = append(b, evs[0]...)
-	for range n {
-		b = append(b, evs[1]...)
-	}
-	for _, ev := range evs[len(evs)-4:] {
-		b = append(b, ev...)
-	}
-	return b
+	return cycledStream(tb, "testdata/chat_stream.sse", n, 1)
 }
 
 // wireStreamFixture is api.openai.com's stream of the wire golden
@@ -34,15 +20,26 @@ func streamFixture(tb testing.TB, n int) []byte {
 // its own cycled: each ends with an obfuscation string of its own length,
 // and the text differs from one to the next.
 func wireStreamFixture(tb testing.TB, n int) []byte {
+	b := cycledStream(tb, "../codec/testdata/wire/openai/chat_stream_length.sse", n, -1)
+	if !bytes.Contains(b, []byte(`"obfuscation":"`)) || !bytes.Contains(b, []byte(`"finish_reason":"length"`)) {
+		tb.Fatalf("the wire golden has no obfuscation strings, or no finish chunk:\n%s", b)
+	}
+	return b
+}
+
+// cycledStream is the SSE stream of the file at path (a role chunk, content
+// chunks, a finish chunk, the usage chunk and [DONE]) with n content events:
+// its first kinds content events cycled (all of them when kinds < 0).
+func cycledStream(tb testing.TB, path string, n, kinds int) []byte {
 	tb.Helper()
-	raw, err := os.ReadFile("../codec/testdata/wire/openai/chat_stream_length.sse")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	evs := bytes.SplitAfter(raw, []byte("\n\n"))
 	content, tail := evs[1:len(evs)-4], evs[len(evs)-4:] // finish, usage, [DONE] and ""
-	if !bytes.Contains(content[0], []byte(`"obfuscation":"`)) || !bytes.Contains(tail[0], []byte(`"finish_reason":"length"`)) {
-		tb.Fatalf("the wire golden is not a role chunk, content chunks, finish, usage, [DONE]:\n%s", raw)
+	if kinds >= 0 {
+		content = content[:kinds]
 	}
 	b := append([]byte(nil), evs[0]...)
 	for i := range n {
