@@ -11,7 +11,7 @@ import (
 )
 
 func TestAdmitWithFleetDoesNotAllocate(t *testing.T) {
-	_, l, s := newBenchNode()
+	_, l, s := newBenchNode(t)
 	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
 	testutil.Allocs(t, "Admit+Settle with a fleet", 0, func() { l.Settle(s, 10, 10); l.Admit(s, lim, 10) })
 	now := time.Now()

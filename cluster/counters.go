@@ -126,26 +126,11 @@ func (cs *counters) limit(id uint64) *counter {
 	return c
 }
 
-// merge takes what source src (a run of node) reports it counted of limit
-// id in window w: its values, not increments. Counts of windows other than
-// the current one, the one before and the one after (clocks differ a
-// little) are ignored. It reports whether the counts grew.
-func (cs *counters) merge(src uint64, node string, w int64, id uint64, req, tok int64) bool {
-	if src == cs.self {
-		return false
-	}
-	if now := cs.window(); w < now-1 || w > now+1 {
-		return false
-	}
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	s := cs.source(src, []byte(node))
-	s.heard = cs.now()
-	return cs.mergeLocked(s, w, id, req, tok)
-}
-
 // apply merges a counts message under one lock, for one reading of the
-// clock: messages hold the counts of one source and window.
+// clock: messages hold the counts of one source and window. Counts are
+// values, not increments. This node's own counts, and counts of windows
+// other than the current one, the one before and the one after (clocks
+// differ a little), are ignored.
 func (cs *counters) apply(msg []byte) error {
 	now, heard := cs.window(), cs.now()
 	cs.mu.Lock()
@@ -173,8 +158,8 @@ func (cs *counters) source(src uint64, node []byte) *source {
 	return s
 }
 
-// mergeLocked merges one count of source s. Called under mu.
-func (cs *counters) mergeLocked(s *source, w int64, id uint64, req, tok int64) bool {
+// mergeLocked merges one count of source s by max. Called under mu.
+func (cs *counters) mergeLocked(s *source, w int64, id uint64, req, tok int64) {
 	es := s.counts[id]
 	if es == nil {
 		es = &[2]entry{{window: -1}, {window: -1}}
@@ -183,18 +168,17 @@ func (cs *counters) mergeLocked(s *source, w int64, id uint64, req, tok int64) b
 	e := &es[w&1]
 	switch {
 	case e.window > w:
-		return false
+		return
 	case e.window < w:
 		*e = entry{window: w}
 	}
 	dReq, dTok := max(req-e.req, 0), max(tok-e.tok, 0)
 	if dReq == 0 && dTok == 0 {
-		return false
+		return
 	}
 	e.req += dReq
 	e.tok += dTok
 	cs.limit(id).add(w, dReq, dTok)
-	return true
 }
 
 // sweep forgets the counts of windows over, the sources with none left,

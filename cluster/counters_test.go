@@ -52,10 +52,23 @@ func randomUpdates(r *rand.Rand, n int) []update {
 	return out
 }
 
-func apply(cs *counters, us []update) {
+func apply(tb testing.TB, cs *counters, us []update) {
 	for _, u := range us {
-		cs.merge(u.src, "n", u.w, u.id, u.req, u.tok)
+		mergeCount(tb, cs, u.src, "n", u.w, u.id, u.req, u.tok)
 	}
+}
+
+// mergeCount merges one count of source src as the node does any count:
+// in a counts message, through apply.
+func mergeCount(tb testing.TB, cs *counters, src uint64, node string, w int64, id uint64, req, tok int64) {
+	tb.Helper()
+	p := &packer{windowMs: cs.windowMs, src: src, node: node, out: func(msg []byte) {
+		if err := cs.apply(msg); err != nil {
+			tb.Fatalf("apply: %v", err)
+		}
+	}}
+	p.add(w, id, req, tok)
+	p.end()
 }
 
 // The merge is a join: any order (commutative), any grouping
@@ -67,23 +80,23 @@ func TestMergeOrderGroupingRepetition(t *testing.T) {
 	for round := range 50 {
 		us := randomUpdates(r, 40)
 		want := newTestCounters()
-		apply(want, us)
+		apply(t, want, us)
 
 		shuffled := append([]update(nil), us...)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		twice := append(append([]update(nil), shuffled...), us...)
 		got := newTestCounters()
-		apply(got, twice)
+		apply(t, got, twice)
 		if sums(got) != sums(want) {
 			t.Fatalf("round %d: shuffled and repeated %v, want %v", round, sums(got), sums(want))
 		}
 
 		// Grouping: half merged into a, half into b, then b's state into a.
 		a, b := newTestCounters(), newTestCounters()
-		apply(a, shuffled[:20])
-		apply(b, shuffled[20:])
+		apply(t, a, shuffled[:20])
+		apply(t, b, shuffled[20:])
 		b.eachSource(1000, func(src uint64, node string, w int64, id uint64, req, tok int64) {
-			a.merge(src, node, w, id, req, tok)
+			mergeCount(t, a, src, node, w, id, req, tok)
 		})
 		if sums(a) != sums(want) {
 			t.Fatalf("round %d: merged in two groups %v, want %v", round, sums(a), sums(want))
@@ -98,7 +111,7 @@ func TestMergeNeverDecreases(t *testing.T) {
 	c := cs.track(7)
 	var last int64
 	for _, v := range []int64{5, 3, 9, 9, 1, 12, 0} {
-		cs.merge(2, "b", 1000, 7, v, v*10)
+		mergeCount(t, cs, 2, "b", 1000, 7, v, v*10)
 		req, tok := c.Others(1000)
 		if req < last || tok != req*10 {
 			t.Fatalf("after %d: %d requests, %d tokens; was %d", v, req, tok, last)
@@ -109,8 +122,8 @@ func TestMergeNeverDecreases(t *testing.T) {
 		t.Fatalf("sum %d, want the largest value heard, 12", last)
 	}
 	// Two sources add up; this node's own source is never counted here.
-	cs.merge(3, "c", 1000, 7, 4, 0)
-	cs.merge(1, "self", 1000, 7, 100, 0)
+	mergeCount(t, cs, 3, "c", 1000, 7, 4, 0)
+	mergeCount(t, cs, 1, "self", 1000, 7, 100, 0)
 	if req, _ := c.Others(1000); req != 16 {
 		t.Fatalf("sum %d, want 12 + 4", req)
 	}
@@ -122,10 +135,10 @@ func TestWindowsRoll(t *testing.T) {
 	now := fixedClock()
 	cs := newCounters(1, time.Minute, func() time.Time { return now })
 	c := cs.track(1)
-	cs.merge(2, "b", 1000, 1, 10, 0)
+	mergeCount(t, cs, 2, "b", 1000, 1, 10, 0)
 	now = now.Add(2 * time.Minute)
-	cs.merge(2, "b", 1002, 1, 3, 0)
-	cs.merge(2, "b", 1000, 1, 50, 0) // too old now
+	mergeCount(t, cs, 2, "b", 1002, 1, 3, 0)
+	mergeCount(t, cs, 2, "b", 1000, 1, 50, 0) // too old now
 	if r, _ := c.Others(1002); r != 3 {
 		t.Fatalf("window 1002: %d, want 3", r)
 	}

@@ -9,19 +9,19 @@ import (
 
 // newBenchNode is a node that counts, not started: admission reads its
 // sums as it would in a fleet, here with another node's counts in them.
-func newBenchNode() (*Node, *ratelimit.Limiter, *ratelimit.State) {
+func newBenchNode(tb testing.TB) (*Node, *ratelimit.Limiter, *ratelimit.State) {
 	n := New(Options{Name: "bench", Window: time.Minute})
 	lim := ratelimit.New(n, time.Minute)
 	s := lim.State("key")
 	w := lim.Now()
-	n.counts.merge(2, "other", w, limitID("key"), 1000, 1_000_000)
+	mergeCount(tb, n.counts, 2, "other", w, limitID("key"), 1000, 1_000_000)
 	return n, lim, s
 }
 
 // BenchmarkAdmitWithFleet: an admission and its settlement on a limit that
 // other nodes count too (DESIGN.md §5: ≤ 200 ns, 0 allocations).
 func BenchmarkAdmitWithFleet(b *testing.B) {
-	_, l, s := newBenchNode()
+	_, l, s := newBenchNode(b)
 	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -32,7 +32,7 @@ func BenchmarkAdmitWithFleet(b *testing.B) {
 }
 
 func BenchmarkAdmitWithFleetParallel(b *testing.B) {
-	_, l, s := newBenchNode()
+	_, l, s := newBenchNode(b)
 	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -42,22 +42,10 @@ func BenchmarkAdmitWithFleetParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkMerge: one count of another node, grown since last heard.
-func BenchmarkMerge(b *testing.B) {
-	n, l, _ := newBenchNode()
-	w := l.Now()
-	v := int64(1000)
-	b.ReportAllocs()
-	for b.Loop() {
-		v++
-		n.counts.merge(2, "other", w, limitID("key"), v, v*100)
-	}
-}
-
 // BenchmarkMergeMessage: a full UDP message of another node's counts (40
 // limits), read and merged.
 func BenchmarkMergeMessage(b *testing.B) {
-	n, l, _ := newBenchNode()
+	n, l, _ := newBenchNode(b)
 	w := l.Now()
 	var msg []byte
 	p := &packer{windowMs: 60_000, src: 3, node: "other", limit: maxPacket,
@@ -80,7 +68,7 @@ func BenchmarkMergeMessage(b *testing.B) {
 
 // BenchmarkAdmitOnlyWithFleet: the admission alone, reading the clock.
 func BenchmarkAdmitOnlyWithFleet(b *testing.B) {
-	_, l, s := newBenchNode()
+	_, l, s := newBenchNode(b)
 	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -91,7 +79,7 @@ func BenchmarkAdmitOnlyWithFleet(b *testing.B) {
 // BenchmarkAdmitAtWithFleet: the admission as the request path pays it,
 // at the request's start time (DESIGN.md §5: ≤ 200 ns, 0 allocations).
 func BenchmarkAdmitAtWithFleet(b *testing.B) {
-	_, l, s := newBenchNode()
+	_, l, s := newBenchNode(b)
 	lim := ratelimit.Limits{RPM: 1 << 40, TPM: 1 << 50}
 	start := time.Now()
 	b.ReportAllocs()

@@ -28,7 +28,7 @@ func FuzzApply(f *testing.F) {
 		}
 		cs := newCounters(1, time.Minute, fixedClock)
 		c := cs.track(1)
-		cs.merge(2, "b", 1000, 1, 10, 10)
+		mergeCount(t, cs, 2, "b", 1000, 1, 10, 10)
 		if len(b) > 0 && b[0] == msgState {
 			decodeState(b, cs.apply) //nolint:errcheck // any outcome but a panic
 		} else {

@@ -72,16 +72,26 @@ func checkModels(field string, models []string) error {
 		return badField(field, "list at least one model, or * for all")
 	}
 	for _, m := range models {
-		switch {
-		case m == "" || strings.IndexFunc(m, unicode.IsSpace) >= 0:
-			return badField(field, "model names must be non-empty and hold no spaces, got %q", m)
-		case strings.Contains(strings.TrimSuffix(m, "*"), "*"):
+		if problem := modelNameProblem(m); problem != "" {
+			return badField(field, "%s", problem)
+		}
+		if strings.Contains(strings.TrimSuffix(m, "*"), "*") {
 			return badField(field, "%q: * may only end a model name", m)
-		case len(m) > maxModelName:
-			return badField(field, "model name %.20q… is too long", m)
 		}
 	}
 	return nil
+}
+
+// modelNameProblem says what makes m no model name (empty, spaced, too
+// long), or "" when nothing does. Whether * may end it is the caller's.
+func modelNameProblem(m string) string {
+	switch {
+	case m == "" || strings.IndexFunc(m, unicode.IsSpace) >= 0:
+		return fmt.Sprintf("model names must be non-empty and hold no spaces, got %q", m)
+	case len(m) > maxModelName:
+		return fmt.Sprintf("model name %.20q… is too long", m)
+	}
+	return ""
 }
 
 func checkNonNegative(field string, v int64) error {
@@ -124,13 +134,12 @@ func checkModelLimits(field string, limits map[string]store.Limits) error {
 	for _, model := range slices.Sorted(maps.Keys(limits)) {
 		at := fmt.Sprintf("%s[%q]", field, model)
 		lim := limits[model]
+		if problem := modelNameProblem(model); problem != "" {
+			return badField(at, "model_limits: %s", problem)
+		}
 		switch {
-		case model == "" || strings.IndexFunc(model, unicode.IsSpace) >= 0:
-			return badField(at, "model_limits: model names must be non-empty and hold no spaces, got %q", model)
 		case strings.Contains(model, "*"):
 			return badField(at, "model_limits: %q: a limit is on one model, named exactly (no *)", model)
-		case len(model) > maxModelName:
-			return badField(at, "model_limits: model name %.20q… is too long", model)
 		case lim.RPM < 0:
 			return badField(at+".rpm", "model_limits: %q: rpm must be 0 or more, got %d", model, lim.RPM)
 		case lim.TPM < 0:

@@ -166,9 +166,9 @@ func members(b []byte) (map[string]json.RawMessage, map[string]int) {
 	return m, counts
 }
 
-// FuzzStreamChunk checks the scanners the relay runs on every upstream chunk:
-// they never panic, their spans lie within the input, and on valid JSON what
-// they report agrees with encoding/json.
+// FuzzStreamChunk checks ModelSpan, the search for a chunk's model: it
+// never panics, and a span it reports is a plain string's contents within
+// the input.
 func FuzzStreamChunk(f *testing.F) {
 	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chunk_*.json",
 		"../codec/rawjson/testdata/corpus/openai_chat_response*.json")
@@ -176,7 +176,6 @@ func FuzzStreamChunk(f *testing.F) {
 		`{"id":"x", "model": "gpt-4o" ,"choices":[],"usage" : {"prompt_tokens":1}}`,
 		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"model\":\"x\",\"usage\":{}}"}}]}}],"model":"real","usage":null}`,
 		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}`,
-		`{"id":"x","choices":[{"index":0,"usage":{"prompt_tokens":1}}],"usage":null,"system_fingerprint":"fp"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -186,38 +185,11 @@ func FuzzStreamChunk(f *testing.F) {
 			return
 		}
 		ms, me := openai.ModelSpan(b)
-		us, ue := openai.UsageSpan(b)
-		usageOnly := openai.IsUsageOnlyChunk(b)
 		switch {
 		case (ms < 0 || me < 0) && (ms != -1 || me != -1):
 			t.Fatalf("ModelSpan(%q) = %d, %d", b, ms, me)
 		case ms >= 0 && (ms < 1 || me < ms || me >= len(b) || b[ms-1] != '"' || b[me] != '"' || bytes.ContainsAny(b[ms:me], `"\`)):
 			t.Fatalf("ModelSpan(%q) = %d, %d: not a plain string's contents", b, ms, me)
-		case (us < 0 || ue < 0) && (us != -1 || ue != -1):
-			t.Fatalf("UsageSpan(%q) = %d, %d", b, us, ue)
-		case us >= 0 && (ue < us+2 || ue > len(b) || b[us] != '{' || b[ue-1] != '}'):
-			t.Fatalf("UsageSpan(%q) = %d, %d: not an object", b, us, ue)
-		}
-
-		if !json.Valid(b) {
-			return
-		}
-		m, counts := members(b)
-		if m == nil || counts["usage"] > 1 || counts["choices"] > 1 {
-			return
-		}
-		// No false positives: what the scanners report is the top-level member.
-		if us >= 0 && !bytes.Equal(b[us:ue], m["usage"]) {
-			t.Fatalf("UsageSpan(%q) = %q, but the top-level usage is %s", b, b[us:ue], m["usage"])
-		}
-		if usageOnly {
-			var choices []json.RawMessage
-			if err := json.Unmarshal(m["choices"], &choices); err != nil || choices == nil || len(choices) != 0 {
-				t.Fatalf("IsUsageOnlyChunk(%q) = true, but choices is %s", b, m["choices"])
-			}
-			if u := m["usage"]; len(u) == 0 || u[0] != '{' {
-				t.Fatalf("IsUsageOnlyChunk(%q) = true, but usage is %s", b, u)
-			}
 		}
 	})
 }

@@ -98,62 +98,85 @@ type line struct {
 
 // fields appends x's attributes, those not set left out.
 func (l *line) fields(x *exchange) {
-	l.str("endpoint", x.endpoint)
-	l.int("status", int64(x.status))
-	l.dur("latency", x.elapsed)
+	l.str(&fieldEndpoint, x.endpoint)
+	l.int(&fieldStatus, int64(x.status))
+	l.dur(&fieldLatency, x.elapsed)
 	if x.key != nil {
-		l.str("key", x.key.Name)
+		l.str(&fieldKey, x.key.Name)
 		if x.key.ID != 0 {
-			l.int("key_id", x.key.ID)
+			l.int(&fieldKeyID, x.key.ID)
 		}
 	}
 	if x.model != "" {
-		l.str("model", x.model)
-		l.key("stream")
+		l.str(&fieldModel, x.model)
+		l.key(&fieldStream)
 		l.b = strconv.AppendBool(l.b, x.stream)
 	}
 	if x.attempts > 0 {
-		l.str("channel", x.channel)
-		l.int("attempts", int64(x.attempts))
-		l.dur("ttfb", x.ttfb)
+		l.str(&fieldChannel, x.channel)
+		l.int(&fieldAttempts, int64(x.attempts))
+		l.dur(&fieldTTFB, x.ttfb)
 	}
 	if u := x.usage; u != (codec.Usage{}) {
-		l.int("input_tokens", int64(u.Input))
-		l.int("output_tokens", int64(u.Output))
+		l.int(&fieldInput, int64(u.Input))
+		l.int(&fieldOutput, int64(u.Output))
 		if u.CachedInput > 0 {
-			l.int("cached_tokens", int64(u.CachedInput))
+			l.int(&fieldCached, int64(u.CachedInput))
 		}
 		if u.Reasoning > 0 {
-			l.int("reasoning_tokens", int64(u.Reasoning))
+			l.int(&fieldReasoning, int64(u.Reasoning))
 		}
 		if u.Estimated {
-			l.key("estimated")
+			l.key(&fieldEstimated)
 			l.b = append(l.b, "true"...)
 		}
 	}
 	if n, unit := x.billedUnits(); n > 0 {
-		l.int("units", int64(n))
-		l.str("unit", unit)
+		l.int(&fieldUnits, int64(n))
+		l.str(&fieldUnit, unit)
 	}
 	if x.errMsg != "" {
-		l.str("error", x.errMsg)
+		l.str(&fieldError, x.errMsg)
 	}
 }
 
-func (l *line) key(k string) {
+// field is an attribute's key as each shape writes it before the value,
+// made once: three appends a key cost more than the value's.
+type field struct{ json, text string }
+
+func newField(k string) field { return field{json: `,"` + k + `":`, text: " " + k + "="} }
+
+var (
+	fieldEndpoint  = newField("endpoint")
+	fieldStatus    = newField("status")
+	fieldLatency   = newField("latency")
+	fieldKey       = newField("key")
+	fieldKeyID     = newField("key_id")
+	fieldModel     = newField("model")
+	fieldStream    = newField("stream")
+	fieldChannel   = newField("channel")
+	fieldAttempts  = newField("attempts")
+	fieldTTFB      = newField("ttfb")
+	fieldInput     = newField("input_tokens")
+	fieldOutput    = newField("output_tokens")
+	fieldCached    = newField("cached_tokens")
+	fieldReasoning = newField("reasoning_tokens")
+	fieldEstimated = newField("estimated")
+	fieldUnits     = newField("units")
+	fieldUnit      = newField("unit")
+	fieldError     = newField("error")
+)
+
+func (l *line) key(f *field) {
 	if l.text {
-		l.b = append(l.b, ' ')
-		l.b = append(l.b, k...)
-		l.b = append(l.b, '=')
-		return
+		l.b = append(l.b, f.text...)
+	} else {
+		l.b = append(l.b, f.json...)
 	}
-	l.b = append(l.b, `,"`...)
-	l.b = append(l.b, k...)
-	l.b = append(l.b, `":`...)
 }
 
-func (l *line) str(k, v string) {
-	l.key(k)
+func (l *line) str(f *field, v string) {
+	l.key(f)
 	if l.text {
 		l.b = appendTextString(l.b, v)
 	} else {
@@ -161,15 +184,15 @@ func (l *line) str(k, v string) {
 	}
 }
 
-func (l *line) int(k string, v int64) {
-	l.key(k)
+func (l *line) int(f *field, v int64) {
+	l.key(f)
 	l.b = strconv.AppendInt(l.b, v, 10)
 }
 
 // dur appends d as slog does: integer nanoseconds in JSON,
 // time.Duration.String's form in text.
-func (l *line) dur(k string, d time.Duration) {
-	l.key(k)
+func (l *line) dur(f *field, d time.Duration) {
+	l.key(f)
 	if l.text {
 		l.b = appendDuration(l.b, d)
 	} else {

@@ -9,9 +9,11 @@ import (
 // finish settles the exchange's rate-limit reservation, writes its access
 // log line and returns it to the pool. x must not be used afterwards.
 func (g *Gateway) finish(x *exchange) {
-	now := time.Now()
+	// One reading of the monotonic clock, the wall clock taken from the
+	// start's: time.Now reads both, at ~40 ns each on the gateway's VMs.
+	x.elapsed = time.Since(x.start)
+	now := x.start.Add(x.elapsed)
 	g.settleLimits(x, now)
-	x.elapsed = now.Sub(x.start)
 	g.metrics.observe(x)
 	if g.access != nil {
 		x.line = g.access.write(x.line, x, now)

@@ -25,22 +25,19 @@ var (
 // style has no endpoint for the operation, or cannot carry the request, is
 // passed over.
 func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
-	var last *codec.Error
+	var f failover
 	buf := bodyBufs.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= maxPooledBody {
 			bodyBufs.Put(buf)
 		}
 	}()
-	var retryAfter time.Duration // the shortest wait of the candidates that answered 429
-	var limitWait time.Duration  // the shortest wait of the candidates at their own limits
-	served := false              // a candidate serves the operation
-	trace := x.trace             // kept: an answered attempt may finish x
+	trace := x.trace // kept: an answered attempt may finish x
 	for _, c := range cands {
 		if x.ways != nil {
 			ok, e := x.takeWay(c.ch, body)
 			if e != nil { // the request cannot go this way; another channel's may
-				served, last = true, cmp.Or(last, e) // an upstream's failure tells more
+				f.served, f.last = true, cmp.Or(f.last, e) // an upstream's failure tells more
 			}
 			if !ok {
 				continue
@@ -53,14 +50,14 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		if len(x.query) > 0 {
 			uri = append(append(uri, '?'), x.query...)
 		}
-		served = true
+		f.served = true
 		x.uri = uri
 		var e *codec.Error
 		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
-			last = e // this channel's style cannot carry the request; another may
+			f.last = e // this channel's style cannot carry the request; another may
 			continue
 		}
-		if !g.readyChannel(x, c.ch, &limitWait) {
+		if !g.readyChannel(x, c.ch, &f.limitWait) {
 			continue
 		}
 		x.attempts++
@@ -78,10 +75,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 		g.releaseChannel(x)
 		x.tried(c.ch, e)
-		if e.Status == 429 {
-			retryAfter = shortestWait(retryAfter, e.RateLimit.RetryAfter)
-		}
-		last = e
+		f.failed(e)
 		if !retry {
 			break
 		}
@@ -91,11 +85,36 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		x.op.fallback(g, ctx, x)
 		return
 	}
-	last = noCandidate(x, served, last, limitWait)
-	if last.Status == 429 && retryAfter > 0 {
-		last.RateLimit.RetryAfter = retryAfter
+	g.fail(ctx, x, f.exhausted(x))
+}
+
+// failover is what the candidates tried for a request came to, for the
+// error of a request none answered. Forward and the realtime dial share
+// it, so that both end an exhausted failover by one rule.
+type failover struct {
+	last       *codec.Error  // the last failure
+	retryAfter time.Duration // the shortest wait of the candidates that answered 429
+	limitWait  time.Duration // the shortest wait of the candidates at their own limits
+	served     bool          // a candidate serves the operation
+}
+
+// failed notes e, the failure of a candidate tried.
+func (f *failover) failed(e *codec.Error) {
+	if e.Status == 429 {
+		f.retryAfter = shortestWait(f.retryAfter, e.RateLimit.RetryAfter)
 	}
-	g.fail(ctx, x, last)
+	f.last = e
+}
+
+// exhausted is the error of a request no candidate answered: the last
+// failure, as the upstream said it (a 429 with the shortest wait of all
+// the candidates that answered 429), else noCandidate's.
+func (f *failover) exhausted(x *exchange) *codec.Error {
+	last := noCandidate(x, f.served, f.last, f.limitWait)
+	if last.Status == 429 && f.retryAfter > 0 {
+		last.RateLimit.RetryAfter = f.retryAfter
+	}
+	return last
 }
 
 // noCandidate is the error of a request no candidate answered: last, the

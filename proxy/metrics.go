@@ -23,8 +23,8 @@ import (
 type metrics struct {
 	reg          *prometheus.Registry
 	requests     *prometheus.CounterVec
-	latency      *prometheus.HistogramVec
-	firstByte    *prometheus.HistogramVec
+	latency      *durationHistograms
+	firstByte    *durationHistograms
 	upstream     *prometheus.CounterVec
 	tokens       *prometheus.CounterVec
 	openStreams  prometheus.Gauge
@@ -32,26 +32,20 @@ type metrics struct {
 	usageDropped prometheus.Counter
 	limited      [3]prometheus.Counter // by scopeIndex
 	handler      fasthttp.RequestHandler
-	timerMu      sync.RWMutex
-	timerCache   map[string]*[2][2]prometheus.Observer // endpoint → [stream][latency, first byte]
 }
 
 // latencyBuckets span a cached answer to a long generation, in seconds.
 var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
 func newMetrics(g *Gateway, logDropped func() int64) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), timerCache: map[string]*[2][2]prometheus.Observer{}}
+	m := &metrics{reg: prometheus.NewRegistry()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rosetta_requests_total", Help: "Client requests by endpoint, model and status.",
 	}, []string{"endpoint", "model", "status"})
-	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "rosetta_request_duration_seconds", Help: "Time from request to the end of the response.",
-		Buckets: latencyBuckets,
-	}, []string{"endpoint", "stream"})
-	m.firstByte = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "rosetta_time_to_first_byte_seconds", Help: "Time from request to the first byte of the answer from upstream.",
-		Buckets: latencyBuckets,
-	}, []string{"endpoint", "stream"})
+	m.latency = newDurationHistograms("rosetta_request_duration_seconds",
+		"Time from request to the end of the response.", latencyBuckets)
+	m.firstByte = newDurationHistograms("rosetta_time_to_first_byte_seconds",
+		"Time from request to the first byte of the answer from upstream.", latencyBuckets)
 	m.upstream = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rosetta_upstream_attempts_total", Help: "Requests sent to each channel, by outcome.",
 	}, []string{"channel", "outcome"})
@@ -227,52 +221,65 @@ func outcomeOf(status int) outcome {
 	return outcomeClientError
 }
 
-// requestCounter returns the request counter of x's endpoint, model and
-// status, from its route's cache when it has a route.
-func (m *metrics) requestCounter(x *exchange) prometheus.Counter {
+// requestMetrics are the series a finished request adds to: its
+// endpoint, model and status's counter, its endpoint's latency and
+// first-byte histograms.
+type requestMetrics struct {
+	requests           prometheus.Counter
+	latency, firstByte *durationHistogram
+}
+
+// requestMetrics returns x's series, from its route's cache when it has a
+// route: a label lookup hashes every value and takes a lock, costing more
+// than the observation.
+func (m *metrics) requestMetrics(x *exchange) *requestMetrics {
 	if x.route == nil {
-		return m.requestsOf(x)
+		return m.resolveRequest(x)
 	}
-	k := counterKey{x.endpoint, x.status}
-	if c := x.route.requests.get(k); c != nil {
-		return c
+	k := metricsKey{x.endpoint, x.status, x.stream}
+	if r := x.route.metrics.get(k); r != nil {
+		return r
 	}
-	c := m.requestsOf(x)
-	x.route.requests.put(k, c)
-	return c
+	r := m.resolveRequest(x)
+	x.route.metrics.put(k, r)
+	return r
 }
 
-func (m *metrics) requestsOf(x *exchange) prometheus.Counter {
+func (m *metrics) resolveRequest(x *exchange) *requestMetrics {
 	var b [8]byte
-	return m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10)))
+	return &requestMetrics{
+		requests:  m.requests.WithLabelValues(x.endpoint, x.model, string(strconv.AppendInt(b[:0], int64(x.status), 10))),
+		latency:   m.latency.of(x.endpoint, x.stream),
+		firstByte: m.firstByte.of(x.endpoint, x.stream),
+	}
 }
 
-// counterCache keeps the counters of a route's label values: a label
-// lookup hashes every value and takes a lock, costing more than the
-// increment. It is copied on write, so a read takes no lock; its keys are
-// few (endpoints × statuses seen).
-type counterCache struct {
+// metricsCache keeps a route's requestMetrics by endpoint, status and
+// stream. It is copied on write, so a read takes no lock; its keys are
+// few (endpoints × statuses seen × 2).
+type metricsCache struct {
 	mu sync.Mutex
-	m  atomic.Pointer[map[counterKey]prometheus.Counter]
+	m  atomic.Pointer[map[metricsKey]*requestMetrics]
 }
 
-type counterKey struct {
+type metricsKey struct {
 	endpoint string
 	status   int
+	stream   bool
 }
 
-func (c *counterCache) get(k counterKey) prometheus.Counter {
+func (c *metricsCache) get(k metricsKey) *requestMetrics {
 	if m := c.m.Load(); m != nil {
 		return (*m)[k]
 	}
 	return nil
 }
 
-func (c *counterCache) put(k counterKey, v prometheus.Counter) {
+func (c *metricsCache) put(k metricsKey, v *requestMetrics) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.m.Load()
-	m := make(map[counterKey]prometheus.Counter, 1)
+	m := make(map[metricsKey]*requestMetrics, 1)
 	if old != nil {
 		maps.Copy(m, *old)
 	}
@@ -280,41 +287,22 @@ func (c *counterCache) put(k counterKey, v prometheus.Counter) {
 	c.m.Store(&m)
 }
 
-// timers returns the latency and first-byte histograms of an endpoint,
-// resolving them once: a label lookup costs more than the observation.
-func (m *metrics) timers(endpoint string, stream bool) (prometheus.Observer, prometheus.Observer) {
-	i := 0
-	if stream {
-		i = 1
-	}
-	m.timerMu.RLock()
-	t := m.timerCache[endpoint]
-	m.timerMu.RUnlock()
-	if t == nil {
-		t = new([2][2]prometheus.Observer)
-		for j, s := range [...]string{"false", "true"} {
-			t[j] = [2]prometheus.Observer{m.latency.WithLabelValues(endpoint, s), m.firstByte.WithLabelValues(endpoint, s)}
-		}
-		m.timerMu.Lock()
-		m.timerCache[endpoint] = t
-		m.timerMu.Unlock()
-	}
-	return t[i][0], t[i][1]
-}
-
-// observe records a finished exchange.
+// observe records a finished exchange. A token count of 0 is not added:
+// each addition is an atomic one, and cached and reasoning tokens are
+// mostly 0.
 func (m *metrics) observe(x *exchange) {
-	m.requestCounter(x).Inc()
-	lat, first := m.timers(x.endpoint, x.stream)
-	lat.Observe(x.elapsed.Seconds())
+	r := m.requestMetrics(x)
+	r.requests.Inc()
+	r.latency.observe(x.elapsed)
 	if x.ttfb > 0 {
-		first.Observe(x.ttfb.Seconds())
+		r.firstByte.observe(x.ttfb)
 	}
 	if u := x.usage; u.Input+u.Output > 0 && x.route != nil {
 		t := &x.route.tokens
-		t[0].Add(float64(u.Input))
-		t[1].Add(float64(u.Output))
-		t[2].Add(float64(u.CachedInput))
-		t[3].Add(float64(u.Reasoning))
+		for i, n := range [...]int{u.Input, u.Output, u.CachedInput, u.Reasoning} {
+			if n > 0 {
+				t[i].Add(float64(n))
+			}
+		}
 	}
 }

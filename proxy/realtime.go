@@ -159,21 +159,17 @@ func protocolKey(v []byte) string {
 
 // dialRealtime dials the candidates' realtime endpoints in turn, with the
 // breaker and failover as forward has them, and returns the first that
-// accepted the session. When none did, the error is a 429 with the
-// shortest Retry-After if every channel tried said 429, else the last
-// other failure (a 502 or 504 for a channel that failed).
+// accepted the session; when none did, the error forward's would be.
 func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []candidate) (*websocket.Conn, candidate, *codec.Error) {
-	var last, limited *codec.Error // the last failure but 429s, the last 429
-	var limitWait time.Duration
-	served := false
+	var f failover
 	for _, c := range cands {
 		uri, ok := c.ch.appendURI(x.uri[:0], codec.OpRealtime, c.model, false)
 		if !ok {
 			continue
 		}
-		served = true
+		f.served = true
 		x.uri = uri
-		if !g.readyChannel(x, c.ch, &limitWait) {
+		if !g.readyChannel(x, c.ch, &f.limitWait) {
 			continue
 		}
 		x.attempts++
@@ -184,22 +180,12 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 		}
 		g.releaseChannel(x)
 		x.tried(c.ch, e)
-		if e.Status != 429 {
-			last = e
-		} else {
-			if limited != nil {
-				e.RateLimit.RetryAfter = shortestWait(limited.RateLimit.RetryAfter, e.RateLimit.RetryAfter)
-			}
-			limited = e
-		}
+		f.failed(e)
 		if !retry {
 			break
 		}
 	}
-	if last == nil {
-		last = limited
-	}
-	return nil, candidate{}, noCandidate(x, served, last, limitWait)
+	return nil, candidate{}, f.exhausted(x)
 }
 
 // dialOne opens the session on one channel: ws(s)://<base>/realtime?model=
@@ -254,13 +240,10 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 		if name := c.ch.style.http.RequestIDHeader; name != "" {
 			e.UpstreamRequestID = resp.Header.Get(name)
 		}
-		switch {
-		case status == 429:
-			e.RateLimit = c.ch.style.ReadRateLimit(httpHeader(resp.Header), body)
-		case status >= 500:
-			upstreamFailed(e, status)
-		}
 		if status == 429 || status >= 500 || status == 401 || status == 403 {
+			if status == 429 || status >= 500 { // as forward's attempt reads them
+				e.RateLimit = c.ch.style.ReadRateLimit(httpHeader(resp.Header), body)
+			}
 			c.ch.breaker.failure(now)
 			x.cause = httpCause(status, e.Message)
 			c.ch.stats.noteError(now, x.cause)
@@ -283,16 +266,6 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 	x.cause = transportCause(err, addr)
 	c.ch.stats.noteError(now, x.cause)
 	return nil, transportError(err), true
-}
-
-// upstreamFailed makes e, an upstream's 5xx refusal of a session, the
-// gateway's: 504 for the upstream's own timeout, else 502, the message kept.
-func upstreamFailed(e *codec.Error, status int) {
-	e.Status, e.Kind, e.Code = 502, codec.KindUpstream, "upstream_error"
-	if status == 504 {
-		e.Status, e.Kind, e.Code = 504, codec.KindTimeout, "upstream_timeout"
-	}
-	e.Type = ""
 }
 
 // httpHeader reads net/http's headers for a dialect's rate-limit reader.

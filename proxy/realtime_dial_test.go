@@ -88,7 +88,7 @@ func TestRealtimeDialFailover(t *testing.T) {
 	}
 	for i, want := range []proxy.Attempt{
 		{Channel: "gone", Status: 502, Error: "connection refused to " + strings.TrimSuffix(strings.TrimPrefix(gone, "http://"), "/v1")},
-		{Channel: "busy", Status: 502, Error: "HTTP 503: refused with 503"},
+		{Channel: "busy", Status: 503, Error: "HTTP 503: refused with 503"}, // as an HTTP attempt keeps it
 		{Channel: "limited", Status: 429, Error: "HTTP 429: refused with 429"},
 		{Channel: "rt", Status: 101},
 	} {
@@ -114,10 +114,12 @@ func TestRealtimeDialFailover(t *testing.T) {
 }
 
 // TestRealtimeDialExhausted: when no channel accepts the session the
-// client gets a plain HTTP error in OpenAI's shape: 429 with the shortest
-// Retry-After when every channel said 429, else 502 (refused, 5xx, no
-// upgrade) or 504 (no answer in time, or the upstream's own 504); a
-// channel that blames the request (400) is not failed over.
+// client gets a plain HTTP error in OpenAI's shape, as an HTTP request
+// whose failover is exhausted does (failover.exhausted): the last
+// channel's failure, its status as the upstream said it, a 429 with the
+// shortest Retry-After of the channels that said 429; 502 for a channel
+// unreachable or answering with no upgrade, 504 for one silent; a channel
+// that blames the request (400) is not failed over.
 func TestRealtimeDialExhausted(t *testing.T) {
 	for _, tc := range []struct {
 		channels   []string // in priority order: a status[:Retry-After] answered, "closed" or "silent"
@@ -127,11 +129,12 @@ func TestRealtimeDialExhausted(t *testing.T) {
 		retryAfter string
 	}{
 		{[]string{"429:7", "429:3"}, []int64{1, 1}, 429, "code_429", "3"},
-		{[]string{"500", "429:3"}, []int64{1, 1}, 502, "upstream_error", ""},
-		{[]string{"429:3", "503"}, []int64{1, 1}, 502, "upstream_error", ""},
+		{[]string{"500", "429:3"}, []int64{1, 1}, 429, "code_429", "3"},
+		{[]string{"429:3", "503"}, []int64{1, 1}, 503, "code_503", ""},
+		{[]string{"429:3", "503", "429:5"}, []int64{1, 1, 1}, 429, "code_429", "3"},
 		{[]string{"closed", "closed"}, nil, 502, "upstream_unreachable", ""},
 		{[]string{"silent"}, nil, 504, "upstream_timeout", ""},
-		{[]string{"504"}, []int64{1}, 504, "upstream_timeout", ""},
+		{[]string{"504"}, []int64{1}, 504, "code_504", ""},
 		{[]string{"200"}, []int64{1}, 502, "upstream_error", ""}, // answered, but no upgrade
 		{[]string{"400", "500"}, []int64{1, 0}, 400, "code_400", ""},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -29,12 +30,14 @@ type respIndex struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingResp // not yet written, newest state
-	wake    chan struct{}
-	// flushing serializes a write with a delete, so that a write under way
-	// cannot bring back what a delete took out.
-	flushing sync.Mutex
-	stop     chan struct{}
-	done     chan struct{}
+	// gone holds the responses forgotten while a write of theirs was under
+	// way: the writer deletes them from the store once its write is done,
+	// so that the write cannot bring them back, and until then they are
+	// not found. A delete waits for no write.
+	gone map[string]struct{}
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
 }
 
 // pendingResp is a response not yet written, and how many times it
@@ -42,13 +45,14 @@ type respIndex struct {
 type pendingResp struct {
 	store.Response
 	changes int
+	writing bool // in the write under way
 }
 
 // respRetry is how long the writer waits after the store failed.
 const respRetry = time.Second
 
 func newRespIndex(st store.Store, keep time.Duration, log *slog.Logger) *respIndex {
-	ix := &respIndex{st: st, keep: keep, log: log, pending: map[string]*pendingResp{},
+	ix := &respIndex{st: st, keep: keep, log: log, pending: map[string]*pendingResp{}, gone: map[string]struct{}{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go ix.run()
 	return ix
@@ -94,8 +98,9 @@ func (ix *respIndex) find(ctx context.Context, id string) (*store.Response, erro
 		ix.mu.Unlock()
 		return &c, nil
 	}
+	_, gone := ix.gone[id]
 	ix.mu.Unlock()
-	if ix.st == nil {
+	if gone || ix.st == nil {
 		return nil, nil
 	}
 	r, err := ix.st.Response(ctx, id)
@@ -105,14 +110,19 @@ func (ix *respIndex) find(ctx context.Context, id string) (*store.Response, erro
 	return r, err
 }
 
-// forget deletes the response id, from memory and the store.
+// forget deletes the response id, from memory and the store. A response
+// in the write under way is deleted from the store by the writer, once
+// its write is done: forget does not wait for it.
 func (ix *respIndex) forget(ctx context.Context, id string) error {
-	ix.flushing.Lock()
-	defer ix.flushing.Unlock()
 	ix.mu.Lock()
+	p := ix.pending[id]
 	delete(ix.pending, id)
+	writing := p != nil && p.writing
+	if writing {
+		ix.gone[id] = struct{}{}
+	}
 	ix.mu.Unlock()
-	if ix.st == nil {
+	if ix.st == nil || writing {
 		return nil
 	}
 	if err := ix.st.DeleteResponse(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -140,19 +150,20 @@ func (ix *respIndex) run() {
 
 // flush writes the pending responses in one transaction and lets go of
 // those that did not change meanwhile; after a failure they stay, for the
-// next try. Without a store it drops those past the retention.
+// next try. Then it deletes those forgotten during the write. Without a
+// store it drops those past the retention.
 func (ix *respIndex) flush() {
-	ix.flushing.Lock()
-	defer ix.flushing.Unlock()
 	ix.mu.Lock()
 	if len(ix.pending) == 0 {
 		ix.mu.Unlock()
+		ix.deleteGone()
 		return
 	}
 	batch := make([]store.Response, 0, len(ix.pending))
 	changes := make([]int, 0, len(ix.pending))
 	for _, p := range ix.pending {
 		batch, changes = append(batch, p.Response), append(changes, p.changes)
+		p.writing = ix.st != nil
 	}
 	ix.mu.Unlock()
 	if ix.st == nil {
@@ -162,18 +173,47 @@ func (ix *respIndex) flush() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	err := ix.st.PutResponses(ctx, batch)
 	cancel()
-	if err != nil {
-		ix.log.Error("cannot write responses; they stay in memory for the next try", "n", len(batch), "err", err)
-		ix.dropOld(time.Time{}, maxMemoryResponses) // a store down for long costs no more memory than none
-		return
-	}
 	ix.mu.Lock()
 	for i := range batch {
-		if p := ix.pending[batch[i].ID]; p != nil && p.changes == changes[i] {
+		p := ix.pending[batch[i].ID]
+		switch {
+		case p == nil:
+		case err == nil && p.changes == changes[i]:
 			delete(ix.pending, batch[i].ID)
+		default:
+			p.writing = false
 		}
 	}
 	ix.mu.Unlock()
+	if err != nil {
+		ix.log.Error("cannot write responses; they stay in memory for the next try", "n", len(batch), "err", err)
+		ix.dropOld(time.Time{}, maxMemoryResponses) // a store down for long costs no more memory than none
+	}
+	ix.deleteGone()
+}
+
+// deleteGone deletes from the store the responses forgotten while they
+// were written; those it cannot delete wait for the next flush.
+func (ix *respIndex) deleteGone() {
+	ix.mu.Lock()
+	if len(ix.gone) == 0 {
+		ix.mu.Unlock()
+		return
+	}
+	ids := slices.Collect(maps.Keys(ix.gone))
+	ix.mu.Unlock()
+	for _, id := range ids {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := ix.st.DeleteResponse(ctx, id)
+		cancel()
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			ix.log.Error("cannot delete a forgotten response; retrying", "err", err)
+			return
+		}
+		ix.mu.Lock()
+		delete(ix.gone, id)
+		ix.mu.Unlock()
+	}
 }
 
 // dropOld lets go of the responses made before t, and of the oldest ones

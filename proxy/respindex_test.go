@@ -115,3 +115,87 @@ func TestRespIndexStoreOutage(t *testing.T) {
 		t.Fatal("close did not write what was pending")
 	}
 }
+
+// heldResponses is a store whose writes of responses wait until released,
+// as a slow store's do; its deletes do not.
+type heldResponses struct {
+	flakyResponses
+	writing chan struct{} // a write began
+	release chan struct{}
+}
+
+func (h *heldResponses) PutResponses(ctx context.Context, list []store.Response) error {
+	h.writing <- struct{}{}
+	<-h.release
+	return h.flakyResponses.PutResponses(ctx, list)
+}
+
+func (h *heldResponses) DeleteResponse(_ context.Context, id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.written[id]; !ok {
+		return store.ErrNotFound
+	}
+	delete(h.written, id)
+	return nil
+}
+
+// TestRespIndexForgetDuringWrite: a delete answers while a write of
+// responses is held up by a slow store, whether the write holds the
+// response deleted or not; the response is not found from then on, and
+// once the write is done it is gone from the store too.
+func TestRespIndexForgetDuringWrite(t *testing.T) {
+	st := &heldResponses{flakyResponses: flakyResponses{written: map[string]store.Response{"resp_old": {ID: "resp_old"}}},
+		writing: make(chan struct{}, 1), release: make(chan struct{})}
+	ix := newRespIndex(st, time.Hour, slog.New(slog.DiscardHandler))
+	released := false
+	defer func() {
+		if !released {
+			close(st.release)
+		}
+		ix.close()
+	}()
+	ctx := context.Background()
+	ix.remember(&store.Response{ID: "resp_new", Status: "completed"})
+	select {
+	case <-st.writing:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no write began")
+	}
+	for _, id := range []string{"resp_old", "resp_new"} { // not in the write held, in it
+		forgot := make(chan error, 1)
+		go func() { forgot <- ix.forget(ctx, id) }()
+		select {
+		case err := <-forgot:
+			if err != nil {
+				t.Fatalf("forget %s: %v", id, err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("forget %s waits for the write under way", id)
+		}
+		if r, err := ix.find(ctx, id); r != nil || err != nil {
+			t.Errorf("%s found once forgotten: %+v %v", id, r, err)
+		}
+	}
+	if st.has("resp_old") {
+		t.Error("resp_old, not in the write, is still in the store")
+	}
+	close(st.release)
+	released = true
+	deadline := time.Now().Add(5 * time.Second)
+	for st.has("resp_new") || ix.goneCount() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("resp_new in the store %v, %d deletes owed, after the write", st.has("resp_new"), ix.goneCount())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, _ := ix.find(ctx, "resp_new"); r != nil {
+		t.Errorf("resp_new found after the write: %+v", r)
+	}
+}
+
+func (ix *respIndex) goneCount() int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return len(ix.gone)
+}

@@ -17,7 +17,7 @@ type route struct {
 	public   string                // the public model name
 	escaped  string                // the public name as it stands between JSON quotes
 	tokens   [4]prometheus.Counter // input, output, cached input, reasoning
-	requests counterCache          // rosetta_requests_total by endpoint and status
+	metrics  metricsCache          // the series of its requests by endpoint, status and stream
 	channels []*channel
 	upstream []string // upstream model name on each channel
 	weights  []int

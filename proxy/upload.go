@@ -12,7 +12,6 @@ package proxy
 // goes with its descriptor, when the request ends or the process does.
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"sync"
@@ -75,7 +74,11 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 // refused or cannot be read; the caller closes the spool it returns.
 func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *openai.FormRequest) *spool {
 	limit := int64(g.cfg.Server.MaxUpload)
+	stream := ctx.RequestBodyStream()
 	size := int64(ctx.Request.Header.ContentLength())
+	if stream == nil { // a request made in the process (ServeAs): whole in memory already
+		size = int64(len(ctx.PostBody()))
+	}
 	if e := form.Begin(ctx.Request.Header.ContentType()); e != nil {
 		g.fail(ctx, x, e)
 		leaveUnread(ctx, size)
@@ -85,16 +88,19 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 		g.refuseTooLarge(ctx, x, g.cfg.Server.MaxUpload)
 		return nil
 	}
-	var body io.Reader = ctx.RequestBodyStream()
-	if body == nil {
-		body = bytes.NewReader(ctx.PostBody()) // a request made in the process (ServeAs)
+	sp := &spool{form: form}
+	var e *codec.Error
+	if stream == nil {
+		e = sp.keep(ctx.PostBody())
+	} else {
+		memory := int64(spoolMemory)
+		if size >= 0 && size < memory {
+			memory = size // a small upload's buffer is its size
+		}
+		sp.mem = make([]byte, 0, memory)
+		e = sp.fill(stream, size, limit)
 	}
-	memory := int64(spoolMemory)
-	if size >= 0 && size < memory {
-		memory = size // a small upload's buffer is its size
-	}
-	sp := &spool{form: form, mem: make([]byte, 0, memory)}
-	if e := sp.fill(body, size, limit); e != nil {
+	if e != nil {
 		sp.close()
 		switch {
 		case e.Status == 413:
@@ -105,7 +111,7 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 			fallthrough
 		default:
 			g.fail(ctx, x, e)
-			leaveUnread(ctx, size-sp.size)
+			leaveUnread(ctx, sp.left(size))
 		}
 		return nil
 	}
@@ -113,9 +119,9 @@ func (g *Gateway) receiveForm(ctx *fasthttp.RequestCtx, x *exchange, form *opena
 }
 
 // leaveUnread sends the answer in ctx now and ends the connection when
-// more of the body is left unread than fasthttp would drain (left < 0:
-// unknown, a chunked body), so that a client still sending reads it
-// rather than a reset (refuseBody).
+// more of the body is left unread on the wire (left; < 0: unknown, a
+// chunked body) than fasthttp would drain, so that a client still sending
+// reads it rather than a reset (refuseBody).
 func leaveUnread(ctx *fasthttp.RequestCtx, left int64) {
 	if s := ctx.RequestBodyStream(); s == nil || left >= 0 && left <= fasthttpDrain {
 		return
@@ -131,8 +137,29 @@ type spool struct {
 	form     *openai.FormRequest
 	mem      []byte
 	file     *os.File
-	unlinked bool // the file has no name left to remove
-	size     int64
+	unlinked bool  // the file has no name left to remove
+	size     int64 // the bytes spooled
+	read     int64 // the bytes read from the connection, kept or not
+	ended    bool  // the body was read to its end
+}
+
+// keep makes body, an upload already whole in memory, the spool's bytes,
+// with no copy, and reads it as the form.
+func (s *spool) keep(body []byte) *codec.Error {
+	s.mem, s.size, s.read, s.ended = body, int64(len(body)), int64(len(body)), true
+	return s.form.EndWith(body)
+}
+
+// left is how much of a body of size bytes (size < 0: chunked) fill left
+// on the wire: none once it read the end, -1 when unknown.
+func (s *spool) left(size int64) int64 {
+	switch {
+	case s.ended:
+		return 0
+	case size < 0:
+		return -1
+	}
+	return size - s.read
 }
 
 // fill reads body (size bytes; size < 0: to its end) into the spool and
@@ -144,9 +171,10 @@ func (s *spool) fill(body io.Reader, size, limit int64) *codec.Error {
 	buf := uploadBufs.Get().(*[64 << 10]byte)
 	defer uploadBufs.Put(buf)
 	var bad *codec.Error // the form's
-	for read := int64(0); ; {
+	for {
 		n, err := body.Read(buf[:])
-		if read += int64(n); read > limit {
+		s.ended = err == io.EOF && (size < 0 || s.read >= size)
+		if s.read += int64(n); s.read > limit {
 			return errorf(413, codec.KindTooLarge, "", "")
 		}
 		if n > 0 && bad == nil {
@@ -159,7 +187,7 @@ func (s *spool) fill(body io.Reader, size, limit int64) *codec.Error {
 			}
 		}
 		switch {
-		case err == io.EOF && size >= 0 && read < size:
+		case err == io.EOF && size >= 0 && s.read < size:
 			return unreadable(io.ErrUnexpectedEOF) // fasthttp's stream ends where the client went
 		case err == io.EOF && bad != nil:
 			return bad

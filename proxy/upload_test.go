@@ -264,3 +264,42 @@ func TestUploadSpoolUnwritable(t *testing.T) {
 		t.Errorf("%d uploads reached the upstream, want the small one", n)
 	}
 }
+
+// TestUploadLeftUnreadCounted: an upload refused mid-body leaves the
+// connection open when what is still on the wire is no more than fasthttp
+// drains by itself (256 KiB), counting every byte read from the
+// connection, spooled or not: here the bytes of the read in which the form
+// went wrong, after which exactly 256 KiB are left. A second request then
+// goes on the same connection.
+func TestUploadLeftUnreadCounted(t *testing.T) {
+	up := mediaUpstream(t)
+	tg := startGatewayServer(t, "  max_upload: 16MiB", mediaChannel("up", up, ""), proxy.Options{})
+	// A delimiter followed by a space, which no form has, then 256 KiB.
+	body := []byte("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\n" +
+		strings.Repeat("a", 100<<10) + "\r\n--b " + strings.Repeat("a", 256<<10))
+	c, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	go func() {
+		fmt.Fprintf(c, "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n", clientKey, len(body))
+		c.Write(body)
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n")
+	}()
+	r := bufio.NewReader(c)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	checkError(t, resp, b, 400, "")
+	if resp.Close {
+		t.Fatal("the connection is closed with 256 KiB left, which fasthttp drains")
+	}
+	if resp, err = http.ReadResponse(r, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the next request on the connection: %v %v", resp, err)
+	}
+}

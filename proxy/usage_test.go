@@ -223,6 +223,20 @@ func TestServeAsIsANormalRequest(t *testing.T) {
 	checkError(t, resp, body, 401, "invalid_api_key")
 }
 
+// TestServeAsUpload: an upload made through ServeAs, whose body the
+// calling route read whole, is served from that body as any upload is:
+// the demo's transcript names its file and size.
+func TestServeAsUpload(t *testing.T) {
+	st := openStore(t)
+	tg := playgroundGateway(t, st, demoChannel)
+	k := createKey(t, st, consoleKey, nil)
+	body, ct := uploadForm("file", 40<<10, "model", "demo")
+	resp, b := tg.send(t, "POST", fmt.Sprintf("/as/%d/v1/audio/transcriptions", k.ID), map[string]string{"Content-Type": ct}, string(body))
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "of a.wav (40960 bytes)") {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+}
+
 func TestTestChannel(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)

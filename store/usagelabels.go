@@ -29,8 +29,17 @@ func (s *sqlStore) labelIDs(ctx context.Context, rows []Usage) ([]int64, error) 
 	ids := make([]int64, len(rows))
 	s.labelsMu.Lock()
 	defer s.labelsMu.Unlock()
+	var prev usageLabel
 	for i := range rows {
 		l := labelOf(&rows[i])
+		if i > 0 && l == prev {
+			// Rows in a row often have one label (a gateway beside one
+			// application): comparing strings that are mostly the same
+			// strings costs less than hashing them for the map.
+			ids[i] = ids[i-1]
+			continue
+		}
+		prev = l
 		id, ok := s.labels[l]
 		if !ok {
 			var err error

@@ -41,11 +41,22 @@ func (m *minuteSums) add(id int64, u *Usage) {
 // usageMinutes sums rows, whose ids are first onward, by key and minute.
 func usageMinutes(rows []Usage, first int64) map[minuteKey]minuteSums {
 	m := make(map[minuteKey]minuteSums)
+	var k minuteKey
+	var sums minuteSums
 	for i := range rows {
 		u := &rows[i]
-		k := minuteKey{u.KeyID, minuteOf(toNS(u.Time))}
-		sums := m[k]
+		// Sums of the same key and minute as the row before (most rows)
+		// are added up here, and go to the map once the key or minute
+		// changes.
+		if next := (minuteKey{u.KeyID, minuteOf(toNS(u.Time))}); i == 0 || next != k {
+			if i > 0 {
+				m[k] = sums
+			}
+			k, sums = next, m[next]
+		}
 		sums.add(first+int64(i), u)
+	}
+	if len(rows) > 0 {
 		m[k] = sums
 	}
 	return m

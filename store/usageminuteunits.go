@@ -93,17 +93,27 @@ func subtractMinuteUnits(ctx context.Context, tx *sql.Tx, lo, hi, t int64) error
 	if err != nil {
 		return err
 	}
+	if len(gone) == 0 {
+		return nil
+	}
 	slices.SortFunc(gone, func(a, b unitSum) int { return compareUnitKeys(a.unitKey, b.unitKey) })
+	sub, err := tx.PrepareContext(ctx, `UPDATE usage_minute_units SET units = units - $4
+		WHERE key_id = $1 AND minute = $2 AND unit = $3`)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM usage_minute_units
+		WHERE key_id = $1 AND minute = $2 AND unit = $3 AND units = 0`)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
 	for _, g := range gone {
-		k := g.unitKey
-		_, err := tx.ExecContext(ctx, `UPDATE usage_minute_units SET units = units - $1
-			WHERE key_id = $2 AND minute = $3 AND unit = $4`, g.units, k.keyID, k.minute, k.unit)
-		if err != nil {
+		if _, err := sub.ExecContext(ctx, g.keyID, g.minute, g.unit, g.units); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM usage_minute_units
-			WHERE key_id = $1 AND minute = $2 AND unit = $3 AND units = 0`, k.keyID, k.minute, k.unit)
-		if err != nil {
+		if _, err := del.ExecContext(ctx, g.keyID, g.minute, g.unit); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,8 @@
 package store
 
 // SQLite reads a batch of usage rows straight from Go memory, through a
-// virtual table: one statement, prepared once per connection,
+// virtual table: one statement, prepared once per connection (one for
+// each set of columns bound once, below),
 //
 //	INSERT OR FAIL INTO usage_rows (...) SELECT ... FROM temp.usage_batch ORDER BY rowid
 //
@@ -21,6 +22,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 
 	"modernc.org/sqlite/vtab"
@@ -30,18 +32,64 @@ import (
 // connection. modernc.org/sqlite keeps no cache of statements: one given as
 // text is parsed again at every Exec.
 type sqliteStmts struct {
-	conn   any // the driver connection they were prepared on
-	insert driver.StmtExecContext
-	sums   [len(sumSQL)]driver.StmtExecContext
+	conn any // the driver connection they were prepared on
+	// inserts by the set of the batch's columns that are the same in
+	// every row (sameColumns), prepared when first needed.
+	inserts map[uint8]driver.StmtExecContext
+	sums    [len(sumSQL)]driver.StmtExecContext
 }
 
-// insertRowsSQLite copies a batch from temp.usage_batch (below).
-// It is INSERT OR FAIL: a multi-row INSERT that may abort halfway (OR
-// ABORT, the default) keeps a statement journal to undo its own rows, a
-// copy of every page it changes; AddUsage rolls the whole transaction back
-// on any error, so FAIL, which keeps no journal, loses nothing.
-const insertRowsSQLite = `INSERT OR FAIL INTO usage_rows (` + rowCols + `)
-	SELECT ` + rowCols + ` FROM temp.usage_batch ORDER BY rowid`
+// insertRowsSQLite copies a batch from temp.usage_batch (below), the
+// columns of same (a bit per column of rowCols) given once as parameters,
+// in column order. It is INSERT OR FAIL: a multi-row INSERT that may abort
+// halfway (OR ABORT, the default) keeps a statement journal to undo its
+// own rows, a copy of every page it changes; AddUsage rolls the whole
+// transaction back on any error, so FAIL, which keeps no journal, loses
+// nothing.
+//
+// SQLite asks the table for a column only when the statement reads it,
+// and each value the table gives costs ~0.1 µs (modernc.org/sqlite finds
+// the cursor in a map under a lock, then boxes the value): a column the
+// same in every row of the batch (the label of a gateway that serves one
+// key and model, cached and reasoning tokens at 0) is bound once instead.
+func insertRowsSQLite(same uint8) string {
+	q := `INSERT OR FAIL INTO usage_rows (` + rowCols + `) SELECT `
+	n := 0
+	for i, col := range strings.Split(rowCols, ",") {
+		if i > 0 {
+			q += ", "
+		}
+		if same&(1<<i) != 0 {
+			n++
+			q += "$" + strconv.Itoa(n)
+		} else {
+			q += strings.TrimSpace(col)
+		}
+	}
+	return q + ` FROM temp.usage_batch ORDER BY rowid`
+}
+
+// sameColumns are the columns that may be bound once for a batch: label,
+// tokens and time to first token (time, latency and request id differ
+// from row to row).
+var sameColumns = [...]int{1, 2, 3, 4, 5, 7}
+
+// sameValues returns the set of sameColumns whose value is the same in
+// every row, and those values in column order.
+func sameValues(c *batchCursor, args []driver.NamedValue) (uint8, []driver.NamedValue) {
+	var same uint8
+	for _, col := range sameColumns {
+		c.i = 0
+		v := c.int(col)
+		for c.i = 1; c.i < len(c.slot.rows) && c.int(col) == v; c.i++ {
+		}
+		if c.i == len(c.slot.rows) {
+			same |= 1 << col
+			args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+		}
+	}
+	return same, args
+}
 
 // insertUsageSQLite inserts rows on the SQLite connection dc and returns
 // the first one's id. A row inserted without an id gets the largest in the
@@ -55,7 +103,13 @@ func insertUsageSQLite(ctx context.Context, s *sqlStore, dc any, rows []Usage, l
 		return 0, err
 	}
 	s.slot.rows, s.slot.labels = rows, labels
-	res, err := st.insert.ExecContext(ctx, nil)
+	var buf [len(sameColumns)]driver.NamedValue
+	same, args := sameValues(&batchCursor{slot: s.slot}, buf[:0])
+	insert, err := st.insert(ctx, same)
+	var res driver.Result
+	if err == nil {
+		res, err = insert.ExecContext(ctx, args)
+	}
 	s.slot.rows, s.slot.labels = nil, nil
 	if err != nil {
 		return 0, err
@@ -78,10 +132,7 @@ func (s *sqlStore) sqliteStmts(ctx context.Context, dc any) (*sqliteStmts, error
 	if err != nil {
 		return nil, err
 	}
-	st := &sqliteStmts{conn: dc}
-	if st.insert, err = prepare(ctx, dc, insertRowsSQLite); err != nil {
-		return nil, err
-	}
+	st := &sqliteStmts{conn: dc, inserts: map[uint8]driver.StmtExecContext{}}
 	for i, q := range sumSQL {
 		if st.sums[i], err = prepare(ctx, dc, q); err != nil {
 			st.close()
@@ -100,11 +151,28 @@ func prepare(ctx context.Context, dc any, query string) (driver.StmtExecContext,
 	return st.(driver.StmtExecContext), nil
 }
 
+// insert returns the INSERT of a batch whose columns same are bound,
+// preparing it the first time.
+func (st *sqliteStmts) insert(ctx context.Context, same uint8) (driver.StmtExecContext, error) {
+	if x := st.inserts[same]; x != nil {
+		return x, nil
+	}
+	x, err := prepare(ctx, st.conn, insertRowsSQLite(same))
+	if err != nil {
+		return nil, err
+	}
+	st.inserts[same] = x
+	return x, nil
+}
+
 func (st *sqliteStmts) close() {
-	for _, x := range append(st.sums[:], st.insert) {
+	for _, x := range st.sums {
 		if x != nil {
 			x.(driver.Stmt).Close()
 		}
+	}
+	for _, x := range st.inserts {
+		x.(driver.Stmt).Close()
 	}
 }
 
@@ -215,26 +283,35 @@ func (c *batchCursor) Rowid() (int64, error)                  { return int64(c.i
 func (c *batchCursor) Close() error                           { return nil }
 
 func (c *batchCursor) Column(col int) (vtab.Value, error) {
+	switch col {
+	case 8:
+		return c.slot.rows[c.i].RequestID, nil
+	case 0, 1, 2, 3, 4, 5, 6, 7:
+		return c.int(col), nil
+	}
+	return nil, errors.New(usageBatchModule + ": no column " + strconv.Itoa(col))
+}
+
+// int is the value of the current row's integer column col.
+func (c *batchCursor) int(col int) int64 {
 	u := &c.slot.rows[c.i]
 	switch col {
 	case 0:
-		return toNS(u.Time), nil
+		return toNS(u.Time)
 	case 1:
-		return c.slot.labels[c.i], nil
+		return c.slot.labels[c.i]
 	case 2:
-		return u.Input, nil
+		return u.Input
 	case 3:
-		return u.Output, nil
+		return u.Output
 	case 4:
-		return u.Cached, nil
+		return u.Cached
 	case 5:
-		return u.Reasoning, nil
+		return u.Reasoning
 	case 6:
-		return int64(u.Latency), nil
+		return int64(u.Latency)
 	case 7:
-		return int64(u.FirstToken), nil
-	case 8:
-		return u.RequestID, nil
+		return int64(u.FirstToken)
 	}
-	return nil, errors.New(usageBatchModule + ": no column " + strconv.Itoa(col))
+	panic("BUG: usage_batch has no integer column " + strconv.Itoa(col))
 }

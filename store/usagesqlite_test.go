@@ -84,3 +84,60 @@ func TestUsageUnitPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageSameColumns: a batch's columns that are the same in every row
+// are bound once, the others read row by row; either way every row reads
+// back as written, whichever of its columns vary, in batches of one row
+// too.
+func TestUsageSameColumns(t *testing.T) {
+	f, s := sqliteFixture(t)
+	base := Usage{KeyID: 3, KeyName: "k", Model: "m", Channel: "c", Status: 200, Input: 10, Output: 20, Cached: 0,
+		Reasoning: 0, Latency: time.Second, FirstToken: time.Millisecond, ClientStyle: "openai", Endpoint: "chat"}
+	vary := map[string]func(u *Usage, i int){
+		"none":   func(*Usage, int) {},
+		"label":  func(u *Usage, i int) { u.Model = fmt.Sprint("m", i) },
+		"input":  func(u *Usage, i int) { u.Input += int64(i) },
+		"output": func(u *Usage, i int) { u.Output += int64(i) },
+		"cached": func(u *Usage, i int) { u.Cached = int64(i) },
+		"reason": func(u *Usage, i int) { u.Reasoning = int64(i) },
+		"first":  func(u *Usage, i int) { u.FirstToken += time.Duration(i) },
+		"all": func(u *Usage, i int) {
+			u.Model, u.Input, u.Output, u.Cached, u.Reasoning = fmt.Sprint("m", i), int64(i), int64(2*i), int64(3*i), int64(4*i)
+			u.FirstToken = time.Duration(i)
+		},
+	}
+	var want []Usage
+	for name, change := range vary {
+		for _, n := range []int{1, 3} {
+			var batch []Usage
+			for i := range n {
+				u := base
+				u.Time, u.Latency = at(time.Duration(len(want))), time.Second+time.Duration(len(want))
+				u.RequestID = fmt.Sprint(name, "-", n, "-", i)
+				change(&u, i)
+				batch = append(batch, u)
+				want = append(want, u)
+			}
+			must(t, s.AddUsage(f.ctx, batch))
+		}
+	}
+	got, err := s.Usage(f.ctx, UsageFilter{Limit: 1000})
+	must(t, err)
+	byID := map[string]Usage{}
+	for _, u := range got {
+		u.ID = 0
+		byID[u.RequestID] = u
+	}
+	for _, w := range want {
+		if g := byID[w.RequestID]; !g.Time.Equal(w.Time) || g.Model != w.Model || g.Input != w.Input || g.Output != w.Output ||
+			g.Cached != w.Cached || g.Reasoning != w.Reasoning || g.Latency != w.Latency || g.FirstToken != w.FirstToken {
+			t.Errorf("row %s reads %+v, want %+v", w.RequestID, g, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d rows, want %d", len(got), len(want))
+	}
+	if n := len(s.stmts.inserts); n < 7 {
+		t.Errorf("%d INSERTs prepared, want one for each set of columns alike: at least 7", n)
+	}
+}

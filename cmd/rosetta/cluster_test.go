@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,7 +38,9 @@ const (
 // others serve and the limits hold. It comes back: it rejoins and its first
 // admissions see the fleet's count. The key is revoked on one node: all
 // three refuse it within a second. A node with another gossip key is
-// refused, and says so.
+// refused, and says so. Each admission is counted in the window the
+// gateway admitted it in (fleetLoad.admittedBy): on a busy machine a
+// request sent at the end of one window can be admitted in the next.
 func TestClusterHoldsTheLimits(t *testing.T) {
 	up := newCountingUpstream(t)
 	dsn := pgtest.NewDatabase(t)
@@ -46,7 +50,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	nodes := make([]*gatewayProcess, 3)
 	var wg sync.WaitGroup
 	for i := range nodes {
-		nodes[i] = &gatewayProcess{addr: freeAddr(t), env: env,
+		nodes[i] = &gatewayProcess{name: "node" + strconv.Itoa(i), addr: freeAddr(t), env: env,
 			config: clusterConfig(t, i, dsn, up.URL, gossip[i], gossip)}
 		wg.Add(1)
 		go func() { defer wg.Done(); nodes[i].start(t) }()
@@ -64,7 +68,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	secret, id := created["secret"].(string), int(created["id"].(float64))
 
 	// Three nodes, twice the limits.
-	load := startLoad(t, nodes, secret)
+	load := startLoad(t, nodes, secret, dsn)
 	start := time.Now()
 	time.Sleep(3*fleetWindow + fleetWindow/5) // two whole windows at least
 	checkWindows(t, "3 nodes", load, up, start, time.Now(), keyPerWindow, chanPerWin)
@@ -76,7 +80,7 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	time.Sleep(2 * fleetWindow)
 	end := time.Now()
 	chans := perWindow(up.hitsOf("sk-capped-0123456789"), start, end)
-	for w, n := range load.admittedBy(start, end) {
+	for w, n := range load.admittedBy(t, start, end) {
 		t.Logf("2 nodes, window %d: the key admitted %d (limit %d), the capped channel got %d (limit %d)", w, n, keyPerWindow, chans[w], chanPerWin)
 		if n > keyPerWindow*11/10 {
 			t.Errorf("2 nodes, window %d: %d admitted, over the limit %d", w, n, keyPerWindow)
@@ -97,19 +101,18 @@ func TestClusterHoldsTheLimits(t *testing.T) {
 	burstStart := time.Now()
 	burst := 0
 	for range keyPerWindow {
-		at := time.Now()
-		status, err := send(nodes[2].url(), secret, "m")
-		if err != nil {
-			t.Fatal(err)
+		a := sendForAnswer(nodes[2].url(), secret, "m")
+		if a.status == 0 {
+			t.Fatalf("the restarted node: %v", a.err)
 		}
-		load.record(answer{at, status})
-		if status == 200 {
+		load.record(a)
+		if a.status == 200 {
 			burst++
 		}
 	}
 	time.Sleep(fleetWindow / 2)
 	load.stop()
-	burstWindows := load.admittedIn(burstStart, time.Now())
+	burstWindows := load.admittedIn(t, burstStart, time.Now())
 	t.Logf("the restarted node admitted %d of a burst of %d; the fleet's windows then: %v", burst, keyPerWindow, burstWindows)
 	for w, n := range burstWindows {
 		if n > keyPerWindow*11/10 {
@@ -180,6 +183,7 @@ cluster:
 // gatewayProcess is a rosetta serve that can be killed and started again
 // on the same addresses.
 type gatewayProcess struct {
+	name         string // its cluster.node_name, where it has one
 	addr, config string
 	env          []string
 	cmd          *exec.Cmd
@@ -244,20 +248,10 @@ func waitMembers(t *testing.T, n *gatewayProcess, want int, within time.Duration
 	}
 }
 
-// send posts a chat request for model with the key, and returns the status.
-func send(base, secret, model string) (int, error) {
-	status, _, err := sendChat(base, secret, model)
-	return status, err
-}
-
 // sendChat posts a chat request for model with the key, and returns the
 // status and the body.
 func sendChat(base, secret, model string) (int, string, error) {
-	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := postChat(base, secret, model)
 	if err != nil {
 		return 0, "", err
 	}
@@ -266,40 +260,161 @@ func sendChat(base, secret, model string) (int, string, error) {
 	return resp.StatusCode, string(b), err
 }
 
-// answer is one request of the load: when it was sent, and its status.
+// postChat posts a chat request for model with the key.
+func postChat(base, secret, model string) (*http.Response, error) {
+	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Hi"}]}`
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	return http.DefaultClient.Do(req)
+}
+
+// answer is one request of the load: when it was sent and answered, its
+// status (0: no answer, err says why) and the gateway's request id.
 type answer struct {
-	at     time.Time
-	status int
+	at, done time.Time
+	status   int
+	id       string
+	err      error
+}
+
+// sendForAnswer posts a chat request for model with the key.
+func sendForAnswer(base, secret, model string) answer {
+	a := answer{at: time.Now()}
+	resp, err := postChat(base, secret, model)
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		a.status, a.id = resp.StatusCode, resp.Header.Get("X-Request-Id")
+	}
+	a.done, a.err = time.Now(), err
+	return a
 }
 
 // fleetLoad sends, round robin over the nodes, the key's requests for m
 // and the static key's for c, each at twice its limit.
 type fleetLoad struct {
-	mu    sync.Mutex
-	nodes []*gatewayProcess
-	key   []answer
-	done  chan struct{}
-	wg    sync.WaitGroup
+	mu       sync.Mutex
+	nodes    []*gatewayProcess
+	key      []answer
+	inFlight map[int]time.Time // by request number: when it was sent
+	sent     int
+	done     chan struct{}
+	wg       sync.WaitGroup
+	db       *sql.DB // the fleet's store, for the times it admitted requests
+	// countsAge is, sampled as the load runs, the age of the oldest of
+	// the counts the nodes last heard from each other.
+	countsAge []sample
 }
 
-func startLoad(t *testing.T, nodes []*gatewayProcess, secret string) *fleetLoad {
-	l := &fleetLoad{nodes: nodes, done: make(chan struct{})}
+// sample is a measure taken at a time.
+type sample struct {
+	at time.Time
+	v  time.Duration
+}
+
+func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleetLoad {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := &fleetLoad{nodes: nodes, inFlight: map[int]time.Time{}, done: make(chan struct{}), db: db}
 	l.run(secret, "m", 2*keyPerWindow, l.record)
 	l.run("sk-static-0123456789abcdef", "c", 2*chanPerWin, func(a answer) {
-		if a.status != 200 {
+		if a.status != 200 && a.err == nil {
 			t.Errorf("a request to the capped model got %d: a channel at its limit must be passed over", a.status)
 		}
 	})
+	l.watchCounts()
 	t.Cleanup(l.stop)
 	return l
 }
 
+// watchCounts samples, every 50 ms until the load stops, how old the
+// newest counts are that the nodes heard from each other (their /readyz):
+// a bound on how late each node learnt of the others' admissions.
+func (l *fleetLoad) watchCounts() {
+	l.every(50*time.Millisecond, func(int) {
+		l.mu.Lock()
+		nodes := l.nodes
+		l.mu.Unlock()
+		oldest := time.Duration(0)
+		for _, n := range nodes {
+			oldest = max(oldest, countsAge(n, nodes))
+		}
+		l.mu.Lock()
+		l.countsAge = append(l.countsAge, sample{time.Now(), oldest})
+		l.mu.Unlock()
+	})
+}
+
+// countsAge is the age of the oldest count node n last heard from the
+// others of nodes (0 when it cannot tell).
+func countsAge(n *gatewayProcess, nodes []*gatewayProcess) time.Duration {
+	resp, err := http.Get(n.url() + "/readyz")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Cluster struct {
+			Members []struct {
+				Name      string
+				CountsAge int64 `json:"counts_age_ms"`
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&r)
+	var oldest int64
+	for _, m := range r.Cluster.Members {
+		for _, o := range nodes {
+			if o != n && o.name == m.Name {
+				oldest = max(oldest, m.CountsAge)
+			}
+		}
+	}
+	return time.Duration(oldest) * time.Millisecond
+}
+
+// oldestCounts is the largest countsAge sampled between from and to.
+func (l *fleetLoad) oldestCounts(from, to time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var oldest time.Duration
+	for _, s := range l.countsAge {
+		if !s.at.Before(from) && s.at.Before(to) {
+			oldest = max(oldest, s.v)
+		}
+	}
+	return oldest
+}
+
 // run sends perWindow requests a window, evenly, each on the next node.
 func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)) {
+	l.every(fleetWindow/time.Duration(perWindow), func(i int) {
+		l.mu.Lock()
+		n, seq := l.nodes[i%len(l.nodes)], l.sent
+		l.sent++
+		l.inFlight[seq] = time.Now()
+		l.mu.Unlock()
+		go func() {
+			a := sendForAnswer(n.url(), secret, model)
+			record(a)
+			l.mu.Lock()
+			delete(l.inFlight, seq)
+			l.mu.Unlock()
+		}()
+	})
+}
+
+// every calls fn every d, with the number of the call, until the load
+// stops.
+func (l *fleetLoad) every(d time.Duration, fn func(i int)) {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		tick := time.NewTicker(fleetWindow / time.Duration(perWindow))
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			select {
@@ -307,16 +422,7 @@ func (l *fleetLoad) run(secret, model string, perWindow int, record func(answer)
 				return
 			case <-tick.C:
 			}
-			l.mu.Lock()
-			n := l.nodes[i%len(l.nodes)]
-			l.mu.Unlock()
-			at := time.Now()
-			go func() {
-				status, err := send(n.url(), secret, model)
-				if err == nil {
-					record(answer{at, status})
-				}
-			}()
+			fn(i)
 		}
 	}()
 }
@@ -326,9 +432,9 @@ func (l *fleetLoad) record(a answer) { l.mu.Lock(); l.key = append(l.key, a); l.
 
 // admittedIn counts the key's 200s by window, for every window that
 // overlaps from..to.
-func (l *fleetLoad) admittedIn(from, to time.Time) map[int64]int {
+func (l *fleetLoad) admittedIn(t *testing.T, from, to time.Time) map[int64]int {
 	ms := fleetWindow.Milliseconds()
-	return l.admittedBy(time.UnixMilli((from.UnixMilli()/ms-1)*ms+ms-1), time.UnixMilli((to.UnixMilli()/ms+2)*ms))
+	return l.admittedBy(t, time.UnixMilli((from.UnixMilli()/ms-1)*ms+ms-1), time.UnixMilli((to.UnixMilli()/ms+2)*ms))
 }
 
 // only sends the load to these nodes from now on.
@@ -344,18 +450,92 @@ func (l *fleetLoad) stop() {
 	}
 }
 
-// admittedBy counts the key's 200s by window, for the windows wholly
-// between from and to.
-func (l *fleetLoad) admittedBy(from, to time.Time) map[int64]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// admittedBy counts the key's 200s by the window the gateway admitted
+// them in, for the windows wholly between from and to, once every request
+// sent before to has its answer. A request sent and answered in one window
+// was admitted in it; for one whose answer came in a later window, the
+// time of its admission is the one its usage row holds.
+func (l *fleetLoad) admittedBy(t *testing.T, from, to time.Time) map[int64]int {
+	t.Helper()
+	l.settle(t, to)
+	ms := fleetWindow.Milliseconds()
+	first, end := time.UnixMilli((from.UnixMilli()/ms+1)*ms), time.UnixMilli(to.UnixMilli()/ms*ms) // perWindow's
 	var times []time.Time
+	var straddling []string
+	var slowest time.Duration
+	l.mu.Lock()
 	for _, a := range l.key {
-		if a.status == 200 {
+		switch {
+		case a.status != 200 || a.done.Before(first) || !a.at.Before(end): // admitted outside the windows
+			continue
+		case a.at.UnixMilli()/ms == a.done.UnixMilli()/ms:
 			times = append(times, a.at)
+		default:
+			straddling = append(straddling, a.id)
+		}
+		slowest = max(slowest, a.done.Sub(a.at))
+	}
+	l.mu.Unlock()
+	// Why a window's count is off, should it be: slow answers, or
+	// counts that took long to reach the other nodes.
+	t.Logf("the slowest admitted request took %v (%d answered in a later window than sent, counted when the store says they were admitted); the newest counts the nodes had heard from each other were at most %v old (a node that counts nothing new sends nothing)",
+		slowest.Round(time.Millisecond), len(straddling), l.oldestCounts(first, end))
+	return perWindow(append(times, l.admittedAt(t, straddling)...), from, to)
+}
+
+// settle waits until every request sent before to has its answer.
+func (l *fleetLoad) settle(t *testing.T, to time.Time) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		l.mu.Lock()
+		waiting := 0
+		for _, at := range l.inFlight {
+			if at.Before(to) {
+				waiting++
+			}
+		}
+		l.mu.Unlock()
+		if waiting == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests sent before %v still unanswered after 10 s", waiting, to.Format(time.StampMilli))
 		}
 	}
-	return perWindow(times, from, to)
+}
+
+// admittedAt reads from the fleet's store when the requests ids were
+// admitted (a usage row's time is its request's, at which the limiter
+// counted it), waiting for the nodes' usage writers to write them.
+func (l *fleetLoad) admittedAt(t *testing.T, ids []string) []time.Time {
+	t.Helper()
+	if len(ids) == 0 {
+		return nil
+	}
+	query := `SELECT time_ns FROM usage_log WHERE request_id = ANY($1)`
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		rows, err := l.db.QueryContext(context.Background(), query, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var times []time.Time
+		for rows.Next() {
+			var ns int64
+			if err := rows.Scan(&ns); err != nil {
+				t.Fatal(err)
+			}
+			times = append(times, time.Unix(0, ns))
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(times) == len(ids) {
+			return times
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store holds %d of the usage rows of %d requests after 10 s", len(times), len(ids))
+		}
+	}
 }
 
 // failures counts the key's answers that are neither 200 nor 429.
@@ -393,7 +573,7 @@ func perWindow(times []time.Time, from, to time.Time) map[int64]int {
 // limit within ±10 % (the rest went to the spare channel).
 func checkWindows(t *testing.T, phase string, l *fleetLoad, up *countingUpstream, from, to time.Time, keyLimit, chanLimit int) {
 	t.Helper()
-	keys, chans := l.admittedBy(from, to), perWindow(up.hitsOf("sk-capped-0123456789"), from, to)
+	keys, chans := l.admittedBy(t, from, to), perWindow(up.hitsOf("sk-capped-0123456789"), from, to)
 	if len(keys) < 2 {
 		t.Fatalf("%s: %d whole windows measured, want at least 2", phase, len(keys))
 	}

@@ -532,7 +532,7 @@ func (m *members) next() (key, val []byte, more, ok bool) {
 		return nil, nil, false, false
 	}
 	m.i = rawjson.SkipSpace(b, m.i+1)
-	vend := valueEnd(b, m.i)
+	vend := rawjson.ValueEnd(b, m.i)
 	if vend < 0 {
 		return nil, nil, false, false
 	}
@@ -553,52 +553,6 @@ func member(obj []byte, key string) ([]byte, bool) {
 			return v, true
 		}
 	}
-}
-
-// valueEnd returns the offset just past the JSON value that starts at b[i],
-// or -1. Containers are matched by depth, strings skipped whole; scalars
-// end at the next delimiter. It frames values, it does not validate them.
-func valueEnd(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return rawjson.StringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				if j = rawjson.StringEnd(b, j); j < 0 {
-					return -1
-				}
-				j--
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			if j == i {
-				return -1
-			}
-			return j
-		}
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
 }
 
 // validJSON reports whether b is one valid JSON value (strings included),

@@ -59,7 +59,7 @@ func rewriteSchema(dst, v []byte, mode schemaMode, depth int) ([]byte, bool) {
 		return dst, false
 	}
 	if len(v) == 0 || v[0] != '{' {
-		if valueEnd(v, 0) != len(v) {
+		if rawjson.ValueEnd(v, 0) != len(v) {
 			return dst, false
 		}
 		return appendCompact(dst, v), true
@@ -185,7 +185,7 @@ func appendOpenAPIType(dst, val []byte, nullable bool) ([]byte, bool, bool) {
 // rewriteSchemaMap appends an object whose values are schemas.
 func rewriteSchemaMap(dst, v []byte, mode schemaMode, depth int) ([]byte, bool) {
 	if len(v) == 0 || v[0] != '{' {
-		return appendCompact(dst, v), valueEnd(v, 0) == len(v)
+		return appendCompact(dst, v), rawjson.ValueEnd(v, 0) == len(v)
 	}
 	dst = append(dst, '{')
 	it := members{b: v}
@@ -221,7 +221,7 @@ func rewriteSchemaList(dst, v []byte, mode schemaMode, depth int) ([]byte, bool)
 		if i < len(v) && v[i] == ']' && n == 0 {
 			return append(dst, ']'), i == len(v)-1
 		}
-		end := valueEnd(v, i)
+		end := rawjson.ValueEnd(v, i)
 		if end < 0 {
 			return dst, false
 		}

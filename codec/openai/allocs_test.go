@@ -12,28 +12,12 @@ import (
 )
 
 func TestZeroAllocs(t *testing.T) {
-	chunk, usage := []byte(chunkContent), []byte(chunkUsage)
+	chunk := []byte(chunkContent)
 	testutil.Allocs(t, "ModelSpan", 0, func() {
 		if s, _ := openai.ModelSpan(chunk); s < 0 {
 			panic("no model")
 		}
 	})
-	testutil.Allocs(t, `UsageSpan on "usage":null`, 0, func() {
-		if s, _ := openai.UsageSpan(chunk); s >= 0 {
-			panic("usage found")
-		}
-	})
-	testutil.Allocs(t, "UsageSpan on the usage chunk", 0, func() {
-		if s, _ := openai.UsageSpan(usage); s < 0 {
-			panic("no usage")
-		}
-	})
-	testutil.Allocs(t, "IsUsageOnlyChunk", 0, func() {
-		if !openai.IsUsageOnlyChunk(usage) || openai.IsUsageOnlyChunk(chunk) {
-			panic("wrong answer")
-		}
-	})
-
 	for _, c := range []struct{ name, model string }{
 		{"2KB", "gpt-4o-mini"},
 		{"1MB image, stream", "gpt-4o-2024-11-20"},

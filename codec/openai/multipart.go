@@ -65,7 +65,13 @@ func (r *FormRequest) ParseForm(contentType, body []byte) *codec.Error {
 	if e := r.Begin(contentType); e != nil {
 		return e
 	}
-	if _, err := r.Write(body); err != nil {
+	return r.EndWith(body)
+}
+
+// EndWith reads rest, the last bytes of the body (all of it, when it is
+// whole in memory), and ends the body: Write, then End.
+func (r *FormRequest) EndWith(rest []byte) *codec.Error {
+	if _, err := r.Write(rest); err != nil {
 		return err.(*codec.Error)
 	}
 	return r.End()
@@ -99,21 +105,88 @@ func (r *FormRequest) Write(p []byte) (int, error) {
 	if r.scan.err != nil {
 		return 0, r.scan.err
 	}
+	data, base := p, r.Size // base: data[0]'s offset in the body
 	r.Size += int64(len(p))
-	data, base := p, r.Size-int64(len(p)) // base: data[0]'s offset in the body
 	if len(r.scan.hold) > 0 {
-		base -= int64(len(r.scan.hold))
-		r.scan.hold = append(r.scan.hold, p...)
-		data = r.scan.hold
+		var e *codec.Error
+		if data, base, e = r.joinHeld(p, base); e != nil {
+			r.scan.err = e
+			return 0, e
+		}
+		if len(data) == 0 {
+			return len(p), nil // all of p is held
+		}
 	}
 	used, e := r.consume(data, base, false)
 	if e != nil {
 		r.scan.err = e
 		return 0, e
 	}
-	r.scan.hold = append(r.scan.hold[:0], data[used:]...)
+	r.scan.hold = append(r.scan.hold, data[used:]...)
 	return len(p), nil
 }
+
+// joinHeld scans the bytes held with as many of p (at offset base in the
+// body) as decide them: never more than a delimiter and what follows it,
+// or the end of a part's header lines. It returns the rest of p to scan
+// and its offset; none when p went to the hold, all of it undecided.
+func (r *FormRequest) joinHeld(p []byte, base int64) ([]byte, int64, *codec.Error) {
+	s := &r.scan
+	held := len(s.hold)
+	n := len(p)
+	switch s.state {
+	case scanFirst:
+		n = min(n, len(s.opening))
+	case scanValue:
+		n = min(n, len(s.nlDelim)+len("--\r\n"))
+	case scanHeader:
+		end := headerEnd(s.hold, p)
+		switch {
+		case end >= 0 && held+end-2 > maxPartHeader, end < 0 && headerTooLong(held+len(p)):
+			return nil, 0, errMalformed
+		case end < 0: // all of p is header lines: search on from its end
+			s.hold = append(s.hold, p...)
+			s.searched = max(len(s.hold)-3, 0)
+			return nil, 0, nil
+		}
+		n = end
+	}
+	s.hold = append(s.hold, p[:n]...)
+	used, e := r.consume(s.hold, base-int64(held), false)
+	if e != nil {
+		return nil, 0, e
+	}
+	if used < held || n == len(p) { // (the first cannot be: n bytes decide the held ones)
+		s.hold = append(s.hold[:copy(s.hold, s.hold[used:])], p[n:]...)
+		return nil, 0, nil
+	}
+	s.hold = s.hold[:0]
+	return p[used-held:], base + int64(used-held), nil
+}
+
+// headerEnd is how many bytes of p end the header lines begun in held (a
+// part's header not ended there): through the CRLF of the blank line, or
+// through the CRLF that makes them none; -1 when p does not end them.
+func headerEnd(held, p []byte) int {
+	if len(held) == 1 && held[0] == '\r' && len(p) > 0 && p[0] == '\n' {
+		return 1 // no header lines
+	}
+	blank := []byte("\r\n\r\n")
+	for k := len(blank) - 1; k > 0; k-- { // cut after k bytes: the earliest end first
+		if bytes.HasSuffix(held, blank[:k]) && bytes.HasPrefix(p, blank[k:]) {
+			return len(blank) - k
+		}
+	}
+	if i := bytes.Index(p, blank); i >= 0 {
+		return i + len(blank)
+	}
+	return -1
+}
+
+// headerTooLong reports whether n bytes with no end of a part's header
+// lines in them are too many to be header lines: not ended in that many,
+// they cannot fit in maxPartHeader.
+func headerTooLong(n int) bool { return n >= maxPartHeader+2 }
 
 // End ends the body: a 400 when it was cut short, or has no model part, or
 // an empty one.
@@ -188,10 +261,7 @@ func SpliceForm(dst, body []byte, boundary, model string) ([]byte, *codec.Error)
 	if e := r.begin(boundary); e != nil {
 		return dst, e
 	}
-	if _, err := r.Write(body); err != nil {
-		return dst, err.(*codec.Error)
-	}
-	if e := r.End(); e != nil {
+	if e := r.EndWith(body); e != nil {
 		return dst, e
 	}
 	return r.AppendUpstream(dst, body, model), nil
@@ -215,8 +285,13 @@ type formScan struct {
 	opening []byte // "--" boundary CRLF: what starts the body
 	state   scanState
 	// hold is the bytes of the body not yet consumed: a part's header
-	// lines so far, or the start of what may be a delimiter.
+	// lines so far, or the start of what may be a delimiter and the few
+	// bytes after it that decide it. A piece is never held whole: only as
+	// much of it as decides what is held (joinHeld).
 	hold []byte
+	// searched is how many bytes of the header lines held are searched
+	// already for the blank line that ends them.
+	searched int
 	// value is the captured value of the part being read (model, stream
 	// or n), up to maxFieldCapture bytes; capture says whether it is one.
 	value   []byte
@@ -281,20 +356,23 @@ func (r *FormRequest) first(data []byte, last bool) (n int, done bool, e *codec.
 // header reads a part's header lines up to the blank line that ends them
 // (none at all when the part starts with that line).
 func (r *FormRequest) header(data []byte, base int64, last bool) (n int, done bool, e *codec.Error) {
+	s := &r.scan
 	end := -1
 	if bytes.HasPrefix(data, []byte("\r\n")) {
 		end = 0 // no header lines
-	} else if i := bytes.Index(data, []byte("\r\n\r\n")); i >= 0 {
-		end = i + 2
+	} else if i := bytes.Index(data[s.searched:], []byte("\r\n\r\n")); i >= 0 {
+		end = s.searched + i + 2
 	}
 	// Header lines over maxPartHeader bytes are refused however the body
-	// is cut into pieces: not found yet in that many, they cannot fit.
-	if end > maxPartHeader || end < 0 && (last || len(data) >= maxPartHeader+2) {
+	// is cut into pieces.
+	if end > maxPartHeader || end < 0 && (last || headerTooLong(len(data))) {
 		return 0, false, errMalformed
 	}
 	if end < 0 {
+		s.searched = max(len(data)-3, 0) // data is held from here
 		return 0, false, nil
 	}
+	s.searched = 0
 	p, ok := readPartHeader(data[:end])
 	if !ok {
 		return 0, false, errMalformed
@@ -303,7 +381,6 @@ func (r *FormRequest) header(data []byte, base int64, last bool) (n int, done bo
 		return 0, false, errTooManyParts
 	}
 	r.parts = append(r.parts, p)
-	s := &r.scan
 	s.part, s.value, s.over = p, s.value[:0], false
 	s.capture = p.name == "model" || p.name == "stream" || p.name == "n"
 	if p.name == "model" {

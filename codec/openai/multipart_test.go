@@ -62,6 +62,76 @@ func TestSpliceForm(t *testing.T) {
 	}
 }
 
+// TestFormStreamHoldsLittle: read in 64 KiB pieces, each of which ends in
+// what may start a delimiter (a CR), then one that ends inside a part's
+// header lines, a form holds between pieces only those bytes and the few
+// that decide them, never a piece whole.
+func TestFormStreamHoldsLittle(t *testing.T) {
+	const piece = 64 << 10
+	file := func(n int) []byte {
+		return bytes.Replace(formBody(t, "XyZ", "model", "whisper-1", "language", "en"),
+			[]byte("RIFF\r\n--not the boundary\x00\xff"), bytes.Repeat([]byte{'\r'}, n), 1)
+	}
+	at := bytes.Index(file(4*piece), []byte(`name="model"`))
+	ct := []byte("multipart/form-data; boundary=XyZ")
+	var r openai.FormRequest
+	// A file of 4 pieces; one grown so that the fifth piece ends at the
+	// model part's name.
+	for _, size := range []int{4 * piece, 5*piece - at + 4*piece} {
+		if e := r.Begin(ct); e != nil {
+			t.Fatal(e)
+		}
+		most := 0
+		for rest := file(size); len(rest) > 0; {
+			n := min(len(rest), piece)
+			if _, err := r.Write(rest[:n]); err != nil {
+				t.Fatal(err)
+			}
+			rest, most = rest[n:], max(most, r.Held())
+		}
+		if e := r.End(); e != nil || string(r.Model) != "whisper-1" {
+			t.Fatalf("%v, model %q", e, r.Model)
+		}
+		if most > 1<<10 {
+			t.Errorf("a file of %d bytes: held %d bytes between pieces of %d", size, most, piece)
+		}
+	}
+}
+
+// TestFormStreamLongHeader: a part's header lines of about the limit's
+// length (16 KiB) get the same verdict read whole and read in pieces of
+// any size, however a piece ends around the blank line that ends them.
+func TestFormStreamLongHeader(t *testing.T) {
+	ct := []byte("multipart/form-data; boundary=XyZ")
+	for _, size := range []int{16<<10 - 1, 16 << 10, 16<<10 + 1, 16<<10 + 2} {
+		first := "Content-Disposition: form-data; name=\"model\"\r\n"
+		header := first + "X-Pad: " + strings.Repeat("a", size-len(first)-len("X-Pad: \r\n")) + "\r\n"
+		body := []byte("--XyZ\r\n" + header + "\r\nwhisper-1\r\n--XyZ--\r\n")
+		var whole openai.FormRequest
+		want := whole.ParseForm(ct, body)
+		if (want == nil) != (size <= 16<<10) {
+			t.Fatalf("header lines of %d bytes read whole: %v", size, want)
+		}
+		for _, piece := range []int{1, 3, 4093, 4096, 16<<10 + 7, 64 << 10} {
+			var r openai.FormRequest
+			got := r.Begin(ct)
+			for rest := body; got == nil && len(rest) > 0; {
+				n := min(len(rest), piece)
+				if _, err := r.Write(rest[:n]); err != nil {
+					got = err.(*codec.Error)
+				}
+				rest = rest[n:]
+			}
+			if got == nil {
+				got = r.End()
+			}
+			if (got == nil) != (want == nil) || got == nil && string(r.Model) != "whisper-1" {
+				t.Errorf("header lines of %d bytes in pieces of %d: %v, model %q; whole: %v", size, piece, got, r.Model, want)
+			}
+		}
+	}
+}
+
 // FuzzSpliceForm holds SpliceForm to mime/multipart's reader: a body it
 // accepts reads there part by part, and so does the spliced body, with
 // the same parts but the model's value; and a part is a file to

@@ -79,21 +79,13 @@ func wireStream(tb testing.TB, n int) []byte {
 	return append(b, bytes.Join(tail, nil)...)
 }
 
-func BenchmarkSpans(b *testing.B) {
-	chunk, usage := []byte(chunkContent), []byte(chunkUsage)
-	bench := func(name string, in []byte, fn func([]byte)) {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(in)))
-			for b.Loop() {
-				fn(in)
-			}
-		})
+func BenchmarkModelSpan(b *testing.B) {
+	chunk := []byte(chunkContent)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		openai.ModelSpan(chunk)
 	}
-	bench("ModelSpan", chunk, func(in []byte) { openai.ModelSpan(in) })
-	bench("UsageSpan/null", chunk, func(in []byte) { openai.UsageSpan(in) })
-	bench("UsageSpan/usage_chunk", usage, func(in []byte) { openai.UsageSpan(in) })
-	bench("IsUsageOnlyChunk", usage, func(in []byte) { openai.IsUsageOnlyChunk(in) })
 }
 
 // BenchmarkParse reads and checks a chat request as the pass-through path

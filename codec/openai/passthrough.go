@@ -307,11 +307,7 @@ func (r *ChatRequest) usageEdit(body []byte) edit {
 	}
 }
 
-var (
-	keyModel   = []byte(`"model"`)
-	keyUsage   = []byte(`"usage"`)
-	keyChoices = []byte(`"choices"`)
-)
+var keyModel = []byte(`"model"`)
 
 // ModelSpan finds the value of the "model" field of a response or stream
 // chunk: the span of the name between its quotes, or -1, -1. It looks for the
@@ -331,68 +327,6 @@ func modelSpanAt(b []byte, v int) (start, end int) {
 		return -1, -1
 	}
 	return v + 1, v + 1 + n
-}
-
-// UsageSpan returns the span of a non-null top-level "usage" object of a
-// response or chunk, or -1, -1. The cheap scan for `"usage":{` keeps the
-// common chunk (no usage, or "usage":null) off the slower top-level lookup.
-func UsageSpan(b []byte) (start, end int) {
-	if endsWithNullUsage(b) {
-		return -1, -1
-	}
-	return usageSpanAt(b, valueAfterKey(b, keyUsage))
-}
-
-// usageSpanAt is UsageSpan given v, the offset of the value of the first
-// "usage" key (valueAfterKey), or -1, for a b that does not end with a
-// null usage.
-func usageSpanAt(b []byte, v int) (start, end int) {
-	if v < 0 || b[v] != '{' {
-		return -1, -1
-	}
-	f := [...]rawjson.Field{{Key: "usage"}}
-	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 ||
-		rawjson.KindOf(b[f[0].Start:f[0].End]) != rawjson.KindObject {
-		return -1, -1 // the "usage" found first was nested
-	}
-	return f[0].Start, f[0].End
-}
-
-// endsWithNullUsage reports whether the object b ends with `"usage":null}`,
-// whitespace allowed between the tokens: with include_usage on, OpenAI puts
-// that on every chunk but the last, and checking the tail settles them
-// without a scan.
-func endsWithNullUsage(b []byte) bool {
-	for _, tail := range [...]string{"}", "null", ":", `"usage"`} {
-		n := len(b)
-		for n > 0 && rawjson.IsSpace(b[n-1]) {
-			n--
-		}
-		if n < len(tail) || string(b[n-len(tail):n]) != tail {
-			return false
-		}
-		b = b[:n-len(tail)]
-	}
-	return true
-}
-
-// IsUsageOnlyChunk reports whether a stream chunk carries usage and no
-// choices: the extra chunk that stream_options.include_usage asks for. (Azure
-// also sends chunks with no choices, for prompt filter results: those have
-// no usage and are not this chunk.)
-func IsUsageOnlyChunk(b []byte) bool {
-	if s, _ := UsageSpan(b); s < 0 {
-		return false
-	}
-	v := valueAfterKey(b, keyChoices)
-	if v < 0 || b[v] != '[' {
-		return false
-	}
-	f := [...]rawjson.Field{{Key: "choices"}}
-	if rawjson.Lookup(b, f[:], false) != nil || f[0].Start < 0 {
-		return false
-	}
-	return rawjson.ArrayEmpty(b[f[0].Start:f[0].End])
 }
 
 // valueAfterKey returns the offset of the value that follows the first

@@ -95,6 +95,10 @@ func relaySeeds() []string {
 		`{"mod\u0065l":"a","model":"b"}`, `{"model":"we\"ird"}`, `{"model" : "spaced" , "usage" : null }`, `{"model":7}`,
 		`{"k":"\"model\":\"x\"","model":"y"}`, `{"k":"a\\","model":"y"}`, `{"usage":{"prompt_tokens":-1},"choices":[]}`,
 		`{"usage":{"prompt_tokens":1},"choices":[],"usage":null}`, `{"id":"1","x\"usage":null}`,
+		// Azure's first chunk: no choices and no usage, so not the usage chunk.
+		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0}]}`,
+		// Moonshot's usage inside the choice, the top-level one null.
+		`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":19}}],"usage":null}`,
 		"{\"model\":\"a\x01\"}", `{"model":"a\x"}`, `{"model":"a",}`, `{"model":"a"} x`, `[{"model":"a"}]`, `"model"`, `{`,
 		`{"model":"m","choices":[` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `]}`,
 	}

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -48,79 +49,6 @@ func TestModelSpan(t *testing.T) {
 	f(`{"model":  `, "", false)
 	f(`{"model":"unterminated`, "", false)
 	f(``, "", false)
-}
-
-func TestUsageSpan(t *testing.T) {
-	// f checks the usage object UsageSpan finds in b ("" for none).
-	f := func(b, want string) {
-		t.Helper()
-		s, e := openai.UsageSpan([]byte(b))
-		switch {
-		case want == "" && (s != -1 || e != -1):
-			t.Errorf("UsageSpan(%s) = [%d:%d] %q, want none", b, s, e, b[s:e])
-		case want != "" && (s < 0 || e < s || e > len(b) || b[s:e] != want):
-			t.Errorf("UsageSpan(%s) = [%d:%d], want %q", b, s, e, want)
-		}
-	}
-	usage := chunkUsage[strings.Index(chunkUsage, `"usage":`)+len(`"usage":`) : len(chunkUsage)-1]
-	f(chunkUsage, usage)
-	f(chunkRole, "")
-	f(chunkContent, "")
-	f(chunkFinish, "")
-	f(chunkNoUsage, "")
-	f(chunkToolCall, "") // `\"usage\":{` inside the arguments
-	f(`{"id":"x","choices":[], "usage" : { "prompt_tokens": 1 } }`, `{ "prompt_tokens": 1 }`)
-	f(`{"usage":{}}`, `{}`)
-	f("{\"choices\":[],\n\"usage\":\n{\"total_tokens\":3}\n}", `{"total_tokens":3}`)
-	// DeepSeek and others put usage on the finish chunk.
-	f(`{"id":"x","model":"deepseek-chat","choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"usage":{"prompt_tokens":8,"completion_tokens":9,"total_tokens":17}}`,
-		`{"prompt_tokens":8,"completion_tokens":9,"total_tokens":17}`)
-	f(`{"usage":null}`, "")
-	f(`{"usage":"n/a"}`, "")
-	f(`{"usage":{"a":1`, "") // unterminated: no span
-}
-
-// Some OpenAI-compatible servers (Moonshot, for one) put usage inside the
-// choice; with a top-level "usage":null, UsageSpan must not return the null.
-func TestUsageSpanNestedUsage(t *testing.T) {
-	for _, b := range []string{
-		`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":19,"completion_tokens":13,"total_tokens":32}}],"usage":null}`,
-		`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop","usage":{"prompt_tokens":19,"completion_tokens":13,"total_tokens":32}}],"usage":null,"system_fingerprint":"fp_1"}`,
-	} {
-		if s, e := openai.UsageSpan([]byte(b)); s != -1 || e != -1 {
-			t.Errorf("UsageSpan(%s) = %q, want none: the top-level usage is null", b, b[s:e])
-		}
-	}
-}
-
-func TestIsUsageOnlyChunk(t *testing.T) {
-	f := func(b string, want bool) {
-		t.Helper()
-		if got := openai.IsUsageOnlyChunk([]byte(b)); got != want {
-			t.Errorf("IsUsageOnlyChunk(%s) = %v, want %v", b, got, want)
-		}
-	}
-	f(chunkUsage, true)
-	f(`{"id":"x", "choices" : [ ] , "usage":{"prompt_tokens":1}}`, true)
-	f(`{"usage":{"prompt_tokens":1},"choices":[]}`, true)
-	f(chunkRole, false)
-	f(chunkContent, false)
-	f(chunkFinish, false)
-	f(chunkToolCall, false)
-	f(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":8}}`, false)
-	f(`{"error":{"message":"overloaded"}}`, false)
-	f(`{"choices":null,"usage":{"prompt_tokens":1}}`, false)
-	f(`{"choices":[`, false)
-}
-
-// Azure's first chunk has no choices and no usage: it carries content-filter
-// results, not usage, so it is not the usage-only chunk (and a relay that
-// drops usage-only chunks must keep it).
-func TestIsUsageOnlyChunkAzurePromptFilter(t *testing.T) {
-	b := `{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]}`
-	if openai.IsUsageOnlyChunk([]byte(b)) {
-		t.Errorf("IsUsageOnlyChunk(%s) = true, want false: the chunk has no usage", b)
-	}
 }
 
 func TestDecodeUsage(t *testing.T) {
@@ -276,8 +204,8 @@ func TestAppendChunk(t *testing.T) {
 		if s, e := openai.ModelSpan(b); s < 0 || string(b[s:e]) != c.Model {
 			t.Errorf("ModelSpan(%s) = [%d:%d]", b, s, e)
 		}
-		if s, _ := openai.UsageSpan(b); s >= 0 || openai.IsUsageOnlyChunk(b) {
-			t.Errorf("a content chunk is taken for usage: %s", b)
+		if out, u := relayed(t, b); !bytes.Equal(out, b) || u != (codec.Usage{}) {
+			t.Errorf("the relay made %s of a content chunk, usage %+v: %s", out, u, b)
 		}
 	}
 	f(true, "", "")
@@ -285,6 +213,18 @@ func TestAppendChunk(t *testing.T) {
 	f(false, "quotes \" and \\ and\nnewlines\t\u0001 and 🙂 and \xff", "")
 	f(false, "", "stop")
 	f(false, "", "length")
+}
+
+// relayed is what the relay makes of the chunk b for a client that did not
+// ask for usage: the bytes it passes on, and the usage it reads.
+func relayed(t *testing.T, b []byte) ([]byte, codec.Usage) {
+	t.Helper()
+	var r codec.Relay
+	out, err := openai.Dialect.RelayEvent(nil, b, b, &r)
+	if err != nil {
+		t.Fatalf("RelayEvent(%s): %v", b, err)
+	}
+	return out, r.Usage
 }
 
 func TestAppendUsageChunk(t *testing.T) {
@@ -296,15 +236,8 @@ func TestAppendUsageChunk(t *testing.T) {
 		if w.Object != "chat.completion.chunk" || w.Choices == nil || len(w.Choices) != 0 || w.Usage == nil {
 			t.Fatalf("AppendUsageChunk(%+v) = %s", u, b)
 		}
-		if !openai.IsUsageOnlyChunk(b) {
-			t.Errorf("IsUsageOnlyChunk(%s) = false", b)
-		}
-		s, e := openai.UsageSpan(b)
-		if s < 0 {
-			t.Fatalf("UsageSpan(%s): none", b)
-		}
-		if got, err := openai.DecodeUsage(b[s:e]); err != nil || got != u {
-			t.Errorf("DecodeUsage(%s) = %+v, %v; want %+v", b[s:e], got, err, u)
+		if out, got := relayed(t, b); len(out) != 0 || got != u {
+			t.Errorf("the relay made %q of the usage chunk %s, usage %+v; want it left out, usage %+v", out, b, got, u)
 		}
 	}
 }

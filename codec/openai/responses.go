@@ -244,11 +244,12 @@ func (responsesDialect) AppendStreamError(dst []byte, e *codec.Error) []byte {
 }
 
 // ResponseState reads the id and status of the response object that
-// starts b (what follows it is not read); a member missing, or not a plain
-// string, is nil. It stops at the status, which a response names early.
+// starts b, checked JSON (what follows it is not read); a member missing,
+// or not a plain string, is nil. It stops at the status, which a response
+// names early, and passes the members before it over unchecked.
 func ResponseState(b []byte) (id, status []byte) {
 	m := rawjson.Members(b)
-	for m.Next() && (id == nil || status == nil) {
+	for (id == nil || status == nil) && m.NextKey() && m.PassValue() {
 		switch string(m.Key()) {
 		case "id":
 			id, _ = rawjson.StringBytes(m.Value())

@@ -58,3 +58,24 @@ func BenchmarkResponsesReadRelayed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResponseState reads a response's id and status: OpenAI names
+// them first; a compatible server may put its status after the output,
+// which is then passed over, not checked again.
+func BenchmarkResponseState(b *testing.B) {
+	early := testutil.ResponseObject("resp_1", "gpt-4o-2024-08-06", "completed", strings.Repeat("Hello there. ", 40))
+	late := strings.Replace(early, `"status":"completed",`, "", 1)
+	late = strings.TrimSuffix(late, "}") + `,"status":"completed"}`
+	for _, c := range []struct{ name, body string }{{"early", early}, {"late", late}} {
+		body := []byte(c.body)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if id, status := openai.ResponseState(body); id == nil || status == nil {
+					b.Fatal("not read")
+				}
+			}
+		})
+	}
+}

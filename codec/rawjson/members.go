@@ -19,23 +19,58 @@ func Members(b []byte) MemberReader { return MembersAt(b, 1) }
 // document (the top-level object is at 1): its values are held to what
 // is left of encoding/json's nesting limit.
 func MembersAt(b []byte, depth int) MemberReader {
-	m := MemberReader{b: b, i: SkipSpace(b, 0), open: true, limit: maxDepth - depth}
-	if m.i >= len(b) || b[m.i] != '{' {
-		m.fail()
-	}
-	return m
+	return MemberReader{cursor: newCursor(b, '{', depth)}
 }
 
 // MemberReader is the cursor Members returns.
 type MemberReader struct {
-	b      []byte
-	i      int // the '{', ',' or '}' before the next member (checked by Next); -1 once done
+	cursor
 	ks, ke int // the current key, without its quotes
+}
+
+// cursor is what MemberReader and ElementReader share: where they are in
+// the container, and the value they left.
+type cursor struct {
+	b      []byte
+	i      int // the opening, ',' or closing before the next value (checked by next); -1 once done
 	vs, ve int // the current value
-	end    int // just past the object, or where it broke
+	end    int // just past the container, or where it broke
 	err    bool
-	open   bool // m.i is at the object's '{': no member read yet
+	open   bool // c.i is at the container's opening: nothing read yet
 	limit  int  // the nesting a value may have
+}
+
+func newCursor(b []byte, opening byte, depth int) cursor {
+	c := cursor{b: b, i: SkipSpace(b, 0), open: true, limit: maxDepth - depth}
+	if c.i >= len(b) || b[c.i] != opening {
+		c.fail()
+	}
+	return c
+}
+
+// next checks the separator at c.i of the container that opening and
+// closing delimit and returns the offset of what follows it, the next
+// member or element; ok is false at the container's end or a fault.
+func (c *cursor) next(opening, closing byte) (i int, ok bool) {
+	if c.i < 0 {
+		return 0, false
+	}
+	b := c.b
+	if c.i >= len(b) {
+		return 0, c.fail()
+	}
+	switch d := b[c.i]; {
+	case d == closing && !c.open:
+		return 0, c.done(c.i + 1)
+	case d != opening && d != ',', (d == opening) != c.open:
+		return 0, c.fail() // an opening only opens, a ',' only follows a value
+	}
+	i = SkipSpace(b, c.i+1)
+	if c.open && i < len(b) && b[i] == closing {
+		return 0, c.done(i + 1)
+	}
+	c.open = false
+	return i, true
 }
 
 // Next moves to the next member and reports whether there is one.
@@ -47,24 +82,11 @@ func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
 // Valid does, then to report where it ended with EndValue. A usage object
 // so read is read and checked in one pass.
 func (m *MemberReader) NextKey() bool {
-	if m.i < 0 {
+	i, ok := m.next('{', '}')
+	if !ok {
 		return false
 	}
 	b := m.b
-	if m.i >= len(b) {
-		return m.fail()
-	}
-	switch d := b[m.i]; {
-	case d == '}' && !m.open:
-		return m.done(m.i + 1)
-	case d != '{' && d != ',', (d == '{') != m.open:
-		return m.fail() // a '{' only opens the object, a ',' only follows a member
-	}
-	i := SkipSpace(b, m.i+1)
-	if m.open && i < len(b) && b[i] == '}' {
-		return m.done(i + 1)
-	}
-	m.open = false
 	if i >= len(b) || b[i] != '"' {
 		return m.fail()
 	}
@@ -80,21 +102,27 @@ func (m *MemberReader) NextKey() bool {
 	return true
 }
 
-// ValueStart is the offset in b of the value NextKey left.
-func (m *MemberReader) ValueStart() int { return m.vs }
+// ValueStart is the offset in b of the value NextKey (or NextValue) left.
+func (c *cursor) ValueStart() int { return c.vs }
 
-// SkipValue checks the value NextKey left and moves past it; false when it
-// is not JSON (then the reader is done, with an error).
-func (m *MemberReader) SkipValue() bool {
-	if m.vs < len(m.b) && ('0' <= m.b[m.vs] && m.b[m.vs] <= '9' || m.b[m.vs] == '-') {
-		return m.EndValue(validNumber(m.b, m.vs)) // a count: no call to the whole check
+// SkipValue checks the value NextKey (or NextValue) left and moves past
+// it; false when it is not JSON (then the reader is done, with an error).
+func (c *cursor) SkipValue() bool {
+	if c.vs < len(c.b) && ('0' <= c.b[c.vs] && c.b[c.vs] <= '9' || c.b[c.vs] == '-') {
+		return c.EndValue(validNumber(c.b, c.vs)) // a count: no call to the whole check
 	}
-	end := validValue(m.b, m.vs, nil, nil, m.limit)
+	end := validValue(c.b, c.vs, nil, nil, c.limit)
 	if end == errDeep {
-		end = validDeep(m.b, m.vs, nil, m.limit)
+		end = validDeep(c.b, c.vs, nil, c.limit)
 	}
-	return m.EndValue(end)
+	return c.EndValue(end)
 }
+
+// PassValue moves past the value NextKey (or NextValue) left without
+// checking it, for a document checked already: a string is passed over
+// from quote to quote, a container by its brackets. It is false, the
+// reader done with an error, when the value does not end.
+func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 
 // plainStringEnd is validValue for the string at b[i] (a quote), a key:
 // keys are short and plain, so a byte at a time, without the call and the
@@ -111,47 +139,49 @@ func plainStringEnd(b []byte, i int) int {
 	return errSyntax
 }
 
-// EndValue moves past the value NextKey left, which the caller checked
-// and found to end just before b[end]; an end below 0 says it is not JSON
-// (then the reader is done, with an error, and EndValue is false).
-func (m *MemberReader) EndValue(end int) bool {
+// EndValue moves past the value NextKey (or NextValue) left, which the
+// caller checked and found to end just before b[end]; an end below 0 says
+// it is not JSON (then the reader is done, with an error, and EndValue is
+// false).
+func (c *cursor) EndValue(end int) bool {
 	if end < 0 {
-		return m.fail()
+		return c.fail()
 	}
-	m.ve = end
-	m.i = SkipSpace(m.b, end) // the next call checks what is there
+	c.ve = end
+	c.i = SkipSpace(c.b, end) // the next call checks what is there
 	return true
 }
 
 // Key is the current member's key as spelled between its quotes.
 func (m *MemberReader) Key() []byte { return m.b[m.ks:m.ke] }
 
-// Value is the current member's value, checked.
-func (m *MemberReader) Value() []byte { return m.b[m.vs:m.ve] }
+// Value is the current value, checked.
+func (c *cursor) Value() []byte { return c.b[c.vs:c.ve] }
 
-// End is the offset just past the object once Next has read to its end
-// without an error, else -1.
-func (m *MemberReader) End() int {
-	if m.err || m.i >= 0 {
+// End is the offset just past the container once the reader has read to
+// its end without an error, else -1.
+func (c *cursor) End() int {
+	if c.err || c.i >= 0 {
 		return -1
 	}
-	return m.end
+	return c.end
 }
 
-// Err reports a b that is not a JSON object, or one that is broken.
-func (m *MemberReader) Err() error {
-	if m.err {
-		return &SyntaxError{Offset: m.end, Msg: "invalid JSON object"}
+// Err reports a b that does not start with the container, or one that is
+// broken.
+func (c *cursor) Err() error {
+	if c.err {
+		return &SyntaxError{Offset: c.end, Msg: "invalid JSON"}
 	}
 	return nil
 }
 
-func (m *MemberReader) done(end int) bool {
-	m.i, m.end = -1, end
+func (c *cursor) done(end int) bool {
+	c.i, c.end = -1, end
 	return false
 }
 
-func (m *MemberReader) fail() bool {
-	m.err = true
-	return m.done(max(m.i, 0))
+func (c *cursor) fail() bool {
+	c.err = true
+	return c.done(max(c.i, 0))
 }

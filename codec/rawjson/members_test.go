@@ -64,10 +64,46 @@ func FuzzMembers(f *testing.F) {
 			}
 		}
 		end := m.End()
+		if end >= 0 { // a checked object is passed over as it is read
+			p := Members(b)
+			for p.NextKey() && p.PassValue() {
+				n--
+			}
+			if n != 0 || p.End() != end {
+				t.Fatalf("%q: PassValue ends at %d with %d members left, Next at %d", b, p.End(), n, end)
+			}
+		}
 		var obj map[string]json.RawMessage
 		valid := end >= 0 && json.Unmarshal(b[:end], &obj) == nil
 		if (end >= 0) != valid {
 			t.Fatalf("%q: end %d, err %v; encoding/json: valid object %v", b, end, m.Err(), valid)
 		}
 	})
+}
+
+// PassValue passes over what Next would, in a valid document.
+func TestPassValue(t *testing.T) {
+	for _, in := range []string{
+		`{"a":1,"b" : {"c":[1,"]}",{"d":"\"}"}]} , "e":null,"f":-1.5e3,"g":"x\\"}`,
+		`{"output":[{"content":[{"text":"a ] b } c"}]}],"status":"completed"}`,
+		`{}`,
+	} {
+		next, pass := Members([]byte(in)), Members([]byte(in))
+		for next.Next() {
+			if !pass.NextKey() || !pass.PassValue() || string(pass.Value()) != string(next.Value()) {
+				t.Fatalf("%s: PassValue %q, Next %q", in, pass.Value(), next.Value())
+			}
+		}
+		if pass.NextKey() || pass.End() != next.End() {
+			t.Errorf("%s: end %d, want %d", in, pass.End(), next.End())
+		}
+	}
+	for _, in := range []string{`{"a":"x`, `{"a":[1,{"b":2}`, `{"a":`} {
+		m := Members([]byte(in))
+		for m.NextKey() && m.PassValue() {
+		}
+		if m.Err() == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
 }

@@ -95,9 +95,13 @@ func BenchmarkLookup(b *testing.B) {
 }
 
 // BenchmarkValidStrings checks the strings of a 2 KB chat request, compact
-// (what SDKs send) and indented (which takes the quote-following path).
+// (what SDKs send), compact with a newline after it (a body sent from a
+// file: it took the quote-following path until the spaces after the
+// document were left out) and indented (which takes that path).
 func BenchmarkValidStrings(b *testing.B) {
-	for _, c := range compactAndIndented(b, chatRequest(true)) {
+	cases := compactAndIndented(b, chatRequest(true))
+	cases = append(cases, namedBody{"compact+newline", append(chatRequest(true), '\n')})
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.body)))
 			for b.Loop() {

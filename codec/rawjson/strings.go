@@ -15,8 +15,9 @@ import (
 // the document is read eight bytes at a time for backslashes and control
 // characters alone, checking each escape where it is; the first control
 // character hands the document to validStringsQuoted, which follows the
-// quotes. Compact JSON, what SDKs send, never gets there. So does a
-// document that is not an object or an array: sonic.Valid takes a lone
+// quotes. Compact JSON, what SDKs send, never gets there, nor does one
+// that only ends with a newline. A document that is not an object or an
+// array goes there at once: sonic.Valid takes a lone
 // string of 32 bytes or more without its closing quote, which only
 // following the quotes catches.
 func ValidStrings(b []byte) bool {
@@ -27,6 +28,11 @@ func ValidStrings(b []byte) bool {
 	}
 	if i == len(b) || b[i] != '{' && b[i] != '[' {
 		return validStringsQuoted(b)
+	}
+	// Spaces after the closing bracket are outside any string: a newline
+	// there (a body sent from a file) need not take the slow path.
+	for len(b) > i && IsSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
 	}
 	for i < len(b) {
 		if i+8 <= len(b) {

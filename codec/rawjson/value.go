@@ -98,6 +98,46 @@ func StringEnd(b []byte, i int) int {
 	}
 }
 
+// ValueEnd returns the offset just past the JSON value that starts at
+// b[i], or -1. It frames values of a document checked already, without
+// checking them: containers are matched by depth, strings passed over
+// from quote to quote (StringEnd), scalars end at the next delimiter.
+func ValueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return StringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = StringEnd(b, j); j < 0 {
+					return -1
+				}
+				j-- // at the closing quote
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i // a number or a literal
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !IsSpace(b[j]) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
 // AppendUnquote appends the decoded contents of the JSON string value span v to dst. It decodes
 // every escape, including \uXXXX and surrogate pairs, and replaces unpaired surrogates and
 // invalid UTF-8 with U+FFFD, as encoding/json does. An invalid escape is a *SyntaxError whose

@@ -35,7 +35,7 @@ func DecodeRequest(body []byte, r *codec.Request) *codec.Error {
 // DecodeRequestDropped is DecodeRequest that also appends to dropped the
 // names of the request fields it had to ignore, each once.
 func DecodeRequestDropped(body []byte, r *codec.Request, dropped []string) ([]string, *codec.Error) {
-	return param.Decode(body, r, dropped, false, &requestPool, decodeWire)
+	return param.DecodeWith(body, r, dropped, &requestPool, (*wireRequest).read, decodeWire)
 }
 
 // decodeWire runs the steps of a Responses request's decoding on d.
@@ -126,8 +126,8 @@ func (d *requestDecoder) input() *codec.Error {
 	default:
 		return param.Invalid("input", "'input' must be a string or an array of input items")
 	}
-	if err := unmarshalString(rawjson.UnsafeString(v), &d.W.items); err != nil {
-		return param.Invalid("input", "'input' must be a string or an array of input items")
+	if d.W.inputBad.found {
+		return d.W.inputBad.err()
 	}
 	for i := range d.W.items {
 		if err := d.item(i, &d.W.items[i]); err != nil {
@@ -191,13 +191,20 @@ func (d *requestDecoder) message(i int, it *wireItem) *codec.Error {
 	return param.Invalid(itemParam(i, "role"), "Invalid value: '"+it.Role+"'. Supported values are: 'user', 'assistant', 'system', and 'developer'.")
 }
 
-// contentParts decodes a content array into the decoder's scratch slice,
+// contentParts reads a content array into the decoder's scratch slice,
 // valid until the next call; ok is false when it is not one.
 func (d *requestDecoder) contentParts(content rawValue) (_ []wirePart, ok bool) {
-	ps := d.W.parts[:cap(d.W.parts)]
-	clear(ps)
-	d.W.parts = ps[:0]
-	return d.W.parts, unmarshalString(rawjson.UnsafeString(content), &d.W.parts) == nil
+	return scratchArray(content, &d.W.parts)
+}
+
+// scratchArray reads the array of objects v, a checked span of the body
+// (a content array), into the scratch slice s, emptied first; ok is false
+// when v is not such an array.
+func scratchArray[T any](v rawValue, s *[]T) (_ []T, ok bool) {
+	*s = emptied(*s)
+	var bad mismatch
+	end := readObjects(v, (*list[T])(s), contentDepth, "", &bad)
+	return *s, end >= 0 && !bad.found
 }
 
 // errContent is the 400 of a message whose content is neither a string
@@ -407,8 +414,7 @@ func (d *requestDecoder) reasoningItem(i int, it *wireItem) {
 	}
 	text := joinTexts(it.Summary)
 	if text == "" && rawjson.KindOf(it.Content) == rawjson.KindArray {
-		var content []wireSummary
-		if unmarshalString(rawjson.UnsafeString(it.Content), &content) == nil {
+		if content, ok := scratchArray(it.Content, &d.W.summaries); ok {
 			text = joinTexts(content)
 		}
 	}
@@ -482,8 +488,9 @@ func (d *requestDecoder) toolChoice() *codec.Error {
 	default:
 		return param.Invalid("tool_choice", "'tool_choice' must be a string or an object")
 	}
-	var tc wireToolChoice
-	if unmarshalString(rawjson.UnsafeString(v), &tc) != nil {
+	tc := &d.W.choice
+	var bad mismatch
+	if readObject(v, tc, topDepth+1, "", &bad) < 0 || bad.found {
 		return param.Invalid("tool_choice", "'tool_choice' is not a valid tool choice")
 	}
 	switch {
@@ -595,8 +602,10 @@ func (d *requestDecoder) droppedFields() {
 		param.Member{Name: "context_management", Value: w.ContextManagement},
 		param.Member{Name: "moderation", Value: w.Moderation},
 		param.Member{Name: "prompt_cache_options", Value: w.PromptCacheOptions})
-	if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
-		d.Drop("truncation")
+	if rawjson.KindOf(w.Truncation) == rawjson.KindString { // Unquote of nothing makes an error
+		if s, _ := rawjson.Unquote(w.Truncation); s == "auto" {
+			d.Drop("truncation")
+		}
 	}
 	for _, inc := range w.Include {
 		if inc != "reasoning.encrypted_content" { // always given: the next turn needs it

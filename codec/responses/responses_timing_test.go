@@ -73,3 +73,29 @@ func BenchmarkAppendResponse(b *testing.B) {
 		out = rc.AppendResponse(out[:0], &resp, info)
 	}
 }
+
+// BenchmarkPrepend: a turn continued by previous_response_id, its stored
+// input items (a 2 KB request's) and output put before the new input.
+func BenchmarkPrepend(b *testing.B) {
+	var req codec.Request
+	if err := rc.DecodeRequest(goldentest.Read(b, "testdata/request_2kb.json"), &req); err != nil {
+		b.Fatal(err)
+	}
+	input := rc.AppendInputItems(nil, &req)
+	resp := codec.Response{Parts: []codec.Part{
+		{Kind: codec.PartThinking, Text: "Compare cargo space and safety.", Signature: "EqQBCkYIBxgCKkB0aGlua2luZw=="},
+		{Kind: codec.PartText, Text: "The Corolla Hybrid has 13.1 cu ft of cargo space, the Prius 20.3; both come with Toyota Safety Sense 3.0."},
+	}, Stop: codec.StopEnd}
+	output := rc.AppendOutput(nil, &resp, "resp_req_0123456789abcdef01234567", codec.DialectAnthropic)
+	body := []byte(`{"model":"gpt-5","previous_response_id":"resp_req_0123456789abcdef01234567","input":"Which one is blue?","store":true}`)
+	var out []byte
+	b.ReportAllocs()
+	b.SetBytes(int64(len(input) + len(output) + len(body)))
+	defer reportCPU(b, proctime.CPU())
+	for b.Loop() {
+		var err *codec.Error
+		if out, err = rc.Prepend(out[:0], body, input, output); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

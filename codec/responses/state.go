@@ -68,14 +68,20 @@ func trimSpace(b []byte) []byte {
 // before its input, in order: each of stored is a JSON array of items
 // (the input items and then the output of the response it continues). A
 // string input becomes a user message after them. It fails with a 400
-// when body is not a JSON object or a stored array is not an array.
+// when body is not a JSON object, and with a 500 when a stored value is
+// not an array. The stored arrays are the gateway's own, checked when
+// they were made, and the result is read by DecodeRequest, which checks
+// all of it: they are not checked again here.
 func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
 	f := [...]rawjson.Field{{Key: "input"}}
 	if rawjson.Lookup(body, f[:], false) != nil || rawjson.KindOf(trimSpace(body)) != rawjson.KindObject {
 		return dst, param.BodyError(body)
 	}
-	if k := rawjson.KindOf(body[max(f[0].Start, 0):max(f[0].End, 0)]); f[0].Start >= 0 &&
-		k != rawjson.KindString && k != rawjson.KindArray && k != rawjson.KindNull {
+	var input []byte
+	if f[0].Start >= 0 {
+		input = body[f[0].Start:f[0].End]
+	}
+	if k := rawjson.KindOf(input); f[0].Start >= 0 && k != rawjson.KindString && k != rawjson.KindArray && k != rawjson.KindNull {
 		return dst, param.Invalid("input", "'input' must be a string or an array of input items")
 	}
 	orig := len(dst)
@@ -91,16 +97,14 @@ func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
 	dst = append(dst, '[')
 	n := len(dst)
 	for _, items := range stored {
-		if rawjson.KindOf(trimSpace(items)) != rawjson.KindArray || !rawjson.Valid(items) {
+		if items = trimSpace(items); rawjson.KindOf(items) != rawjson.KindArray || items[len(items)-1] != ']' {
 			return dst[:orig], &codec.Error{Status: 500, Kind: codec.KindServer, Message: "A stored response cannot be read."}
 		}
 		dst = appendSeparated(dst, n, arrayElements(items))
 	}
-	var input []byte
-	if f[0].Start >= 0 {
-		input = appendInput(nil, body[f[0].Start:f[0].End])
+	if k := rawjson.KindOf(input); k == rawjson.KindString || k == rawjson.KindArray && len(arrayElements(input)) > 0 {
+		dst = appendInput(separate(dst, n), input)
 	}
-	dst = appendSeparated(dst, n, input)
 	dst = append(dst, ']')
 	if f[0].Start < 0 && body[rawjson.SkipSpace(body, start)] != '}' {
 		dst = append(dst, ',')
@@ -109,13 +113,19 @@ func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
 }
 
 // appendSeparated appends elements to the array begun at offset first of
-// dst, with a comma when it has elements already.
+// dst (see separate).
 func appendSeparated(dst []byte, first int, elements []byte) []byte {
 	if len(elements) == 0 {
 		return dst
 	}
+	return append(separate(dst, first), elements...)
+}
+
+// separate appends the comma that goes before a new element of the array
+// begun at offset first of dst, when it has elements already.
+func separate(dst []byte, first int) []byte {
 	if len(dst) > first {
 		dst = append(dst, ',')
 	}
-	return append(dst, elements...)
+	return dst
 }

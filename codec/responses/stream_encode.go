@@ -47,13 +47,17 @@ type StreamEncoder struct {
 	// ids, names, signatures and data, sig the open block's signature.
 	// closing: the open item's block ended, its closing events wait for
 	// what says whether it is the last.
-	items    []item
-	open     int
-	closing  bool
-	text     []byte
-	meta     []byte
-	sig      []byte
-	itemID   []byte // the open item's id, as JSON
+	items   []item
+	open    int
+	closing bool
+	text    []byte
+	meta    []byte
+	sig     []byte
+	itemID  []byte // the open item's id, as JSON
+	// head is the start of the open item's delta events, up to the delta
+	// itself, made at its first (headOf: the item's index + 1; 0: none).
+	head     []byte
+	headOf   int
 	stop     codec.StopReason
 	usage    codec.Usage
 	hasUsage bool
@@ -81,7 +85,7 @@ func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 		text = nil
 	}
 	*e = StreamEncoder{origin: info.Origin, open: -1, items: e.items[:0], text: text, meta: e.meta[:0],
-		sig: e.sig[:0], itemID: e.itemID[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
+		sig: e.sig[:0], itemID: e.itemID[:0], head: e.head[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
 	e.obj.init(&info, "", "")
 	e.obj.model = info.Model
 }
@@ -279,8 +283,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			return dst
 		}
 		e.text = append(e.text, ev.Text...)
-		dst = e.appendItemEvent(dst, "response.output_text.delta")
-		dst = append(dst, `"content_index":0,"delta":`...)
+		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":`)
 		dst = rawjson.AppendString(dst, ev.Text)
 		dst = append(dst, `,"logprobs":[],`...)
 	case codec.PartToolCall:
@@ -288,8 +291,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			return dst
 		}
 		e.text = append(e.text, ev.Arguments...)
-		dst = e.appendItemEvent(dst, "response.function_call_arguments.delta")
-		dst = append(dst, `"delta":`...)
+		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":`)
 		dst = rawjson.AppendString(dst, ev.Arguments)
 		dst = append(dst, ',')
 	case codec.PartThinking:
@@ -306,8 +308,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			dst = e.closeEvent(dst)
 		}
 		e.text = append(e.text, ev.Text...)
-		dst = e.appendItemEvent(dst, "response.reasoning_summary_text.delta")
-		dst = append(dst, `"summary_index":0,"delta":`...)
+		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":`)
 		dst = rawjson.AppendString(dst, ev.Text)
 		dst = append(dst, ',')
 	default:
@@ -315,6 +316,18 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 	}
 	it.text.end = len(e.text)
 	return e.closeEvent(dst)
+}
+
+// deltaHead appends the start of a delta event of type typ about the open
+// item, up to member, the delta's key: made once an item, as its deltas
+// are most of a stream's events.
+func (e *StreamEncoder) deltaHead(dst []byte, typ, member string) []byte {
+	if e.headOf != e.open+1 {
+		e.head = e.appendItemEvent(e.head[:0], typ)
+		e.head = append(e.head, member...)
+		e.headOf = e.open + 1
+	}
+	return append(dst, e.head...)
 }
 
 // blockStop appends the events that close the open item, and the item

@@ -2,7 +2,7 @@
 // delete.
 import { h, replace, form, table, copyButton, confirmButton, announce, fmtTime, fmtNum, fmtUnits, list, badge, uid } from './dom.js';
 import { api } from './api.js';
-import { modelLimitsEditor, modelLimitLines, normalLimits } from './limits.js';
+import { modelLimitsEditor, keyLimitsLines, normalLimits } from './limits.js';
 
 const KEY_POLL_MS = 2000;
 
@@ -106,8 +106,7 @@ function keyTable(all, page) {
     h('span', { class: 'mono' }, `${k.prefix}…`),
     ...(page.ctx.admin ? [k.owner || `#${k.owner_id}`] : []),
     h('span', { class: 'mono' }, k.models.join(', ')),
-    h('div', { class: 'limits' }, `${k.rpm ? `${fmtNum(k.rpm)} rpm` : 'no rpm limit'} · ${k.tpm ? `${fmtNum(k.tpm)} tpm` : 'no tpm limit'}`,
-      modelLimitLines(k.model_limits)),
+    h('div', { class: 'limits' }, keyLimitsLines(k)),
     k.expires ? fmtTime(k.expires) : 'never',
     fmtTime(k.last_used),
     [`${fmtNum(k.spend.requests)} req`, `${fmtNum(k.spend.input_tokens)} in`, `${fmtNum(k.spend.output_tokens)} out`,

@@ -16,10 +16,13 @@ export function limitsLines(rpm, tpm) {
     .map((t) => h('span', { class: 'limit-line' }, t));
 }
 
-// modelLimitLines lists a key's limits on single models, a line each.
-export function modelLimitLines(limits) {
-  return Object.entries(limits || {}).map(([model, l]) =>
+// keyLimitsLines is a key's own limits as limitsLines has them, then its
+// limits on single models, a line each. A key with model limits only
+// shows those: "no limits" above them would say the opposite.
+export function keyLimitsLines(k) {
+  const models = Object.entries(k.model_limits || {}).map(([model, l]) =>
     h('span', { class: 'model-limit' }, h('span', { class: 'mono' }, model), `: ${limitsText(l.rpm, l.tpm)}`));
+  return k.rpm || k.tpm || !models.length ? [limitsLines(k.rpm, k.tpm), models] : models;
 }
 
 // normalLimits is limits as the editor reads them back: every model with

@@ -59,18 +59,29 @@ func (d *Decoder[W]) DropPresent(members ...Member) {
 // reads body into it (Unmarshal, checked as there) and has decode map it
 // into r, appending to dropped what it ignores; the wire request goes
 // back to the pool emptied. A body that does not read is BodyError's 400.
-// decode gets the Decoder by value: a pointer passed to a function value
-// would escape, an allocation per request.
 func Decode[W Wire](body []byte, r *codec.Request, dropped []string, checked bool, pool *sync.Pool,
 	decode func(d Decoder[W]) ([]string, *codec.Error)) ([]string, *codec.Error) {
+	return DecodeWith(body, r, dropped, pool, func(w W, body []byte) *codec.Error {
+		if Unmarshal(body, w, checked) != nil {
+			return BodyError(body)
+		}
+		return nil
+	}, decode)
+}
+
+// DecodeWith is Decode with read in place of Unmarshal: it reads body into
+// w, or says why it cannot. decode gets the Decoder by value: a pointer
+// passed to a function value would escape, an allocation per request.
+func DecodeWith[W Wire](body []byte, r *codec.Request, dropped []string, pool *sync.Pool,
+	read func(w W, body []byte) *codec.Error, decode func(d Decoder[W]) ([]string, *codec.Error)) ([]string, *codec.Error) {
 	r.Reset()
 	w := pool.Get().(W)
 	defer func() {
 		w.Reset()
 		pool.Put(w)
 	}()
-	if err := Unmarshal(body, w, checked); err != nil {
-		return dropped, BodyError(body)
+	if err := read(w, body); err != nil {
+		return dropped, err
 	}
 	return decode(Decoder[W]{W: w, R: r, Dropped: dropped, ToolMsg: -1})
 }
