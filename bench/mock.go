@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
@@ -231,9 +232,28 @@ var mockWords = []string{
 	" points", ":", " the", " gateway", " relays", " each", " event", " as", " it", " arrives",
 }
 
+// obfuscationChars are those of api.openai.com's obfuscation strings.
+const obfuscationChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// obfuscation is the member api.openai.com ends every chunk with (unless
+// stream_options.include_obfuscation is false): a random string of 2 to 14
+// characters, so that a chunk's length does not tell its text's. It varies
+// from chunk to chunk, which a stream's check must cope with (rawjson.Shape).
+func obfuscation(rnd *rand.Rand) string {
+	b := make([]byte, 2+rnd.IntN(13))
+	for i := range b {
+		b[i] = obfuscationChars[rnd.IntN(len(obfuscationChars))]
+	}
+	return `,"obfuscation":"` + string(b) + `"`
+}
+
 // renderReply renders a model's chat.completion and its two streams
-// (role chunk, events content chunks, finish chunk, [usage chunk], [DONE]).
+// (role chunk, events content chunks, finish chunk, [usage chunk], [DONE]),
+// each chunk as api.openai.com writes it: "usage":null when include_usage
+// is set, and an obfuscation string last. The strings come from a fixed
+// seed, so every run replays the same bytes.
 func renderReply(model string, events int) *mockReply {
+	rnd := rand.New(rand.NewPCG(1, 2))
 	usage := func(completion int) string {
 		return `{"prompt_tokens":` + strconv.Itoa(mockPromptToks) +
 			`,"completion_tokens":` + strconv.Itoa(completion) +
@@ -248,7 +268,7 @@ func renderReply(model string, events int) *mockReply {
 		if withUse {
 			s += `,"usage":null`
 		}
-		return []byte(s + "}\n\n")
+		return []byte(s + obfuscation(rnd) + "}\n\n")
 	}
 	r := &mockReply{embedding: testutil.EmbeddingAnswer(model, false)}
 	for _, withUse := range []bool{false, true} {
@@ -258,7 +278,7 @@ func renderReply(model string, events int) *mockReply {
 		}
 		evs = append(evs, chunk(`{}`, `"stop"`, withUse))
 		if withUse {
-			evs = append(evs, []byte("data: "+head+`[],"usage":`+usage(events)+"}\n\n"))
+			evs = append(evs, []byte("data: "+head+`[],"usage":`+usage(events)+obfuscation(rnd)+"}\n\n"))
 		}
 		evs = append(evs, []byte("data: [DONE]\n\n"))
 		if withUse {

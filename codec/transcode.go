@@ -180,11 +180,11 @@ func (t *Transcoder) Release() (StreamDecoder, StreamEncoder) {
 // it).
 func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
 	for t.err == nil {
-		k := sse.Next(in[n:])
+		k, data, multi, ok := sse.NextData(in[n:])
 		if k == 0 {
 			break
 		}
-		dst = t.event(dst, in[n:n+k])
+		dst = t.event(dst, in[n:n+k], data, multi, ok)
 		n += k
 	}
 	return dst, n
@@ -195,7 +195,8 @@ func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
 // the client's stream.
 func (t *Transcoder) End(dst, rest []byte) []byte {
 	if len(rest) > 0 && t.err == nil {
-		dst = t.event(dst, rest)
+		data, multi, ok := sse.Data(rest)
+		dst = t.event(dst, rest, data, multi, ok)
 	}
 	if t.err != nil {
 		return dst
@@ -243,8 +244,9 @@ func (t *Transcoder) Encoder() StreamEncoder { return t.enc }
 // Events are the canonical events of the last upstream event translated.
 func (t *Transcoder) Events() []Event { return t.events }
 
-func (t *Transcoder) event(dst, ev []byte) []byte {
-	data, multi, ok := sse.Data(ev)
+// event relays or translates the upstream event ev, whose first data
+// field is data (sse.Data: multi, ok).
+func (t *Transcoder) event(dst, ev, data []byte, multi, ok bool) []byte {
 	if t.pass != nil {
 		if multi {
 			if t.data = sse.AppendData(t.data[:0], ev); !Valid(t.data) {

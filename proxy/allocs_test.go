@@ -19,17 +19,18 @@ func TestKeyLookupDoesNotAllocate(t *testing.T) {
 }
 
 func TestRelayAllocatesNothingPerEvent(t *testing.T) {
-	raw := streamFixture(t, 200)
-	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
-	rd := &chunkedReader{}
-	rl := newBenchRelay(rd, x)
-	// Decoding the one usage object costs a few allocations per stream; the
-	// 200 events themselves must cost none.
-	testutil.AllocsN(t, 20, "a 200-event stream", 4, func() {
-		rd.data, rd.size = raw, 512
-		rl.reset(rd, x)
-		rl.WriteTo(io.Discard) //nolint:errcheck
-	})
+	for name, raw := range map[string][]byte{"plain": streamFixture(t, 200), "api.openai.com": wireStreamFixture(t, 200)} {
+		x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+		rd := &chunkedReader{}
+		rl := newBenchRelay(rd, x)
+		// Decoding the one usage object costs a few allocations per stream;
+		// the 200 events themselves must cost none.
+		testutil.AllocsN(t, 20, "a 200-event stream, "+name, 4, func() {
+			rd.data, rd.size = raw, 512
+			rl.reset(rd, x)
+			rl.WriteTo(io.Discard) //nolint:errcheck
+		})
+	}
 }
 
 // A key's limits are reported on every request that has them: in each

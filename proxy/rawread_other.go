@@ -4,9 +4,9 @@ package proxy
 
 import "net"
 
-// useRawSocket leaves the connection without raw socket access: readNow
-// then runs beforeWait before every read, which writes earlier than needed
-// at worst.
+// useRawSocket leaves the connection without raw socket access: a read
+// then runs beforeWait before it reads, which writes earlier than needed at
+// worst.
 func (c *timedConn) useRawSocket() {}
 
 // clientGone cannot look at a socket here: a waiting request runs to its end.

@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// useRawSocket lets readNow ask the connection's socket, when it has one,
-// whether a read would wait.
+// useRawSocket lets readOrWait ask the connection's socket, when it has
+// one, whether a read would wait.
 func (c *timedConn) useRawSocket() {
 	if sc, ok := c.Conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
@@ -19,8 +19,9 @@ func (c *timedConn) useRawSocket() {
 	}
 }
 
-// tryRead is readNow's one attempt, run by RawConn.Read; it reports true,
-// so that the poller never waits.
+// tryRead is readOrWait's read, run by RawConn.Read, which waits for the
+// socket when it reports false. The first time the socket has nothing, it
+// runs beforeWait and arms the deadline the wait is under.
 func (c *timedConn) tryRead(fd uintptr) bool {
 	n, err := syscall.Read(int(fd), c.p)
 	for err == syscall.EINTR {
@@ -28,7 +29,18 @@ func (c *timedConn) tryRead(fd uintptr) bool {
 	}
 	switch {
 	case err == syscall.EAGAIN:
-		c.wouldWait = true
+		if c.sent {
+			return false // woken with nothing to read: wait again
+		}
+		c.sent = true
+		if !c.beforeWait() {
+			c.err = errClientGone
+			return true
+		}
+		if c.err = c.arm(); c.err != nil {
+			return true
+		}
+		return false
 	case err != nil:
 		c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
 	case n == 0 && len(c.p) > 0:

@@ -12,21 +12,40 @@ import (
 // streamFixture is an upstream stream of n content events, a finish event,
 // the usage chunk and [DONE], from the fixture's shapes.
 func streamFixture(tb testing.TB, n int) []byte {
+	return cycledStream(tb, "testdata/chat_stream.sse", n, 1)
+}
+
+// wireStreamFixture is api.openai.com's stream of the wire golden
+// (codec/testdata/wire/openai/chat_stream_length.sse) with n content events,
+// its own cycled: each ends with an obfuscation string of its own length,
+// and the text differs from one to the next.
+func wireStreamFixture(tb testing.TB, n int) []byte {
+	b := cycledStream(tb, "../codec/testdata/wire/openai/chat_stream_length.sse", n, -1)
+	if !bytes.Contains(b, []byte(`"obfuscation":"`)) || !bytes.Contains(b, []byte(`"finish_reason":"length"`)) {
+		tb.Fatalf("the wire golden has no obfuscation strings, or no finish chunk:\n%s", b)
+	}
+	return b
+}
+
+// cycledStream is the SSE stream of the file at path (a role chunk, content
+// chunks, a finish chunk, the usage chunk and [DONE]) with n content events:
+// its first kinds content events cycled (all of them when kinds < 0).
+func cycledStream(tb testing.TB, path string, n, kinds int) []byte {
 	tb.Helper()
-	raw, err := os.ReadFile("testdata/chat_stream.sse")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	evs := bytes.SplitAfter(raw, []byte("\n\n"))
-	var b []byte
-	b = append(b, evs[0]...)
-	for range n {
-		b = append(b, evs[1]...)
+	content, tail := evs[1:len(evs)-4], evs[len(evs)-4:] // finish, usage, [DONE] and ""
+	if kinds >= 0 {
+		content = content[:kinds]
 	}
-	for _, ev := range evs[len(evs)-4:] {
-		b = append(b, ev...)
+	b := append([]byte(nil), evs[0]...)
+	for i := range n {
+		b = append(b, content[i%len(content)]...)
 	}
-	return b
+	return append(b, bytes.Join(tail, nil)...)
 }
 
 // chunkedReader returns its data in reads of at most size bytes, like a
@@ -72,29 +91,41 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 }
 
 func TestRelayRewritesAndStrips(t *testing.T) {
-	raw := streamFixture(t, 3)
-	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
-	var out bytes.Buffer
-	rl := newBenchRelay(&chunkedReader{raw, 7}, x) // odd read sizes split events anywhere
-	if _, err := rl.WriteTo(&out); err != nil {
-		t.Fatal(err)
-	}
-	want := bytes.ReplaceAll(raw, []byte(`"model":"gpt-4o-mini-2024-07-18"`), []byte(`"model":"fast"`))
-	evs := bytes.SplitAfter(want, []byte("\n\n"))
-	want = bytes.Join(append(evs[:len(evs)-3:len(evs)-3], evs[len(evs)-2:]...), nil) // minus the usage chunk
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Fatalf("relayed\n%s\nwant\n%s", out.Bytes(), want)
-	}
-	if u := rl.tc.Usage(); u.Input != 19 || u.Output != 8 {
-		t.Fatalf("usage %+v", u)
+	for _, c := range []struct {
+		name, model   string
+		raw           []byte
+		input, output int
+	}{
+		{"plain", "gpt-4o-mini-2024-07-18", streamFixture(t, 3), 19, 8},
+		{"api.openai.com", "gpt-4.1-mini-2025-04-14", wireStreamFixture(t, 30), 31, 12},
+	} {
+		x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+		var out bytes.Buffer
+		rl := newBenchRelay(&chunkedReader{c.raw, 7}, x) // odd read sizes split events anywhere
+		if _, err := rl.WriteTo(&out); err != nil {
+			t.Fatal(c.name, err)
+		}
+		want := bytes.ReplaceAll(c.raw, []byte(`"model":"`+c.model+`"`), []byte(`"model":"fast"`))
+		evs := bytes.SplitAfter(want, []byte("\n\n"))
+		want = bytes.Join(append(evs[:len(evs)-3:len(evs)-3], evs[len(evs)-2:]...), nil) // minus the usage chunk
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("%s: relayed\n%s\nwant\n%s", c.name, out.Bytes(), want)
+		}
+		if u := rl.tc.Usage(); u.Input != c.input || u.Output != c.output {
+			t.Fatalf("%s: usage %+v", c.name, u)
+		}
 	}
 }
 
 // BenchmarkRelayEvent is the pass-through cost per SSE event: framing, usage
 // check, model rewrite, copy out. Reads of 4 KiB, as from a busy upstream.
+// plain repeats one content chunk without obfuscation; api.openai.com
+// cycles the content chunks api.openai.com sends, each with its text and
+// an obfuscation string of its own.
 func BenchmarkRelayEvent(b *testing.B) {
 	const n = 1000
-	benchRelayEvents(b, streamFixture(b, n), n+4, styleOpenAI.Dialect)
+	b.Run("plain", func(b *testing.B) { benchRelayEvents(b, streamFixture(b, n), n+4, styleOpenAI.Dialect) })
+	b.Run("api.openai.com", func(b *testing.B) { benchRelayEvents(b, wireStreamFixture(b, n), n+4, styleOpenAI.Dialect) })
 }
 
 // benchRelayEvents relays raw, a stream of events events that d reads,

@@ -43,14 +43,14 @@ type timedConn struct {
 	// watcher wakes the read, which fails. The head of each request sets it.
 	watch *watch
 
-	// With beforeWait set, a read first asks the socket through raw (when
-	// the connection has one) whether it holds anything.
-	raw       syscall.RawConn
-	readFD    func(fd uintptr) bool // tryRead, bound once
-	p         []byte                // tryRead's buffer and results
-	n         int
-	err       error
-	wouldWait bool
+	// With beforeWait set, a read asks the socket through raw (when the
+	// connection has one) whether it holds anything, and waits there.
+	raw    syscall.RawConn
+	readFD func(fd uintptr) bool // tryRead, bound once
+	p      []byte                // tryRead's buffer and results
+	n      int
+	err    error
+	sent   bool // beforeWait ran in this read
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
@@ -112,19 +112,19 @@ func (c *timedConn) read(p []byte) (int, error) {
 	if err := c.arm(); err != nil {
 		return 0, err
 	}
-	if c.beforeWait != nil {
-		n, done, err := c.readNow(p)
-		if done {
-			return n, err
-		}
-		// The read would wait: send on what came in before, then
-		// arm again, as sending may have taken a while.
-		if !c.beforeWait() {
-			return 0, errClientGone
-		}
-		if err := c.arm(); err != nil {
-			return 0, err
-		}
+	if c.beforeWait == nil {
+		return c.Conn.Read(p)
+	}
+	if c.raw != nil {
+		return c.readOrWait(p)
+	}
+	// No socket to ask: send on what came in before every read (still
+	// correct, a write earlier than needed at worst).
+	if !c.beforeWait() {
+		return 0, errClientGone
+	}
+	if err := c.arm(); err != nil {
+		return 0, err
 	}
 	return c.Conn.Read(p)
 }
@@ -169,21 +169,20 @@ func (c *timedConn) got(n int) {
 	}
 }
 
-// readNow reads what the socket holds without waiting. It reports done
-// false when the read would wait, or when the connection has no socket to
-// ask (then beforeWait runs before every read: still correct, a write
-// earlier than needed at worst).
-func (c *timedConn) readNow(p []byte) (n int, done bool, err error) {
-	if c.raw == nil {
-		return 0, false, nil
+// readOrWait reads what the socket holds; when the read would wait, it
+// sends on what came in before (beforeWait), arms again, as sending may
+// have taken a while, and waits for the socket in the same call (tryRead):
+// a wait costs one read that finds nothing, not one before beforeWait and
+// another before the poller waits.
+func (c *timedConn) readOrWait(p []byte) (int, error) {
+	c.p, c.n, c.err, c.sent = p, 0, nil, false
+	err := c.raw.Read(c.readFD) // the poller's error: deadline passed, closed
+	n := c.n
+	if err == nil {
+		err = c.err
 	}
-	c.p, c.n, c.err, c.wouldWait = p, 0, nil, false
-	if err := c.raw.Read(c.readFD); err != nil { // the poller's: deadline passed, closed
-		return 0, true, err
-	}
-	n, done, err = c.n, !c.wouldWait, c.err
 	c.p, c.err = nil, nil
-	return n, done, err
+	return n, err
 }
 
 func (c *timedConn) SetReadDeadline(t time.Time) error {

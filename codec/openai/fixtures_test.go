@@ -22,6 +22,10 @@ const (
 	chunkUsage   = `{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_06737a9306","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`
 	// Without include_usage there is no "usage" member at all.
 	chunkNoUsage = `{"id":"chatcmpl-AQ9pZ1yBx6Hc4t7uLrWmKsEnVd2Ff","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":" world"},"logprobs":null,"finish_reason":null}]}`
+	// Text deltas as api.openai.com sends them, each with an obfuscation
+	// string of random length last (../testdata/wire/openai/chat_stream_length.sse).
+	chunkWire      = `{"id":"chatcmpl-CkR9bX4fY1oAqN6zP0dA3hHj5uL8c","object":"chat.completion.chunk","created":1795252445,"model":"gpt-4.1-mini-2025-04-14","service_tier":"default","system_fingerprint":"fp_6f2eabb9a5","choices":[{"index":0,"delta":{"content":" is"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"dBNii"}`
+	chunkWireOther = `{"id":"chatcmpl-CkR9bX4fY1oAqN6zP0dA3hHj5uL8c","object":"chat.completion.chunk","created":1795252445,"model":"gpt-4.1-mini-2025-04-14","service_tier":"default","system_fingerprint":"fp_6f2eabb9a5","choices":[{"index":0,"delta":{"content":" sprawling"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"khkI7m07"}`
 	// A tool call whose arguments mention "model" and "usage".
 	chunkToolCall = `{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"model\":\"x\",\"usage\":{\"a\":1}}"}}]},"finish_reason":null}],"usage":null}`
 )

@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -9,39 +10,73 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
-// BenchmarkRelayEvent is the per-event work of the pass-through relay on one
-// typical ~300 B text-delta event: frame, data, usage check, model splice.
+// BenchmarkRelayEvent is the per-event work of the pass-through relay on
+// ~300 B text-delta events: frame, data, usage check, model splice. plain
+// relays one chunk again and again; api.openai.com two of api.openai.com's
+// in turn, whose texts and obfuscation strings differ.
 func BenchmarkRelayEvent(b *testing.B) {
-	ev := []byte("data: " + chunkContent + "\n\n")
-	out := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(ev)))
-	for b.Loop() {
-		out, _ = relayEvent(out[:0], ev, "my-model")
+	for _, c := range []struct{ name, a, b string }{
+		{"plain", chunkContent, chunkContent},
+		{"api.openai.com", chunkWire, chunkWireOther},
+	} {
+		evs := [2][]byte{[]byte("data: " + c.a + "\n\n"), []byte("data: " + c.b + "\n\n")}
+		b.Run(c.name, func(b *testing.B) {
+			out := make([]byte, 0, 1024)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(evs[0])))
+			i := 0
+			for b.Loop() {
+				out, _ = relayEvent(out[:0], evs[i&1], "my-model")
+				i++
+			}
+		})
 	}
 }
 
 // BenchmarkRelayStream relays a whole stream of 40 content chunks as the relay
-// loop does, event by event.
+// loop does, event by event: plain repeats one chunk without obfuscation,
+// api.openai.com cycles the content chunks of its wire golden.
 func BenchmarkRelayStream(b *testing.B) {
-	chunks := []string{chunkRole}
+	plain := []string{chunkRole}
 	for range 40 {
-		chunks = append(chunks, chunkContent)
+		plain = append(plain, chunkContent)
 	}
-	chunks = append(chunks, chunkFinish, chunkUsage, "[DONE]")
-	in := []byte("data: " + strings.Join(chunks, "\n\ndata: ") + "\n\n")
-	out := make([]byte, 0, 2*len(in))
-	b.ReportAllocs()
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		out = out[:0]
-		for buf := in; len(buf) > 0; {
-			var n int
-			out, n = relayEvent(out, buf, "my-model")
-			buf = buf[n:]
-		}
+	plain = append(plain, chunkFinish, chunkUsage, "[DONE]")
+	for _, c := range []struct {
+		name string
+		in   []byte
+	}{
+		{"plain", []byte("data: " + strings.Join(plain, "\n\ndata: ") + "\n\n")},
+		{"api.openai.com", wireStream(b, 40)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			out := make([]byte, 0, 2*len(c.in))
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.in)))
+			for b.Loop() {
+				out = out[:0]
+				for buf := c.in; len(buf) > 0; {
+					var n int
+					out, n = relayEvent(out, buf, "my-model")
+					buf = buf[n:]
+				}
+			}
+			b.ReportMetric(float64(len(plain)), "events/op")
+		})
 	}
-	b.ReportMetric(float64(len(chunks)), "events/op")
+}
+
+// wireStream is api.openai.com's stream of the wire golden with n content
+// chunks, its own cycled.
+func wireStream(tb testing.TB, n int) []byte {
+	raw := read(tb, wireDir+"/chat_stream_length.sse")
+	evs := bytes.SplitAfter(raw, []byte("\n\n"))
+	content, tail := evs[1:len(evs)-4], evs[len(evs)-4:] // finish, usage, [DONE] and ""
+	b := append([]byte(nil), evs[0]...)
+	for i := range n {
+		b = append(b, content[i%len(content)]...)
+	}
+	return append(b, bytes.Join(tail, nil)...)
 }
 
 func BenchmarkModelSpan(b *testing.B) {

@@ -52,13 +52,14 @@ func topMember(b []byte, key string) []byte {
 
 // checkRelay compares RelayEvent with relayReference on one event whose
 // data is data, with the client asking for usage or not, as a stream's
-// first event and after a text delta (whose shape the check keeps).
+// first event and after a text delta, plain or api.openai.com's (whose
+// shape the check keeps).
 func checkRelay(t *testing.T, data []byte) {
 	t.Helper()
 	ev := append(append([]byte("data: "), data...), "\n\n"...)
 	d := ev[len("data: ") : len(ev)-2]
 	for _, includeUsage := range []bool{false, true} {
-		for _, after := range []string{"", chunkContent} {
+		for _, after := range []string{"", chunkContent, chunkWire} {
 			var got, want codec.Relay
 			got.Model, want.Model = "my-model", "my-model"
 			got.IncludeUsage, want.IncludeUsage = includeUsage, includeUsage
@@ -83,6 +84,9 @@ func checkRelay(t *testing.T, data []byte) {
 func relaySeeds() []string {
 	return []string{
 		chunkContent, chunkFinish, chunkUsage, chunkNoUsage, chunkToolCall, textEscaped, toolArgsStart, toolArgsDelta,
+		chunkWire, chunkWireOther, strings.Replace(chunkWireOther, `"khkI7m07"`, `"a\"b"`, 1),
+		strings.Replace(chunkWireOther, `"khkI7m07"`, "\"\x01\xff\"", 1), strings.Replace(chunkWireOther, `"khkI7m07"`, `"\\"`, 1),
+		strings.Replace(chunkWireOther, `"khkI7m07"`, `"k\"`, 1), strings.Replace(chunkWireOther, `"usage":null`, `"usage":{"prompt_tokens":1}`, 1),
 		`{"model":"m","usage":{"prompt_tokens":3,"completion_tokens":4},"choices":[]}`,
 		`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4},"model":"m"}`,
 		`{"x":{"model":"nested","usage":{"prompt_tokens":1}},"model":"top","usage":{"prompt_tokens":2},"choices":[]}`,

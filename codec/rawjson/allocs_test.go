@@ -42,8 +42,10 @@ func TestZeroAllocs(t *testing.T) {
 	var shape rawjson.Shape // once its buffer holds a chunk, of any shape
 	shapeAt := make([]int, len(shapeKeys))
 	other := []byte(`{"choices":[],"usage":{"prompt_tokens":1}}`)
+	wire := [][]byte{[]byte(wireChunk(" world", "dBNii")), []byte(wireChunk(" there", "khkI7m07"))}
 	testutil.Allocs(t, "Shape.ValidKeys", 0, func() {
-		if !shape.ValidKeys(chunk, shapeKeys, shapeAt, shapeTop) || !shape.ValidKeys(other, shapeKeys, shapeAt, shapeTop) {
+		if !shape.ValidKeys(chunk, shapeKeys, shapeAt, shapeTop) || !shape.ValidKeys(other, shapeKeys, shapeAt, shapeTop) ||
+			!shape.ValidKeys(wire[0], shapeKeys, shapeAt, shapeTop) || !shape.ValidKeys(wire[1], shapeKeys, shapeAt, shapeTop) {
 			panic("invalid")
 		}
 	})

@@ -184,7 +184,9 @@ func BenchmarkLookupValid(b *testing.B) {
 // BenchmarkShape is the check of a stream's text deltas: by a Shape that
 // keeps the one before (delta), against the whole check (ValidKeysScoped),
 // and a Shape whose chunks alternate between two shapes, so that each is
-// checked whole and kept (miss: the most a Shape adds).
+// checked whole and kept (miss: the most a Shape adds); delta_obfuscated
+// and whole_obfuscated are the same for api.openai.com's deltas, whose
+// obfuscation strings differ in length.
 func BenchmarkShape(b *testing.B) {
 	deltas := [][]byte{[]byte(streamChunk), []byte(strings.Replace(streamChunk, `" world"`, `" there"`, 1))}
 	other := []byte(strings.Replace(streamChunk, `{"content":" world"}`, `{"role":"assistant","content":""}`, 1))
@@ -205,6 +207,9 @@ func BenchmarkShape(b *testing.B) {
 	var s rawjson.Shape
 	run("delta", func(i int) bool { return s.ValidKeys(deltas[i&1], shapeKeys, at, shapeTop) })
 	run("whole", func(i int) bool { return rawjson.ValidKeysScoped(deltas[i&1], shapeKeys, at, shapeTop) })
+	wire := [][]byte{[]byte(wireChunk(" world", "dBNii")), []byte(wireChunk(" there", "khkI7m07"))}
+	run("delta_obfuscated", func(i int) bool { return s.ValidKeys(wire[i&1], shapeKeys, at, shapeTop) })
+	run("whole_obfuscated", func(i int) bool { return rawjson.ValidKeysScoped(wire[i&1], shapeKeys, at, shapeTop) })
 	run("miss", func(i int) bool {
 		if i&1 == 1 {
 			return s.ValidKeys(other, shapeKeys, at, shapeTop)

@@ -6,21 +6,28 @@ import (
 )
 
 // TestShapeTakesDeltas checks that the text deltas of a stream are checked
-// by their text alone once a first one is kept, so that the fast path
-// cannot quietly stop being taken.
+// by their text alone once a first one is kept, and api.openai.com's by
+// their text and obfuscation string, so that the fast path cannot quietly
+// stop being taken.
 func TestShapeTakesDeltas(t *testing.T) {
 	keys, at := []string{"content", "model"}, make([]int, 2)
-	chunk := func(text string) []byte {
-		return []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` +
-			text + `"},"logprobs":null,"finish_reason":null}],"usage":null}`)
+	const head = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"`
+	plain := func(text, _ string) []byte {
+		return []byte(head + text + `"},"logprobs":null,"finish_reason":null}],"usage":null}`)
 	}
-	var s Shape
-	if !s.ValidKeys(chunk("first"), keys, at, 0) || len(s.doc) == 0 {
-		t.Fatal("the first delta was not kept")
+	wire := func(text, obfuscation string) []byte {
+		return []byte(head + text + `"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"` + obfuscation + `"}`)
 	}
-	for _, text := range strings.Fields("the gateway relays each event as it arrives \\\"and\\\" \\u00e9") {
-		if !s.same(chunk(text)) {
-			t.Fatalf("a delta of %q was checked whole", text)
+	obfuscations := []string{"dBNii", "khkI7m07", "", "vN", `\"`, `\\`, `\u00e9\n`, "é", "tzhe6SVI34Zwh"}
+	for name, chunk := range map[string]func(text, obfuscation string) []byte{"plain": plain, "api.openai.com": wire} {
+		var s Shape
+		if !s.ValidKeys(chunk("first", "P00ZklmC"), keys, at, 0) || len(s.doc) == 0 {
+			t.Fatalf("%s: the first delta was not kept", name)
+		}
+		for i, text := range strings.Fields("the gateway relays each event as it arrives \\\"and\\\" \\u00e9") {
+			if _, ok := s.match(chunk(text, obfuscations[i%len(obfuscations)])); !ok {
+				t.Fatalf("%s: a delta of %q was checked whole", name, text)
+			}
 		}
 	}
 }

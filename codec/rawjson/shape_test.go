@@ -21,6 +21,12 @@ func shapeChunk(content string) string {
 		content + `"},"logprobs":null,"finish_reason":null}],"usage":null}`
 }
 
+// wireChunk is a text delta as api.openai.com sends it: shapeChunk with an
+// obfuscation string last, whose length varies from chunk to chunk.
+func wireChunk(content, obfuscation string) string {
+	return strings.TrimSuffix(shapeChunk(content), "}") + `,"obfuscation":"` + obfuscation + `"}`
+}
+
 // checkShape checks b with s, and holds what it says to ValidKeysScoped
 // and encoding/json.Valid.
 func checkShape(t *testing.T, s *rawjson.Shape, b []byte) {
@@ -60,13 +66,62 @@ func TestShape(t *testing.T) {
 	checkShape(t, &s, []byte(shapeChunk("after a reset")))
 }
 
+// TestShapeObfuscated runs a stream of api.openai.com's deltas through one
+// Shape: texts and obfuscation strings of every kind (those that end the
+// string early, escape its quote, hold control characters, bad escapes or
+// invalid UTF-8, or repeat the bytes between and after the two strings),
+// and chunks that differ from the kept one outside the two strings.
+func TestShapeObfuscated(t *testing.T) {
+	var s rawjson.Shape
+	kept := wireChunk(" world", "dBNii")
+	middle := kept[strings.Index(kept, `"},"logprobs"`)+1 : strings.LastIndex(kept, `"dBNii"`)+1] // between the two strings' contents
+	contents := []string{
+		"", "x", "khkI7m07", `\"`, `a\\`, `a\`, `a\\\`, `a"b`, `"`, `""`, "\x01", "a\x1fb", "\x7f", `\u00e9`, `\ud800`, `\u00`, `\u00"`, `\q`,
+		"\xff\xfe", "\xc3", "\xed\xa0\x80", `\n\t\/`, `"}`, `"} `, `","x":"`, middle, `"` + middle, `x` + middle + `y`, strings.Repeat("o", 900),
+	}
+	for _, text := range []string{" there", "", `\"quoted\"`, `a\`, `a"b`, "\x01", "\xff", middle, `"` + middle} {
+		for _, obfuscation := range contents {
+			checkShape(t, &s, []byte(kept))
+			checkShape(t, &s, []byte(wireChunk(text, obfuscation)))
+		}
+	}
+	other := wireChunk(" there", "Aw8Mh")
+	for _, doc := range []string{
+		strings.Replace(other, `"usage":null`, `"usage":nul`, 1), strings.Replace(other, `"created":1`, `"created":2`, 1),
+		strings.Replace(other, `"usage":null`, `"usage":{}`, 1), strings.Replace(other, `"obfuscation"`, `"obfuscatioN"`, 1),
+		strings.Replace(other, `,"obfuscation"`, `, "obfuscation"`, 1), strings.Replace(other, `"Aw8Mh"`, `7`, 1),
+		strings.Replace(other, `"Aw8Mh"}`, `"Aw8Mh" }`, 1), strings.Replace(other, `"Aw8Mh"}`, `"Aw8Mh"}}`, 1),
+		strings.Replace(other, `"Aw8Mh"}`, `"Aw8Mh"`, 1), strings.Replace(other, `"Aw8Mh"}`, `"Aw8Mh","x":"y"}`, 1),
+		other + " ", other + "\n", other[:len(other)-2], other[1:],
+	} {
+		checkShape(t, &s, []byte(kept))
+		checkShape(t, &s, []byte(doc))
+	}
+	for _, doc := range []string{ // in turn: each is checked after the one before
+		`{"content":"a","model":"m","o":"x"}`, `{"content":"b","model":"m","o":"yy"}`, `{"content":"c","model":"m","o":"y"y"}`,
+		`{"content":"d","model":"m","o":"z"}`, `{"content":"d","model":"m","o":yy}`, `{"content":"e","model":"m","o":"\\"}`,
+		`{"content":"f","model":"m","o":"\\\"}`, `{"content":"g","model":"m","o":"\\\\"}`, `{"content":"h","model":"m","o":"a"} `,
+		`{"content":"i","model":"m","usage":{},"o":"b"}`, `{"content":"j","model":"m","usage":{"n":1},"o":"c"}`,
+		`{"o":"x","content":"a"}`, `{"o":"y","content":"b"}`, `{"content":"x"}`, `{"content":"y"}`, `{"content":"z" }`,
+		`{"content":"a","model":"m","o":"x"}`, `{"content":"b","model":"n","o":"x"}`, `{"content":"a","o":"","model":"m","o":"x"}`,
+		`{"content":"b","o":"q","model":"m","o":"yz"}`,
+	} {
+		checkShape(t, &s, []byte(doc))
+	}
+}
+
 // FuzzShape checks a document with a Shape that has kept another (the
 // first, when valid): it must say what ValidKeysScoped says of it alone.
 func FuzzShape(f *testing.F) {
 	for _, c := range []string{"", " world", `a\`, `a"`, "\x01", `\u12`, `\\`} {
 		f.Add([]byte(shapeChunk("Hello")), []byte(shapeChunk(c)))
 	}
+	for _, c := range []string{"", "k", `a\`, `a"`, "\x01", "\xff", `\u12`, `\"`} {
+		f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(wireChunk(" world", c)))
+		f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(wireChunk(c, "khkI7m07")))
+	}
 	f.Add([]byte(`{"content":"a"}`), []byte(`{"content":"a"}`))
+	f.Add([]byte(`{"content":"a","o":"b"}`), []byte(`{"content":"a","o":"b\""}`))
 	f.Add([]byte(`{"content":"a","usage":{}}`), []byte(`{"content":"a\"","usage":{}}`))
 	f.Fuzz(func(t *testing.T, kept, b []byte) {
 		var s rawjson.Shape

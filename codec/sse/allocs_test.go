@@ -25,6 +25,13 @@ func TestZeroAllocs(t *testing.T) {
 	testutil.Allocs(t, "Next+Data", 0, func() { nextData(typical) })
 	testutil.Allocs(t, "Next+Data, CRLF", 0, func() { nextData(crlf) })
 	testutil.Allocs(t, "Next+Data, event line", 0, func() { nextData(named) })
+	testutil.Allocs(t, "NextData", 0, func() {
+		for _, b := range [][]byte{typical, crlf, named} {
+			if n, _, _, ok := sse.NextData(b); n != len(b) || !ok {
+				panic("no event")
+			}
+		}
+	})
 	testutil.Allocs(t, "Field", 0, func() {
 		if _, ok := sse.Field(named, "event"); !ok {
 			panic("no event field")

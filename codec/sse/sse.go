@@ -35,6 +35,21 @@ func Next(b []byte) int {
 	return nextMixed(b)
 }
 
+// NextData is Next, and Data of the event it finds (nothing when it finds
+// none). The usual event of a stream, one data line and the blank line with
+// "\n" endings, is framed and read in one look for its "\n": the relay
+// looks at each event once, not once to frame it and again for its data.
+func NextData(b []byte) (n int, data []byte, multi, ok bool) {
+	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) && b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0 {
+		data, ok = dataValue(b[:i])
+		return i + 2, data, false, ok
+	}
+	if n = Next(b); n > 0 {
+		data, multi, ok = Data(b[:n])
+	}
+	return n, data, multi, ok
+}
+
 // nextMixed handles any mix of "\n", "\r\n" and "\r" line endings. It jumps
 // from one line ending to the next with IndexByte, and looks for each "\n"
 // once, so that a long run of "\r" lines stays linear.

@@ -16,6 +16,7 @@ func TestNext(t *testing.T) {
 		if n := sse.Next([]byte(in)); in[:n] != want {
 			t.Errorf("Next(%q) = %d (%q), want %q", in, n, in[:n], want)
 		}
+		checkNextData(t, []byte(in))
 	}
 	// "\n" line endings: the fast path.
 	f(``, ``)
@@ -50,6 +51,37 @@ func TestNext(t *testing.T) {
 	f("\rdata: x\r\r", "\r")
 	f("\ndata: x\n\n", "\n")
 	f("\n\n", "\n")
+
+	// NextData's one look: a data line, or another line, and the blank line.
+	f("data:x\n\n", "data:x\n\n")
+	f("data:  x\n\n", "data:  x\n\n")
+	f("datum: x\n\n", "datum: x\n\n")
+	f("event: a\n\n", "event: a\n\n")
+	f("data: a\rb\n\n", "data: a\rb\n\n")
+	f("data: [DONE]\n\ndata: x", "data: [DONE]\n\n")
+}
+
+// checkNextData holds NextData to Next and Data.
+func checkNextData(t *testing.T, in []byte) {
+	t.Helper()
+	n, data, multi, ok := sse.NextData(in)
+	var wantData []byte
+	var wantMulti, wantOK bool
+	wantN := sse.Next(in)
+	if wantN > 0 {
+		wantData, wantMulti, wantOK = sse.Data(in[:wantN])
+	}
+	if n != wantN || string(data) != string(wantData) || multi != wantMulti || ok != wantOK {
+		t.Errorf("NextData(%q) = %d, %q, %v, %v; Next and Data: %d, %q, %v, %v", in, n, data, multi, ok, wantN, wantData, wantMulti, wantOK)
+	}
+}
+
+// FuzzNextData holds NextData to Next and Data, whatever the bytes.
+func FuzzNextData(f *testing.F) {
+	for _, s := range []string{"data: x\n\n", "data: a\ndata: b\n\n", ": ping\n\n", "data: x\r\n\r\n", "\n\n", "data: x\n", "data\n\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkNextData)
 }
 
 func TestData(t *testing.T) {

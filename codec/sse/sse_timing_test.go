@@ -7,24 +7,39 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
-// BenchmarkNextData frames one typical event and reads its data.
+// BenchmarkNextData frames one typical event and reads its data: with Next
+// and Data, and with NextData's one look.
 func BenchmarkNextData(b *testing.B) {
 	for _, c := range []struct{ name, ev string }{
 		{"LF", typicalEvent},
 		{"CRLF", openaiEvents("\r\n")[2]},
 		{"event_line", testStreams[3].events[3]},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			ev := []byte(c.ev)
-			b.ReportAllocs()
-			b.SetBytes(int64(len(ev)))
-			for b.Loop() {
+		ev := []byte(c.ev)
+		for _, f := range []struct {
+			name string
+			next func([]byte) (int, bool)
+		}{
+			{"Next+Data", func(ev []byte) (int, bool) {
 				n := sse.Next(ev)
-				if _, _, ok := sse.Data(ev[:n]); !ok || n != len(ev) {
-					b.Fatal("bad framing")
+				_, _, ok := sse.Data(ev[:n])
+				return n, ok
+			}},
+			{"NextData", func(ev []byte) (int, bool) {
+				n, _, _, ok := sse.NextData(ev)
+				return n, ok
+			}},
+		} {
+			b.Run(c.name+"/"+f.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(ev)))
+				for b.Loop() {
+					if n, ok := f.next(ev); !ok || n != len(ev) {
+						b.Fatal("bad framing")
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
