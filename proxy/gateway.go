@@ -301,7 +301,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		g.stopOnce.Do(func() { close(g.stopWatch) })
 		<-g.watchDone
 	}
-	g.responses.close() // what is pending written, before the caller closes the store
+	g.responses.close(ctx) // what is pending written, and the deletes owed made, before the caller closes the store
 	g.rebuild.Lock()
 	defer g.rebuild.Unlock()
 	for _, ch := range g.table.Load().channels {
