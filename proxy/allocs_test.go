@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
@@ -93,4 +94,26 @@ func TestResponsesRelayAllocatesNothing(t *testing.T) {
 			panic("no id read")
 		}
 	})
+}
+
+// TestObserveUnroutedDoesNotAllocate: a request with no route (a 401, a
+// 404, a key's 429) is counted as cheaply as a routed one, and counted.
+func TestObserveUnroutedDoesNotAllocate(t *testing.T) {
+	m := newMetrics(&Gateway{}, nil)
+	x := &exchange{endpoint: "chat", status: 401, elapsed: time.Millisecond}
+	m.observe(x)
+	testutil.Allocs(t, "observing a request with no route", 0, func() { m.observe(x) })
+	y := &exchange{endpoint: "chat", model: "other", status: 404}
+	m.observe(y)
+	count := func(labels ...string) float64 {
+		var d dto.Metric
+		m.requests.WithLabelValues(labels...).Write(&d)
+		return d.GetCounter().GetValue()
+	}
+	if n := count("chat", "", "401"); n < 2 {
+		t.Errorf("401s counted %v, want at least 2", n)
+	}
+	if n := count("chat", "other", "404"); n != 1 {
+		t.Errorf("404s of model other counted %v, want 1", n)
+	}
 }

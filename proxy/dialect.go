@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/binary"
-	"strings"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -24,7 +23,11 @@ type dialect struct {
 	// authHeader is the name of the upstream's credential header, spelled
 	// as fasthttp normalizes it, so that it is set without normalizing
 	// again at every request (SetCanonical).
-	authHeader         []byte
+	authHeader []byte
+	// requestID is the name of the header of the upstream's id for its
+	// answer (http.RequestIDHeader), to find in any case; empty when the
+	// style names none.
+	requestID          foldedName
 	decoders, encoders sync.Pool
 	// passed are the headers of an answer a client of the style gets as
 	// they are from an upstream of its style (see passHeaders), by the
@@ -53,13 +56,34 @@ func newPassedHeader(name string, quota bool) *passedHeader {
 type foldedName struct{ lower, mask []byte }
 
 func foldName(name string) foldedName {
-	f := foldedName{lower: []byte(strings.ToLower(name)), mask: make([]byte, len(name))}
-	for i, c := range f.lower {
-		if 'a' <= c && c <= 'z' {
-			f.mask[i] = 0x20
+	return foldInto(make([]byte, 0, len(name)), make([]byte, 0, len(name)), name)
+}
+
+// foldInto is foldName appending to lower and mask, which may be a
+// caller's arrays on its stack.
+func foldInto(lower, mask []byte, name string) foldedName {
+	for i := range len(name) {
+		c, m := name[i], byte(0)
+		if l := c | 0x20; 'a' <= l && l <= 'z' {
+			c, m = l, 0x20
+		}
+		lower, mask = append(lower, c), append(mask, m)
+	}
+	return foldedName{lower, mask}
+}
+
+// findHeader returns the value of h's header named f, in any case; nil
+// when there is none, or f is empty.
+func findHeader(h *fasthttp.ResponseHeader, f *foldedName) []byte {
+	if len(f.lower) == 0 {
+		return nil
+	}
+	for k, v := range h.All() {
+		if f.matches(k) {
+			return v
 		}
 	}
-	return f
+	return nil
 }
 
 // matches reports whether the header name k is f's, in any case.
@@ -82,7 +106,8 @@ func (f *foldedName) matches(k []byte) bool {
 }
 
 func newDialect(d codec.Dialect) *dialect {
-	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader)}
+	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader),
+		requestID: foldName(d.HTTP().RequestIDHeader)}
 	pass := func(name string, quota bool) {
 		b := &s.passed[lenBucket(len(name))]
 		*b = append(*b, newPassedHeader(name, quota))

@@ -78,19 +78,21 @@ const (
 
 // Gateway serves the gateway's HTTP API.
 type Gateway struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	access  *accessLog // nil: access lines go to log
-	keys    *keyring
-	store   store.Store // nil without one
-	usage   UsageSink   // nil without one
-	limiter *ratelimit.Limiter
-	cluster *cluster.Node // nil on a single node
-	server  *fasthttp.Server
-	large   *fasthttp.Server        // serves the connections whose headers outgrew server's buffer (headconn.go)
-	api     fasthttp.RequestHandler // the API alone, for ServeAs
-	metrics *metrics
-	started time.Time
+	cfg        *config.Config
+	log        *slog.Logger
+	access     *accessLog // nil: access lines go to log
+	keys       *keyring
+	store      store.Store // nil without one
+	usage      UsageSink   // nil without one
+	limiter    *ratelimit.Limiter
+	cluster    *cluster.Node // nil on a single node
+	server     *fasthttp.Server
+	large      *fasthttp.Server // serves the connections whose headers outgrew server's buffer (headconn.go)
+	handoff    *handoff         // large's listener: the connections server gives up
+	serveLarge sync.Once
+	api        fasthttp.RequestHandler // the API alone, for ServeAs
+	metrics    *metrics
+	started    time.Time
 	// keep keeps the responses translated for Responses clients
 	// (keepTranslated): keepResponse; nil keeps none.
 	keep keepFunc
@@ -159,6 +161,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.server.ErrorHandler = g.firstServerError
 	g.server.ConnState = connState
 	g.large = g.newServer(h, maxHeaderSize)
+	g.handoff = newHandoff()
 	return g, nil
 }
 
@@ -276,7 +279,10 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 }
 
 // Serve accepts connections on ln until Shutdown.
-func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(headListener{ln}) }
+func (g *Gateway) Serve(ln net.Listener) error {
+	g.serveLarge.Do(func() { go g.large.Serve(g.handoff) }) //nolint:errcheck // ends with the handoff's close
+	return g.server.Serve(headListener{ln})
+}
 
 // Shutdown stops accepting connections and waits, until ctx is done, for
 // requests in flight (open streams and realtime sessions included) to
@@ -284,8 +290,9 @@ func (g *Gateway) Serve(ln net.Listener) error { return g.server.Serve(headListe
 // releases the channels. Their last usage rows have been handed to Options.Usage
 // when it returns, so the caller may close that next.
 func (g *Gateway) Shutdown(ctx context.Context) error {
-	// The large server's connections are the first one's too, which
-	// waits for them: both stop at once.
+	// Closed first, the handoff ends the large server's Serve even if it
+	// has not yet begun; a connection moving from now on is closed.
+	g.handoff.Close()
 	largeDone := make(chan error, 1)
 	go func() { largeDone <- g.large.ShutdownWithContext(ctx) }()
 	err := g.server.ShutdownWithContext(ctx)
@@ -301,7 +308,7 @@ func (g *Gateway) Shutdown(ctx context.Context) error {
 		g.stopOnce.Do(func() { close(g.stopWatch) })
 		<-g.watchDone
 	}
-	g.responses.close() // what is pending written, before the caller closes the store
+	g.responses.close(ctx) // what is pending written, and the deletes owed made, before the caller closes the store
 	g.rebuild.Lock()
 	defer g.rebuild.Unlock()
 	for _, ch := range g.table.Load().channels {

@@ -12,8 +12,11 @@ package proxy
 // from the start of a request until the handler runs (readBufferSize bytes
 // at most, in a pooled buffer), and when the first server reports the
 // headers too large (fasthttp.ErrSmallBuffer, its buffer full of them), the
-// recording holds exactly what that buffer held. The second server then
-// serves the connection, the recording read first, until it closes.
+// recording holds exactly what that buffer held. The connection then goes
+// to the second server through a listener of its own (handoff), so that
+// the second server owns it as one it accepted: it serves it, the
+// recording read first, until it closes, and its Shutdown closes it when
+// idle; the first server lets go of it at once.
 // Requests with small headers, nearly all of them, pay a copy of their
 // first read; a connection that has moved keeps the larger buffer.
 
@@ -22,6 +25,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -112,6 +116,28 @@ func (c *headConn) handOff() (_ *replayConn, ok bool) {
 	return r, true
 }
 
+// The deadlines of a moved connection are the second server's to set.
+func (c *headConn) SetDeadline(t time.Time) error {
+	if c.moved.Load() {
+		return nil
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *headConn) SetReadDeadline(t time.Time) error {
+	if c.moved.Load() {
+		return nil
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *headConn) SetWriteDeadline(t time.Time) error {
+	if c.moved.Load() {
+		return nil
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
 func (c *headConn) Write(p []byte) (int, error) {
 	if c.moved.Load() { // the first server's answer to the headers it could not read
 		return 0, net.ErrClosed
@@ -183,16 +209,55 @@ func headRead(ctx *fasthttp.RequestCtx) {
 
 // firstServerError is the first server's ErrorHandler: headers over its
 // buffer move the connection to the second server, which serves it (and
-// this request again) until it closes; other errors are answered.
+// this request again); other errors are answered.
 func (g *Gateway) firstServerError(ctx *fasthttp.RequestCtx, err error) {
 	if errors.As(err, new(*fasthttp.ErrSmallBuffer)) {
 		if hc, ok := ctx.Conn().(*headConn); ok {
 			if r, ok := hc.handOff(); ok {
-				g.large.ServeConn(r) //nolint:errcheck // the connection's end, as the first server's would be
-				return
+				g.handoff.give(r)
+				return // the first server's answer goes nowhere, its Close closes nothing
 			}
 		}
 	}
 	headRead(ctx)
 	g.serverError(ctx, err)
 }
+
+// handoff is the second server's listener: it accepts the connections the
+// first server gives up.
+type handoff struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	addr   net.Addr
+}
+
+func newHandoff() *handoff {
+	return &handoff{conns: make(chan net.Conn), closed: make(chan struct{}), addr: &net.TCPAddr{}}
+}
+
+func (h *handoff) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+// give passes c to the server accepting; once the listener is closed (the
+// gateway shuts down) it closes c instead.
+func (h *handoff) give(c net.Conn) {
+	select {
+	case h.conns <- c:
+	case <-h.closed:
+		c.Close()
+	}
+}
+
+func (h *handoff) Close() error {
+	h.once.Do(func() { close(h.closed) })
+	return nil
+}
+
+func (h *handoff) Addr() net.Addr { return h.addr }

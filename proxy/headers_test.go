@@ -2,12 +2,17 @@ package proxy_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLargeRequestHeaders: requests with several KiB of headers (big
@@ -122,4 +127,49 @@ func TestLargeHeadersOnKeptConnection(t *testing.T) {
 	if status, body := answer("pipelined second"); status != 431 || !strings.Contains(body, "request_header_fields_too_large") {
 		t.Errorf("pipelined second: status %d, want 431: %s", status, body)
 	}
+}
+
+// TestShutdownClosesMovedConnection: a kept-alive connection that moved to
+// the large-header server and then went idle is closed by Shutdown, which
+// returns at once, with none of the connection's goroutines left.
+func TestShutdownClosesMovedConnection(t *testing.T) {
+	up := newMock(t, func(http.ResponseWriter, *http.Request, []byte) {})
+	tg := startGateway(t, channel("oa", up.baseURL(), ""))
+	waitFor(t, "the gateway serving", func() bool {
+		resp, err := http.Get(tg.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	})
+	http.DefaultClient.CloseIdleConnections()
+	before := runtime.NumGoroutine()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\nCookie: session=%s\r\n\r\n", strings.Repeat("a", 12<<10))
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("12 KiB of headers: status %d, connection close %t", resp.StatusCode, resp.Close)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := tg.g.Shutdown(ctx); err != nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("Shutdown with a moved idle connection: %v after %v", err, time.Since(start))
+	}
+	conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := r.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the moved connection is still open after Shutdown: read %d, %v", n, err)
+	}
+	waitFor(t, fmt.Sprintf("goroutines back to %d", before), func() bool { return runtime.NumGoroutine() <= before })
 }

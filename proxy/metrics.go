@@ -31,6 +31,7 @@ type metrics struct {
 	openSessions prometheus.Gauge
 	usageDropped prometheus.Counter
 	limited      [3]prometheus.Counter // by scopeIndex
+	unrouted     metricsCache          // the series of requests with no route
 	handler      fasthttp.RequestHandler
 }
 
@@ -229,19 +230,20 @@ type requestMetrics struct {
 	latency, firstByte *durationHistogram
 }
 
-// requestMetrics returns x's series, from its route's cache when it has a
-// route: a label lookup hashes every value and takes a lock, costing more
-// than the observation.
+// requestMetrics returns x's series from a cache: its route's, whose
+// model is the route's, or for a request with no route (a 401, a 404, a
+// key's 429) the gateway's, by model too. A label lookup hashes every
+// value and takes a lock, costing more than the observation.
 func (m *metrics) requestMetrics(x *exchange) *requestMetrics {
-	if x.route == nil {
-		return m.resolveRequest(x)
+	c, k := &m.unrouted, metricsKey{endpoint: x.endpoint, model: x.model, status: x.status, stream: x.stream}
+	if x.route != nil {
+		c, k.model = &x.route.metrics, ""
 	}
-	k := metricsKey{x.endpoint, x.status, x.stream}
-	if r := x.route.metrics.get(k); r != nil {
+	if r := c.get(k); r != nil {
 		return r
 	}
 	r := m.resolveRequest(x)
-	x.route.metrics.put(k, r)
+	c.put(k, r)
 	return r
 }
 
@@ -254,19 +256,23 @@ func (m *metrics) resolveRequest(x *exchange) *requestMetrics {
 	}
 }
 
-// metricsCache keeps a route's requestMetrics by endpoint, status and
+// metricsCache keeps requestMetrics by endpoint, model, status and
 // stream. It is copied on write, so a read takes no lock; its keys are
-// few (endpoints × statuses seen × 2).
+// few (endpoints × statuses seen × 2, × the models of requests with no
+// route), and past maxCachedMetrics no more are kept.
 type metricsCache struct {
 	mu sync.Mutex
 	m  atomic.Pointer[map[metricsKey]*requestMetrics]
 }
 
 type metricsKey struct {
-	endpoint string
-	status   int
-	stream   bool
+	endpoint, model string
+	status          int
+	stream          bool
 }
+
+// maxCachedMetrics bounds a metricsCache, whose copies cost its size.
+const maxCachedMetrics = 1024
 
 func (c *metricsCache) get(k metricsKey) *requestMetrics {
 	if m := c.m.Load(); m != nil {
@@ -279,6 +285,9 @@ func (c *metricsCache) put(k metricsKey, v *requestMetrics) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.m.Load()
+	if old != nil && len(*old) >= maxCachedMetrics {
+		return
+	}
 	m := make(map[metricsKey]*requestMetrics, 1)
 	if old != nil {
 		maps.Copy(m, *old)

@@ -156,7 +156,7 @@ func (ix *respIndex) flush() {
 	ix.mu.Lock()
 	if len(ix.pending) == 0 {
 		ix.mu.Unlock()
-		ix.deleteGone()
+		ix.deleteGone(context.Background())
 		return
 	}
 	batch := make([]store.Response, 0, len(ix.pending))
@@ -189,12 +189,12 @@ func (ix *respIndex) flush() {
 		ix.log.Error("cannot write responses; they stay in memory for the next try", "n", len(batch), "err", err)
 		ix.dropOld(time.Time{}, maxMemoryResponses) // a store down for long costs no more memory than none
 	}
-	ix.deleteGone()
+	ix.deleteGone(context.Background())
 }
 
 // deleteGone deletes from the store the responses forgotten while they
-// were written; those it cannot delete wait for the next flush.
-func (ix *respIndex) deleteGone() {
+// were written; those it cannot delete wait for the next flush (or close).
+func (ix *respIndex) deleteGone(ctx context.Context) {
 	ix.mu.Lock()
 	if len(ix.gone) == 0 {
 		ix.mu.Unlock()
@@ -203,8 +203,8 @@ func (ix *respIndex) deleteGone() {
 	ids := slices.Collect(maps.Keys(ix.gone))
 	ix.mu.Unlock()
 	for _, id := range ids {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := ix.st.DeleteResponse(ctx, id)
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := ix.st.DeleteResponse(dctx, id)
 		cancel()
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			ix.log.Error("cannot delete a forgotten response; retrying", "err", err)
@@ -239,12 +239,39 @@ func (ix *respIndex) dropOld(t time.Time, max int) {
 	}
 }
 
-// close writes what is pending and stops the writer.
-func (ix *respIndex) close() {
+// closeRetry is how long close waits between tries of the deletes owed.
+const closeRetry = 100 * time.Millisecond
+
+// close writes what is pending and stops the writer, then makes the
+// deletes still owed, trying again until ctx is done: a response left in
+// the store would be found again after a restart. Those it could not make
+// are logged.
+func (ix *respIndex) close(ctx context.Context) {
 	select {
 	case <-ix.stop:
 	default:
 		close(ix.stop)
 	}
 	<-ix.done
+	if ix.st == nil {
+		return
+	}
+	for ix.deleteGone(ctx); ix.goneCount() > 0; ix.deleteGone(ctx) {
+		select {
+		case <-ctx.Done():
+			ix.mu.Lock()
+			ids := slices.Sorted(maps.Keys(ix.gone))
+			ix.mu.Unlock()
+			ix.log.Error("responses deleted by their clients are left in the store", "ids", ids, "err", ctx.Err())
+			return
+		case <-time.After(closeRetry):
+		}
+	}
+}
+
+// goneCount is how many deletes are owed.
+func (ix *respIndex) goneCount() int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return len(ix.gone)
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 	"github.com/rosetta-gateway/rosetta/store"
 )
 
@@ -17,7 +20,7 @@ import (
 // bound; a response's owner never changes.
 func TestRespIndexMemoryOnly(t *testing.T) {
 	ix := newRespIndex(nil, time.Hour, slog.New(slog.DiscardHandler))
-	defer ix.close()
+	defer ix.close(context.Background())
 	ctx, now := context.Background(), time.Now()
 	owner, thief := [32]byte{1}, [32]byte{2}
 	for i := range 5 {
@@ -110,7 +113,7 @@ func TestRespIndexStoreOutage(t *testing.T) {
 		t.Fatalf("written %+v", r)
 	}
 	ix.remember(&store.Response{ID: "resp_2", Status: "completed"})
-	ix.close()
+	ix.close(context.Background())
 	if !st.has("resp_2") {
 		t.Fatal("close did not write what was pending")
 	}
@@ -153,7 +156,7 @@ func TestRespIndexForgetDuringWrite(t *testing.T) {
 		if !released {
 			close(st.release)
 		}
-		ix.close()
+		ix.close(context.Background())
 	}()
 	ctx := context.Background()
 	ix.remember(&store.Response{ID: "resp_new", Status: "completed"})
@@ -194,8 +197,55 @@ func TestRespIndexForgetDuringWrite(t *testing.T) {
 	}
 }
 
-func (ix *respIndex) goneCount() int {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return len(ix.gone)
+// failingDeletes is heldResponses whose next fails deletes fail.
+type failingDeletes struct {
+	heldResponses
+	fails    atomic.Int64
+	attempts atomic.Int64
+}
+
+func (f *failingDeletes) DeleteResponse(ctx context.Context, id string) error {
+	f.attempts.Add(1)
+	if f.fails.Add(-1) >= 0 {
+		return errors.New("store down")
+	}
+	return f.heldResponses.DeleteResponse(ctx, id)
+}
+
+// TestRespIndexCloseMakesOwedDeletes: a response forgotten while it was
+// written, whose delete then fails, is deleted by close, which tries again
+// until its context is done and logs the deletes it could not make.
+func TestRespIndexCloseMakesOwedDeletes(t *testing.T) {
+	f := func(fails int64, wait time.Duration, wantLeft bool) {
+		t.Helper()
+		st := &failingDeletes{heldResponses: heldResponses{flakyResponses: flakyResponses{written: map[string]store.Response{}},
+			writing: make(chan struct{}, 1), release: make(chan struct{})}}
+		st.fails.Store(fails)
+		var logs testutil.Buffer
+		ix := newRespIndex(st, time.Hour, slog.New(slog.NewJSONHandler(&logs, nil)))
+		ix.remember(&store.Response{ID: "resp_1", Status: "completed"})
+		<-st.writing
+		if err := ix.forget(context.Background(), "resp_1"); err != nil {
+			t.Fatal(err)
+		}
+		close(st.release)
+		for st.attempts.Load() == 0 { // the writer's own try, which fails
+			time.Sleep(time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		start := time.Now()
+		ix.close(ctx)
+		if took := time.Since(start); took > wait+time.Second {
+			t.Errorf("close took %v, over its context's %v", took, wait)
+		}
+		if st.has("resp_1") != wantLeft {
+			t.Errorf("%d failing deletes: resp_1 in the store %t after close (%d tries)", fails, st.has("resp_1"), st.attempts.Load())
+		}
+		if logged := strings.Contains(logs.String(), `"ids":["resp_1"]`); logged != wantLeft {
+			t.Errorf("%d failing deletes: the delete left logged %t: %s", fails, logged, logs.String())
+		}
+	}
+	f(3, 5*time.Second, false)
+	f(1<<40, 300*time.Millisecond, true)
 }

@@ -82,10 +82,7 @@ var strUpstreamRequestID = []byte("X-Upstream-Request-Id")
 // upstreamRequestID is the id the upstream gave its answer h, "" when it
 // sent none or its style names none: copied, h goes back to its pool.
 func upstreamRequestID(ch *channel, h *fasthttp.ResponseHeader) string {
-	if name := ch.style.http.RequestIDHeader; name != "" {
-		return string(canonicalReader{h}.Peek(name))
-	}
-	return ""
+	return string(findHeader(h, &ch.style.requestID))
 }
 
 // passHeaders tells the client, once an upstream's successful answer (whole,
@@ -108,10 +105,8 @@ func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasth
 		return
 	}
 	in, out := canonicalReader{up}, canonicalWriter{h}
-	if name := ch.style.http.RequestIDHeader; name != "" {
-		if id := in.Peek(name); len(id) > 0 {
-			h.SetCanonical(strUpstreamRequestID, id)
-		}
+	if id := findHeader(up, &ch.style.requestID); len(id) > 0 {
+		h.SetCanonical(strUpstreamRequestID, id)
 	}
 	for _, name := range x.style.http.PassedHeaders {
 		if v := in.Peek(name); len(v) > 0 {
@@ -139,28 +134,23 @@ type (
 	canonicalWriter struct{ h *fasthttp.ResponseHeader }
 )
 
+// Peek folds name only once a header of its length shows up: most
+// names asked for are not in the answer.
 func (r canonicalReader) Peek(name string) []byte {
+	var lower, mask [64]byte // room for the codec's names: no allocation
+	var f foldedName
 	for k, v := range r.h.All() {
-		if sameName(k, name) {
+		if len(k) != len(name) {
+			continue
+		}
+		if f.lower == nil {
+			f = foldInto(lower[:0], mask[:0], name)
+		}
+		if f.matches(k) {
 			return v
 		}
 	}
 	return nil
-}
-
-// sameName reports whether the header name k is name, ignoring ASCII case.
-func sameName(k []byte, name string) bool {
-	if len(k) != len(name) {
-		return false
-	}
-	for i := range len(k) {
-		if c, n := k[i], name[i]; c != n {
-			if l := c | 0x20; l != n|0x20 || l < 'a' || l > 'z' {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func (w canonicalWriter) SetBytesV(name string, v []byte) {
@@ -173,9 +163,9 @@ func (w canonicalWriter) SetBytesV(name string, v []byte) {
 // spells them), where reading OpenAI's six quota headers and writing them
 // again cost about 2 µs a request.
 func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited bool) {
-	id := s.http.RequestIDHeader
+	hasID := len(s.requestID.lower) > 0
 	for k, v := range up.All() { // keys as the upstream spelled them
-		if id != "" && sameName(k, id) {
+		if hasID && s.requestID.matches(k) {
 			h.SetCanonical(strUpstreamRequestID, v)
 		} else if p := s.passes(k); p != nil && !(p.quota && keyLimited) {
 			h.SetCanonical(p.canonical, v)

@@ -173,8 +173,9 @@ func (s *spool) fill(body io.Reader, size, limit int64) *codec.Error {
 	var bad *codec.Error // the form's
 	for {
 		n, err := body.Read(buf[:])
+		s.read += int64(n) // before ended: a last read may bring data with io.EOF
 		s.ended = err == io.EOF && (size < 0 || s.read >= size)
-		if s.read += int64(n); s.read > limit {
+		if s.read > limit {
 			return errorf(413, codec.KindTooLarge, "", "")
 		}
 		if n > 0 && bad == nil {

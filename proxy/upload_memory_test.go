@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -67,5 +68,28 @@ func TestUploadInMemoryKept(t *testing.T) {
 		if want := form.AppendUpstream(nil, body, "whisper-1"); err != nil || !bytes.Equal(got, want) || n != len(want) {
 			t.Fatalf("upstream body: %d bytes of %d (%v), want %d", len(got), n, err, len(want))
 		}
+	}
+}
+
+// TestSpoolEndedWithLastData: a body whose last read brings its last bytes
+// and io.EOF together counts as read to its end.
+func TestSpoolEndedWithLastData(t *testing.T) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	w.WriteField("model", "demo")
+	w.Close()
+	form := new(openai.FormRequest)
+	if e := form.Begin([]byte(w.FormDataContentType())); e != nil {
+		t.Fatal(e)
+	}
+	sp := &spool{form: form}
+	defer sp.close()
+	size := int64(b.Len())
+	if e := sp.fill(iotest.DataErrReader(&b), size, 1<<20); e != nil {
+		t.Fatal(e)
+	}
+	if !sp.ended || sp.read != size || sp.left(size) != 0 {
+		t.Errorf("after a last read with data and io.EOF: ended %t, read %d of %d, left %d",
+			sp.ended, sp.read, size, sp.left(size))
 	}
 }
