@@ -24,10 +24,10 @@ func (g *Gateway) finish(x *exchange) {
 	if x.inbound != nil {
 		x.inbound.Release()
 	}
-	x.canon.Reset()
-	x.resp.Reset()
+	x.canonical().Reset()
+	x.response().Reset()
 	clear(x.tries) // lets the causes go
-	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], tries: x.tries[:0], canon: x.canon, resp: x.resp}
+	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], tries: x.tries[:0]}
 	g.exchanges.Put(x)
 }
 

@@ -324,7 +324,7 @@ func (g *Gateway) countKept(ctx *fasthttp.RequestCtx, x *exchange, body []byte, 
 		return
 	}
 	x.canonReady, x.ways = true, waysCountTranslated
-	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canon.Model))
+	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canonical().Model))
 }
 
 // responsesCompact serves POST /v1/responses/compact, OpenAI's compaction
@@ -382,8 +382,8 @@ func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoin
 // style refuses (a built-in tool).
 func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	n := 1
-	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
-		n = codec.EstimateTokens(&x.canon)
+	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), x.canonical()) == nil {
+		n = codec.EstimateTokens(x.canonical())
 	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
 		n = codec.EstimateText(req.TextBytes)
 	}
