@@ -24,8 +24,7 @@ func (g *Gateway) finish(x *exchange) {
 	if x.inbound != nil {
 		x.inbound.Release()
 	}
-	x.canonical().Reset()
-	x.response().Reset()
+	x.dropTranslation()
 	clear(x.tries) // lets the causes go
 	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], tries: x.tries[:0]}
 	g.exchanges.Put(x)

@@ -321,8 +321,9 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 		}
 		x.canonReady = true
 	}
-	x.canonical().Model, x.canonical().Stream = c.model, x.stream
-	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, x.canonical(), codec.Options{Version: c.ch.version})
+	canon := x.canonical()
+	canon.Model, canon.Stream = c.model, x.stream
+	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, canon, codec.Options{Version: c.ch.version})
 	if len(x.readDropped)+len(dropped) > 0 {
 		x.buf = appendNames(appendNames(x.buf[:0], x.readDropped), dropped)
 		ctx.Response.Header.SetCanonical(strRosettaDropped, x.buf)

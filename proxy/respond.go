@@ -23,21 +23,22 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
 	ctx.SetStatusCode(x.status)
 	if !passThrough(x, c.ch) {
-		if err := c.ch.style.DecodeResponse(x.op.op, b, x.response()); err != nil {
+		r := x.response()
+		if err := c.ch.style.DecodeResponse(x.op.op, b, r); err != nil {
 			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
 			return errUnreadable
 		}
-		if x.op.estimates && x.response().Usage == (codec.Usage{}) {
-			x.response().Usage = x.estimateUsage(ctx)
+		if x.op.estimates && r.Usage == (codec.Usage{}) {
+			r.Usage = x.estimateUsage(ctx)
 		}
 		if x.op.metered {
-			x.usage = x.response().Usage
+			x.usage = r.Usage
 		}
 		ctx.SetContentType("application/json")
-		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], x.response(), x.streamInfo(c.ch.style))
+		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], r, x.streamInfo(c.ch.style))
 		ctx.SetBody(x.buf)
 		if x.op == opResponsesTranslated {
-			g.keepTranslated(x, x.response(), c.ch.style.Name(), false)
+			g.keepTranslated(x, r, c.ch.style.Name(), false)
 		}
 		return nil
 	}
