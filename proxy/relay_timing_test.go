@@ -67,7 +67,7 @@ func (r *chunkedReader) Read(p []byte) (int, error) {
 // newBenchRelay is a relay over an in-memory upstream body on the OpenAI
 // pass-through path: the model renamed, the usage chunk stripped.
 func newBenchRelay(body io.Reader, x *exchange) *relay {
-	rl := &relay{in: make([]byte, relayBufSize)}
+	rl := &relay{}
 	rl.reset(body, x)
 	return rl
 }
@@ -77,7 +77,7 @@ func (rl *relay) reset(body io.Reader, x *exchange) { rl.resetAs(body, x, styleO
 
 // resetAs is reset for a stream that d reads.
 func (rl *relay) resetAs(body io.Reader, x *exchange, d codec.PassThrough) {
-	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
+	*rl = relay{x: x, body: body, in: rl.in, inp: rl.inp, tc: rl.tc}
 	rl.tc.ResetPass(d, codec.Relay{Model: x.route.escaped}, nil)
 }
 
@@ -171,7 +171,7 @@ func BenchmarkRelayTranslatedEvent(b *testing.B) {
 	raw := anthropicStream(b, n)
 	x := &exchange{style: styleOpenAI, model: "fast", route: &route{public: "fast", escaped: "fast"}}
 	rd := &chunkedReader{}
-	rl := &relay{in: make([]byte, relayBufSize)}
+	rl := &relay{}
 	dec, enc := styleAnthropic.NewStreamDecoder(), styleOpenAI.NewStreamEncoder()
 	info := codec.StreamInfo{ID: "chatcmpl-1", Model: "fast", IncludeUsage: true}
 	var w countingWriter
@@ -181,7 +181,7 @@ func BenchmarkRelayTranslatedEvent(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += events {
 		rd.data, rd.size = raw, 4096
-		*rl = relay{x: x, body: rd, in: rl.in, tc: rl.tc}
+		*rl = relay{x: x, body: rd, in: rl.in, inp: rl.inp, tc: rl.tc}
 		rl.tc.ResetTranslate(dec, enc, info, nil)
 		rl.WriteTo(&w) //nolint:errcheck
 	}
