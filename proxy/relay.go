@@ -396,19 +396,26 @@ func (rl *relay) read() {
 }
 
 // readHead reads when no upstream byte is kept: the first byte of what
-// comes next, into head, as this read is the one that may wait for the
-// upstream (beforeWait hands the input buffer back meanwhile). The rest
-// follows from the body stream's own buffer, without a wait. (Its reader
-// waits into a buffer of its own for reads shorter than it: head is
-// never what the socket is read into.)
+// comes next into head, as this read is the one that waits for the
+// upstream (beforeWait hands the input buffer back meanwhile), then the
+// rest of what came into the input buffer, from the body stream's own
+// buffer, without a wait. (Its reader reads the socket into a buffer of
+// its own for reads shorter than that buffer: head is never what the
+// socket is read into.)
 func (rl *relay) readHead() {
 	rl.r, rl.w = 0, 0
 	n, err := rl.body.Read(rl.head[:])
-	if n > 0 {
-		rl.takeIn()
-		rl.w = copy(rl.in, rl.head[:n])
+	if n == 0 {
+		rl.readErr(err)
+		return
 	}
-	rl.readErr(err)
+	rl.takeIn()
+	rl.w = copy(rl.in, rl.head[:n])
+	if err != nil {
+		rl.readErr(err)
+		return
+	}
+	rl.read()
 }
 
 func (rl *relay) readErr(err error) {
