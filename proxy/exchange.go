@@ -93,9 +93,7 @@ type exchange struct {
 	upLen   int
 	watch   watch // the client, while it waits for a whole answer
 	bodyLen int
-	cands   [maxCandidates]candidate
 	buf     []byte // scratch for error bodies and headers
-	line    []byte // the access-log line, kept across requests
 }
 
 // translation is what only a request decoded whole or translated uses: the

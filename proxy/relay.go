@@ -44,7 +44,6 @@ type relay struct {
 	in   []byte
 	inp  *[]byte
 	r, w int
-	head [1]byte // what a read with no input buffer reads
 	// out holds events ready for the client. It is taken from bufs
 	// (outp) when there is an event to relay and handed back once written,
 	// so that a stream waiting on its upstream holds no output buffer.
@@ -55,7 +54,8 @@ type relay struct {
 	// model name put back, or translated between styles.
 	tc         codec.Transcoder
 	eof        bool
-	failed     error // the upstream stream broke
+	head       [1]byte // what a read with no input buffer reads (beside eof: no padding more)
+	failed     error   // the upstream stream broke
 	clientGone bool
 	finished   bool
 	// raw: the upstream's bytes go to the client as they are (a media
