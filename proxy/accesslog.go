@@ -15,7 +15,7 @@ import (
 
 // accessLog writes one line per finished request in the shape of slog's
 // JSON or text handler (same keys, same value formats), appended by hand
-// into a buffer the exchange keeps: no allocation per request, where a
+// into a pooled buffer (lines): no allocation per request, where a
 // slog call costs about a dozen. The line goes to out in one Write; out
 // should be an asynclog.Writer, so that a request never waits on it.
 type accessLog struct {

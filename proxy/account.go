@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"sync"
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/store"
@@ -16,7 +17,9 @@ func (g *Gateway) finish(x *exchange) {
 	g.settleLimits(x, now)
 	g.metrics.observe(x)
 	if g.access != nil {
-		x.line = g.access.write(x.line, x, now)
+		line := lines.Get().(*[]byte)
+		*line = g.access.write(*line, x, now)
+		lines.Put(line)
 	} else {
 		g.logExchange(x)
 	}
@@ -24,12 +27,15 @@ func (g *Gateway) finish(x *exchange) {
 	if x.inbound != nil {
 		x.inbound.Release()
 	}
-	x.canon.Reset()
-	x.resp.Reset()
+	x.dropTranslation()
 	clear(x.tries) // lets the causes go
-	*x = exchange{g: g, buf: x.buf[:0], line: x.line[:0], uri: x.uri[:0], tries: x.tries[:0], canon: x.canon, resp: x.resp}
+	*x = exchange{g: g, buf: x.buf[:0], uri: x.uri[:0], tries: x.tries[:0]}
 	g.exchanges.Put(x)
 }
+
+// lines holds the access log's line buffers: taken only to write a line, not
+// kept by the exchange, which an open stream holds for its length.
+var lines = sync.Pool{New: func() any { return new([]byte) }}
 
 // UsageSink takes the usage rows of finished requests to the store:
 // store.UsageWriter, which writes them in batches. A sink with a

@@ -12,11 +12,12 @@ const strRosettaTokenCount = "X-Rosetta-Token-Count"
 // the model's channels has a count endpoint, or none could be reached)
 // with the gateway's estimate. X-Rosetta-Token-Count says so.
 func (g *Gateway) estimateCount(ctx *fasthttp.RequestCtx, x *exchange) {
-	x.resp.Reset()
-	x.resp.Usage.Input = codec.EstimateTokens(&x.canon)
+	r := x.response()
+	r.Reset()
+	r.Usage.Input = codec.EstimateTokens(x.canonical())
 	ctx.ResetBody()
 	ctx.Response.Header.Set(strRosettaTokenCount, "estimate")
-	g.answer(ctx, x, x.style.AppendResponse(codec.OpCountTokens, x.buf[:0], &x.resp, codec.StreamInfo{}))
+	g.answer(ctx, x, x.style.AppendResponse(codec.OpCountTokens, x.buf[:0], r, codec.StreamInfo{}))
 }
 
 // estimateUsage is the usage of an answer that reports none: the gateway's

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"io"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -56,13 +57,12 @@ type exchange struct {
 
 	// The request as read: inbound (when the client's style reads a
 	// request for routing without decoding it whole, as
-	// openai.ChatRequest does) on the pass-through path; canon, the
-	// canonical form, for other styles and whenever a channel of another
-	// style is tried; resp the canonical response of a translation.
+	// openai.ChatRequest does) on the pass-through path; tr, the
+	// canonical request and response (canonical, response), for other
+	// styles and whenever a channel of another style is tried.
 	inbound      inbound
-	canon        codec.Request
+	tr           *translation
 	canonReady   bool
-	resp         codec.Response
 	opts         codec.Options // the client's API version
 	includeUsage bool          // the client asked for usage in the stream
 	framing      codec.Framing // how the client reads a stream; nil for SSE
@@ -93,9 +93,42 @@ type exchange struct {
 	upLen   int
 	watch   watch // the client, while it waits for a whole answer
 	bodyLen int
-	cands   [maxCandidates]candidate
 	buf     []byte // scratch for error bodies and headers
-	line    []byte // the access-log line, kept across requests
+}
+
+// translation is what only a request decoded whole or translated uses: the
+// canonical request, and the canonical response of a translation. An
+// exchange takes one from translations when it first needs it and hands it
+// back when it ends, so the pass-through path, and the streams it relays,
+// hold none (656 bytes).
+type translation struct {
+	canon codec.Request
+	resp  codec.Response
+}
+
+var translations = sync.Pool{New: func() any { return new(translation) }}
+
+// canonical is the request in the canonical form (decoded once: canonReady).
+func (x *exchange) canonical() *codec.Request { return &x.translation().canon }
+
+// response is the canonical response of a translation.
+func (x *exchange) response() *codec.Response { return &x.translation().resp }
+
+func (x *exchange) translation() *translation {
+	if x.tr == nil {
+		x.tr = translations.Get().(*translation)
+	}
+	return x.tr
+}
+
+// dropTranslation hands the exchange's translation back, emptied.
+func (x *exchange) dropTranslation() {
+	if t := x.tr; t != nil {
+		t.canon.Reset()
+		t.resp.Reset()
+		translations.Put(t)
+		x.tr = nil
+	}
 }
 
 // Header names spelled as fasthttp normalizes them, set with SetCanonical:

@@ -312,17 +312,18 @@ func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange
 	if !x.canonReady {
 		var e *codec.Error
 		if x.inbound != nil {
-			e = x.inbound.DecodeRequest(body, &x.canon) // no second check of the body
+			e = x.inbound.DecodeRequest(body, x.canonical()) // no second check of the body
 		} else {
-			e = x.style.DecodeRequest(x.op.op, body, &x.canon, x.opts)
+			e = x.style.DecodeRequest(x.op.op, body, x.canonical(), x.opts)
 		}
 		if e != nil {
 			return dst, e
 		}
 		x.canonReady = true
 	}
-	x.canon.Model, x.canon.Stream = c.model, x.stream
-	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, &x.canon, codec.Options{Version: c.ch.version})
+	canon := x.canonical()
+	canon.Model, canon.Stream = c.model, x.stream
+	out, dropped, e := c.ch.style.AppendRequest(x.op.op, dst, canon, codec.Options{Version: c.ch.version})
 	if len(x.readDropped)+len(dropped) > 0 {
 		x.buf = appendNames(appendNames(x.buf[:0], x.readDropped), dropped)
 		ctx.Response.Header.SetCanonical(strRosettaDropped, x.buf)

@@ -146,23 +146,23 @@ func (g *Gateway) geminiPost(ctx *fasthttp.RequestCtx) {
 // canonical form before routing. A model named in the path (Gemini's)
 // stands for the body's, and the path says whether to stream.
 func (g *Gateway) serveDecoded(ctx *fasthttp.RequestCtx, x *exchange, op *operation, model string) {
-	body := ctx.PostBody()
-	if e := x.style.DecodeRequest(op.op, body, &x.canon, x.opts); e != nil {
+	body, canon := ctx.PostBody(), x.canonical()
+	if e := x.style.DecodeRequest(op.op, body, canon, x.opts); e != nil {
 		g.fail(ctx, x, e)
 		return
 	}
-	if x.canon.Embed.Single != op.single {
+	if canon.Embed.Single != op.single {
 		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "",
 			"embedContent takes one 'content', batchEmbedContents a list of 'requests'."))
 		return
 	}
 	if model != "" {
-		x.canon.Model, x.canon.Stream = model, x.stream
+		canon.Model, canon.Stream = model, x.stream
 	} else {
-		x.stream = x.canon.Stream && op == opGenerate
+		x.stream = canon.Stream && op == opGenerate
 	}
 	x.canonReady, x.includeUsage = true, true
-	g.serve(ctx, x, op, body, []byte(x.canon.Model))
+	g.serve(ctx, x, op, body, []byte(canon.Model))
 }
 
 // listModels serves GET /v1/models: the public model names the key may use.

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -119,20 +120,38 @@ func errModelNotFound[T string | []byte](model T) *codec.Error {
 // it: the key's model allow-list, the route, the rate limits, then the
 // candidates in order.
 func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
-	if cands, ok := g.candidates(ctx, x, op, body, model); ok {
+	cl := takeCandList()
+	if cands, ok := g.candidates(ctx, x, op, body, model, cl[:0]); ok {
 		g.forward(ctx, x, body, cands)
 	}
+	cl.release()
+}
+
+// candList holds a request's candidates while it is routed and tried. It
+// is taken from candLists, not kept in the exchange: a stream, once it
+// runs, needs only the candidate it relays from (its relay holds that),
+// and an exchange held for a stream's length is smaller without the list.
+type candList [maxCandidates]candidate
+
+var candLists = sync.Pool{New: func() any { return new(candList) }}
+
+func takeCandList() *candList { return candLists.Get().(*candList) }
+
+func (cl *candList) release() {
+	*cl = candList{} // lets go of the channels
+	candLists.Put(cl)
 }
 
 // candidates allows the model, routes it and admits the request under the
-// key's limits, and returns the channels to try in order. It answers
-// (403, 503, 429) and returns false when the request goes no further.
-func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) ([]candidate, bool) {
+// key's limits, and returns the channels to try in order, appended to dst.
+// It answers (403, 503, 429) and returns false when the request goes no
+// further.
+func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte, dst []candidate) ([]candidate, bool) {
 	rt, ok := g.admitModel(ctx, x, op, body, model)
 	if !ok {
 		return nil, false
 	}
-	cands, reopen := rt.order(x.cands[:0], time.Now())
+	cands, reopen := rt.order(dst, time.Now())
 	if len(cands) == 0 && op.fallback == nil {
 		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
 		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",

@@ -113,7 +113,9 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "", "This endpoint takes a WebSocket upgrade."))
 		return
 	}
-	cands, ok := g.candidates(ctx, x, opRealtime, nil, model)
+	cl := takeCandList()
+	defer cl.release()
+	cands, ok := g.candidates(ctx, x, opRealtime, nil, model, cl[:0])
 	if !ok {
 		return
 	}

@@ -36,9 +36,15 @@ type relay struct {
 	resp *fasthttp.Response
 	body io.Reader
 
-	in   []byte // upstream bytes: in[r:w] are not yet consumed
+	// in holds upstream bytes: in[r:w] are not yet consumed. It is taken
+	// from bufs (inp) when bytes arrive and handed back while the relay
+	// waits for the upstream with none kept (see readHead), so that an
+	// open stream, which spends nearly all its time waiting, holds no
+	// input buffer.
+	in   []byte
+	inp  *[]byte
 	r, w int
-	// out holds events ready for the client. It is taken from outBufs
+	// out holds events ready for the client. It is taken from bufs
 	// (outp) when there is an event to relay and handed back once written,
 	// so that a stream waiting on its upstream holds no output buffer.
 	out  []byte
@@ -48,7 +54,8 @@ type relay struct {
 	// model name put back, or translated between styles.
 	tc         codec.Transcoder
 	eof        bool
-	failed     error // the upstream stream broke
+	head       [1]byte // what a read with no input buffer reads (beside eof: no padding more)
+	failed     error   // the upstream stream broke
 	clientGone bool
 	finished   bool
 	// raw: the upstream's bytes go to the client as they are (a media
@@ -72,17 +79,30 @@ type relay struct {
 }
 
 var relays = sync.Pool{New: func() any {
-	rl := &relay{in: make([]byte, relayBufSize)}
+	rl := &relay{}
 	rl.waitFn = rl.beforeWait
 	return rl
 }}
 
-var outBufs = sync.Pool{New: func() any { b := make([]byte, 0, relayBufSize); return &b }}
+// bufs holds the relays' input and output buffers, relayBufSize or grown.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, relayBufSize); return &b }}
+
+func takeBuf() *[]byte { return bufs.Get().(*[]byte) }
+
+// putBuf hands b, which p held, back to the pool; one grown larger than
+// maxPooledOut is not kept.
+func putBuf(p *[]byte, b []byte) {
+	if cap(b) > maxPooledOut {
+		b = make([]byte, 0, relayBufSize)
+	}
+	*p = b[:0]
+	bufs.Put(p)
+}
 
 // takeOut gives the relay an output buffer unless it has one.
 func (rl *relay) takeOut() {
 	if rl.out == nil {
-		rl.outp = outBufs.Get().(*[]byte)
+		rl.outp = takeBuf()
 		rl.out = (*rl.outp)[:0]
 	}
 }
@@ -94,13 +114,26 @@ func (rl *relay) dropOut() {
 		rl.out = rl.out[:0]
 		return
 	}
-	b := rl.out[:0]
-	if cap(b) > maxPooledOut {
-		b = make([]byte, 0, relayBufSize)
-	}
-	*rl.outp = b
-	outBufs.Put(rl.outp)
+	putBuf(rl.outp, rl.out)
 	rl.out, rl.outp = nil, nil
+}
+
+// takeIn gives the relay an input buffer unless it has one.
+func (rl *relay) takeIn() {
+	if rl.in == nil {
+		rl.inp = takeBuf()
+		rl.in = (*rl.inp)[:cap(*rl.inp)]
+	}
+}
+
+// dropIn hands back the input buffer, which holds nothing not consumed.
+// (A buffer the relay was built with is kept, as by dropOut.)
+func (rl *relay) dropIn() {
+	rl.r, rl.w = 0, 0
+	if rl.inp != nil {
+		putBuf(rl.inp, rl.in)
+		rl.in, rl.inp = nil, nil
+	}
 }
 
 // startStream takes over a streamed upstream response. It reads up to the
@@ -225,9 +258,14 @@ func (rl *relay) flushOut() {
 
 // beforeWait is the upstream connection's hook: it writes what is ready
 // before the relay waits for the upstream, and reports whether the client
-// is still there to wait for.
+// is still there to wait for. A relay with no upstream bytes kept is
+// reading into head, not its input buffer: it hands the buffer back for
+// the wait.
 func (rl *relay) beforeWait() bool {
 	rl.flushOut()
+	if rl.r == rl.w && !rl.raw {
+		rl.dropIn()
+	}
 	return rl.werr == nil
 }
 
@@ -333,6 +371,11 @@ func (rl *relay) readEventUsage(ev []byte) {
 
 // read appends upstream bytes to the input, compacting or growing it.
 func (rl *relay) read() {
+	if rl.r == rl.w && !rl.raw {
+		rl.readHead()
+		return
+	}
+	rl.takeIn() // a raw relay keeps its input buffer throughout
 	if rl.r > 0 {
 		rl.w = copy(rl.in, rl.in[rl.r:rl.w])
 		if rl.raw {
@@ -349,6 +392,33 @@ func (rl *relay) read() {
 	}
 	n, err := rl.body.Read(rl.in[rl.w:])
 	rl.w += n
+	rl.readErr(err)
+}
+
+// readHead reads when no upstream byte is kept: the first byte of what
+// comes next into head, as this read is the one that waits for the
+// upstream (beforeWait hands the input buffer back meanwhile), then the
+// rest of what came into the input buffer, from the body stream's own
+// buffer, without a wait. (Its reader reads the socket into a buffer of
+// its own for reads shorter than that buffer: head is never what the
+// socket is read into.)
+func (rl *relay) readHead() {
+	rl.r, rl.w = 0, 0
+	n, err := rl.body.Read(rl.head[:])
+	if n == 0 {
+		rl.readErr(err)
+		return
+	}
+	rl.takeIn()
+	rl.w = copy(rl.in, rl.head[:n])
+	if err != nil {
+		rl.readErr(err)
+		return
+	}
+	rl.read()
+}
+
+func (rl *relay) readErr(err error) {
 	switch {
 	case err == io.EOF:
 		rl.eof = true
@@ -413,10 +483,7 @@ func (rl *relay) release() {
 		rl.c.ch.style.decoders.Put(dec)
 	}
 	rl.dropOut()
-	in, tc := rl.in, rl.tc
-	if len(in) > relayBufSize {
-		in = make([]byte, relayBufSize) // do not keep a grown buffer in the pool
-	}
-	*rl = relay{in: in, tc: tc, waitFn: rl.waitFn}
+	rl.dropIn()
+	*rl = relay{tc: rl.tc, waitFn: rl.waitFn}
 	relays.Put(rl)
 }

@@ -67,7 +67,7 @@ func (r *chunkedReader) Read(p []byte) (int, error) {
 // newBenchRelay is a relay over an in-memory upstream body on the OpenAI
 // pass-through path: the model renamed, the usage chunk stripped.
 func newBenchRelay(body io.Reader, x *exchange) *relay {
-	rl := &relay{in: make([]byte, relayBufSize)}
+	rl := &relay{}
 	rl.reset(body, x)
 	return rl
 }
@@ -77,7 +77,7 @@ func (rl *relay) reset(body io.Reader, x *exchange) { rl.resetAs(body, x, styleO
 
 // resetAs is reset for a stream that d reads.
 func (rl *relay) resetAs(body io.Reader, x *exchange, d codec.PassThrough) {
-	*rl = relay{x: x, body: body, in: rl.in, tc: rl.tc}
+	*rl = relay{x: x, body: body, in: rl.in, inp: rl.inp, tc: rl.tc}
 	rl.tc.ResetPass(d, codec.Relay{Model: x.route.escaped}, nil)
 }
 
@@ -117,15 +117,100 @@ func TestRelayRewritesAndStrips(t *testing.T) {
 	}
 }
 
+// TestRelayWaitsWithoutInputBuffer: a relay waiting for its upstream's next
+// event with no part of one kept holds no input buffer (an open stream's
+// usual state), and takes one back when the event comes: every event is
+// relayed, each written before the wait that follows it.
+func TestRelayWaitsWithoutInputBuffer(t *testing.T) {
+	evs := splitEvents(wireStreamFixture(t, 30))
+	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+	rd := &eventReader{evs: evs}
+	rl := newBenchRelay(rd, x)
+	var out bytes.Buffer
+	waits, held := 0, 0
+	rd.wait = func() {
+		rl.beforeWait()
+		if rl.in != nil || rl.inp != nil {
+			held++
+		}
+		if n := bytes.Count(out.Bytes(), []byte("\n\n")); n != min(waits, len(evs)-2) {
+			t.Fatalf("wait %d: %d events written, want every one before it (the usage chunk is not relayed)", waits, n)
+		}
+		waits++
+	}
+	if _, err := rl.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	if waits != len(evs) || held != 0 {
+		t.Fatalf("%d waits for %d events, %d of them holding the input buffer", waits, len(evs), held)
+	}
+	want := bytes.Join(append(evs[:len(evs)-2:len(evs)-2], evs[len(evs)-1]), nil) // minus the usage chunk
+	want = bytes.ReplaceAll(want, []byte(`"model":"gpt-4.1-mini-2025-04-14"`), []byte(`"model":"fast"`))
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("relayed\n%s\nwant\n%s", out.Bytes(), want)
+	}
+}
+
+// splitEvents is an SSE stream's events, each with its blank line.
+func splitEvents(raw []byte) [][]byte {
+	evs := bytes.SplitAfter(raw, []byte("\n\n"))
+	if len(evs[len(evs)-1]) == 0 {
+		evs = evs[:len(evs)-1]
+	}
+	return evs
+}
+
 // BenchmarkRelayEvent is the pass-through cost per SSE event: framing, usage
 // check, model rewrite, copy out. Reads of 4 KiB, as from a busy upstream.
 // plain repeats one content chunk without obfuscation; api.openai.com
 // cycles the content chunks api.openai.com sends, each with its text and
-// an obfuscation string of its own.
+// an obfuscation string of its own. waited is api.openai.com's stream as a
+// model writes it: each event on its own, after a wait for the upstream
+// (beforeWait: the relay writes what it has, and hands its input buffer
+// back).
 func BenchmarkRelayEvent(b *testing.B) {
 	const n = 1000
 	b.Run("plain", func(b *testing.B) { benchRelayEvents(b, streamFixture(b, n), n+4, styleOpenAI.Dialect) })
 	b.Run("api.openai.com", func(b *testing.B) { benchRelayEvents(b, wireStreamFixture(b, n), n+4, styleOpenAI.Dialect) })
+	b.Run("waited", func(b *testing.B) {
+		evs := splitEvents(wireStreamFixture(b, n))
+		x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+		rd := &eventReader{}
+		rl := newBenchRelay(rd, x)
+		rd.wait = func() { rl.beforeWait() }
+		var w countingWriter
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i += len(evs) {
+			rd.evs = evs
+			rl.reset(rd, x)
+			rl.WriteTo(&w) //nolint:errcheck
+		}
+		b.ReportMetric(float64(w.writes)/float64(b.N), "writes/event")
+	})
+}
+
+// eventReader reads its events one at a time, as a connection reads those
+// of an upstream that writes each as it makes it: it runs wait before an
+// event, as the upstream connection runs beforeWait before a read would
+// wait; a read shorter than the event gets its start, the next the rest.
+type eventReader struct {
+	evs  [][]byte
+	cur  []byte
+	wait func()
+}
+
+func (r *eventReader) Read(p []byte) (int, error) {
+	if len(r.cur) == 0 {
+		if len(r.evs) == 0 {
+			return 0, io.EOF
+		}
+		r.wait()
+		r.cur, r.evs = r.evs[0], r.evs[1:]
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
 }
 
 // benchRelayEvents relays raw, a stream of events events that d reads,
@@ -171,7 +256,7 @@ func BenchmarkRelayTranslatedEvent(b *testing.B) {
 	raw := anthropicStream(b, n)
 	x := &exchange{style: styleOpenAI, model: "fast", route: &route{public: "fast", escaped: "fast"}}
 	rd := &chunkedReader{}
-	rl := &relay{in: make([]byte, relayBufSize)}
+	rl := &relay{}
 	dec, enc := styleAnthropic.NewStreamDecoder(), styleOpenAI.NewStreamEncoder()
 	info := codec.StreamInfo{ID: "chatcmpl-1", Model: "fast", IncludeUsage: true}
 	var w countingWriter
@@ -181,7 +266,7 @@ func BenchmarkRelayTranslatedEvent(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += events {
 		rd.data, rd.size = raw, 4096
-		*rl = relay{x: x, body: rd, in: rl.in, tc: rl.tc}
+		*rl = relay{x: x, body: rd, in: rl.in, inp: rl.inp, tc: rl.tc}
 		rl.tc.ResetTranslate(dec, enc, info, nil)
 		rl.WriteTo(&w) //nolint:errcheck
 	}

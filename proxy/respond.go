@@ -23,21 +23,22 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
 	ctx.SetStatusCode(x.status)
 	if !passThrough(x, c.ch) {
-		if err := c.ch.style.DecodeResponse(x.op.op, b, &x.resp); err != nil {
+		r := x.response()
+		if err := c.ch.style.DecodeResponse(x.op.op, b, r); err != nil {
 			g.log.Warn("cannot read the upstream's response", "id", string(x.id), "channel", c.ch.name, "err", err)
 			return errUnreadable
 		}
-		if x.op.estimates && x.resp.Usage == (codec.Usage{}) {
-			x.resp.Usage = x.estimateUsage(ctx)
+		if x.op.estimates && r.Usage == (codec.Usage{}) {
+			r.Usage = x.estimateUsage(ctx)
 		}
 		if x.op.metered {
-			x.usage = x.resp.Usage
+			x.usage = r.Usage
 		}
 		ctx.SetContentType("application/json")
-		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], &x.resp, x.streamInfo(c.ch.style))
+		x.buf = x.style.AppendResponse(x.op.op, x.buf[:0], r, x.streamInfo(c.ch.style))
 		ctx.SetBody(x.buf)
 		if x.op == opResponsesTranslated {
-			g.keepTranslated(x, &x.resp, c.ch.style.Name(), false)
+			g.keepTranslated(x, r, c.ch.style.Name(), false)
 		}
 		return nil
 	}
@@ -193,7 +194,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 		IncludeUsage: x.includeUsage,
 		InputTokens:  x.estimate(), // until the upstream reports
 		Origin:       upstream.Name(),
-		Request:      &x.canon,
+		Request:      x.canonical(),
 	}
 }
 
@@ -202,7 +203,7 @@ func (x *exchange) streamInfo(upstream *dialect) codec.StreamInfo {
 // count); a quarter of the body's bytes when it was not decoded.
 func (x *exchange) estimate() int {
 	if x.canonReady {
-		return codec.EstimateTokens(&x.canon)
+		return codec.EstimateTokens(x.canonical())
 	}
 	return max(x.bodyLen/4, 1)
 }

@@ -130,7 +130,7 @@ func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, op *operati
 	for i, ch := range rt.channels {
 		if ch.name == prev.Channel {
 			x.upKey = prev.KeyIndex
-			g.forward(ctx, x, body, append(x.cands[:0], candidate{ch, rt.upstream[i]}))
+			g.forward(ctx, x, body, []candidate{{ch, rt.upstream[i]}})
 			return
 		}
 	}
@@ -176,7 +176,7 @@ func (g *Gateway) responseCall(ctx *fasthttp.RequestCtx, endpoint string, op *op
 	x.target, x.upKey = id, r.KeyIndex
 	x.stream = op == opResponseGet && streamAsked(ctx)
 	x.query = passedQuery(x.query[:0], ctx.QueryArgs(), op, x.stream)
-	g.forward(ctx, x, nil, append(x.cands[:0], candidate{ch, upstream}))
+	g.forward(ctx, x, nil, []candidate{{ch, upstream}})
 }
 
 func indexOf(list []*channel, ch *channel) int {
@@ -324,7 +324,7 @@ func (g *Gateway) countKept(ctx *fasthttp.RequestCtx, x *exchange, body []byte, 
 		return
 	}
 	x.canonReady, x.ways = true, waysCountTranslated
-	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canon.Model))
+	g.serve(ctx, x, opResponsesCountTranslated, body, []byte(x.canonical().Model))
 }
 
 // responsesCompact serves POST /v1/responses/compact, OpenAI's compaction
@@ -382,8 +382,8 @@ func (g *Gateway) openResponses(ctx *fasthttp.RequestCtx, op *operation, endpoin
 // style refuses (a built-in tool).
 func (g *Gateway) estimateResponsesCount(ctx *fasthttp.RequestCtx, x *exchange) {
 	n := 1
-	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), &x.canon) == nil {
-		n = codec.EstimateTokens(&x.canon)
+	if x.canonReady || responses.DecodeRequest(ctx.PostBody(), x.canonical()) == nil {
+		n = codec.EstimateTokens(x.canonical())
 	} else if req, ok := x.inbound.(*openai.ResponsesRequest); ok {
 		n = codec.EstimateText(req.TextBytes)
 	}

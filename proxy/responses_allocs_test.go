@@ -20,7 +20,7 @@ func TestResponsesDroppedAllocsNothing(t *testing.T) {
 		body := []byte(s)
 		unnamed := func() {
 			x.canonReady = false
-			if e := responses.DecodeRequest(body, &x.canon); e != nil {
+			if e := responses.DecodeRequest(body, x.canonical()); e != nil {
 				t.Fatal(e)
 			}
 			x.buf, _ = (*Gateway)(nil).upstreamBody(ctx, x.buf[:0], x, body, c)

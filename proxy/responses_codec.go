@@ -86,12 +86,12 @@ func (x *exchange) appendURI(c candidate) (_ []byte, ok bool) {
 	return c.ch.appendURI(x.uri[:0], x.op.op, model, x.stream)
 }
 
-// decodeResponses decodes a Responses request to translate into x.canon,
+// decodeResponses decodes a Responses request to translate into x.canonical(),
 // keeping the names of the members it leaves out for X-Rosetta-Dropped
 // (upstreamBody); a request that leaves out nothing costs nothing more.
 func (x *exchange) decodeResponses(body []byte) *codec.Error {
 	var e *codec.Error
-	x.readDropped, e = responses.DecodeRequestDropped(body, &x.canon, x.readDropped[:0])
+	x.readDropped, e = responses.DecodeRequestDropped(body, x.canonical(), x.readDropped[:0])
 	return e
 }
 
@@ -119,8 +119,8 @@ func (g *Gateway) serveResponsesTranslated(ctx *fasthttp.RequestCtx, x *exchange
 		g.fail(ctx, x, e)
 		return
 	}
-	x.canonReady, x.includeUsage, x.stream = true, true, x.canon.Stream
-	g.serve(ctx, x, opResponsesTranslated, body, []byte(x.canon.Model))
+	x.canonReady, x.includeUsage, x.stream = true, true, x.canonical().Stream
+	g.serve(ctx, x, opResponsesTranslated, body, []byte(x.canonical().Model))
 }
 
 // keepFunc takes a translated response to keep: its id, its status and
@@ -134,7 +134,7 @@ type keepFunc func(x *exchange, id, status, incomplete string, input, output, us
 // stored (store: false) or the gateway keeps nothing. failed: the stream
 // broke before its end.
 func (g *Gateway) keepTranslated(x *exchange, r *codec.Response, origin string, failed bool) {
-	if g.keep == nil || !x.canon.Session.Store {
+	if g.keep == nil || !x.canonical().Session.Store {
 		return
 	}
 	id := x.style.http.IDPrefix + string(x.id)
@@ -142,7 +142,7 @@ func (g *Gateway) keepTranslated(x *exchange, r *codec.Response, origin string, 
 	if failed {
 		status, incomplete = "failed", ""
 	}
-	g.keep(x, id, status, incomplete, responses.AppendInputItems(nil, &x.canon),
+	g.keep(x, id, status, incomplete, responses.AppendInputItems(nil, x.canonical()),
 		responses.AppendOutput(nil, r, id, origin), responses.AppendUsage(nil, &r.Usage))
 }
 
