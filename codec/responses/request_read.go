@@ -2,7 +2,6 @@ package responses
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -247,23 +246,10 @@ func rawAt(o *objReader) (v []byte, ok bool) {
 // validUTF8 is the raw value v, or a copy with each byte of invalid UTF-8
 // replaced by U+FFFD when it has any, as sonic gave raw values.
 func validUTF8(v []byte) []byte {
-	if isASCII(v) || utf8.Valid(v) {
+	if utf8.Valid(v) { // ASCII is taken a word at a time
 		return v
 	}
 	return rawjson.AppendUTF8(nil, v)
-}
-
-// isASCII reports whether s has no byte above 0x7f, read eight at a time.
-func isASCII(s []byte) bool {
-	const highs = 0x8080808080808080
-	var acc uint64
-	for ; len(s) >= 8; s = s[8:] {
-		acc |= binary.LittleEndian.Uint64(s)
-	}
-	for _, c := range s {
-		acc |= uint64(c)
-	}
-	return acc&highs == 0
 }
 
 // unquote is the contents of the checked JSON string v: a view of it when
