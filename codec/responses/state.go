@@ -25,7 +25,7 @@ import (
 // the items as the client sent them, a string input as one user message.
 func AppendInputItems(dst []byte, r *codec.Request) []byte {
 	dst = append(dst, '[')
-	dst = appendInput(dst, len(dst), rawjson.UnsafeBytes(r.Session.Input))
+	dst = appendInput(dst, len(dst), validUTF8(rawjson.UnsafeBytes(r.Session.Input)))
 	return append(dst, ']')
 }
 

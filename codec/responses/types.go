@@ -161,7 +161,7 @@ func (w *wireRequest) readInput(o *objReader, depth int) {
 		o.SkipValue()
 	}
 	if o.Err() == nil {
-		w.Input = validUTF8(o.Value())
+		w.Input = o.Value() // invalid UTF-8 is replaced where it is read or stored
 	}
 }
 
