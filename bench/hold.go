@@ -18,8 +18,9 @@ package main
 // them. "Flat" means the RSS samples over the hold stay within 10% of the
 // first one. A last sample follows a forced collection (debug.FreeOSMemory),
 // the streams still open: goroutine stacks shrink only in a collection.
-// -hold-heap writes the gateway process's heap profile at the end of the
-// hold.
+// -hold-heap has the gateway process write its heap profile right after
+// that collection, so that the hold's samples are the same with it or
+// without it.
 
 import (
 	"bufio"
@@ -49,15 +50,16 @@ type holdOptions struct {
 	sample  time.Duration // between RSS samples
 	gogc    string        // GOGC of the gateway process; "" inherits this one's
 	bare    bool          // the bare pass-through in the gateway's place
-	heap    string        // file the gateway process writes its heap profile to at the end of the hold; "" for none
+	heap    string        // file the gateway process writes its heap profile to after the last collection; "" for none
 }
 
 // gatewayMain is the gateway process of hold mode: the gateway (or, with
 // bare, the bare pass-through) alone, in front of the mock at -mock, until
 // its standard input ends. For each line it reads it writes its runtime's
-// memory statistics (parseMem's line); a line "heap FILE" first writes its
-// heap profile, after a collection, to FILE, and a line "gc" first collects
-// and returns the free memory to the OS (debug.FreeOSMemory).
+// memory statistics (parseMem's line); a line "gc" first collects and
+// returns the free memory to the OS (debug.FreeOSMemory), and "gc FILE"
+// then writes its heap profile to FILE, or answers "error MESSAGE" when it
+// cannot.
 func gatewayMain(mockAddr, logMode string, bare bool) int {
 	var addr string
 	if bare {
@@ -80,30 +82,39 @@ func gatewayMain(mockAddr, logMode string, bare bool) int {
 	fmt.Printf("ready gateway=%s\n", addr)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		if sc.Text() == "gc" {
-			debug.FreeOSMemory()
-		}
-		if file, ok := strings.CutPrefix(sc.Text(), "heap "); ok {
-			if err := writeHeapProfile(file); err != nil {
-				fmt.Fprintln(os.Stderr, "bench gateway:", err)
-			}
-		}
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		fmt.Printf("mem heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d goroutines=%d gcs=%d\n",
-			m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, runtime.NumGoroutine(), m.NumGC)
+		fmt.Println(holdAnswer(sc.Text()))
 	}
 	return 0
 }
 
-// writeHeapProfile writes the live heap, as pprof's inuse_space sees it
-// after a collection, to file.
+// holdAnswer is the gateway process's answer to line (see gatewayMain).
+// The statistics are read before the profile is written, which allocates.
+func holdAnswer(line string) string {
+	ask, file, _ := strings.Cut(line, " ")
+	if ask == "gc" {
+		debug.FreeOSMemory()
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if ask == "gc" {
+		if err := writeHeapProfile(file); err != nil {
+			return "error " + err.Error()
+		}
+	}
+	return fmt.Sprintf("mem heap_inuse=%d stack_inuse=%d heap_idle=%d heap_released=%d goroutines=%d gcs=%d",
+		m.HeapInuse, m.StackInuse, m.HeapIdle, m.HeapReleased, runtime.NumGoroutine(), m.NumGC)
+}
+
+// writeHeapProfile writes the live heap to file ("": none), as pprof's
+// inuse_space saw it at the last collection: the caller has just run one.
 func writeHeapProfile(file string) error {
+	if file == "" {
+		return nil
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		return fmt.Errorf("cannot create heap profile: %w", err)
 	}
-	runtime.GC()
 	err = pprof.Lookup("heap").WriteTo(f, 0)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -226,6 +237,9 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 		}
 		select {
 		case l := <-lines:
+			if msg, failed := strings.CutPrefix(l, "error "); failed {
+				return errors.New("the gateway process: " + msg)
+			}
 			m, ok := parseMem(l)
 			if !ok {
 				return fmt.Errorf("the gateway process answered %q", l)
@@ -262,6 +276,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 
 	var open atomic.Int64
 	conns := make([]net.Conn, h.streams)
+	defer closeAll(conns) // on a failure; the end of the hold closes them first
 	var failed atomic.Int64
 	var firstErr atomic.Value
 	var wg sync.WaitGroup
@@ -296,13 +311,9 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	start := time.Now()
 	for {
 		last := time.Since(start) >= h.holdFor
-		ask := "mem\n"
-		if last && h.heap != "" {
-			ask = "heap " + h.heap + "\n"
-		}
 		s, err := readProc(pid)
 		if err == nil {
-			err = mem(&s, ask)
+			err = mem(&s, "mem\n")
 		}
 		if err != nil {
 			return false, err
@@ -322,9 +333,14 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	}
 	// What the streams hold once the garbage is collected and the free
 	// memory given back (goroutine stacks shrunk to their use, which only
-	// a collection does): the RSS the streams alone keep.
+	// a collection does): the RSS the streams alone keep. The heap
+	// profile, if asked for, is of that collection.
 	var collected holdSample
-	if err = mem(&collected, "gc\n"); err == nil {
+	ask := "gc\n"
+	if h.heap != "" {
+		ask = "gc " + h.heap + "\n"
+	}
+	if err = mem(&collected, ask); err == nil {
 		var p holdSample
 		if p, err = readProc(pid); err == nil {
 			collected.rss, collected.fds = p.rss, p.fds
@@ -333,11 +349,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, c := range conns {
-		if c != nil {
-			c.Close()
-		}
-	}
+	closeAll(conns)
 	var after holdSample
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -352,6 +364,15 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	lost := opened - samples[len(samples)-1].open
 	ok = printHold(out, h, base, opened, failed.Load(), lost, samples, collected, after)
 	return ok, nil
+}
+
+// closeAll closes the streams that were opened.
+func closeAll(conns []net.Conn) {
+	for _, c := range conns {
+		if c != nil {
+			c.Close()
+		}
+	}
 }
 
 // readyLine waits for the first line of a child's standard output.

@@ -151,8 +151,8 @@ func parseFlags(args []string) (options, error) {
 	holdEvery := fs.Duration("hold-every", 2*time.Second, "hold mode: time between the upstream's events")
 	holdSample := fs.Duration("hold-sample", 5*time.Second, "hold mode: time between RSS samples")
 	holdGOGC := fs.String("hold-gogc", "", "hold mode: GOGC of the gateway process (default: inherited)")
-	holdHeap := fs.String("hold-heap", "", "hold mode: the gateway process writes its heap profile (after a GC) to this file "+
-		"at the end of the hold, streams still open (go tool pprof -sample_index=inuse_space)")
+	holdHeap := fs.String("hold-heap", "", "hold mode: the gateway process writes its heap profile to this file "+
+		"in the forced collection that ends the hold, streams still open (go tool pprof -sample_index=inuse_space)")
 	bare := fs.Bool("bare", false, "run a bare fasthttp pass-through (auth by key hash, sonic.Get of model and stream, "+
 		"one upstream client) in the gateway's place: the floor of the design, to divide the gateway's figures by")
 	client := fs.String("client", "openai", "the gateway clients' style: openai (pass-through to the OpenAI mock) or "+

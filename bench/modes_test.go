@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -38,16 +40,20 @@ func TestBare(t *testing.T) {
 }
 
 // TestHold runs hold mode briefly (20 streams for 2 s) with this test
-// binary as the gateway process, and as the bare pass-through's.
+// binary as the gateway process, and as the bare pass-through's; the
+// gateway process writes its heap profile.
 func TestHold(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("hold mode reads /proc: Linux only")
 	}
+	heap := filepath.Join(t.TempDir(), "heap.pprof")
 	for _, bare := range []bool{false, true} {
 		args := []string{"-hold", "20", "-hold-for", "2s", "-hold-every", "500ms", "-hold-sample", "1s"}
 		title := "(gateway process"
 		if bare {
 			args, title = append(args, "-bare"), "(**bare fasthttp pass-through** process"
+		} else {
+			args = append(args, "-hold-heap", heap)
 		}
 		o, err := parseFlags(args)
 		if err != nil {
@@ -63,6 +69,39 @@ func TestHold(t *testing.T) {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("report (bare %v) lacks %q", bare, want)
 			}
+		}
+	}
+	if fi, err := os.Stat(heap); err != nil || fi.Size() == 0 {
+		t.Errorf("no heap profile written: %v", err)
+	}
+}
+
+// TestHoldHeapFailure: a heap profile the gateway process cannot write
+// fails the hold, with the reason.
+func TestHoldHeapFailure(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("hold mode reads /proc: Linux only")
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "heap.pprof")
+	o, err := parseFlags([]string{"-hold", "2", "-hold-for", "1ms", "-hold-every", "100ms", "-hold-heap", bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, progress strings.Builder
+	_, err = runHold(o, o.hold, &out, &progress)
+	if err == nil || !strings.Contains(err.Error(), "cannot create heap profile") {
+		t.Fatalf("hold with an unwritable heap profile: err %v", err)
+	}
+}
+
+// TestHoldAnswer: the gateway process's answers parse, a collection's
+// with or without a profile.
+func TestHoldAnswer(t *testing.T) {
+	for _, line := range []string{"mem", "gc", "gc " + filepath.Join(t.TempDir(), "heap.pprof")} {
+		if a := holdAnswer(line); !strings.HasPrefix(a, "mem ") {
+			t.Errorf("%q: answered %q", line, a)
+		} else if m, ok := parseMem(a); !ok || m.heapInuse == 0 || m.goroutines == 0 {
+			t.Errorf("%q: %q parsed as %+v, %v", line, a, m, ok)
 		}
 	}
 }

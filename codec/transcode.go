@@ -325,6 +325,10 @@ func (t *Transcoder) frame(dst []byte, appendSSE func([]byte) []byte) []byte {
 // them being event n of the stream, and returns the number of events framed
 // so far. (End the stream with f.End.)
 func Reframe(dst, b []byte, f Framing, n int) ([]byte, int) {
+	// sse.Next and sse.Data, not sse.NextData as Transcode: b is the Gemini
+	// encoder's, whose events end in "\r\n\r\n", which NextData's one look
+	// never takes; it would only add a search of the first line
+	// (BenchmarkReframe: 117 against 107 ns, medians of 8).
 	for len(b) > 0 {
 		k := sse.Next(b)
 		if k == 0 {

@@ -205,6 +205,11 @@ func testUsageRanges(t *testing.T, f *fixture) {
 		}
 	}
 	checkRanges(t, f, left)
+	// The unit entries of the minutes emptied are gone, those of the rows
+	// left (the cut minute's too) kept.
+	if n, want := f.count(t, `SELECT COUNT(*) FROM usage_minute_units`), len(minuteUnits(left)); n != want {
+		t.Fatalf("%d entries in usage_minute_units after retention, want %d", n, want)
+	}
 
 	// Rows written after the deletion, in minutes it emptied and in
 	// others, come back with the rest.

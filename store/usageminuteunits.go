@@ -103,21 +103,19 @@ func subtractMinuteUnits(ctx context.Context, tx *sql.Tx, lo, hi, t int64) error
 		return err
 	}
 	defer sub.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM usage_minute_units
-		WHERE key_id = $1 AND minute = $2 AND unit = $3 AND units = 0`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
+	first, last := gone[0].minute, gone[0].minute
 	for _, g := range gone {
 		if _, err := sub.ExecContext(ctx, g.keyID, g.minute, g.unit, g.units); err != nil {
 			return err
 		}
-		if _, err := del.ExecContext(ctx, g.keyID, g.minute, g.unit); err != nil {
-			return err
-		}
+		first, last = min(first, g.minute), max(last, g.minute)
 	}
-	return nil
+	// The entries left with none, in one statement: the keys' range (gone
+	// is sorted by key) leads the primary key, the minutes' narrows it.
+	_, err = tx.ExecContext(ctx, `DELETE FROM usage_minute_units
+		WHERE key_id >= $1 AND key_id <= $2 AND minute >= $3 AND minute <= $4 AND units = 0`,
+		gone[0].keyID, gone[len(gone)-1].keyID, first, last)
+	return err
 }
 
 // unitRowsFrom joins the rows that have units to their labels, starting

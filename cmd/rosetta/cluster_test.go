@@ -302,15 +302,6 @@ type fleetLoad struct {
 	done     chan struct{}
 	wg       sync.WaitGroup
 	db       *sql.DB // the fleet's store, for the times it admitted requests
-	// countsAge is, sampled as the load runs, the age of the oldest of
-	// the counts the nodes last heard from each other.
-	countsAge []sample
-}
-
-// sample is a measure taken at a time.
-type sample struct {
-	at time.Time
-	v  time.Duration
 }
 
 func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleetLoad {
@@ -326,27 +317,24 @@ func startLoad(t *testing.T, nodes []*gatewayProcess, secret, dsn string) *fleet
 			t.Errorf("a request to the capped model got %d: a channel at its limit must be passed over", a.status)
 		}
 	})
-	l.watchCounts()
 	t.Cleanup(l.stop)
 	return l
 }
 
-// watchCounts samples, every 50 ms until the load stops, how old the
-// newest counts are that the nodes heard from each other (their /readyz):
-// a bound on how late each node learnt of the others' admissions.
-func (l *fleetLoad) watchCounts() {
-	l.every(50*time.Millisecond, func(int) {
-		l.mu.Lock()
-		nodes := l.nodes
-		l.mu.Unlock()
-		oldest := time.Duration(0)
-		for _, n := range nodes {
-			oldest = max(oldest, countsAge(n, nodes))
-		}
-		l.mu.Lock()
-		l.countsAge = append(l.countsAge, sample{time.Now(), oldest})
-		l.mu.Unlock()
-	})
+// oldestCounts is the age of the oldest count the nodes the load goes to
+// last heard from each other, read once from each node's /readyz: a bound
+// on how late each learnt of the others' admissions, for the log. (Read
+// now and then, not polled: polling three nodes was as much load as the
+// test's own.)
+func (l *fleetLoad) oldestCounts() time.Duration {
+	l.mu.Lock()
+	nodes := l.nodes
+	l.mu.Unlock()
+	var oldest time.Duration
+	for _, n := range nodes {
+		oldest = max(oldest, countsAge(n, nodes))
+	}
+	return oldest
 }
 
 // countsAge is the age of the oldest count node n last heard from the
@@ -375,19 +363,6 @@ func countsAge(n *gatewayProcess, nodes []*gatewayProcess) time.Duration {
 		}
 	}
 	return time.Duration(oldest) * time.Millisecond
-}
-
-// oldestCounts is the largest countsAge sampled between from and to.
-func (l *fleetLoad) oldestCounts(from, to time.Time) time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var oldest time.Duration
-	for _, s := range l.countsAge {
-		if !s.at.Before(from) && s.at.Before(to) {
-			oldest = max(oldest, s.v)
-		}
-	}
-	return oldest
 }
 
 // run sends perWindow requests a window, evenly, each on the next node.
@@ -478,8 +453,8 @@ func (l *fleetLoad) admittedBy(t *testing.T, from, to time.Time) map[int64]int {
 	l.mu.Unlock()
 	// Why a window's count is off, should it be: slow answers, or
 	// counts that took long to reach the other nodes.
-	t.Logf("the slowest admitted request took %v (%d answered in a later window than sent, counted when the store says they were admitted); the newest counts the nodes had heard from each other were at most %v old (a node that counts nothing new sends nothing)",
-		slowest.Round(time.Millisecond), len(straddling), l.oldestCounts(first, end))
+	t.Logf("the slowest admitted request took %v (%d answered in a later window than sent, counted when the store says they were admitted); the newest counts the nodes had heard from each other were, when counted, at most %v old (a node that counts nothing new sends nothing)",
+		slowest.Round(time.Millisecond), len(straddling), l.oldestCounts())
 	return perWindow(append(times, l.admittedAt(t, straddling)...), from, to)
 }
 

@@ -78,6 +78,11 @@ func TestCheckString(t *testing.T) {
 		{`"abcdefghijklmnopq" `, 19, true},
 		{`"abcdefgh\"ijklmnopq"`, 21, false},
 		{`"é"`, 4, false},
+		{`"abcdeé"xxxxxxxx`, 9, false},               // non-ASCII in the word that ends the string
+		{`"abc"é.........`, 5, true},                 // non-ASCII after the end, in the same word
+		{`"abcdefghé12345678\n12345678"`, 30, false}, // read on past non-ASCII, then an escape
+		{`"\n12345678é12345678abcdefgh"`, 30, false}, // an escape, then non-ASCII a word further
+		{"\"abcdefghé1234567\x01\"", -1, false},      // a control character past non-ASCII
 		{"\"ab\xffc\"", 6, false},
 		{`"a\u00e9"`, 9, false},
 		{`"a\x"`, -1, false},

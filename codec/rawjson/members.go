@@ -105,6 +105,10 @@ func (m *MemberReader) NextKey() bool {
 // ValueStart is the offset in b of the value NextKey (or NextValue) left.
 func (c *cursor) ValueStart() int { return c.vs }
 
+// Rest is b from the value NextKey (or NextValue) left on, for a caller
+// that reads the value itself and reports its end with EndValue.
+func (c *cursor) Rest() []byte { return c.b[c.vs:] }
+
 // SkipValue checks the value NextKey (or NextValue) left and moves past
 // it; false when it is not JSON (then the reader is done, with an error).
 func (c *cursor) SkipValue() bool {

@@ -298,3 +298,26 @@ func BenchmarkLookupValidMarked(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckString checks a string on its own, as the Responses
+// request reader checks a member's: plain ASCII, text with non-ASCII
+// letters (read on in one pass, not read again from its quote) and text
+// with escapes.
+func BenchmarkCheckString(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"ascii", strings.Repeat("The quick brown fox jumps over the dog. ", 6)},
+		{"non_ascii", strings.Repeat("Die Größe über naïve Cafés, 東京. ", 6)},
+		{"escaped", strings.Repeat(`line one\nline \"two\"\tand more text. `, 6)},
+	} {
+		s := []byte(`"` + c.s + `"`)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				if end, _ := rawjson.CheckString(s, 0); end != len(s) {
+					b.Fatalf("end %d of %d", end, len(s))
+				}
+			}
+		})
+	}
+}

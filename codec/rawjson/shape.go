@@ -1,10 +1,5 @@
 package rawjson
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
-
 // Shape checks the documents of a stream most of which differ from the one
 // before only in the contents of two strings: the text deltas of a chat
 // stream, whose id, model and other members repeat from chunk to chunk but
@@ -86,7 +81,7 @@ func (s *Shape) match(b []byte) (shift int, ok bool) {
 	if len(s.doc) == 0 || len(b) <= s.cs || string(b[:s.cs]) != string(s.doc[:s.cs]) {
 		return 0, false
 	}
-	end := stringEnd(b, s.cs) - 1 // b's closing quote of the first string
+	end := closingQuote(b, s.cs) // b's closing quote of the first string
 	if end < 0 {
 		return 0, false
 	}
@@ -98,40 +93,15 @@ func (s *Shape) match(b []byte) (shift int, ok bool) {
 	if ls >= len(b) || string(b[end:ls]) != string(s.doc[s.ce:s.ls]) {
 		return 0, false
 	}
-	le := stringEnd(b, ls) - 1
+	le := closingQuote(b, ls)
 	return shift, le >= 0 && string(b[le:]) == string(s.doc[s.le:])
 }
 
-// stringEnd returns the offset just past the closing quote of the string
-// whose contents start at b[i], or -1 when valid contents (no control
-// character, only valid escapes) do not run to a quote: validValue's
-// reading of a string, without its setup for documents, for the few bytes
-// of a delta's text. Each word read jumps to its first quote, backslash or
-// control character.
-func stringEnd(b []byte, i int) int {
-	const highs = 0x8080808080808080
-	for {
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(binary.LittleEndian.Uint64(b[i:])) & highs; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) || b[i] < 0x20 {
-			return -1
-		}
-		if b[i] == '"' {
-			return i + 1
-		}
-		n := EscapeLen(b[i:])
-		if n == 0 {
-			return -1
-		}
-		i += n
-	}
+// closingQuote is the offset of the closing quote of the string whose
+// contents start at b[i], or below 0 (see checkedStringEnd).
+func closingQuote(b []byte, i int) int {
+	end, _ := checkedStringEnd(b, i)
+	return end - 1
 }
 
 // lastString returns the span of the contents of the string that is the

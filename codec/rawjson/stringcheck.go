@@ -1,37 +1,57 @@
 package rawjson
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // CheckString returns the offset just past the JSON string that starts at
 // b[i] (a quote), checked as Valid checks strings, or -1 when it is not
 // one; plain reports that its contents need no decoding: no escapes, and
-// nothing but ASCII. Plain contents, the common case, are read eight bytes
-// at a time in one pass; others are checked from the start by Valid's
-// loop.
+// nothing but ASCII.
 func CheckString(b []byte, i int) (end int, plain bool) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if i >= len(b) || b[i] != '"' {
 		return -1, false
 	}
-	for j := i + 1; ; j++ {
-		for ; j+8 <= len(b); j += 8 {
-			w := binary.LittleEndian.Uint64(b[j:])
-			q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
-			if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e|w)&highs != 0 {
+	return checkedStringEnd(b, i+1)
+}
+
+// checkedStringEnd returns the offset just past the closing quote of the
+// string whose contents start at b[i], or -1 when valid contents (no
+// control character, only valid escapes) do not run to a quote: Valid's
+// reading of a string without its setup for documents, for a string on
+// its own (a delta's text, a member read by itself). Each word read jumps
+// to its first quote, backslash or control character; bytes above 0x7f
+// are passed over, only noted: plain reports contents with no escape and
+// nothing but ASCII.
+func checkedStringEnd(b []byte, i int) (end int, plain bool) {
+	const highs = 0x8080808080808080
+	var seen uint64 // the bytes passed over, ORed: its high bits tell non-ASCII
+	escaped := false
+	for {
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if m := special(w) & highs; m != 0 {
+				n := bits.TrailingZeros64(m) >> 3
+				seen |= w & (1<<(n*8) - 1) // the bytes before the special one
+				i += n
 				break
 			}
+			seen |= w
 		}
-		if j >= len(b) {
+		for ; i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\'; i++ {
+			seen |= uint64(b[i])
+		}
+		if i >= len(b) || b[i] < 0x20 {
 			return -1, false
 		}
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1, true
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			if end = validValue(b, i, nil, nil, 0); end < 0 {
-				return -1, false
-			}
-			return end, false
+		if b[i] == '"' {
+			return i + 1, !escaped && seen&highs == 0
 		}
+		n := EscapeLen(b[i:])
+		if n == 0 {
+			return -1, false
+		}
+		i, escaped = i+n, true
 	}
 }

@@ -113,11 +113,7 @@ func (d *requestDecoder) input() *codec.Error {
 	case rawjson.KindInvalid, rawjson.KindNull:
 		return nil // instructions alone, or the stored conversation
 	case rawjson.KindString:
-		s, err := rawjson.Unquote(v)
-		if err != nil {
-			return param.Invalid("input", "invalid string")
-		}
-		if s != "" {
+		if s := unquote(v); s != "" {
 			msg := d.R.AddMessage(codec.RoleUser)
 			msg.Parts = append(msg.Parts, codec.Part{Kind: codec.PartText, Text: s})
 		}

@@ -2,7 +2,6 @@ package responses
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -84,21 +83,6 @@ func (w *wireRequest) read(body []byte) *codec.Error {
 	return nil
 }
 
-// objReader reads the members of the object at the start of b.
-type objReader struct {
-	rawjson.MemberReader
-	b []byte
-}
-
-// rest is b from the value at hand on.
-func (o *objReader) rest() []byte { return o.b[o.ValueStart():] }
-
-// arrReader reads the elements of the array at the start of b.
-type arrReader struct {
-	rawjson.ElementReader
-	b []byte
-}
-
 // fields is a wire struct that readMembers fills. Its methods are given
 // no reader: a reader passed to a dynamic call would go to the heap.
 type fields interface {
@@ -143,7 +127,7 @@ func grow[T any](s *[]T, i int) *T {
 // readMembers reads the members of the object o reads into f, its values
 // nested depth deep; the first member of the wrong type goes to bad,
 // named within prefix (see mismatch.set). A broken object is o's error.
-func readMembers(o *objReader, f fields, depth int, prefix string, bad *mismatch) {
+func readMembers(o *rawjson.MemberReader, f fields, depth int, prefix string, bad *mismatch) {
 	var buf [32]byte
 	for o.NextKey() {
 		key := keyOf(o.Key(), buf[:0])
@@ -181,8 +165,8 @@ func readMembers(o *objReader, f fields, depth int, prefix string, bad *mismatch
 
 // readStringAt reads the value at o into *s as readString does, a string
 // checked and unquoted in one pass when it is plain.
-func readStringAt(o *objReader, s *string) bool {
-	rest := o.rest()
+func readStringAt(o *rawjson.MemberReader, s *string) bool {
+	rest := o.Rest()
 	if len(rest) == 0 || rest[0] != '"' {
 		return !o.SkipValue() || readString(o.Value(), s) // broken: o's error
 	}
@@ -226,8 +210,8 @@ func readString(v []byte, s *string) bool {
 // rawAt passes over the value at o, and returns it as a raw value (see
 // validUTF8); ok is false when it is broken (o's error). A string is
 // checked by CheckString, which also says whether it is ASCII.
-func rawAt(o *objReader) (v []byte, ok bool) {
-	rest := o.rest()
+func rawAt(o *rawjson.MemberReader) (v []byte, ok bool) {
+	rest := o.Rest()
 	if len(rest) == 0 || rest[0] != '"' {
 		if !o.SkipValue() {
 			return nil, false
@@ -247,23 +231,10 @@ func rawAt(o *objReader) (v []byte, ok bool) {
 // validUTF8 is the raw value v, or a copy with each byte of invalid UTF-8
 // replaced by U+FFFD when it has any, as sonic gave raw values.
 func validUTF8(v []byte) []byte {
-	if isASCII(v) || utf8.Valid(v) {
+	if utf8.Valid(v) { // ASCII is taken a word at a time
 		return v
 	}
 	return rawjson.AppendUTF8(nil, v)
-}
-
-// isASCII reports whether s has no byte above 0x7f, read eight at a time.
-func isASCII(s []byte) bool {
-	const highs = 0x8080808080808080
-	var acc uint64
-	for ; len(s) >= 8; s = s[8:] {
-		acc |= binary.LittleEndian.Uint64(s)
-	}
-	for _, c := range s {
-		acc |= uint64(c)
-	}
-	return acc&highs == 0
 }
 
 // unquote is the contents of the checked JSON string v: a view of it when
@@ -281,8 +252,8 @@ func unquote(v []byte) string {
 // container returns the value at o when it opens with c (an object or an
 // array, what the member named name must be), from there on; else it
 // passes the value over, a mismatch unless null.
-func container(o *objReader, c byte, name, want string, bad *mismatch) (rest []byte, ok bool) {
-	if rest = o.rest(); len(rest) > 0 && rest[0] == c {
+func container(o *rawjson.MemberReader, c byte, name, want string, bad *mismatch) (rest []byte, ok bool) {
+	if rest = o.Rest(); len(rest) > 0 && rest[0] == c {
 		return rest, true
 	}
 	if o.SkipValue() && rawjson.KindOf(o.Value()) != rawjson.KindNull {
@@ -293,7 +264,7 @@ func container(o *objReader, c byte, name, want string, bad *mismatch) (rest []b
 
 // closeAt moves o past its value, a container the caller read, which
 // ended at end within it (-1: broken).
-func closeAt(o *objReader, end int) {
+func closeAt(o *rawjson.MemberReader, end int) {
 	if end >= 0 {
 		end += o.ValueStart()
 	}
@@ -303,7 +274,7 @@ func closeAt(o *objReader, end int) {
 // readObject reads the object at the start of b, nested depth deep and
 // named name, into f, and returns the offset just past it (-1: broken).
 func readObject(b []byte, f fields, depth int, name string, bad *mismatch) int {
-	o := objReader{rawjson.MembersAt(b, depth), b}
+	o := rawjson.MembersAt(b, depth)
 	readMembers(&o, f, depth+1, name, bad)
 	return o.End()
 }
@@ -312,11 +283,11 @@ func readObject(b []byte, f fields, depth int, name string, bad *mismatch) int {
 // deep and named name, into l, and returns the offset just past it (-1:
 // broken).
 func readObjects(b []byte, l objectList, depth int, name string, bad *mismatch) int {
-	a := arrReader{rawjson.ElementsAt(b, depth), b}
+	a := rawjson.ElementsAt(b, depth)
 	l.reset()
 	for i := 0; a.NextValue(); i++ {
 		f := l.at(i)
-		rest := b[a.ValueStart():]
+		rest := a.Rest()
 		found := bad.found
 		switch {
 		case len(rest) > 0 && rest[0] == '{':
@@ -340,7 +311,7 @@ func readObjects(b []byte, l objectList, depth int, name string, bad *mismatch) 
 // deep and named name, into *s (emptied and null elements kept, as
 // readObjects), and returns the offset just past it (-1: broken).
 func readStrings(b []byte, s *[]string, depth int, name string, bad *mismatch) int {
-	a := arrReader{rawjson.ElementsAt(b, depth), b}
+	a := rawjson.ElementsAt(b, depth)
 	*s = (*s)[:0]
 	for i := 0; a.Next(); i++ {
 		if !readString(a.Value(), grow(s, i)) {

@@ -3,6 +3,7 @@ package responses_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	rc "github.com/rosetta-gateway/rosetta/codec/responses"
@@ -31,6 +32,7 @@ func TestReadAsSonic(t *testing.T) {
 		func(r *codec.Request) bool { return len(r.Messages) == 1 && r.Messages[0].Parts[0].Text == "hi" })
 	ok("{\"model\":\"m\",\"input\":[{\"type\":\"function_call\",\"call_id\":\"c\xff\",\"name\":\"f\"}]}",
 		func(r *codec.Request) bool { return r.Messages[0].Parts[0].ID == "c\ufffd" })
+	ok("{\"model\":\"m\",\"input\":\"h\xffi\"}", func(r *codec.Request) bool { return r.Messages[0].Parts[0].Text == "h\ufffdi" })
 	ok(`{"model":"m","input":"hi","include":[null,"reasoning.encrypted_content"],"metadata":{"a":`+nest(4095)+`}}`,
 		func(r *codec.Request) bool { return r.Session.Metadata != "" })
 
@@ -70,3 +72,22 @@ func TestReadAsSonic(t *testing.T) {
 
 // nest is n nested arrays.
 func nest(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+// TestStoredInputIsUTF8: invalid UTF-8 in the input, kept as sent while
+// the request is read, becomes U+FFFD in the input items stored, a string
+// input's or an array's.
+func TestStoredInputIsUTF8(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{"{\"model\":\"m\",\"input\":\"h\xffi\"}", "\"text\":\"h\ufffdi\""},
+		{"{\"model\":\"m\",\"input\":[{\"role\":\"user\",\"content\":\"h\xffi\",\"x\":[\"\xfe\"]}]}",
+			"\"content\":\"h\ufffdi\",\"x\":[\"\ufffd\"]"},
+	} {
+		var r codec.Request
+		if err := rc.DecodeRequest([]byte(c.body), &r); err != nil {
+			t.Fatalf("%q: %v", c.body, err)
+		}
+		if got := string(rc.AppendInputItems(nil, &r)); !utf8.ValidString(got) || !strings.Contains(got, c.want) {
+			t.Errorf("%q: stored as %q, want valid UTF-8 with %q", c.body, got, c.want)
+		}
+	}
+}

@@ -25,20 +25,20 @@ import (
 // the items as the client sent them, a string input as one user message.
 func AppendInputItems(dst []byte, r *codec.Request) []byte {
 	dst = append(dst, '[')
-	dst = appendInput(dst, rawjson.UnsafeBytes(r.Session.Input))
+	dst = appendInput(dst, len(dst), validUTF8(rawjson.UnsafeBytes(r.Session.Input)))
 	return append(dst, ']')
 }
 
-// appendInput appends the items of input (a JSON string or array),
-// without the array's brackets.
-func appendInput(dst, input []byte) []byte {
+// appendInput appends the items of input (a JSON string or array) to the
+// array begun at offset first of dst (see separate).
+func appendInput(dst []byte, first int, input []byte) []byte {
 	switch rawjson.KindOf(input) {
 	case rawjson.KindString:
-		dst = append(dst, `{"type":"message","role":"user","content":[{"type":"input_text","text":`...)
+		dst = append(separate(dst, first), `{"type":"message","role":"user","content":[{"type":"input_text","text":`...)
 		dst = append(dst, input...)
 		return append(dst, "}]}"...)
 	case rawjson.KindArray:
-		return append(dst, arrayElements(input)...)
+		return appendSeparated(dst, first, arrayElements(input))
 	}
 	return dst
 }
@@ -102,10 +102,7 @@ func Prepend(dst, body []byte, stored ...[]byte) ([]byte, *codec.Error) {
 		}
 		dst = appendSeparated(dst, n, arrayElements(items))
 	}
-	if k := rawjson.KindOf(input); k == rawjson.KindString || k == rawjson.KindArray && len(arrayElements(input)) > 0 {
-		dst = appendInput(separate(dst, n), input)
-	}
-	dst = append(dst, ']')
+	dst = append(appendInput(dst, n, input), ']')
 	if f[0].Start < 0 && body[rawjson.SkipSpace(body, start)] != '}' {
 		dst = append(dst, ',')
 	}

@@ -1,6 +1,10 @@
 package responses
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
 
 // The wire structs: what the decoder reads of a Responses request
 // (request_read.go). Members that take more than one JSON type (input: a
@@ -152,16 +156,16 @@ func (w *wireRequest) nestedMember(key string) target {
 // readInput reads input, at o's value, nested depth deep: its span, and
 // its items when it is an array, read again from the start when input is
 // repeated.
-func (w *wireRequest) readInput(o *objReader, depth int) {
+func (w *wireRequest) readInput(o *rawjson.MemberReader, depth int) {
 	w.resetItems()
 	w.inputBad = mismatch{}
-	if rest := o.rest(); len(rest) > 0 && rest[0] == '[' {
+	if rest := o.Rest(); len(rest) > 0 && rest[0] == '[' {
 		closeAt(o, readObjects(rest, (*list[wireItem])(&w.items), depth, "input", &w.inputBad))
 	} else {
 		o.SkipValue()
 	}
 	if o.Err() == nil {
-		w.Input = validUTF8(o.Value())
+		w.Input = o.Value() // invalid UTF-8 is replaced where it is read or stored
 	}
 }
 
