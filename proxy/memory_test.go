@@ -1,6 +1,9 @@
 package proxy_test
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestOpenStreamMemory: an open stream holds about 20 KB of the gateway's
 // heap beside its goroutine's stack (BenchmarkOpenStreamMemory), with or
@@ -11,10 +14,18 @@ import "testing"
 // relay buffer again.
 func TestOpenStreamMemory(t *testing.T) {
 	const limit = 22 << 10
-	c := openStreamCost(t, 300, func() {})
-	heap := c.gateway - c.gatewayStack
-	t.Logf("gateway %.0f B of heap per open stream and %.0f of stacks; client and mock %.0f", heap, c.gatewayStack, c.direct)
-	if heap > limit {
-		t.Errorf("an open stream holds %.0f B of the gateway's heap, over %d", heap, limit)
+	// The least of up to three measures: what else the test binary runs
+	// (collections, earlier tests' goroutines winding down) only adds to
+	// one; a stream that holds more adds to every one. In make test's
+	// shuffled -race run one measure read 24 KB where alone it reads 20.
+	least := math.Inf(1)
+	for range 3 {
+		c := openStreamCost(t, 300, func() {})
+		heap := c.gateway - c.gatewayStack
+		t.Logf("gateway %.0f B of heap per open stream and %.0f of stacks; client and mock %.0f", heap, c.gatewayStack, c.direct)
+		if least = min(least, heap); least <= limit {
+			return
+		}
 	}
+	t.Errorf("an open stream holds %.0f B of the gateway's heap at least, over %d", least, limit)
 }
