@@ -153,10 +153,17 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(`{"content":"a"}`), []byte(`{"content":"a"}`))
 	f.Add([]byte(`{"content":"a","o":"b"}`), []byte(`{"content":"a","o":"b\""}`))
 	f.Add([]byte(`{"content":"a","usage":{}}`), []byte(`{"content":"a\"","usage":{}}`))
+	wire := []byte(wireChunk("Hello", "dBNii"))
 	f.Fuzz(func(t *testing.T, kept, b []byte) {
 		var s rawjson.Shape
 		checkShape(t, &s, kept)
 		checkShape(t, &s, b)
 		checkShape(t, &s, kept)
+		// After a chat chunk: b, when it begins as that one, is checked
+		// from its split; one with nothing to vary leaves the chunk kept.
+		var w rawjson.Shape
+		for _, doc := range [][]byte{wire, b, kept, b, wire} {
+			checkShape(t, &w, doc)
+		}
 	})
 }
