@@ -72,6 +72,9 @@ type fastScan struct {
 	cutTop, cutChoice   int
 	idAt, modelAt       [2]int
 	idEscaped, modelEsc bool
+	// The spans of the delta's content string and of the last string whose
+	// value is skipped, quotes included ({0, 0} for none), for textShape.
+	contentAt, skippedAt [2]int
 }
 
 // prefixState is the scanner state kept from the last chunk read in full.
@@ -82,11 +85,19 @@ type prefixState struct {
 }
 
 func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
+	if t := &d.shape; len(t.head) > 0 && bytes.HasPrefix(data, t.head) {
+		if d.shapedChunk(data, v) {
+			return true
+		}
+		*v = chunkView{}
+	}
 	s := fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
 	if p := &d.prefix; len(p.prefix) > 0 && bytes.HasPrefix(data, p.prefix) {
+		s.idAt, s.modelAt = p.idAt, p.modelAt
 		ok := s.resume(p)
 		d.buf = s.buf
 		if ok {
+			d.keepShape(&s)
 			return true
 		}
 		*v = chunkView{}
@@ -97,8 +108,80 @@ func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
 	d.buf = s.buf
 	if ok {
 		d.keepPrefix(&s)
+		d.keepShape(&s)
 	}
 	return ok
+}
+
+// textShape is the last text chunk read, but for its text and the value of
+// one string the scanner skips (api.openai.com's obfuscation, of random
+// length, ends every chunk): head runs up to the text's opening quote,
+// mid from its closing quote to the skipped string's opening quote, tail
+// after that string to the end; without a skipped string after the text,
+// mid is the rest and tail empty. A chunk made of the same bytes but for
+// those two strings reads as that chunk but for its text, since the scanner
+// is deterministic and looks inside a string only to read it: shapedChunk
+// reads the two strings as the scanner does and compares the rest.
+type textShape struct {
+	head, mid, tail []byte
+	skipped         bool
+	idAt, modelAt   [2]int // spans in head, {-1, -1} for none
+}
+
+// keepShape keeps the shape of a chunk read by s, when it is a text delta
+// whose view holds nothing else but an id and a model read from its head.
+func (d *StreamDecoder) keepShape(s *fastScan) {
+	t, v, c := &d.shape, s.v, s.contentAt
+	t.head = t.head[:0]
+	if c[1] == 0 || v.reasoning != "" || v.refusal != "" || v.finish != "" || v.hasUsage || v.toolCalls != nil ||
+		!headString(v.id, s.idAt, s.idEscaped, c[0]) || !headString(v.model, s.modelAt, s.modelEsc, c[0]) {
+		return
+	}
+	t.head = append(t.head, s.b[:c[0]+1]...)
+	t.idAt, t.modelAt = s.idAt, s.modelAt
+	if v.id == "" {
+		t.idAt = [2]int{-1, -1}
+	}
+	if v.model == "" {
+		t.modelAt = [2]int{-1, -1}
+	}
+	k := s.skippedAt
+	t.skipped = k[0] >= c[1]
+	if !t.skipped {
+		t.mid, t.tail = append(t.mid[:0], s.b[c[1]:]...), t.tail[:0]
+		return
+	}
+	t.mid, t.tail = append(t.mid[:0], s.b[c[1]:k[0]]...), append(t.tail[:0], s.b[k[1]:]...)
+}
+
+// headString reports whether a string of the view is empty, or a view of
+// the input (not unescaped) that ends before limit.
+func headString(v string, at [2]int, escaped bool, limit int) bool {
+	return v == "" || !escaped && at[0] >= 0 && at[1] < limit
+}
+
+// shapedChunk reads a chunk of the kept shape, if it is one.
+func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
+	t := &d.shape
+	s := fastScan{b: data, i: len(t.head) - 1, buf: d.buf, v: v}
+	ok := s.string(&v.content) && bytes.HasPrefix(data[s.i:], t.mid)
+	s.i += len(t.mid)
+	if ok && t.skipped {
+		var ignored string
+		ok = s.string(&ignored)
+	}
+	d.buf = s.buf
+	if !ok || string(data[s.i:]) != string(t.tail) {
+		return false
+	}
+	v.hasChoice = true
+	if t.idAt[0] >= 0 {
+		v.id = rawjson.UnsafeString(data[t.idAt[0]:t.idAt[1]])
+	}
+	if t.modelAt[0] >= 0 {
+		v.model = rawjson.UnsafeString(data[t.modelAt[0]:t.modelAt[1]])
+	}
+	return true
 }
 
 // keepPrefix keeps the state of a chunk read in full at its delta, when it
@@ -324,7 +407,14 @@ func (s *fastScan) member(level int, key []byte) bool {
 		case "role":
 			return s.once(seenRole) && s.nullableString(&role)
 		case "content":
-			return s.once(seenContent) && s.nullableString(&v.content)
+			start := s.i
+			if !s.once(seenContent) || !s.nullableString(&v.content) {
+				return false
+			}
+			if s.b[start] == '"' {
+				s.contentAt = [2]int{start, s.i}
+			}
+			return true
 		case "refusal":
 			return s.once(seenRefusal) && s.nullableString(&v.refusal)
 		case "reasoning_content":
@@ -531,7 +621,12 @@ func (s *fastScan) skipScalar() bool {
 	switch c := s.b[s.i]; {
 	case c == '"':
 		var ignored string
-		return s.string(&ignored)
+		start := s.i
+		if !s.string(&ignored) {
+			return false
+		}
+		s.skippedAt = [2]int{start, s.i}
+		return true
 	case c == 't':
 		return s.lit("true")
 	case c == 'f':

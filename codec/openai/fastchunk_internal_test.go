@@ -256,3 +256,82 @@ func FuzzFastChunkResume(f *testing.F) {
 		checkResumeAgrees(t, prime, data)
 	})
 }
+
+// Chunks read after a text chunk whose shape was kept agree with sonic, and
+// those that repeat it but for the text and the skipped string take the
+// shape.
+func TestFastChunkShape(t *testing.T) {
+	const head = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":`
+	prime := []byte(head + `"a"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"xyz"}`)
+	// f reads prime, prime again (from the kept prefix), then next, and
+	// checks next against sonic and whether it took the shape.
+	f := func(prime []byte, next string, shaped bool) {
+		t.Helper()
+		for _, primes := range [][][]byte{{prime}, {prime, prime}} {
+			var d StreamDecoder
+			var v chunkView
+			for _, p := range primes {
+				d.fastChunk(p, &v)
+			}
+			took := len(d.shape.head) > 0 && bytes.HasPrefix([]byte(next), d.shape.head) && d.shapedChunk([]byte(next), &chunkView{})
+			if took != shaped {
+				t.Errorf("after %d primes, %s: shape taken %v, want %v", len(primes), next, took, shaped)
+			}
+			var fast chunkView
+			if d.fastChunk([]byte(next), &fast) {
+				var slow chunkView
+				if err := (&StreamDecoder{}).slowChunk([]byte(next), &slow); err != nil || !sameView(fast, slow) {
+					t.Errorf("%s: fast %+v, sonic %+v (%v)", next, fast, slow, err)
+				}
+			}
+		}
+	}
+	tail := `},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":`
+	f(prime, head+`"b"`+tail+`"q"}`, true)
+	f(prime, head+`"a longer text, é and \"quoted\"\n"`+tail+`"qrstuvwxyz0123"}`, true)
+	f(prime, head+`"\u00e9\ud83d\ude00"`+tail+`"\u0041"}`, true)
+	f(prime, head+`""`+tail+`""}`, true)
+	// The strings read as the scanner reads them: what it declines, the
+	// shape declines.
+	f(prime, head+`"\ud800"`+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+`"\ud800"}`, false)
+	f(prime, head+"\"\xff\""+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+"\"\x01\"}", false)
+	f(prime, head+`"b`+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+`"q"`, false)
+	f(prime, head+`"b"`+tail+`"q"} `, false)
+	f(prime, head+`"b"`+tail+`"q"}}`, false)
+	f(prime, head+`"b"`+tail+`null}`, false)
+	// Other bytes than the kept chunk's: the scanner reads them.
+	f(prime, head+`"b"},"logprobs":null,"finish_reason":"stop"}],"usage":null,"obfuscation":"q"}`, false)
+	f(prime, head+`"b","content":"c"`+tail+`"q"}`, false)
+	f(prime, head+`null`+tail+`"q"}`, false)
+	f(prime, strings.Replace(head, `"c1"`, `"c2"`, 1)+`"b"`+tail+`"q"}`, false)
+	// No skipped string after the text: the rest must repeat.
+	plain := []byte(head + `"a"},"finish_reason":null}]}`)
+	f(plain, head+`"bc"},"finish_reason":null}]}`, true)
+	f(plain, head+`"bc"},"finish_reason":null}],"x":"y"}`, false)
+	// A skipped string before the text is not the free one.
+	early := []byte(`{"id":"c1","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"a"}}]}`)
+	f(early, `{"id":"c1","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"b"}}]}`, true)
+	f(early, `{"id":"c1","system_fingerprint":"fq","choices":[{"index":0,"delta":{"content":"b"}}]}`, false)
+	// No shape is kept from a chunk whose view holds more than the text, an
+	// id and a model from before it.
+	for _, p := range []string{
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"id":"late"}`,
+		`{"id":"c\u0031","choices":[{"index":0,"delta":{"content":"a"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a","refusal":"r"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a","reasoning_content":"r"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":null}}]}`,
+	} {
+		var d StreamDecoder
+		var v chunkView
+		if !d.fastChunk([]byte(p), &v) {
+			t.Fatalf("fast path declines %s", p)
+		}
+		if len(d.shape.head) > 0 {
+			t.Errorf("shape kept from %s", p)
+		}
+	}
+}

@@ -68,6 +68,7 @@ type StreamDecoder struct {
 	view      chunkView
 	wire      wireChunk
 	prefix    prefixState
+	shape     textShape
 	fastCalls []wireToolCall // the fast path's tool call fragment
 }
 
@@ -147,7 +148,7 @@ func (d *StreamDecoder) Reset() {
 	wire := d.wire
 	wire.reset()
 	*d = StreamDecoder{calls: calls[:0], buf: d.buf[:0], wire: wire, prefix: prefixState{prefix: d.prefix.prefix[:0]},
-		fastCalls: d.fastCalls[:0]}
+		shape: textShape{head: d.shape.head[:0], mid: d.shape.mid[:0], tail: d.shape.tail[:0]}, fastCalls: d.fastCalls[:0]}
 }
 
 // Decode appends the canonical events of one SSE event to dst.
