@@ -179,7 +179,7 @@ func (t *Transcoder) Release() (StreamDecoder, StreamEncoder) {
 // the dialect's RelayEvent decodes too, to check the events (Err reports
 // it).
 func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
-	for t.err == nil {
+	for t.err == nil && n < len(in) {
 		k, name, data, multi, ok := sse.NextEvent(in[n:])
 		if k == 0 {
 			break
@@ -304,6 +304,10 @@ func (t *Transcoder) encode(dst []byte, events []Event) []byte {
 			t.relay.Usage = e.Usage
 		case EventError:
 			t.failure = e.Err.Message
+		}
+		if t.sse { // as frame does, without making a closure per event
+			dst = t.enc.Encode(dst, e)
+			continue
 		}
 		dst = t.frame(dst, func(b []byte) []byte { return t.enc.Encode(b, e) })
 	}

@@ -12,14 +12,14 @@ import "bytes"
 func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
 	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) {
 		if b[i+1] == '\n' {
-			if data, ok = dataValue(b[:i]); ok && bytes.IndexByte(b[:i], '\r') < 0 {
+			if data, ok = dataLine(b[:i]); ok && bytes.IndexByte(b[:i], '\r') < 0 {
 				return i + 2, nil, data, false, true
 			}
 		} else if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
 			j += i + 1
 			if j+1 < len(b) && b[j+1] == '\n' && bytes.IndexByte(b[:j], '\r') < 0 {
-				name, isName := fieldValue(b[:i], "event")
-				data, isData := dataValue(b[i+1 : j])
+				name, isName := eventValue(b[:i])
+				data, isData := dataLine(b[i+1 : j])
 				if isName && isData {
 					return j + 2, name, data, false, true
 				}
@@ -33,18 +33,33 @@ func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
 	return n, name, data, multi, ok
 }
 
-// fieldValue returns the value of line when it is the field name: after
-// the colon, one leading space removed; a bare name has an empty value.
-func fieldValue(line []byte, name string) ([]byte, bool) {
-	if len(line) < len(name) || string(line[:len(name)]) != name {
+// eventValue and dataLine are Field's reading of an "event" line and
+// dataValue's of a "data" line, with the names compared inline: after the
+// colon, one leading space removed; a bare name has an empty value.
+func eventValue(line []byte) ([]byte, bool) {
+	if len(line) < 5 || string(line[:5]) != "event" {
 		return nil, false
 	}
-	rest := line[len(name):]
+	return afterName(line[5:])
+}
+
+func dataLine(line []byte) ([]byte, bool) {
+	if len(line) < 4 || string(line[:4]) != "data" {
+		return nil, false
+	}
+	return afterName(line[4:])
+}
+
+// afterName returns the value of a field from what follows its name.
+func afterName(rest []byte) ([]byte, bool) {
 	if len(rest) == 0 {
 		return rest, true
 	}
 	if rest[0] != ':' {
 		return nil, false
 	}
-	return bytes.TrimPrefix(rest[1:], strSpace), true
+	if len(rest) > 1 && rest[1] == ' ' {
+		return rest[2:], true
+	}
+	return rest[1:], true
 }
