@@ -163,15 +163,14 @@ func headString(v string, at [2]int, escaped bool, limit int) bool {
 // shapedChunk reads a chunk of the kept shape, if it is one.
 func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
 	t := &d.shape
-	s := fastScan{b: data, i: len(t.head) - 1, buf: d.buf, v: v}
-	ok := s.string(&v.content) && bytes.HasPrefix(data[s.i:], t.mid)
-	s.i += len(t.mid)
+	i, ok := d.readString(data, len(t.head)-1, &v.content)
+	ok = ok && bytes.HasPrefix(data[i:], t.mid)
+	i += len(t.mid)
 	if ok && t.skipped {
 		var ignored string
-		ok = s.string(&ignored)
+		i, ok = d.readString(data, i, &ignored)
 	}
-	d.buf = s.buf
-	if !ok || string(data[s.i:]) != string(t.tail) {
+	if !ok || string(data[i:]) != string(t.tail) {
 		return false
 	}
 	v.hasChoice = true
@@ -182,6 +181,23 @@ func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
 		v.model = rawjson.UnsafeString(data[t.modelAt[0]:t.modelAt[1]])
 	}
 	return true
+}
+
+// readString reads the string whose opening quote is data[i] into dst as
+// the scanner's string does, and returns the offset after it. A string
+// with no escapes, the usual, is read without making a scanner.
+func (d *StreamDecoder) readString(data []byte, i int, dst *string) (int, bool) {
+	if i < len(data) && data[i] == '"' {
+		j, high := specialAt(data[i+1:])
+		if j += i + 1; j < len(data) && data[j] == '"' && (!high || utf8.Valid(data[i+1:j])) {
+			*dst = rawjson.UnsafeString(data[i+1 : j])
+			return j + 1, true
+		}
+	}
+	s := fastScan{b: data, i: i, buf: d.buf}
+	ok := s.string(dst)
+	d.buf = s.buf
+	return s.i, ok
 }
 
 // keepPrefix keeps the state of a chunk read in full at its delta, when it
@@ -535,12 +551,13 @@ func (s *fastScan) string(dst *string) bool {
 		return false
 	}
 	start := s.i
-	i := start + specialAt(s.b[start:])
+	j, high := specialAt(s.b[start:])
+	i := start + j
 	switch {
 	case i == len(s.b):
 		return false
 	case s.b[i] == '"':
-		if !utf8.Valid(s.b[start:i]) {
+		if high && !utf8.Valid(s.b[start:i]) {
 			return false // sonic replaces invalid UTF-8
 		}
 		*dst, s.i = rawjson.UnsafeString(s.b[start:i]), i+1
@@ -552,24 +569,29 @@ func (s *fastScan) string(dst *string) bool {
 }
 
 // specialAt returns the index of the first quote, backslash or control
-// character in b, or len(b). It reads eight bytes at a time: most strings
-// of a chunk (ids, text) have none of them until their end.
-func specialAt(b []byte) int {
+// character in b, or len(b), and whether a byte before it may be above
+// ASCII (false: they are all ASCII, valid UTF-8 without a look). It reads
+// eight bytes at a time: most strings of a chunk (ids, text) have none of
+// them until their end.
+func specialAt(b []byte) (int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
+	i, seen := 0, uint64(0)
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		q, e := w^('"'*ones), w^('\\'*ones) // zero bytes where w has '"' or '\\'
 		if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
 			break
 		}
+		seen |= w
 	}
 	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return i, seen&highs != 0
 		}
+		seen |= uint64(c)
 	}
-	return len(b)
+	return len(b), seen&highs != 0
 }
 
 // escaped reads the rest of a string that has escapes, from b[i] (a
@@ -594,7 +616,8 @@ func (s *fastScan) escaped(dst *string, start, i int) bool {
 		case c < 0x20:
 			return false
 		default:
-			j := i + specialAt(s.b[i:])
+			k, _ := specialAt(s.b[i:])
+			j := i + k
 			s.buf = rawjson.AppendUTF8(s.buf, s.b[i:j])
 			i = j
 		}

@@ -335,3 +335,26 @@ func TestFastChunkShape(t *testing.T) {
 		}
 	}
 }
+
+// specialAt finds what a byte-by-byte look finds, and says whether a byte
+// before it is above ASCII whenever one is, at every length and offset.
+func TestSpecialAt(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0x1f, 0} {
+		for n := range 20 {
+			for hi := -1; hi < n; hi++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				if hi >= 0 {
+					b[hi] = 0xc3
+				}
+				b = append(b, special, 0xff, 'z')
+				i, high := specialAt(b)
+				if i != n || hi >= 0 && !high || hi < 0 && high {
+					t.Errorf("specialAt(%q) = %d, %v; want %d, %v", b, i, high, n, hi >= 0)
+				}
+			}
+		}
+	}
+	if i, high := specialAt([]byte("plain text, no end")); i != 18 || high {
+		t.Errorf("specialAt without a special = %d, %v", i, high)
+	}
+}
