@@ -92,7 +92,7 @@ func (s *StreamEncoder) Encode(dst []byte, e *codec.Event) []byte {
 				s.textHead, s.textHeadOf = appendTextDeltaHead(s.textHead[:0], out), out+1
 			}
 			dst = append(dst, s.textHead...)
-			dst = rawjson.AppendString(dst, e.Text)
+			dst = codec.AppendText(dst, e)
 			return append(dst, evDelEnd...)
 		}
 		dst = s.ensureStart(dst)

@@ -164,6 +164,7 @@ func headString(v string, at [2]int, escaped bool, limit int) bool {
 func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
 	t := &d.shape
 	i, ok := d.readString(data, len(t.head)-1, &v.content)
+	v.contentPlain = len(v.content) == i-len(t.head)-1
 	ok = ok && bytes.HasPrefix(data[i:], t.mid)
 	i += len(t.mid)
 	if ok && t.skipped {
@@ -429,6 +430,7 @@ func (s *fastScan) member(level int, key []byte) bool {
 			}
 			if s.b[start] == '"' {
 				s.contentAt = [2]int{start, s.i}
+				v.contentPlain = len(v.content) == s.i-start-2 // unescaping shortens
 			}
 			return true
 		case "refusal":

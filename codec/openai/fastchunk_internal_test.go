@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // The fast chunk scanner must agree with the sonic path whenever it accepts
@@ -87,8 +89,15 @@ func decodeBoth(data []byte) (fast, slow chunkView, fastOK bool, slowErr error) 
 	return
 }
 
-// sameView compares views, treating nil and empty slices alike.
+// sameView compares views, treating nil and empty slices alike. A content
+// said to be plain must need no escaping (the sonic path never says so).
 func sameView(a, b chunkView) bool {
+	for _, v := range []*chunkView{&a, &b} {
+		if v.contentPlain && string(rawjson.AppendString(nil, v.content)) != `"`+v.content+`"` {
+			return false
+		}
+		v.contentPlain = false
+	}
 	norm := func(v *chunkView) {
 		if len(v.toolCalls) == 0 {
 			v.toolCalls = nil
@@ -356,5 +365,24 @@ func TestSpecialAt(t *testing.T) {
 	}
 	if i, high := specialAt([]byte("plain text, no end")); i != 18 || high {
 		t.Errorf("specialAt without a special = %d, %v", i, high)
+	}
+}
+
+// A text read from a plain string is marked so, for encoders to copy it
+// (read whole or by the shape); an escaped one is not.
+func TestTextDeltaPlain(t *testing.T) {
+	const head = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":`
+	var d StreamDecoder
+	for i, c := range []struct {
+		text  string
+		plain bool
+	}{{`"a"`, true}, {`"b é"`, true}, {`"c\n"`, false}, {`"d"`, true}, {`"\u00e9"`, false}} {
+		events, err := d.Decode(nil, nil, []byte(head+c.text+`},"finish_reason":null}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := events[len(events)-1]; e.Kind != codec.EventDelta || e.Plain != c.plain {
+			t.Errorf("chunk %d, %s: %+v, want Plain %v", i, c.text, e, c.plain)
+		}
 	}
 }

@@ -130,6 +130,7 @@ type chunkView struct {
 	id, model                   string
 	hasChoice                   bool
 	content, reasoning, refusal string
+	contentPlain                bool // content needs no escaping (codec.Event.Plain)
 	finish                      string
 	hasUsage                    bool
 	usage                       codec.Usage
@@ -236,6 +237,7 @@ func (d *StreamDecoder) chunk(dst []codec.Event, v *chunkView) ([]codec.Event, e
 	}
 	if v.content != "" {
 		dst = d.text(dst, codec.PartText, v.content)
+		dst[len(dst)-1].Plain = v.contentPlain
 	}
 	if v.refusal != "" {
 		dst = d.text(dst, codec.PartText, v.refusal)

@@ -149,7 +149,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			return dst
 		}
 		dst = append(dst, e.contentHead...)
-		dst = rawjson.AppendString(dst, ev.Text)
+		dst = codec.AppendText(dst, ev)
 		return e.close(dst)
 	case codec.PartThinking:
 		e.sig = append(e.sig, ev.Signature...)

@@ -309,7 +309,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		}
 		e.keepText(ev.Text)
 		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":`)
-		dst = rawjson.AppendString(dst, ev.Text)
+		dst = codec.AppendText(dst, ev)
 		dst = append(dst, `,"logprobs":[],`...)
 	case codec.PartToolCall:
 		if ev.Arguments == "" {
