@@ -386,3 +386,33 @@ func TestTextDeltaPlain(t *testing.T) {
 		}
 	}
 }
+
+// The shape must take the text chunks of real streams after the first, or
+// it quietly stops paying.
+func TestFastChunkShapeCoverage(t *testing.T) {
+	for _, name := range []string{"chat_stream_length.sse", "chat_stream_reasoning.sse"} {
+		b, err := os.ReadFile("../testdata/wire/openai/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d StreamDecoder
+		texts, shaped := 0, 0
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			data, ok := bytes.CutPrefix(line, []byte("data: "))
+			if !ok || !bytes.Contains(data, []byte(`"content":"`)) || bytes.Contains(data, []byte(`"role"`)) ||
+				bytes.Contains(data, []byte(`"finish_reason":"`)) {
+				continue
+			}
+			texts++
+			if len(d.shape.head) > 0 && bytes.HasPrefix(data, d.shape.head) && d.shapedChunk(data, &chunkView{}) {
+				shaped++
+			}
+			if _, err := d.Decode(nil, nil, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if texts < 3 || shaped < texts-1 {
+			t.Errorf("%s: the shape took %d of %d text chunks", name, shaped, texts)
+		}
+	}
+}
