@@ -186,52 +186,16 @@ func (l *line) str(f *field, v string) {
 
 // appendJSONString appends s as a JSON string, as rawjson.AppendString
 // does. The strings of a line are mostly short names with nothing to
-// escape (a model, a key, a channel, an endpoint), which plainJSON passes
-// in a few instructions a word; rawjson's escaper costs ~170 instructions
-// on such a name, most of them in its loop over the bytes past the last
-// whole word.
+// escape (a model, a key, a channel, an endpoint), which rawjson.Plain
+// passes in a word or two; AppendString's escaper costs ~170 instructions
+// on such a name.
 func appendJSONString(b []byte, s string) []byte {
-	if !plainJSON(s) {
+	if !rawjson.Plain(s) {
 		return rawjson.AppendString(b, s)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
-}
-
-// plainJSON reports whether s has no byte JSON escapes or that needs
-// checking as UTF-8: a control character, '"', '\\', or any byte of 0x80 or
-// more. It reads s eight bytes at a time, the last word overlapping the
-// one before.
-func plainJSON(s string) bool {
-	if len(s) < 8 {
-		for i := range len(s) {
-			if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	for i := 0; ; i += 8 {
-		i = min(i, len(s)-8)
-		if hasEscape(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
-			return false
-		}
-		if i == len(s)-8 {
-			return true
-		}
-	}
-}
-
-// hasEscape reports whether one of w's bytes is below 0x20, '"', '\\' or
-// 0x80 or more: x-ones&^x has a byte's high bit set where x has a zero byte
-// (and only above one), x being w, w^'"' or w^'\\' byte by byte, and
-// w-0x20… where w has a byte below 0x20.
-func hasEscape(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, e := w^'"'*ones, w^'\\'*ones
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e|w)&highs != 0
 }
 
 func (l *line) int(f *field, v int64) {
