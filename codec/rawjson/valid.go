@@ -383,17 +383,13 @@ func longString(b []byte, i int) int {
 		end = i + e
 	}
 	for ; i+32 <= end; i += 32 {
-		w := b[i : i+32] // one bounds check for the four loads
-		w0 := binary.LittleEndian.Uint64(w)
-		w1 := binary.LittleEndian.Uint64(w[8:])
-		w2 := binary.LittleEndian.Uint64(w[16:])
-		w3 := binary.LittleEndian.Uint64(w[24:])
+		w0, w1, w2, w3 := word(b, i), word(b, i+8), word(b, i+16), word(b, i+24)
 		if ((w0-0x20*ones)&^w0|(w1-0x20*ones)&^w1|(w2-0x20*ones)&^w2|(w3-0x20*ones)&^w3)&highs != 0 {
 			break
 		}
 	}
 	for ; i+8 <= end; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := word(b, i)
 		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
