@@ -17,15 +17,9 @@ func AppendString(dst []byte, s string) []byte {
 // AppendEscaped appends s escaped as the inside of a JSON string, without
 // the quotes, as AppendString writes it.
 func AppendEscaped(dst []byte, s string) []byte {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	start, i := 0, 0
 	for i < len(s) {
-		for i+8 <= len(s) {
-			w := load64(s, i)
-			q, e := w^'"'*ones, w^'\\'*ones
-			if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e|w)&highs != 0 {
-				break
-			}
+		for i+8 <= len(s) && !escapeIn(load64(s, i)) {
 			i += 8
 		}
 		if i >= len(s) {
@@ -65,6 +59,41 @@ func AppendEscaped(dst []byte, s string) []byte {
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// Plain reports whether AppendEscaped appends s as it is: s has no
+// control character, '"', '\\' or byte of 0x80 or more. It reads s eight
+// bytes at a time, the last word overlapping the one before, so a short
+// name costs a word or two where AppendEscaped's loop over the bytes past
+// its last whole word costs more than the rest.
+func Plain(s string) bool {
+	if len(s) < 8 {
+		for i := range len(s) {
+			if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		i = min(i, len(s)-8)
+		if escapeIn(load64(s, i)) {
+			return false
+		}
+		if i == len(s)-8 {
+			return true
+		}
+	}
+}
+
+// escapeIn reports whether one of w's bytes is below 0x20, '"', '\\' or
+// 0x80 or more: x-ones&^x has a byte's high bit set where x has a zero
+// byte (and only above one), x being w^'"' or w^'\\' byte by byte, and
+// w-0x20… where w has a byte below 0x20.
+func escapeIn(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, e := w^'"'*ones, w^'\\'*ones
+	return ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e|w)&highs != 0
 }
 
 // AppendStringOrNull appends s as a JSON string literal, or null when s is
