@@ -10,29 +10,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
-// openAIHeaders are headers api.openai.com sends with a chat completion
-// (Content-Type and Date aside), with typical values; X-Request-Id is set
-// per request.
-var openAIHeaders = [][2]string{
-	{"Openai-Organization", "user-test0000000000000000"},
-	{"Openai-Processing-Ms", "412"},
-	{"Openai-Version", "2020-10-01"},
-	{"X-Ratelimit-Limit-Requests", "30000"},
-	{"X-Ratelimit-Limit-Tokens", "150000000"},
-	{"X-Ratelimit-Remaining-Requests", "29999"},
-	{"X-Ratelimit-Remaining-Tokens", "149999513"},
-	{"X-Ratelimit-Reset-Requests", "2ms"},
-	{"X-Ratelimit-Reset-Tokens", "0s"},
-	{"Strict-Transport-Security", "max-age=31536000; includeSubDomains; preload"},
-	{"Cf-Ray", "8f3a2b1c4d5e6f70-FRA"},
-}
-
-// setOpenAIHeaders sets openAIHeaders on an upstream's answer to r, and its
-// X-Request-Id: "up-" and the one r came with.
+// setOpenAIHeaders sets proxy.OpenAIHeaders on an upstream's answer to r,
+// its X-Request-Id "up-" and the one r came with.
 func setOpenAIHeaders(w http.ResponseWriter, r *http.Request) {
-	for _, h := range openAIHeaders {
+	for _, h := range proxy.OpenAIHeaders {
 		w.Header().Set(h[0], h[1])
 	}
 	w.Header().Set("X-Request-Id", "up-"+r.Header.Get("X-Request-Id"))
