@@ -74,7 +74,7 @@ type relay struct {
 
 	client io.Writer // during WriteTo
 	// reply is the client's response header, parked while WriteTo runs
-	// (streamheader.go); nil for a relay whose upstream header is not
+	// (streampark.go); nil for a relay whose upstream header is not
 	// parked either.
 	reply   *fasthttp.ResponseHeader
 	written int64

@@ -11,8 +11,8 @@ import (
 // the client's is written (fasthttp writes it before it calls the relay's
 // WriteTo) and the upstream's is read (startStream has passed on what it
 // passes). Each header keeps its storage, though, a slice of name-value
-// pairs and their bytes grown to fit (with OpenAI's headers about 1.5 and
-// 2.8 KiB), and so does the exchange its scratch buffer (the size of the
+// pairs and their bytes grown to fit (with api.openai.com's headers about
+// 1.6 and 2.9 KiB), and so does the exchange its scratch buffer (the size of the
 // largest answer a pooled exchange built), which a stream would hold for
 // its whole length. So a stream parks them: their storage waits in a pool
 // and the stream keeps them empty. A header fasthttp has just made (a new
