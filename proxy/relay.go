@@ -233,7 +233,7 @@ func (rl *relay) SupportsBodyWriteTo() bool { return true }
 // after every read that completed an event.
 func (rl *relay) WriteTo(w io.Writer) (int64, error) {
 	rl.client = w
-	if rl.reply != nil { // written by fasthttp before it calls WriteTo
+	if rl.reply != nil && headerWritten(rl.reply) {
 		clientHeaders.park(rl.reply)
 		defer clientHeaders.fill(rl.reply) // for the trailer fasthttp writes next, and the next request
 	}

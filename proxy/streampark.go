@@ -104,6 +104,26 @@ func hasStorage(h *fasthttp.ResponseHeader) bool {
 	return pairsField == nil || reflect.ValueOf(h).Elem().FieldByIndex(pairsField).Cap() > 0
 }
 
+// writtenField is the index of the flag fasthttp sets while it writes a
+// streamed body, its header written (fasthttp's written); nil if fasthttp
+// has no such field, and then no client's header is parked
+// (TestMoveHeader fails).
+var writtenField = func() []int {
+	f, ok := reflect.TypeFor[fasthttp.ResponseHeader]().FieldByName("written")
+	if !ok || f.Type.Kind() != reflect.Bool {
+		return nil
+	}
+	return f.Index
+}()
+
+// headerWritten reports whether h is the header of a response whose body
+// fasthttp is writing, h written before it. (A body read in the process,
+// by Response.Body, is read before its header is written: that header
+// must not be parked.)
+func headerWritten(h *fasthttp.ResponseHeader) bool {
+	return writtenField != nil && reflect.ValueOf(h).Elem().FieldByIndex(writtenField).Bool()
+}
+
 // scratch holds the exchanges' scratch buffers (exchange.buf). One larger
 // than maxPooledOut is not kept.
 var scratch = spares[[]byte]{move: func(dst, src *[]byte) {

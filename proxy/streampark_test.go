@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"reflect"
 	"testing"
 
@@ -18,6 +20,9 @@ func TestMoveHeader(t *testing.T) {
 	checkMovable(t, reflect.TypeFor[fasthttp.ResponseHeader](), "ResponseHeader")
 	if pairsField == nil {
 		t.Error("fasthttp.ResponseHeader has no slice h of name-value pairs: no header is filled from the pool")
+	}
+	if writtenField == nil {
+		t.Error("fasthttp.ResponseHeader has no flag written: no client's header is parked")
 	}
 
 	var src, dst fasthttp.ResponseHeader
@@ -131,3 +136,50 @@ func TestParkedScratchGoesToTheNextExchange(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderWritten: a response's header reads as written while fasthttp
+// writes its streamed body, after the header, and not while the body is
+// read in the process (Response.Body), before it: the header a relay
+// parks is one fasthttp has written.
+func TestHeaderWritten(t *testing.T) {
+	var resp fasthttp.Response
+	resp.Header.Set("X-Request-Id", "req_1")
+	probe := &headerProbe{h: &resp.Header}
+	resp.SetBodyStream(probe, -1)
+	resp.Body()
+	if probe.calls != 1 || probe.written {
+		t.Fatalf("Response.Body: %d WriteTo calls, header written %t; want 1, false", probe.calls, probe.written)
+	}
+	resp.SetBodyStream(probe, -1)
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	if err := resp.Write(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	if probe.calls != 2 || !probe.written || !bytes.Contains(out.Bytes(), []byte("req_1")) {
+		t.Fatalf("Response.Write: %d WriteTo calls, header written %t; want 2, true:\n%s", probe.calls, probe.written, out.Bytes())
+	}
+	if headerWritten(&resp.Header) {
+		t.Error("the header reads as written once the body is")
+	}
+}
+
+// headerProbe is a streamed body that notes whether its header reads as
+// written when fasthttp asks it for the body.
+type headerProbe struct {
+	h       *fasthttp.ResponseHeader
+	calls   int
+	written bool
+}
+
+func (p *headerProbe) SupportsBodyWriteTo() bool { return true }
+
+func (p *headerProbe) WriteTo(w io.Writer) (int64, error) {
+	p.calls++
+	p.written = headerWritten(p.h)
+	n, err := io.WriteString(w, "data: {}\n\n")
+	return int64(n), err
+}
+
+func (p *headerProbe) Read([]byte) (int, error) { return 0, io.EOF }
