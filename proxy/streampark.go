@@ -91,13 +91,17 @@ func moveHeader(dst, src *fasthttp.ResponseHeader) {
 // capacity tells a header with storage from one without (fasthttp's h);
 // nil if fasthttp has no such field, and then no header is filled
 // (TestMoveHeader fails).
-var pairsField = func() []int {
-	f, ok := reflect.TypeFor[fasthttp.ResponseHeader]().FieldByName("h")
-	if !ok || f.Type.Kind() != reflect.Slice {
+var pairsField = headerField("h", reflect.Slice)
+
+// headerField is the index of fasthttp.ResponseHeader's field name, nil
+// unless it has one of that kind.
+func headerField(name string, kind reflect.Kind) []int {
+	f, ok := reflect.TypeFor[fasthttp.ResponseHeader]().FieldByName(name)
+	if !ok || f.Type.Kind() != kind {
 		return nil
 	}
 	return f.Index
-}()
+}
 
 // hasStorage reports whether h holds name-value pairs, or has held them.
 func hasStorage(h *fasthttp.ResponseHeader) bool {
@@ -108,13 +112,7 @@ func hasStorage(h *fasthttp.ResponseHeader) bool {
 // streamed body, its header written (fasthttp's written); nil if fasthttp
 // has no such field, and then no client's header is parked
 // (TestMoveHeader fails).
-var writtenField = func() []int {
-	f, ok := reflect.TypeFor[fasthttp.ResponseHeader]().FieldByName("written")
-	if !ok || f.Type.Kind() != reflect.Bool {
-		return nil
-	}
-	return f.Index
-}()
+var writtenField = headerField("written", reflect.Bool)
 
 // headerWritten reports whether h is the header of a response whose body
 // fasthttp is writing, h written before it. (A body read in the process,
