@@ -3,6 +3,7 @@ package proxy
 import (
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 )
@@ -76,15 +77,43 @@ func (s *headerSpares) fill(h *fasthttp.ResponseHeader) {
 	}
 }
 
-// moveHeader moves src's contents, slices and flags, into dst and leaves
-// src zero. fasthttp forbids copying a header, since a copy shares the
-// original's buffers; a move leaves nothing shared. (It is reflect's copy,
-// typed as the compiler's is, because vet rejects an assignment of a value
-// that holds a noCopy; TestMoveHeader checks that a header holds nothing a
-// move could share: no pointer, map or interface, only slices and scalars.)
+// moveHeader moves src's storage, its slices, into dst, whose own are
+// dropped, and leaves src none. The other fields of both stay as they are:
+// the flags the server sets on a client's header before the handler runs
+// (no default Content-Type) are dst's, not those of the header the
+// storage came from. (fasthttp forbids copying a header, since a copy
+// shares its buffers; a move leaves nothing shared. TestMoveHeader checks
+// that a header holds its storage in slices alone: no pointer, map,
+// interface or array.)
 func moveHeader(dst, src *fasthttp.ResponseHeader) {
-	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem())
-	*src = fasthttp.ResponseHeader{}
+	d, s := unsafe.Pointer(dst), unsafe.Pointer(src)
+	for _, off := range headerSlices {
+		ds, ss := (*sliceHeader)(unsafe.Add(d, off)), (*sliceHeader)(unsafe.Add(s, off))
+		*ds, *ss = *ss, sliceHeader{}
+	}
+}
+
+// sliceHeader is the layout every slice shares, whatever its elements.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// headerSlices are the offsets of fasthttp.ResponseHeader's slices, in it
+// and in the structs it embeds.
+var headerSlices = sliceOffsets(reflect.TypeFor[fasthttp.ResponseHeader](), 0)
+
+func sliceOffsets(t reflect.Type, base uintptr) []uintptr {
+	var offs []uintptr
+	for i := range t.NumField() {
+		switch f := t.Field(i); f.Type.Kind() {
+		case reflect.Slice:
+			offs = append(offs, base+f.Offset)
+		case reflect.Struct:
+			offs = append(offs, sliceOffsets(f.Type, base+f.Offset)...)
+		}
+	}
+	return offs
 }
 
 // pairsField is the index of a header's slice of name-value pairs, whose

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -183,3 +184,26 @@ func (p *headerProbe) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (p *headerProbe) Read([]byte) (int, error) { return 0, io.EOF }
+
+// TestFilledHeaderKeepsItsSettings: what the server sets on a client's
+// header before the handler runs (no default Content-Type, here) stays
+// when the header is filled with a parked header's storage.
+func TestFilledHeaderKeepsItsSettings(t *testing.T) {
+	s := newHeaderSpares()
+	for range 20 { // sync.Pool may drop what it is given
+		var parked, h fasthttp.ResponseHeader
+		parked.Set("X-Request-Id", "req_1")
+		s.park(&parked)
+		h.SetNoDefaultContentType(true)
+		s.fill(&h)
+		if !hasStorage(&h) {
+			continue
+		}
+		h.SetContentLength(2)
+		if got := h.String(); strings.Contains(got, "Content-Type") {
+			t.Fatalf("a filled header lost the server's NoDefaultContentType:\n%s", got)
+		}
+		return
+	}
+	t.Fatal("no header was given a parked header's storage")
+}
