@@ -39,10 +39,17 @@ func Next(b []byte) int {
 // none). The usual event of a stream, one data line and the blank line with
 // "\n" endings, is framed and read in one look for its "\n": the relay
 // looks at each event once, not once to frame it and again for its data.
+// So is Gemini's, whose lines end in "\r\n".
 func NextData(b []byte) (n int, data []byte, multi, ok bool) {
-	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) && b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0 {
-		data, ok = dataValue(b[:i])
-		return i + 2, data, false, ok
+	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) {
+		if b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0 {
+			data, ok = dataValue(b[:i])
+			return i + 2, data, false, ok
+		}
+		if i > 1 && b[i-1] == '\r' && i+2 < len(b) && b[i+1] == '\r' && b[i+2] == '\n' && bytes.IndexByte(b[:i-1], '\r') < 0 {
+			data, ok = dataValue(b[:i-1])
+			return i + 3, data, false, ok
+		}
 	}
 	if n = Next(b); n > 0 {
 		data, multi, ok = Data(b[:n])
