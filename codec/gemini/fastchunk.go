@@ -205,7 +205,8 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	for i := range t.parts {
 		d.fastParts[i] = fastPart{thought: t.thought[i]}
 	}
-	i, from := 0, 0 // in data, in t.b
+	var counts [holeNone - holeCount]int // by kind
+	i, from := 0, 0                      // in data, in t.b
 	for _, st := range t.steps {
 		n := int(st.lit)
 		if len(data)-i < n || string(data[i:i+n]) != string(t.b[from:from+n]) {
@@ -215,6 +216,9 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		from += n + int(st.vlen)
 		if st.kind >= holeCount {
 			if st.kind == holeNone {
+				c.Usage = wireUsage{PromptTokenCount: counts[holePrompt-holeCount], CandidatesTokenCount: counts[holeCandidates-holeCount],
+					ThoughtsTokenCount: counts[holeThoughts-holeCount], CachedContentTokenCount: counts[holeCached-holeCount],
+					ToolUsePromptTokenCount: counts[holeToolUse-holeCount]}
 				return t.parts, i == len(data)
 			}
 			v, ok := countOfLen(data, i, int(st.vlen))
@@ -222,7 +226,7 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 				return 0, false
 			}
 			i += int(st.vlen)
-			c.Usage.set(st.kind, v)
+			counts[st.kind-holeCount] = v
 			continue
 		}
 		p := parser{b: data, i: i}
@@ -261,22 +265,6 @@ func countOfLen(b []byte, i, n int) (v int, ok bool) {
 		v = v*10 + int(c)
 	}
 	return v, true
-}
-
-// set puts the count v of a hole of kind k (a count) in its place.
-func (u *wireUsage) set(k holeKind, v int) {
-	switch k {
-	case holePrompt:
-		u.PromptTokenCount = v
-	case holeCandidates:
-		u.CandidatesTokenCount = v
-	case holeThoughts:
-		u.ThoughtsTokenCount = v
-	case holeCached:
-		u.CachedContentTokenCount = v
-	case holeToolUse:
-		u.ToolUsePromptTokenCount = v
-	}
 }
 
 func (s *fastScan) decline() bool {
