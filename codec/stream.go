@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/rosetta-gateway/rosetta/codec/rawjson"
+
 // A stream is a sequence of canonical events. A dialect's StreamDecoder turns
 // the upstream's SSE events into them; the client dialect's StreamEncoder
 // turns them into its own SSE events. Both are small state machines that
@@ -46,6 +48,10 @@ type Event struct {
 	Kind  EventKind
 	Index int
 	Block PartKind // PartText, PartThinking, PartRedactedThinking or PartToolCall
+	// Plain: Text needs no JSON escaping, for the decoder checked it (valid
+	// UTF-8 without a quote, a backslash or a control character), so an
+	// encoder copies it between quotes (AppendText). False says nothing.
+	Plain bool `json:"-"`
 
 	ID    string
 	Model string
@@ -108,4 +114,16 @@ type StreamEncoder interface {
 	End(dst []byte) []byte
 	// Reset readies the encoder for a new stream.
 	Reset(info StreamInfo)
+}
+
+// AppendText appends e's Text as a JSON string: copied between quotes when
+// e.Plain, else escaped (rawjson.AppendString), which would find nothing to
+// escape in a plain text but spends a look at each byte finding it.
+func AppendText(dst []byte, e *Event) []byte {
+	if !e.Plain {
+		return rawjson.AppendString(dst, e.Text)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, e.Text...)
+	return append(dst, '"')
 }

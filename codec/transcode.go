@@ -179,12 +179,12 @@ func (t *Transcoder) Release() (StreamDecoder, StreamEncoder) {
 // the dialect's RelayEvent decodes too, to check the events (Err reports
 // it).
 func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
-	for t.err == nil {
-		k, data, multi, ok := sse.NextData(in[n:])
+	for t.err == nil && n < len(in) {
+		k, name, data, multi, ok := sse.NextEvent(in[n:])
 		if k == 0 {
 			break
 		}
-		dst = t.event(dst, in[n:n+k], data, multi, ok)
+		dst = t.event(dst, in[n:n+k], name, data, multi, ok)
 		n += k
 	}
 	return dst, n
@@ -196,7 +196,8 @@ func (t *Transcoder) Transcode(dst, in []byte) (_ []byte, n int) {
 func (t *Transcoder) End(dst, rest []byte) []byte {
 	if len(rest) > 0 && t.err == nil {
 		data, multi, ok := sse.Data(rest)
-		dst = t.event(dst, rest, data, multi, ok)
+		name, _ := sse.Field(rest, "event")
+		dst = t.event(dst, rest, name, data, multi, ok)
 	}
 	if t.err != nil {
 		return dst
@@ -244,9 +245,9 @@ func (t *Transcoder) Encoder() StreamEncoder { return t.enc }
 // Events are the canonical events of the last upstream event translated.
 func (t *Transcoder) Events() []Event { return t.events }
 
-// event relays or translates the upstream event ev, whose first data
-// field is data (sse.Data: multi, ok).
-func (t *Transcoder) event(dst, ev, data []byte, multi, ok bool) []byte {
+// event relays or translates the upstream event ev, whose event field is
+// name and whose first data field is data (sse.Data: multi, ok).
+func (t *Transcoder) event(dst, ev, name, data []byte, multi, ok bool) []byte {
 	if t.pass != nil {
 		if multi {
 			if t.data = sse.AppendData(t.data[:0], ev); !Valid(t.data) {
@@ -274,7 +275,6 @@ func (t *Transcoder) event(dst, ev, data []byte, multi, ok bool) []byte {
 		t.data = sse.AppendData(t.data[:0], ev)
 		data = t.data
 	}
-	name, _ := sse.Field(ev, "event")
 	t.events, t.err = t.dec.Decode(t.events[:0], name, data)
 	if t.err != nil {
 		return dst
@@ -305,6 +305,10 @@ func (t *Transcoder) encode(dst []byte, events []Event) []byte {
 		case EventError:
 			t.failure = e.Err.Message
 		}
+		if t.sse { // as frame does, without making a closure per event
+			dst = t.enc.Encode(dst, e)
+			continue
+		}
 		dst = t.frame(dst, func(b []byte) []byte { return t.enc.Encode(b, e) })
 	}
 	return dst
@@ -325,7 +329,7 @@ func (t *Transcoder) frame(dst []byte, appendSSE func([]byte) []byte) []byte {
 // them being event n of the stream, and returns the number of events framed
 // so far. (End the stream with f.End.)
 func Reframe(dst, b []byte, f Framing, n int) ([]byte, int) {
-	// sse.Next and sse.Data, not sse.NextData as Transcode: b is the Gemini
+	// sse.Next and sse.Data, not sse.NextEvent as Transcode: b is the Gemini
 	// encoder's, whose events end in "\r\n\r\n", which NextData's one look
 	// never takes; it would only add a search of the first line
 	// (BenchmarkReframe: 117 against 107 ns, medians of 8).

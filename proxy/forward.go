@@ -221,6 +221,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	if x.stream && (x.op.media || bytes.HasPrefix(resp.Header.ContentType(), strEventStream)) {
 		return g.startStream(ctx, x, c, resp)
 	}
+	x.ttfb = now.Sub(x.start) // the whole answer is in: no other clock read for its first byte
 	if e := g.respond(ctx, x, c, resp); e != nil {
 		fasthttp.ReleaseResponse(resp)
 		c.ch.breaker.failure(now)

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,9 +58,15 @@ func (h *durationHistograms) of(endpoint string, stream bool) *durationHistogram
 	return d
 }
 
-// observe counts d in the first bucket whose bound is at least d.
+// observe counts d in the first bucket whose bound is at least d, found
+// from the lowest: a request's duration is mostly within the first dozen
+// bounds, where a loop of compares costs less than a generic binary search
+// (~80 instructions).
 func (d *durationHistogram) observe(v time.Duration) {
-	i, _ := slices.BinarySearch(d.bounds, v)
+	i := 0
+	for i < len(d.bounds) && d.bounds[i] < v {
+		i++
+	}
 	d.counts[i].Add(1)
 	d.sumNS.Add(int64(v))
 }

@@ -259,10 +259,23 @@ func (m *metrics) resolveRequest(x *exchange) *requestMetrics {
 // metricsCache keeps requestMetrics by endpoint, model, status and
 // stream. It is copied on write, so a read takes no lock; its keys are
 // few (endpoints × statuses seen × 2, × the models of requests with no
-// route), and past maxCachedMetrics no more are kept.
+// route), and past maxCachedMetrics no more are kept. The first keys put
+// are found by comparing them in turn, before the map: a route's few
+// usual ones (its endpoint's 200, streamed or not) are most lookups, and
+// hashing a key's strings for the map cost more than the observation.
 type metricsCache struct {
 	mu sync.Mutex
-	m  atomic.Pointer[map[metricsKey]*requestMetrics]
+	m  atomic.Pointer[metricsSnapshot]
+}
+
+type metricsSnapshot struct {
+	first []metricsEntry // the first keys put, at most firstMetrics
+	m     map[metricsKey]*requestMetrics
+}
+
+type metricsEntry struct {
+	k metricsKey
+	r *requestMetrics
 }
 
 type metricsKey struct {
@@ -271,29 +284,42 @@ type metricsKey struct {
 	stream          bool
 }
 
-// maxCachedMetrics bounds a metricsCache, whose copies cost its size.
-const maxCachedMetrics = 1024
+const (
+	// maxCachedMetrics bounds a metricsCache, whose copies cost its size.
+	maxCachedMetrics = 1024
+	firstMetrics     = 4
+)
 
 func (c *metricsCache) get(k metricsKey) *requestMetrics {
-	if m := c.m.Load(); m != nil {
-		return (*m)[k]
+	s := c.m.Load()
+	if s == nil {
+		return nil
 	}
-	return nil
+	for i := range s.first {
+		if s.first[i].k == k {
+			return s.first[i].r
+		}
+	}
+	return s.m[k]
 }
 
 func (c *metricsCache) put(k metricsKey, v *requestMetrics) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.m.Load()
-	if old != nil && len(*old) >= maxCachedMetrics {
-		return
-	}
-	m := make(map[metricsKey]*requestMetrics, 1)
+	s := &metricsSnapshot{m: make(map[metricsKey]*requestMetrics, 1)}
 	if old != nil {
-		maps.Copy(m, *old)
+		if len(old.m) >= maxCachedMetrics {
+			return
+		}
+		maps.Copy(s.m, old.m)
+		s.first = old.first
 	}
-	m[k] = v
-	c.m.Store(&m)
+	s.m[k] = v
+	if len(s.first) < firstMetrics {
+		s.first = append(s.first[:len(s.first):len(s.first)], metricsEntry{k, v}) // a copy: readers hold the old one
+	}
+	c.m.Store(s)
 }
 
 // observe records a finished exchange. A token count of 0 is not added:

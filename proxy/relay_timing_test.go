@@ -271,3 +271,26 @@ func BenchmarkRelayTranslatedEvent(b *testing.B) {
 		rl.WriteTo(&w) //nolint:errcheck
 	}
 }
+
+// BenchmarkRelayStream is the relay's cost per stream of the load harness's
+// shape (bench/mock.go): api.openai.com's role chunk, 20 content chunks,
+// the finish and usage chunks and [DONE], read 4 KiB at a time, the usage
+// chunk stripped. Beside BenchmarkRelayEvent's long streams, it weighs the
+// chunks that differ from the one before (role, first text, finish,
+// usage), which a short stream checks in proportion more often.
+func BenchmarkRelayStream(b *testing.B) {
+	const content = 20
+	raw := wireStreamFixture(b, content)
+	x := &exchange{model: "fast", route: &route{public: "fast", escaped: "fast"}}
+	rd := &chunkedReader{}
+	rl := newBenchRelay(rd, x)
+	var w countingWriter
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd.data, rd.size = raw, 4096
+		rl.reset(rd, x)
+		rl.WriteTo(&w) //nolint:errcheck
+	}
+	b.ReportMetric(float64(w.writes)/float64(b.N), "writes/stream")
+}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"time"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
@@ -20,7 +19,7 @@ var errUnreadable = &codec.Error{Status: 502, Kind: codec.KindUpstream, Code: "u
 // translated. It fails only when the upstream's answer cannot be read.
 func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, resp *fasthttp.Response) *codec.Error {
 	b := resp.Body()
-	x.status, x.ttfb = resp.StatusCode(), time.Since(x.start)
+	x.status = resp.StatusCode() // x.ttfb set by attempt, as it read the clock
 	ctx.SetStatusCode(x.status)
 	if !passThrough(x, c.ch) {
 		r := x.response()

@@ -51,7 +51,7 @@ func newUsageWriter(t *testing.T, st store.Store) *store.UsageWriter {
 // checkUsage compares the fields of a row that a test can know.
 func checkUsage(t *testing.T, got store.Usage, want store.Usage) {
 	t.Helper()
-	if got.Latency <= 0 || got.Time.IsZero() || (got.Status == 200 && got.FirstToken <= 0) {
+	if got.Latency <= 0 || got.Time.IsZero() || (got.Status == 200 && got.FirstToken <= 0) || got.FirstToken > got.Latency {
 		t.Errorf("row %s: latency %v, first token %v, time %v", got.RequestID, got.Latency, got.FirstToken, got.Time)
 	}
 	got.ID, got.Time, got.Latency, got.FirstToken = 0, time.Time{}, 0, 0

@@ -18,6 +18,7 @@ package store
 // another process's. Without the PostgreSQL binaries that half is skipped.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -99,8 +100,8 @@ func benchUsageWriter(b *testing.B, driver string, newDSN func(*testing.B) strin
 }
 
 // BenchmarkAddUsage is the store's share alone: one op is a batch of
-// 1,000 rows written by AddUsage on SQLite (with units too with
-// -usage-units), without the writer, its pacing or its goroutine;
+// 1,000 rows (-usage-batch) written by AddUsage on SQLite (with units too
+// with -usage-units), without the writer, its pacing or its goroutine;
 // cpu-µs/row is the process's CPU time a row, which a busy machine
 // disturbs less than ns/op.
 func BenchmarkAddUsage(b *testing.B) {
@@ -109,7 +110,7 @@ func BenchmarkAddUsage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	rows := benchRows()[:1000]
+	rows := benchRows()[:cmp.Or(*batchFlag, 1000)]
 	start, n := time.Now(), 0
 	b.ReportAllocs()
 	before := cpuTime()
@@ -164,7 +165,7 @@ func pacerCost() time.Duration {
 // channels (one of each with -usage-shape sidecar), a distinct request id
 // each.
 func benchRows() []Usage {
-	rows := make([]Usage, 4096)
+	rows := make([]Usage, max(4096, *batchFlag))
 	for i := range rows {
 		rows[i] = Usage{KeyID: int64(1 + i%5), KeyName: fmt.Sprintf("team-%d", i%5),
 			Model: []string{"gpt-4o-mini", "claude-sonnet-4", "gemini-2.5-flash"}[i%3], Channel: fmt.Sprintf("channel-%d", i%4),

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"modernc.org/sqlite/vtab"
 )
@@ -274,6 +275,7 @@ func (batchTable) Destroy() error               { return nil }
 type batchCursor struct {
 	slot *batchSlot
 	i    int
+	v    int64 // the integer value Column gave last
 }
 
 func (c *batchCursor) Filter(int, string, []vtab.Value) error { c.i = 0; return nil }
@@ -282,14 +284,40 @@ func (c *batchCursor) Eof() bool                              { return c.i >= le
 func (c *batchCursor) Rowid() (int64, error)                  { return int64(c.i), nil }
 func (c *batchCursor) Close() error                           { return nil }
 
+// Column gives a value without boxing it (a heap allocation for every
+// value but small integers and empty strings): the interface points at the
+// row's request id, or at c.v for an integer, which modernc.org/sqlite's
+// trampoline copies into SQLite before it returns, before the cursor is
+// called again. 4 to 6 allocations a row, ~0.1 µs each on this VM, were
+// most of the Go heap the writer used.
 func (c *batchCursor) Column(col int) (vtab.Value, error) {
 	switch col {
 	case 8:
-		return c.slot.rows[c.i].RequestID, nil
+		return valueAt(stringType, unsafe.Pointer(&c.slot.rows[c.i].RequestID)), nil
 	case 0, 1, 2, 3, 4, 5, 6, 7:
-		return c.int(col), nil
+		c.v = c.int(col)
+		return valueAt(int64Type, unsafe.Pointer(&c.v)), nil
 	}
 	return nil, errors.New(usageBatchModule + ": no column " + strconv.Itoa(col))
+}
+
+// eface is the layout of an empty interface: its dynamic type and a
+// pointer to its value.
+type eface struct{ typ, data unsafe.Pointer }
+
+var (
+	int64Type  = typeOf(int64(0))
+	stringType = typeOf("")
+)
+
+func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+// valueAt is the interface of dynamic type typ whose value is at p, as a
+// conversion to any would make it, without copying the value to the heap.
+// The value must not change while the interface is in use.
+func valueAt(typ, p unsafe.Pointer) any {
+	e := eface{typ: typ, data: p}
+	return *(*any)(unsafe.Pointer(&e))
 }
 
 // int is the value of the current row's integer column col.

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rosetta-gateway/rosetta/codec"
@@ -94,11 +93,19 @@ func dataType(data []byte) []byte {
 // deltaKinds are the delta types a content_block_delta carries, with the
 // JSON text that follows the type up to the opening quote of the value.
 var deltaKinds = [...]struct{ typ, rest string }{
-	{"text_delta", `text_delta","text":`},
-	{"thinking_delta", `thinking_delta","thinking":`},
-	{"input_json_delta", `input_json_delta","partial_json":`},
-	{"signature_delta", `signature_delta","signature":`},
+	kindText:      {"text_delta", `text_delta","text":`},
+	kindThinking:  {"thinking_delta", `thinking_delta","thinking":`},
+	kindArguments: {"input_json_delta", `input_json_delta","partial_json":`},
+	kindSignature: {"signature_delta", `signature_delta","signature":`},
 }
+
+// The delta kinds, indexes of deltaKinds.
+const (
+	kindText = iota
+	kindThinking
+	kindArguments
+	kindSignature
+)
 
 const deltaPrefix = `{"type":"content_block_delta","index":`
 
@@ -112,40 +119,61 @@ func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, er
 	if !ok {
 		return d.deltaGeneral(dst, data)
 	}
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' && n < 9 {
-		n++
+	idx, n := 0, 0
+	for ; n < len(rest) && n < 9 && '0' <= rest[n] && rest[n] <= '9'; n++ {
+		idx = idx*10 + int(rest[n]-'0')
 	}
-	idx, _ := strconv.Atoi(rawjson.UnsafeString(rest[:n]))
 	rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
 	if n == 0 || n > 1 && data[len(deltaPrefix)] == '0' || !ok {
 		return d.deltaGeneral(dst, data)
 	}
-	kind := -1
-	for k := range deltaKinds {
-		if r, ok := bytes.CutPrefix(rest, []byte(deltaKinds[k].rest)); ok {
-			kind, rest = k, r
-			break
-		}
-	}
-	end := rawjson.StringEnd(rest, 0)
-	if kind < 0 || end < 0 || !closesTwice(rest[end:]) {
+	kind := deltaKindOf(rest)
+	if kind < 0 {
 		return d.deltaGeneral(dst, data)
 	}
-	return d.emitDelta(dst, idx, deltaKinds[kind].typ, rest[:end])
+	rest = rest[len(deltaKinds[kind].rest):]
+	end := rawjson.StringEnd(rest, 0)
+	if end < 0 || !closesTwice(rest[end:]) {
+		return d.deltaGeneral(dst, data)
+	}
+	return d.emitDelta(dst, idx, kind, rest[:end])
+}
+
+// deltaKindOf returns the kind of delta whose type and key b starts with
+// (deltaKinds' rest), or -1.
+func deltaKindOf(b []byte) int {
+	if len(b) < 2 {
+		return -1
+	}
+	k := kindText
+	switch {
+	case b[0] == 't' && b[1] == 'h':
+		k = kindThinking
+	case b[0] == 'i':
+		k = kindArguments
+	case b[0] == 's':
+		k = kindSignature
+	}
+	if !bytes.HasPrefix(b, []byte(deltaKinds[k].rest)) {
+		return -1
+	}
+	return k
 }
 
 // closesTwice reports whether b is two closing braces, with optional
 // whitespace around them.
 func closesTwice(b []byte) bool {
-	for range 2 {
-		b = bytes.TrimLeft(b, " \t\r\n")
-		if len(b) == 0 || b[0] != '}' {
+	braces := 0
+	for _, c := range b {
+		switch c {
+		case '}':
+			braces++
+		case ' ', '\t', '\r', '\n':
+		default:
 			return false
 		}
-		b = b[1:]
 	}
-	return len(bytes.TrimLeft(b, " \t\r\n")) == 0
+	return braces == 2
 }
 
 // deltaGeneral decodes a content_block_delta of any spelling.
@@ -169,7 +197,7 @@ func (d *StreamDecoder) deltaGeneral(dst []codec.Event, data []byte) ([]codec.Ev
 	typ, _ := rawjson.StringBytes(span(delta, g[0]))
 	for k, dk := range deltaKinds {
 		if string(typ) == dk.typ {
-			return d.emitDelta(dst, idx, dk.typ, span(delta, g[k+1]))
+			return d.emitDelta(dst, idx, k, span(delta, g[k+1]))
 		}
 	}
 	// citations_delta and later kinds carry nothing canonical, but the
@@ -178,30 +206,27 @@ func (d *StreamDecoder) deltaGeneral(dst []codec.Event, data []byte) ([]codec.Ev
 	return dst, err
 }
 
-// emitDelta appends the delta event of the given type with the JSON string
-// value v, for the upstream block idx.
-func (d *StreamDecoder) emitDelta(dst []codec.Event, idx int, typ string, v []byte) ([]codec.Event, error) {
+// emitDelta appends the delta event of the given kind (deltaKinds) with
+// the JSON string value v, for the upstream block idx.
+func (d *StreamDecoder) emitDelta(dst []codec.Event, idx, kind int, v []byte) ([]codec.Event, error) {
 	b, err := d.block(idx, "content_block_delta")
 	if err != nil || b.canon < 0 || !b.open {
 		return dst, err
 	}
 	s, err := d.unquote(v)
 	if err != nil {
-		return dst, fmt.Errorf("anthropic: %s: %w", typ, err)
+		return dst, fmt.Errorf("anthropic: %s: %w", deltaKinds[kind].typ, err)
 	}
 	if s == "" {
 		return dst, nil // the first input_json_delta is often empty
 	}
-	ev := codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind}
-	switch typ {
-	case "input_json_delta":
-		ev.Arguments = s
-	case "signature_delta":
-		ev.Signature = s
-	default:
-		ev.Text = s
+	switch kind {
+	case kindArguments:
+		return append(dst, codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind, Arguments: s}), nil
+	case kindSignature:
+		return append(dst, codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind, Signature: s}), nil
 	}
-	return append(dst, ev), nil
+	return append(dst, codec.Event{Kind: codec.EventDelta, Index: b.canon, Block: b.kind, Text: s}), nil
 }
 
 func span(b []byte, f rawjson.Field) []byte {

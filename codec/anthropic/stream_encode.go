@@ -39,6 +39,11 @@ type StreamEncoder struct {
 	startUsage codec.Usage // what message_start said
 	usage      codec.Usage
 	haveUsage  bool
+	// textHead is a text delta event up to its text, for the client's
+	// block textHeadOf-1 (0: none): made once a block, as text deltas are
+	// most of a stream.
+	textHead   []byte
+	textHeadOf int
 }
 
 // encBlock is an open block. id, name and sig are copies: a tool block's
@@ -60,7 +65,7 @@ func (s *StreamEncoder) Reset(info codec.StreamInfo) {
 		b := &open[i]
 		*b = encBlock{id: b.id[:0], name: b.name[:0], sig: b.sig[:0]}
 	}
-	*s = StreamEncoder{info: info, open: open[:0], stopSeq: s.stopSeq[:0]}
+	*s = StreamEncoder{info: info, open: open[:0], stopSeq: s.stopSeq[:0], textHead: s.textHead[:0]}
 }
 
 const (
@@ -83,7 +88,12 @@ func (s *StreamEncoder) Encode(dst []byte, e *codec.Event) []byte {
 			if e.Text == "" {
 				return dst
 			}
-			return appendTextDelta(dst, s.open[n-1].out, e.Text)
+			if out := s.open[n-1].out; s.textHeadOf != out+1 {
+				s.textHead, s.textHeadOf = appendTextDeltaHead(s.textHead[:0], out), out+1
+			}
+			dst = append(dst, s.textHead...)
+			dst = codec.AppendText(dst, e)
+			return append(dst, evDelEnd...)
 		}
 		dst = s.ensureStart(dst)
 		return s.delta(dst, e)
@@ -368,11 +378,17 @@ func (s *StreamEncoder) finish(dst []byte) []byte {
 }
 
 func appendTextDelta(dst []byte, out int, text string) []byte {
-	dst = append(dst, evDelta...)
-	dst = strconv.AppendInt(dst, int64(out), 10)
-	dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
+	dst = appendTextDeltaHead(dst, out)
 	dst = rawjson.AppendString(dst, text)
 	return append(dst, evDelEnd...)
+}
+
+// appendTextDeltaHead appends a text delta event of the client's block out
+// up to its text.
+func appendTextDeltaHead(dst []byte, out int) []byte {
+	dst = append(dst, evDelta...)
+	dst = strconv.AppendInt(dst, int64(out), 10)
+	return append(dst, `,"delta":{"type":"text_delta","text":`...)
 }
 
 func appendThinkingDelta(dst []byte, out int, text string) []byte {

@@ -31,6 +31,14 @@ var deltaSeeds = []string{
 	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}`,
 	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":5}}`,
 	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"unterminated}}`,
+	`{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","text":"key of another kind"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"tex_delta","text":"x"}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"s","signature":"x"}}`,
+	"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"} \t}\r\n",
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}}`,
+	`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"} } x`,
+	`{"type":"content_block_delta","index":123456789,"delta":{"type":"text_delta","text":"x"}}`,
+	`{"type":"content_block_delta","index":1234567890,"delta":{"type":"text_delta","text":"x"}}`,
 }
 
 // decoderWithBlocks is a decoder with three open blocks: text, thinking and

@@ -72,6 +72,9 @@ type fastScan struct {
 	cutTop, cutChoice   int
 	idAt, modelAt       [2]int
 	idEscaped, modelEsc bool
+	// The spans of the delta's content string and of the last string whose
+	// value is skipped, quotes included ({0, 0} for none), for textShape.
+	contentAt, skippedAt [2]int
 }
 
 // prefixState is the scanner state kept from the last chunk read in full.
@@ -82,11 +85,19 @@ type prefixState struct {
 }
 
 func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
+	if t := &d.shape; len(t.head) > 0 && bytes.HasPrefix(data, t.head) {
+		if d.shapedChunk(data, v) {
+			return true
+		}
+		*v = chunkView{}
+	}
 	s := fastScan{b: data, buf: d.buf, v: v, calls: &d.fastCalls}
 	if p := &d.prefix; len(p.prefix) > 0 && bytes.HasPrefix(data, p.prefix) {
+		s.idAt, s.modelAt = p.idAt, p.modelAt
 		ok := s.resume(p)
 		d.buf = s.buf
 		if ok {
+			d.keepShape(&s)
 			return true
 		}
 		*v = chunkView{}
@@ -97,8 +108,97 @@ func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
 	d.buf = s.buf
 	if ok {
 		d.keepPrefix(&s)
+		d.keepShape(&s)
 	}
 	return ok
+}
+
+// textShape is the last text chunk read, but for its text and the value of
+// one string the scanner skips (api.openai.com's obfuscation, of random
+// length, ends every chunk): head runs up to the text's opening quote,
+// mid from its closing quote to the skipped string's opening quote, tail
+// after that string to the end; without a skipped string after the text,
+// mid is the rest and tail empty. A chunk made of the same bytes but for
+// those two strings reads as that chunk but for its text, since the scanner
+// is deterministic and looks inside a string only to read it: shapedChunk
+// reads the two strings as the scanner does and compares the rest.
+type textShape struct {
+	head, mid, tail []byte
+	skipped         bool
+	idAt, modelAt   [2]int // spans in head, {-1, -1} for none
+}
+
+// keepShape keeps the shape of a chunk read by s, when it is a text delta
+// whose view holds nothing else but an id and a model read from its head.
+func (d *StreamDecoder) keepShape(s *fastScan) {
+	t, v, c := &d.shape, s.v, s.contentAt
+	t.head = t.head[:0]
+	if c[1] == 0 || v.reasoning != "" || v.refusal != "" || v.finish != "" || v.hasUsage || v.toolCalls != nil ||
+		!headString(v.id, s.idAt, s.idEscaped, c[0]) || !headString(v.model, s.modelAt, s.modelEsc, c[0]) {
+		return
+	}
+	t.head = append(t.head, s.b[:c[0]+1]...)
+	t.idAt, t.modelAt = s.idAt, s.modelAt
+	if v.id == "" {
+		t.idAt = [2]int{-1, -1}
+	}
+	if v.model == "" {
+		t.modelAt = [2]int{-1, -1}
+	}
+	k := s.skippedAt
+	t.skipped = k[0] >= c[1]
+	if !t.skipped {
+		t.mid, t.tail = append(t.mid[:0], s.b[c[1]:]...), t.tail[:0]
+		return
+	}
+	t.mid, t.tail = append(t.mid[:0], s.b[c[1]:k[0]]...), append(t.tail[:0], s.b[k[1]:]...)
+}
+
+// headString reports whether a string of the view is empty, or a view of
+// the input (not unescaped) that ends before limit.
+func headString(v string, at [2]int, escaped bool, limit int) bool {
+	return v == "" || !escaped && at[0] >= 0 && at[1] < limit
+}
+
+// shapedChunk reads a chunk of the kept shape, if it is one.
+func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
+	t := &d.shape
+	i, ok := d.readString(data, len(t.head)-1, &v.content)
+	v.contentPlain = len(v.content) == i-len(t.head)-1
+	ok = ok && bytes.HasPrefix(data[i:], t.mid)
+	i += len(t.mid)
+	if ok && t.skipped {
+		var ignored string
+		i, ok = d.readString(data, i, &ignored)
+	}
+	if !ok || string(data[i:]) != string(t.tail) {
+		return false
+	}
+	v.hasChoice = true
+	if t.idAt[0] >= 0 {
+		v.id = rawjson.UnsafeString(data[t.idAt[0]:t.idAt[1]])
+	}
+	if t.modelAt[0] >= 0 {
+		v.model = rawjson.UnsafeString(data[t.modelAt[0]:t.modelAt[1]])
+	}
+	return true
+}
+
+// readString reads the string whose opening quote is data[i] into dst as
+// the scanner's string does, and returns the offset after it. A string
+// with no escapes, the usual, is read without making a scanner.
+func (d *StreamDecoder) readString(data []byte, i int, dst *string) (int, bool) {
+	if i < len(data) && data[i] == '"' {
+		j, high := specialAt(data[i+1:])
+		if j += i + 1; j < len(data) && data[j] == '"' && (!high || utf8.Valid(data[i+1:j])) {
+			*dst = rawjson.UnsafeString(data[i+1 : j])
+			return j + 1, true
+		}
+	}
+	s := fastScan{b: data, i: i, buf: d.buf}
+	ok := s.string(dst)
+	d.buf = s.buf
+	return s.i, ok
 }
 
 // keepPrefix keeps the state of a chunk read in full at its delta, when it
@@ -324,7 +424,15 @@ func (s *fastScan) member(level int, key []byte) bool {
 		case "role":
 			return s.once(seenRole) && s.nullableString(&role)
 		case "content":
-			return s.once(seenContent) && s.nullableString(&v.content)
+			start := s.i
+			if !s.once(seenContent) || !s.nullableString(&v.content) {
+				return false
+			}
+			if s.b[start] == '"' {
+				s.contentAt = [2]int{start, s.i}
+				v.contentPlain = len(v.content) == s.i-start-2 // unescaping shortens
+			}
+			return true
 		case "refusal":
 			return s.once(seenRefusal) && s.nullableString(&v.refusal)
 		case "reasoning_content":
@@ -445,12 +553,13 @@ func (s *fastScan) string(dst *string) bool {
 		return false
 	}
 	start := s.i
-	i := start + specialAt(s.b[start:])
+	j, high := specialAt(s.b[start:])
+	i := start + j
 	switch {
 	case i == len(s.b):
 		return false
 	case s.b[i] == '"':
-		if !utf8.Valid(s.b[start:i]) {
+		if high && !utf8.Valid(s.b[start:i]) {
 			return false // sonic replaces invalid UTF-8
 		}
 		*dst, s.i = rawjson.UnsafeString(s.b[start:i]), i+1
@@ -462,24 +571,29 @@ func (s *fastScan) string(dst *string) bool {
 }
 
 // specialAt returns the index of the first quote, backslash or control
-// character in b, or len(b). It reads eight bytes at a time: most strings
-// of a chunk (ids, text) have none of them until their end.
-func specialAt(b []byte) int {
+// character in b, or len(b), and whether a byte before it may be above
+// ASCII (false: they are all ASCII, valid UTF-8 without a look). It reads
+// eight bytes at a time: most strings of a chunk (ids, text) have none of
+// them until their end.
+func specialAt(b []byte) (int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
+	i, seen := 0, uint64(0)
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		q, e := w^('"'*ones), w^('\\'*ones) // zero bytes where w has '"' or '\\'
 		if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
 			break
 		}
+		seen |= w
 	}
 	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
-			return i
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			return i, seen&highs != 0
 		}
+		seen |= uint64(c)
 	}
-	return len(b)
+	return len(b), seen&highs != 0
 }
 
 // escaped reads the rest of a string that has escapes, from b[i] (a
@@ -504,7 +618,8 @@ func (s *fastScan) escaped(dst *string, start, i int) bool {
 		case c < 0x20:
 			return false
 		default:
-			j := i + specialAt(s.b[i:])
+			k, _ := specialAt(s.b[i:])
+			j := i + k
 			s.buf = rawjson.AppendUTF8(s.buf, s.b[i:j])
 			i = j
 		}
@@ -531,7 +646,12 @@ func (s *fastScan) skipScalar() bool {
 	switch c := s.b[s.i]; {
 	case c == '"':
 		var ignored string
-		return s.string(&ignored)
+		start := s.i
+		if !s.string(&ignored) {
+			return false
+		}
+		s.skippedAt = [2]int{start, s.i}
+		return true
 	case c == 't':
 		return s.lit("true")
 	case c == 'f':

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
 // The fast chunk scanner must agree with the sonic path whenever it accepts
@@ -87,8 +89,15 @@ func decodeBoth(data []byte) (fast, slow chunkView, fastOK bool, slowErr error) 
 	return
 }
 
-// sameView compares views, treating nil and empty slices alike.
+// sameView compares views, treating nil and empty slices alike. A content
+// said to be plain must need no escaping (the sonic path never says so).
 func sameView(a, b chunkView) bool {
+	for _, v := range []*chunkView{&a, &b} {
+		if v.contentPlain && string(rawjson.AppendString(nil, v.content)) != `"`+v.content+`"` {
+			return false
+		}
+		v.contentPlain = false
+	}
 	norm := func(v *chunkView) {
 		if len(v.toolCalls) == 0 {
 			v.toolCalls = nil
@@ -255,4 +264,155 @@ func FuzzFastChunkResume(f *testing.F) {
 		}
 		checkResumeAgrees(t, prime, data)
 	})
+}
+
+// Chunks read after a text chunk whose shape was kept agree with sonic, and
+// those that repeat it but for the text and the skipped string take the
+// shape.
+func TestFastChunkShape(t *testing.T) {
+	const head = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":`
+	prime := []byte(head + `"a"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"xyz"}`)
+	// f reads prime, prime again (from the kept prefix), then next, and
+	// checks next against sonic and whether it took the shape.
+	f := func(prime []byte, next string, shaped bool) {
+		t.Helper()
+		for _, primes := range [][][]byte{{prime}, {prime, prime}} {
+			var d StreamDecoder
+			var v chunkView
+			for _, p := range primes {
+				d.fastChunk(p, &v)
+			}
+			took := len(d.shape.head) > 0 && bytes.HasPrefix([]byte(next), d.shape.head) && d.shapedChunk([]byte(next), &chunkView{})
+			if took != shaped {
+				t.Errorf("after %d primes, %s: shape taken %v, want %v", len(primes), next, took, shaped)
+			}
+			var fast chunkView
+			if d.fastChunk([]byte(next), &fast) {
+				var slow chunkView
+				if err := (&StreamDecoder{}).slowChunk([]byte(next), &slow); err != nil || !sameView(fast, slow) {
+					t.Errorf("%s: fast %+v, sonic %+v (%v)", next, fast, slow, err)
+				}
+			}
+		}
+	}
+	tail := `},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":`
+	f(prime, head+`"b"`+tail+`"q"}`, true)
+	f(prime, head+`"a longer text, é and \"quoted\"\n"`+tail+`"qrstuvwxyz0123"}`, true)
+	f(prime, head+`"\u00e9\ud83d\ude00"`+tail+`"\u0041"}`, true)
+	f(prime, head+`""`+tail+`""}`, true)
+	// The strings read as the scanner reads them: what it declines, the
+	// shape declines.
+	f(prime, head+`"\ud800"`+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+`"\ud800"}`, false)
+	f(prime, head+"\"\xff\""+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+"\"\x01\"}", false)
+	f(prime, head+`"b`+tail+`"q"}`, false)
+	f(prime, head+`"b"`+tail+`"q"`, false)
+	f(prime, head+`"b"`+tail+`"q"} `, false)
+	f(prime, head+`"b"`+tail+`"q"}}`, false)
+	f(prime, head+`"b"`+tail+`null}`, false)
+	// Other bytes than the kept chunk's: the scanner reads them.
+	f(prime, head+`"b"},"logprobs":null,"finish_reason":"stop"}],"usage":null,"obfuscation":"q"}`, false)
+	f(prime, head+`"b","content":"c"`+tail+`"q"}`, false)
+	f(prime, head+`null`+tail+`"q"}`, false)
+	f(prime, strings.Replace(head, `"c1"`, `"c2"`, 1)+`"b"`+tail+`"q"}`, false)
+	// No skipped string after the text: the rest must repeat.
+	plain := []byte(head + `"a"},"finish_reason":null}]}`)
+	f(plain, head+`"bc"},"finish_reason":null}]}`, true)
+	f(plain, head+`"bc"},"finish_reason":null}],"x":"y"}`, false)
+	// A skipped string before the text is not the free one.
+	early := []byte(`{"id":"c1","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"a"}}]}`)
+	f(early, `{"id":"c1","system_fingerprint":"fp","choices":[{"index":0,"delta":{"content":"b"}}]}`, true)
+	f(early, `{"id":"c1","system_fingerprint":"fq","choices":[{"index":0,"delta":{"content":"b"}}]}`, false)
+	// No shape is kept from a chunk whose view holds more than the text, an
+	// id and a model from before it.
+	for _, p := range []string{
+		`{"choices":[{"index":0,"delta":{"content":"a"}}],"id":"late"}`,
+		`{"id":"c\u0031","choices":[{"index":0,"delta":{"content":"a"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a","refusal":"r"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a","reasoning_content":"r"}}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":null}}]}`,
+	} {
+		var d StreamDecoder
+		var v chunkView
+		if !d.fastChunk([]byte(p), &v) {
+			t.Fatalf("fast path declines %s", p)
+		}
+		if len(d.shape.head) > 0 {
+			t.Errorf("shape kept from %s", p)
+		}
+	}
+}
+
+// specialAt finds what a byte-by-byte look finds, and says whether a byte
+// before it is above ASCII whenever one is, at every length and offset.
+func TestSpecialAt(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0x1f, 0} {
+		for n := range 20 {
+			for hi := -1; hi < n; hi++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				if hi >= 0 {
+					b[hi] = 0xc3
+				}
+				b = append(b, special, 0xff, 'z')
+				i, high := specialAt(b)
+				if i != n || hi >= 0 && !high || hi < 0 && high {
+					t.Errorf("specialAt(%q) = %d, %v; want %d, %v", b, i, high, n, hi >= 0)
+				}
+			}
+		}
+	}
+	if i, high := specialAt([]byte("plain text, no end")); i != 18 || high {
+		t.Errorf("specialAt without a special = %d, %v", i, high)
+	}
+}
+
+// A text read from a plain string is marked so, for encoders to copy it
+// (read whole or by the shape); an escaped one is not.
+func TestTextDeltaPlain(t *testing.T) {
+	const head = `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":`
+	var d StreamDecoder
+	for i, c := range []struct {
+		text  string
+		plain bool
+	}{{`"a"`, true}, {`"b é"`, true}, {`"c\n"`, false}, {`"d"`, true}, {`"\u00e9"`, false}} {
+		events, err := d.Decode(nil, nil, []byte(head+c.text+`},"finish_reason":null}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := events[len(events)-1]; e.Kind != codec.EventDelta || e.Plain != c.plain {
+			t.Errorf("chunk %d, %s: %+v, want Plain %v", i, c.text, e, c.plain)
+		}
+	}
+}
+
+// The shape must take the text chunks of real streams after the first, or
+// it quietly stops paying.
+func TestFastChunkShapeCoverage(t *testing.T) {
+	for _, name := range []string{"chat_stream_length.sse", "chat_stream_reasoning.sse"} {
+		b, err := os.ReadFile("../testdata/wire/openai/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d StreamDecoder
+		texts, shaped := 0, 0
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			data, ok := bytes.CutPrefix(line, []byte("data: "))
+			if !ok || !bytes.Contains(data, []byte(`"content":"`)) || bytes.Contains(data, []byte(`"role"`)) ||
+				bytes.Contains(data, []byte(`"finish_reason":"`)) {
+				continue
+			}
+			texts++
+			if len(d.shape.head) > 0 && bytes.HasPrefix(data, d.shape.head) && d.shapedChunk(data, &chunkView{}) {
+				shaped++
+			}
+			if _, err := d.Decode(nil, nil, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if texts < 3 || shaped < texts-1 {
+			t.Errorf("%s: the shape took %d of %d text chunks", name, shaped, texts)
+		}
+	}
 }

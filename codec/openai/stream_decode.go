@@ -68,6 +68,7 @@ type StreamDecoder struct {
 	view      chunkView
 	wire      wireChunk
 	prefix    prefixState
+	shape     textShape
 	fastCalls []wireToolCall // the fast path's tool call fragment
 }
 
@@ -129,6 +130,7 @@ type chunkView struct {
 	id, model                   string
 	hasChoice                   bool
 	content, reasoning, refusal string
+	contentPlain                bool // content needs no escaping (codec.Event.Plain)
 	finish                      string
 	hasUsage                    bool
 	usage                       codec.Usage
@@ -147,7 +149,7 @@ func (d *StreamDecoder) Reset() {
 	wire := d.wire
 	wire.reset()
 	*d = StreamDecoder{calls: calls[:0], buf: d.buf[:0], wire: wire, prefix: prefixState{prefix: d.prefix.prefix[:0]},
-		fastCalls: d.fastCalls[:0]}
+		shape: textShape{head: d.shape.head[:0], mid: d.shape.mid[:0], tail: d.shape.tail[:0]}, fastCalls: d.fastCalls[:0]}
 }
 
 // Decode appends the canonical events of one SSE event to dst.
@@ -235,6 +237,7 @@ func (d *StreamDecoder) chunk(dst []codec.Event, v *chunkView) ([]codec.Event, e
 	}
 	if v.content != "" {
 		dst = d.text(dst, codec.PartText, v.content)
+		dst[len(dst)-1].Plain = v.contentPlain
 	}
 	if v.refusal != "" {
 		dst = d.text(dst, codec.PartText, v.refusal)

@@ -29,7 +29,10 @@ type StreamEncoder struct {
 	info codec.StreamInfo
 	// head is every chunk's beginning, up to and including `"choices":[`,
 	// built once per stream.
-	head                    []byte
+	head []byte
+	// contentHead is a content delta chunk up to its text: head and the
+	// delta's start, made once a stream, as content deltas are most of it.
+	contentHead             []byte
 	started, finished, done bool
 	// calls counts the tool calls sent; call is the index of the open one.
 	calls, call int
@@ -39,7 +42,7 @@ type StreamEncoder struct {
 
 // Reset readies e for a new stream described by info, keeping its buffers.
 func (e *StreamEncoder) Reset(info codec.StreamInfo) {
-	*e = StreamEncoder{info: info, head: e.head[:0], sig: e.sig[:0]}
+	*e = StreamEncoder{info: info, head: e.head[:0], contentHead: e.contentHead[:0], sig: e.sig[:0]}
 }
 
 // AppendStreamError appends err as the error event of an OpenAI stream:
@@ -122,6 +125,7 @@ func (e *StreamEncoder) begin(dst []byte, id, model string) []byte {
 	e.head = append(e.head[:0], "data: "...)
 	e.head = appendHead(e.head, &e.info, id, model, "chat.completion.chunk")
 	e.head = append(e.head, `,"choices":[`...)
+	e.contentHead = append(e.open(e.contentHead[:0]), `"content":`...)
 	dst = e.open(dst)
 	dst = append(dst, `"role":"assistant","content":""`...)
 	return e.close(dst)
@@ -144,9 +148,8 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		if ev.Text == "" {
 			return dst
 		}
-		dst = e.open(dst)
-		dst = append(dst, `"content":`...)
-		dst = rawjson.AppendString(dst, ev.Text)
+		dst = append(dst, e.contentHead...)
+		dst = codec.AppendText(dst, ev)
 		return e.close(dst)
 	case codec.PartThinking:
 		e.sig = append(e.sig, ev.Signature...)

@@ -23,12 +23,10 @@ func AppendString(dst []byte, s string) []byte {
 // lowest byte the bit tricks flag is exact), and a valid two-byte UTF-8
 // sequence is passed over without decoding it.
 func AppendEscaped(dst []byte, s string) []byte {
-	const highs = 0x8080808080808080
 	start, i := 0, 0
 	for i < len(s) {
 		for i+8 <= len(s) {
-			w := load64(s, i)
-			if m := (special(w) | w) & highs; m != 0 {
+			if m := escapeMask(load64(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -76,6 +74,40 @@ func AppendEscaped(dst []byte, s string) []byte {
 	}
 	return append(dst, s[start:]...)
 }
+
+// Plain reports whether AppendEscaped appends s as it is: s has no
+// control character, '"', '\\' or byte of 0x80 or more. It reads s eight
+// bytes at a time, the last word overlapping the one before, so a short
+// name costs a word or two where AppendEscaped's loop over the bytes past
+// its last whole word costs more than the rest.
+func Plain(s string) bool {
+	if len(s) < 8 {
+		for i := range len(s) {
+			if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		i = min(i, len(s)-8)
+		if escapeIn(load64(s, i)) {
+			return false
+		}
+		if i == len(s)-8 {
+			return true
+		}
+	}
+}
+
+// escapeIn reports whether one of w's bytes is below 0x20, '"', '\\' or
+// 0x80 or more.
+func escapeIn(w uint64) bool { return escapeMask(w) != 0 }
+
+// escapeMask has the high bit set of each byte of w that is below 0x20,
+// '"', '\\' or 0x80 or more, and maybe of bytes above the first such
+// (special's borrows): the lowest bit set is exact.
+func escapeMask(w uint64) uint64 { return (special(w) | w) & 0x8080808080808080 }
 
 // AppendStringOrNull appends s as a JSON string literal, or null when s is
 // empty.

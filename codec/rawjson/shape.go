@@ -9,8 +9,11 @@ package rawjson
 // valid as it when the new contents are string contents (JSON's grammar
 // does not look inside a string), so that only those bytes are checked,
 // and what the whole check found is found again by moving the offsets past
-// each string. A document of another shape is checked whole, and kept in
-// its turn.
+// each string. A document of another shape (a stream's role, finish or
+// usage chunk) is checked from the kept document's split on when it begins
+// as that one does up to there (a chat stream's id, model and other members
+// before "choices"), else whole; it is kept in its turn when it has a
+// string to vary.
 //
 // The strings that may vary are the value of the first member named keys[0]
 // (the text) and the value of the top-level object's last member when it is
@@ -24,6 +27,10 @@ type Shape struct {
 	cs, ce int    // the contents of its first varying string, doc[cs:ce]
 	ls, le int    // the contents of its last one, doc[ls:le]; ls == 0: none
 	at     [shapeKeys]int
+	// split is just past the comma before the first top-level member
+	// that a key with its top bit names (0: none): doc[:split] is a
+	// valid object's start up to a member.
+	split int
 }
 
 // shapeMax bounds the documents kept, so that a stream's big event does not
@@ -35,7 +42,7 @@ const shapeMax = 1024
 const shapeKeys = 6
 
 // Reset forgets the document kept (not the buffer).
-func (s *Shape) Reset() { s.doc = s.doc[:0] }
+func (s *Shape) Reset() { s.doc, s.split = s.doc[:0], 0 }
 
 // ValidKeys is ValidKeysScoped(b, keys, at, top) for a stream of documents
 // whose strings that vary are the value of the first member named keys[0]
@@ -54,21 +61,82 @@ func (s *Shape) ValidKeys(b []byte, keys []string, at []int, top uint64) bool {
 		}
 		return true
 	}
-	s.doc = s.doc[:0]
-	if !ValidKeysScoped(b, keys, at, top) {
+	valid, checked := s.validFromSplit(b, keys, at, top)
+	if !checked {
+		valid = ValidKeysScoped(b, keys, at, top)
+	}
+	if !valid {
 		return false
 	}
-	v := at[0]
-	if v < 0 || b[v] != '"' || len(b) > shapeMax {
-		return true // nothing to vary, or too big to keep
-	}
-	s.cs, s.ce = v+1, validValue(b, v, nil, nil, 0)-1
+	if v := at[0]; v >= 0 && b[v] == '"' && len(b) <= shapeMax {
+		s.keep(b, keys, at, top)
+	} // else nothing to vary, or too big to keep: the kept document stays
+	return true
+}
+
+// keep keeps the valid document b, whose keys are at at, and its
+// varying strings, the first of which starts at at[0].
+func (s *Shape) keep(b []byte, keys []string, at []int, top uint64) {
+	s.cs, s.ce = at[0]+1, validValue(b, at[0], nil, nil, 0)-1
 	if s.ls, s.le = lastString(b); s.ls <= s.ce {
 		s.ls, s.le = 0, 0 // none, or the first string itself
 	}
-	s.doc = append(s.doc, b...)
+	s.doc = append(s.doc[:0], b...)
 	copy(s.at[:], at[:len(keys)])
-	return true
+	s.split = 0
+	for k, key := range keys {
+		if v := at[k]; top>>k&1 == 1 && v >= 0 && (s.split == 0 || v < s.split) {
+			if q := commaBefore(b, v, key); q > 0 {
+				s.split = q
+			}
+		}
+	}
+}
+
+// commaBefore returns the offset just past the comma before the member of
+// the valid object b whose key is key and whose value starts at v, or 0
+// when no comma comes before it.
+func commaBefore(b []byte, v int, key string) int {
+	j := skipSpaceBack(b, v)
+	if j == 0 || b[j-1] != ':' {
+		return 0
+	}
+	j = skipSpaceBack(b, j-1) // just past the key's closing quote
+	ks := j - len(key) - 2    // its opening quote
+	if ks < 1 || b[ks] != '"' || string(b[ks+1:j-1]) != key {
+		return 0
+	}
+	if j = skipSpaceBack(b, ks); j == 0 || b[j-1] != ',' {
+		return 0
+	}
+	return j
+}
+
+// validFromSplit checks b when it begins as the kept document does up to
+// its split: b is then valid exactly when an object of the members that
+// follow is ('{' and b[split:], put after the kept document in its
+// buffer), and a key is where the kept document has it when it has it
+// before the split, else where that object has it. checked is false when
+// b does not begin so, or the buffer would outgrow shapeMax.
+func (s *Shape) validFromSplit(b []byte, keys []string, at []int, top uint64) (valid, checked bool) {
+	q, n := s.split, len(s.doc)
+	if q == 0 || len(b) <= q || n+1+len(b)-q > shapeMax || string(b[:q]) != string(s.doc[:q]) {
+		return false, false
+	}
+	buf := append(append(s.doc, '{'), b[q:]...)
+	s.doc = buf[:n]
+	if !ValidKeysScoped(buf[n:], keys, at, top) {
+		return false, true
+	}
+	for k := range keys {
+		switch {
+		case s.at[k] >= 0 && s.at[k] < q:
+			at[k] = s.at[k]
+		case at[k] >= 0:
+			at[k] += q - 1
+		}
+	}
+	return true, true
 }
 
 // match reports whether b is the kept document with other contents in its

@@ -31,3 +31,25 @@ func TestShapeTakesDeltas(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeChecksFromSplit checks that a stream's chunks of other shapes
+// (finish, usage) that begin as the kept delta does are checked from its
+// split on, not whole, so that the cut cannot quietly stop being taken.
+func TestShapeChecksFromSplit(t *testing.T) {
+	keys, at := []string{"content", "model", "usage", "choices"}, make([]int, 4)
+	const top = 1<<2 | 1<<3
+	const head = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",`
+	var s Shape
+	if !s.ValidKeys([]byte(head+`"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null,"obfuscation":"x"}`), keys, at, top) ||
+		s.split != len(head) {
+		t.Fatalf("the delta was not kept with its split before \"choices\" (split %d, want %d)", s.split, len(head))
+	}
+	for _, doc := range []string{
+		head + `"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null,"obfuscation":"xy"}`,
+		head + `"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3},"obfuscation":"xyz"}`,
+	} {
+		if valid, checked := s.validFromSplit([]byte(doc), keys, at, top); !valid || !checked {
+			t.Fatalf("%s: valid %v, checked from the split %v; want both", doc, valid, checked)
+		}
+	}
+}

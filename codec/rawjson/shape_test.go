@@ -110,6 +110,34 @@ func TestShapeObfuscated(t *testing.T) {
 	}
 }
 
+// TestShapeSplit runs api.openai.com's chunks of other shapes (role,
+// finish, usage), which a Shape checks from the kept chunk's split (before
+// "choices") when they begin as it does, each followed by broken forms of
+// it: a break after the split, before it, and in the members' end.
+func TestShapeSplit(t *testing.T) {
+	const head = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":"fp_1",`
+	role := head + `"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"7tpD"}`
+	text := head + `"choices":[{"index":0,"delta":{"content":"Tokyo"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"E1nb"}`
+	finish := head + `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}],"usage":null,"obfuscation":"vN"}`
+	usage := head + `"choices":[],"usage":{"prompt_tokens":31,"completion_tokens":12,"total_tokens":43},"obfuscation":"oGSr"}`
+	broken := func(doc string) []string {
+		return []string{
+			strings.Replace(doc, `"choices":[`, `"choices":[,`, 1), strings.Replace(doc, `"choices"`, `"choices" x`, 1),
+			strings.Replace(doc, `"choices"`, `choices`, 1), strings.Replace(doc, `"created":1`, `"created":01`, 1),
+			strings.TrimSuffix(doc, "}"), doc + "}", doc + ` `, strings.Replace(doc, `{"id"`, ` {"id"`, 1),
+			strings.Replace(doc, `"choices"`, `"usage":{"total_tokens":1},"choices"`, 1),
+			strings.Replace(doc, `,"choices"`, `, "choices"`, 1), strings.Replace(doc, `,"choices"`, `,"model":"x","choices"`, 1),
+		}
+	}
+	var s rawjson.Shape
+	for _, doc := range []string{role, text, text, finish, usage, text, usage, finish, finish} {
+		checkShape(t, &s, []byte(doc))
+		for _, bad := range broken(doc) {
+			checkShape(t, &s, []byte(bad))
+		}
+	}
+}
+
 // FuzzShape checks a document with a Shape that has kept another (the
 // first, when valid): it must say what ValidKeysScoped says of it alone.
 func FuzzShape(f *testing.F) {
@@ -120,13 +148,22 @@ func FuzzShape(f *testing.F) {
 		f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(wireChunk(" world", c)))
 		f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(wireChunk(c, "khkI7m07")))
 	}
+	f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"total_tokens":3},"o":"x"}`))
+	f.Add([]byte(wireChunk("Hello", "dBNii")), []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"delta":{}}],"usage":null}`))
 	f.Add([]byte(`{"content":"a"}`), []byte(`{"content":"a"}`))
 	f.Add([]byte(`{"content":"a","o":"b"}`), []byte(`{"content":"a","o":"b\""}`))
 	f.Add([]byte(`{"content":"a","usage":{}}`), []byte(`{"content":"a\"","usage":{}}`))
+	wire := []byte(wireChunk("Hello", "dBNii"))
 	f.Fuzz(func(t *testing.T, kept, b []byte) {
 		var s rawjson.Shape
 		checkShape(t, &s, kept)
 		checkShape(t, &s, b)
 		checkShape(t, &s, kept)
+		// After a chat chunk: b, when it begins as that one, is checked
+		// from its split; one with nothing to vary leaves the chunk kept.
+		var w rawjson.Shape
+		for _, doc := range [][]byte{wire, b, kept, b, wire} {
+			checkShape(t, &w, doc)
+		}
 	})
 }

@@ -40,7 +40,7 @@ import (
 type StreamEncoder struct {
 	obj                     object
 	origin                  string
-	seq                     int
+	seq                     counter // the next event's sequence_number
 	started, ended, summary bool
 	// items are the output items so far, open the index of the one under
 	// way (-1 when none); text holds their text and arguments, meta their
@@ -88,6 +88,7 @@ func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 		sig: e.sig[:0], itemID: e.itemID[:0], head: e.head[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
 	e.obj.init(&info, "", "")
 	e.obj.model = info.Model
+	e.seq.reset()
 }
 
 // Encode appends the events of ev to dst.
@@ -205,9 +206,33 @@ func (e *StreamEncoder) appendEvent(dst []byte, typ string) []byte {
 // closeEvent ends an event with its sequence number.
 func (e *StreamEncoder) closeEvent(dst []byte) []byte {
 	dst = append(dst, `"sequence_number":`...)
-	dst = strconv.AppendInt(dst, int64(e.seq), 10)
-	e.seq++
+	dst = append(dst, e.seq.digits()...)
+	e.seq.next()
 	return append(dst, "}\n\n"...)
+}
+
+// counter is a number in decimal digits, counted up in place: formatting
+// a sequence number anew for every event cost as much as the rest of a
+// text delta's framing.
+type counter struct {
+	buf   [20]byte
+	start int // the digits are buf[start:]
+}
+
+func (c *counter) reset() { c.start, c.buf[len(c.buf)-1] = len(c.buf)-1, '0' }
+
+func (c *counter) digits() []byte { return c.buf[c.start:] }
+
+func (c *counter) next() {
+	for i := len(c.buf) - 1; i >= c.start; i-- {
+		if c.buf[i] != '9' {
+			c.buf[i]++
+			return
+		}
+		c.buf[i] = '0'
+	}
+	c.start--
+	c.buf[c.start] = '1'
 }
 
 // appendItemEvent appends the start of an event about the open item:
@@ -282,15 +307,15 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		if ev.Text == "" {
 			return dst
 		}
-		e.text = append(e.text, ev.Text...)
+		e.keepText(ev.Text)
 		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":`)
-		dst = rawjson.AppendString(dst, ev.Text)
+		dst = codec.AppendText(dst, ev)
 		dst = append(dst, `,"logprobs":[],`...)
 	case codec.PartToolCall:
 		if ev.Arguments == "" {
 			return dst
 		}
-		e.text = append(e.text, ev.Arguments...)
+		e.keepText(ev.Arguments)
 		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":`)
 		dst = rawjson.AppendString(dst, ev.Arguments)
 		dst = append(dst, ',')
@@ -307,7 +332,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			dst = append(dst, ',')
 			dst = e.closeEvent(dst)
 		}
-		e.text = append(e.text, ev.Text...)
+		e.keepText(ev.Text)
 		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":`)
 		dst = rawjson.AppendString(dst, ev.Text)
 		dst = append(dst, ',')
@@ -316,6 +341,24 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 	}
 	it.text.end = len(e.text)
 	return e.closeEvent(dst)
+}
+
+// keepText adds a delta's text to the stream's, doubling the buffer when
+// it grows: append grows a large slice by a quarter, which copies a long
+// answer's text some 25 times over from an empty buffer, twice with this.
+// The doubling stops at maxKeptText, so that a text that fits is kept by
+// Reset whatever the growth before it.
+func (e *StreamEncoder) keepText(s string) {
+	if n := len(e.text) + len(s); n > cap(e.text) {
+		grown := 2 * cap(e.text)
+		if cap(e.text) < maxKeptText {
+			grown = min(grown, maxKeptText)
+		}
+		text := make([]byte, len(e.text), max(n, grown)) // append would round the capacity up
+		copy(text, e.text)
+		e.text = text
+	}
+	e.text = append(e.text, s...)
 }
 
 // deltaHead appends the start of a delta event of type typ about the open

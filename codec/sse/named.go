@@ -1,0 +1,65 @@
+package sse
+
+import "bytes"
+
+// NextEvent is NextData, and the value of the event's "event" field as
+// Field(ev, "event") reads it (empty when it has none). A translating
+// relay needs both for every event: the two shapes of nearly every event,
+// a data line alone (OpenAI, Gemini) and an event line then a data line
+// (Anthropic, Responses), both with "\n" endings, are framed and read in
+// one look for their line endings, where Next, Data and Field would cut
+// the lines three times.
+func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
+	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) {
+		if b[i+1] == '\n' {
+			if data, ok = dataLine(b[:i]); ok && bytes.IndexByte(b[:i], '\r') < 0 {
+				return i + 2, nil, data, false, true
+			}
+		} else if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
+			j += i + 1
+			if j+1 < len(b) && b[j+1] == '\n' && bytes.IndexByte(b[:j], '\r') < 0 {
+				name, isName := eventValue(b[:i])
+				data, isData := dataLine(b[i+1 : j])
+				if isName && isData {
+					return j + 2, name, data, false, true
+				}
+			}
+		}
+	}
+	if n = Next(b); n > 0 {
+		data, multi, ok = Data(b[:n])
+		name, _ = Field(b[:n], "event")
+	}
+	return n, name, data, multi, ok
+}
+
+// eventValue and dataLine are Field's reading of an "event" line and
+// dataValue's of a "data" line, with the names compared inline: after the
+// colon, one leading space removed; a bare name has an empty value.
+func eventValue(line []byte) ([]byte, bool) {
+	if len(line) < 5 || string(line[:5]) != "event" {
+		return nil, false
+	}
+	return afterName(line[5:])
+}
+
+func dataLine(line []byte) ([]byte, bool) {
+	if len(line) < 4 || string(line[:4]) != "data" {
+		return nil, false
+	}
+	return afterName(line[4:])
+}
+
+// afterName returns the value of a field from what follows its name.
+func afterName(rest []byte) ([]byte, bool) {
+	if len(rest) == 0 {
+		return rest, true
+	}
+	if rest[0] != ':' {
+		return nil, false
+	}
+	if len(rest) > 1 && rest[1] == ' ' {
+		return rest[2:], true
+	}
+	return rest[1:], true
+}
