@@ -129,7 +129,11 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 		}
 		if e.Block == codec.PartText && e.Signature == "" { // the common chunk
 			dst = append(dst, chunkOpen+`{"text":"`...)
-			dst = rawjson.AppendEscaped(dst, e.Text)
+			if e.Plain { // nothing to escape (codec.AppendText)
+				dst = append(dst, e.Text...)
+			} else {
+				dst = rawjson.AppendEscaped(dst, e.Text)
+			}
 			return s.end(append(dst, `"}`...))
 		}
 		dst = s.begin(dst)
