@@ -307,11 +307,13 @@ func (c *metricsCache) put(k metricsKey, v *requestMetrics) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old := c.m.Load()
+	if old != nil {
+		if _, ok := old.m[k]; ok || len(old.m) >= maxCachedMetrics {
+			return // put by another miss meanwhile, or full
+		}
+	}
 	s := &metricsSnapshot{m: make(map[metricsKey]*requestMetrics, 1)}
 	if old != nil {
-		if len(old.m) >= maxCachedMetrics {
-			return
-		}
 		maps.Copy(s.m, old.m)
 		s.first = old.first
 	}

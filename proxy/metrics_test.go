@@ -42,4 +42,15 @@ func TestMetricsCache(t *testing.T) {
 	if s := c.m.Load(); len(s.first) != firstMetrics {
 		t.Errorf("%d keys compared first, want %d", len(s.first), firstMetrics)
 	}
+
+	// Misses of one key at once put it once each: it takes one of the
+	// first places, not all of them.
+	var d metricsCache
+	for range firstMetrics {
+		d.put(key(0), new(requestMetrics))
+	}
+	d.put(key(1), new(requestMetrics))
+	if s := d.m.Load(); len(s.first) != 2 || s.first[1].k != key(1) {
+		t.Errorf("a key put again took %d of the first places", len(s.first)-1)
+	}
 }

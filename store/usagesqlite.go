@@ -50,7 +50,7 @@ type sqliteStmts struct {
 //
 // SQLite asks the table for a column only when the statement reads it,
 // and each value the table gives costs ~0.1 µs (modernc.org/sqlite finds
-// the cursor in a map under a lock, then boxes the value): a column the
+// the cursor in a map under a lock, then copies the value in): a column the
 // same in every row of the batch (the label of a gateway that serves one
 // key and model, cached and reasoning tokens at 0) is bound once instead.
 func insertRowsSQLite(same uint8) string {
