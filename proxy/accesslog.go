@@ -180,22 +180,8 @@ func (l *line) str(f *field, v string) {
 	if l.text {
 		l.b = appendTextString(l.b, v)
 	} else {
-		l.b = appendJSONString(l.b, v)
+		l.b = rawjson.AppendString(l.b, v)
 	}
-}
-
-// appendJSONString appends s as a JSON string, as rawjson.AppendString
-// does. The strings of a line are mostly short names with nothing to
-// escape (a model, a key, a channel, an endpoint), which rawjson.Plain
-// passes in a word or two; AppendString's escaper costs ~170 instructions
-// on such a name.
-func appendJSONString(b []byte, s string) []byte {
-	if !rawjson.Plain(s) {
-		return rawjson.AppendString(b, s)
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 func (l *line) int(f *field, v int64) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/codec"
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/internal/proctime"
 	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
@@ -194,20 +193,5 @@ func BenchmarkAccessLog(b *testing.B) {
 				g.logExchange(x)
 			}
 		})
-	}
-}
-
-// TestAppendJSONString: the plain names' shortcut writes what
-// rawjson.AppendString writes, whatever the string holds.
-func TestAppendJSONString(t *testing.T) {
-	f := func(s string) {
-		t.Helper()
-		if got, want := string(appendJSONString(nil, s)), string(rawjson.AppendString(nil, s)); got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
-		}
-	}
-	for _, s := range []string{"", "gpt-4o-mini", "chat.completions", "a b=c <&>", "\x7f", `q"`, `b\`, "\x00", "\x1f",
-		"\n", "mé", "\u2028", "\xff", "team-a\x01"} {
-		f(s)
 	}
 }

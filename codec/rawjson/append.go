@@ -23,6 +23,9 @@ func AppendString(dst []byte, s string) []byte {
 // lowest byte the bit tricks flag is exact), and a valid two-byte UTF-8
 // sequence is passed over without decoding it.
 func AppendEscaped(dst []byte, s string) []byte {
+	if len(s) < 8 && plainShort(s) {
+		return append(dst, s...) // a short name, as most are: no word to read
+	}
 	start, i := 0, 0
 	for i < len(s) {
 		for i+8 <= len(s) {
@@ -31,6 +34,9 @@ func AppendEscaped(dst []byte, s string) []byte {
 				break
 			}
 			i += 8
+		}
+		if i+8 > len(s) && len(s) >= 8 && escapeMask(load64(s, len(s)-8)) == 0 {
+			break // the bytes left, read as the last word, need nothing
 		}
 		if i >= len(s) {
 			break
@@ -75,34 +81,16 @@ func AppendEscaped(dst []byte, s string) []byte {
 	return append(dst, s[start:]...)
 }
 
-// Plain reports whether AppendEscaped appends s as it is: s has no
-// control character, '"', '\\' or byte of 0x80 or more. It reads s eight
-// bytes at a time, the last word overlapping the one before, so a short
-// name costs a word or two where AppendEscaped's loop over the bytes past
-// its last whole word costs more than the rest.
-func Plain(s string) bool {
-	if len(s) < 8 {
-		for i := range len(s) {
-			if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-				return false
-			}
-		}
-		return true
-	}
-	for i := 0; ; i += 8 {
-		i = min(i, len(s)-8)
-		if escapeIn(load64(s, i)) {
+// plainShort reports whether s, shorter than a word, has no byte that
+// AppendEscaped escapes or checks as UTF-8.
+func plainShort(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
 			return false
 		}
-		if i == len(s)-8 {
-			return true
-		}
 	}
+	return true
 }
-
-// escapeIn reports whether one of w's bytes is below 0x20, '"', '\\' or
-// 0x80 or more.
-func escapeIn(w uint64) bool { return escapeMask(w) != 0 }
 
 // escapeMask has the high bit set of each byte of w that is below 0x20,
 // '"', '\\' or 0x80 or more, and maybe of bytes above the first such
