@@ -51,6 +51,7 @@ const (
 type fastPart struct {
 	text, sig string
 	thought   bool
+	plain     bool // text needs no escaping (codec.Event.Plain)
 }
 
 // holeKind says what a value of a template is read into: the kinds from
@@ -140,6 +141,7 @@ type fastScan struct {
 	parts   []fastPart
 	holes   []hole
 	tooMany bool // more values than a template holds
+	plain   bool // the last string read is plain (parser.text)
 }
 
 // The keys of each object the fast path knows, with their quotes.
@@ -230,14 +232,14 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			continue
 		}
 		p := parser{b: data, i: i}
-		v, ok := fastString(&p, &d.sd)
+		v, plain, ok := fastString(&p, &d.sd)
 		if !ok {
 			return 0, false
 		}
 		i = p.i
 		switch st.kind {
 		case holeText:
-			d.fastParts[st.part].text = v
+			d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
 		case holeSig:
 			d.fastParts[st.part].sig = unwrapSignature(v)
 		case holeModel:
@@ -359,11 +361,11 @@ func (s *fastScan) array(elem func() bool) bool {
 // of the template.
 func (s *fastScan) string(dst *string, kind holeKind) bool {
 	at := s.i
-	v, ok := fastString(&s.parser, s.sd)
+	v, plain, ok := fastString(&s.parser, s.sd)
 	if !ok {
 		return s.decline()
 	}
-	*dst = v
+	*dst, s.plain = v, plain
 	s.hole(at, kind)
 	return true
 }
@@ -390,20 +392,13 @@ func (s *fastScan) hole(at int, kind holeKind) {
 	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
 }
 
-// fastString reads the string value at the cursor (not null).
-func fastString(p *parser, sd *strDecoder) (string, bool) {
+// fastString reads the string value at the cursor (not null); plain as
+// parser.text reports it.
+func fastString(p *parser, sd *strDecoder) (v string, plain, ok bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return "", false
+		return "", false, false
 	}
-	start, escaped := p.scanString()
-	if p.err {
-		return "", false
-	}
-	v := p.b[start:p.i]
-	if escaped {
-		return sd.unescape(v), true
-	}
-	return rawjson.UnsafeString(v[1 : len(v)-1]), true
+	return p.text(sd)
 }
 
 // fastCount reads a count (readCount) at the cursor.
@@ -498,7 +493,9 @@ func (s *fastScan) part() bool {
 	ok := s.object(fastPartKeys[:], func(k int) bool {
 		switch k {
 		case 0:
-			return s.string(&fp.text, holeText)
+			ok := s.string(&fp.text, holeText)
+			fp.plain = s.plain
+			return ok
 		case 1:
 			if !s.string(&fp.sig, holeSig) {
 				return false

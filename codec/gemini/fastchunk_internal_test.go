@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -155,6 +157,11 @@ func checkFastAgrees(t *testing.T, prime, data []byte) {
 	if !ok {
 		return
 	}
+	for _, fp := range d.fastParts[:len(fast.parts)] {
+		if fp.plain && string(rawjson.AppendString(nil, fp.text)) != `"`+fp.text+`"` {
+			t.Fatalf("a text marked plain needs escaping: %q in %q", fp.text, data)
+		}
+	}
 	slow, slowOK := slowRead(data)
 	if !slowOK {
 		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", prime, data)
@@ -213,6 +220,45 @@ func TestFastChunkCoverage(t *testing.T) {
 	}
 	if total == 0 || fast != total {
 		t.Errorf("fast path took %d of %d text chunks", fast, total)
+	}
+}
+
+// A text delta the fast path reads is marked Plain when its text is one
+// rawjson.AppendString writes as it is, escaped on the wire or not, read
+// in full or by the replay; others are not.
+func TestTextDeltaPlain(t *testing.T) {
+	cases := []struct {
+		wire  string // the text as the chunk spells it
+		plain bool
+	}{
+		{`"plain ASCII text"`, true},
+		{`"14 °C, 東京 😀"`, true},
+		{`"temperature \u003c 10 °C"`, true}, // an escape of a byte that needs none
+		{`"\ud83d\ude00 and \ud800"`, true},  // a pair, and a lone surrogate's U+FFFD
+		{`"a \"quote\""`, false},
+		{`"line\nbreak"`, false},
+		{`"back\\slash"`, false},
+		{`"\u001f"`, false},
+		{"\"invalid \xff UTF-8\"", false},
+		{"\"invalid \xff and \\u003c\"", true}, // unescaped, the byte is U+FFFD
+		{"\"cut \xc3\"", false},
+	}
+	for i, c := range cases {
+		var d StreamDecoder
+		chunk := strings.Replace(fastText, `"hi"`, c.wire, 1)
+		for _, from := range []string{"read in full", "replayed"} {
+			events, err := d.Decode(nil, nil, []byte(chunk))
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			e := events[len(events)-1]
+			if e.Kind != codec.EventDelta || e.Plain != c.plain {
+				t.Errorf("case %d %s, %s: %+v, want Plain %v", i, from, c.wire, e, c.plain)
+			}
+			if e.Plain && string(rawjson.AppendString(nil, e.Text)) != `"`+e.Text+`"` {
+				t.Errorf("case %d %s: %q marked plain needs escaping", i, from, e.Text)
+			}
+		}
 	}
 }
 
