@@ -147,10 +147,22 @@ func clonePart(w wirePart) wirePart {
 	return w // the fast path takes no other members
 }
 
+// checkFastAgrees checks data read after prime (when not nil) once, and
+// twice: the second read of prime, its first replay, fixes its counts.
 func checkFastAgrees(t *testing.T, prime, data []byte) {
 	t.Helper()
+	if prime == nil {
+		checkFastAgreesAfter(t, data)
+		return
+	}
+	checkFastAgreesAfter(t, data, prime)
+	checkFastAgreesAfter(t, data, prime, prime)
+}
+
+func checkFastAgreesAfter(t *testing.T, data []byte, primes ...[]byte) {
+	t.Helper()
 	var d StreamDecoder
-	if prime != nil {
+	for _, prime := range primes {
 		fastRead(&d, prime)
 	}
 	fast, ok := fastRead(&d, data)
@@ -164,10 +176,10 @@ func checkFastAgrees(t *testing.T, prime, data []byte) {
 	}
 	slow, slowOK := slowRead(data)
 	if !slowOK {
-		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", prime, data)
+		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", primes, data)
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", prime, data, fast, slow)
+		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", primes, data, fast, slow)
 	}
 }
 
@@ -181,6 +193,41 @@ func TestFastChunkMatchesReadChunk(t *testing.T) {
 		for _, data := range chunks {
 			checkFastAgrees(t, prime, data)
 		}
+	}
+}
+
+// The first replay of a template fixes the counts that stayed: the next
+// replay reads the others alone, and a chunk whose fixed count changes is
+// read in full and read right.
+func TestReplayFixesCounts(t *testing.T) {
+	var d StreamDecoder
+	counts := func(prompt, candidates, total string) []byte {
+		return []byte(strings.NewReplacer(`"promptTokenCount": 12`, `"promptTokenCount": `+prompt,
+			`"candidatesTokenCount": 35`, `"candidatesTokenCount": `+candidates,
+			`"totalTokenCount": 358`, `"totalTokenCount": `+total).Replace(fastText))
+	}
+	for i, c := range []struct {
+		chunk      []byte
+		replayed   bool
+		steps      int // of the template after the chunk
+		candidates int
+	}{
+		{counts("12", "35", "358"), false, 8, 35}, // the text and 6 counts, and the end
+		{counts("12", "36", "359"), true, 4, 36},  // prompt, index, details and thoughts fixed
+		{counts("12", "37", "360"), true, 4, 37},
+		{counts("13", "38", "361"), false, 8, 38}, // the prompt changed: a new template
+		{counts("13", "39", "362"), true, 4, 39},
+	} {
+		replayed := len(d.tmpl.b) > 0
+		if _, ok := d.replay(c.chunk); !ok {
+			replayed = false
+			d.fastChunk(c.chunk)
+		}
+		if replayed != c.replayed || len(d.tmpl.steps) != c.steps || d.c.Usage.CandidatesTokenCount != c.candidates {
+			t.Errorf("chunk %d: replayed %v, %d steps, %+v; want %v, %d steps, %d candidates",
+				i, replayed, len(d.tmpl.steps), d.c.Usage, c.replayed, c.steps, c.candidates)
+		}
+		checkFastAgreesAfter(t, c.chunk, counts("12", "35", "358"), counts("12", "36", "359"))
 	}
 }
 
