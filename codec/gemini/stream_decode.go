@@ -181,7 +181,11 @@ func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, p
 		st.open, st.block = true, kind
 		dst = append(dst, codec.Event{Kind: codec.EventBlockStart, Index: st.index, Block: kind})
 	}
-	return append(dst, codec.Event{Kind: codec.EventDelta, Index: st.index, Block: kind, Plain: plain, Text: text, Signature: sig})
+	// (Set in place: an Event literal appended is built, then copied.)
+	dst = append(dst, codec.Event{})
+	e := &dst[len(dst)-1]
+	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, plain, text, sig
+	return dst
 }
 
 func (d *StreamDecoder) closeBlock(dst []codec.Event) []codec.Event {
