@@ -28,31 +28,9 @@ func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
 	}
 	if n = Next(b); n > 0 {
 		data, multi, ok = Data(b[:n])
-		if !ok || multi || !dataAlone(b[:n], data) {
-			name, _ = Field(b[:n], "event")
-		}
+		name, _ = Field(b[:n], "event")
 	}
 	return n, name, data, multi, ok
-}
-
-// dataAlone reports whether the event ev, whose first data field's value
-// is data, is a data line and line endings only: then it has no event
-// field, and Field need not look through its lines (Gemini's events, ended
-// by "\r\n\r\n", all come here).
-func dataAlone(ev, data []byte) bool {
-	if len(ev) < 5 || string(ev[:5]) != "data:" {
-		return false
-	}
-	at := 5 // the first line is the data field: its value is data
-	if len(ev) > at && ev[at] == ' ' {
-		at++
-	}
-	for _, c := range ev[at+len(data):] {
-		if c != '\r' && c != '\n' {
-			return false
-		}
-	}
-	return true
 }
 
 // eventValue and dataLine are Field's reading of an "event" line and
