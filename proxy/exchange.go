@@ -93,7 +93,7 @@ type exchange struct {
 	upLen   int
 	watch   watch // the client, while it waits for a whole answer
 	bodyLen int
-	buf     []byte // scratch for error bodies and headers
+	buf     []byte // scratch for answers, error bodies and headers; parked while a stream runs
 }
 
 // translation is what only a request decoded whole or translated uses: the
@@ -160,6 +160,7 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 		x = &exchange{g: g}
 	}
 	x.endpoint, x.start, x.style = endpoint, time.Now(), s
+	x.unparkBuf()
 	if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {

@@ -160,6 +160,7 @@ func errNotServed(x *exchange) *codec.Error {
 func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) (*codec.Error, bool) {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
+	upstreamHeaders.fill(&resp.Header) // a new one: with what a stream parked
 	g.prepare(req, x, c.ch, body)
 	resp.StreamBody = x.stream
 	if !x.stream { // a stream's relay notices a client gone on its own

@@ -54,6 +54,7 @@ func openStreamCost(tb testing.TB, n int, stop func()) streamCost {
 	evs := events(fixture(tb, "chat_stream.sse"))
 	release := make(chan struct{})
 	up := newMock(tb, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		setOpenAIHeaders(w, r)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write(evs[0])
 		w.(http.Flusher).Flush()

@@ -53,9 +53,9 @@ type relay struct {
 	// tc turns the upstream's events into the client's: relayed with the
 	// model name put back, or translated between styles.
 	tc         codec.Transcoder
+	failed     error // the upstream stream broke
 	eof        bool
 	head       [1]byte // what a read with no input buffer reads (beside eof: no padding more)
-	failed     error   // the upstream stream broke
 	clientGone bool
 	finished   bool
 	// raw: the upstream's bytes go to the client as they are (a media
@@ -72,7 +72,11 @@ type relay struct {
 	// it ends.
 	tracks, tracked bool
 
-	client  io.Writer // during WriteTo
+	client io.Writer // during WriteTo
+	// reply is the client's response header, parked while WriteTo runs
+	// (streampark.go); nil for a relay whose upstream header is not
+	// parked either.
+	reply   *fasthttp.ResponseHeader
 	written int64
 	werr    error       // the client's write failed
 	waitFn  func() bool // beforeWait, bound once per pooled relay
@@ -193,6 +197,9 @@ func (g *Gateway) startStream(ctx *fasthttp.RequestCtx, x *exchange, c candidate
 	}
 	ctx.Response.Header.SetCanonical(strCacheControl, strNoCache)
 	ctx.Response.Header.SetCanonical(strAccelBuffering, strNo)
+	upstreamHeaders.park(&resp.Header) // passed on: the stream needs it no more
+	rl.reply = &ctx.Response.Header
+	x.parkBuf()
 	ctx.SetBodyStream(rl, -1)
 	g.metrics.openStreams.Inc()
 	return nil, false
@@ -226,6 +233,10 @@ func (rl *relay) SupportsBodyWriteTo() bool { return true }
 // after every read that completed an event.
 func (rl *relay) WriteTo(w io.Writer) (int64, error) {
 	rl.client = w
+	if rl.reply != nil && headerWritten(rl.reply) {
+		clientHeaders.park(rl.reply)
+		defer clientHeaders.fill(rl.reply) // for the trailer fasthttp writes next, and the next request
+	}
 	want := 1
 	if c := upstreamConn(rl.resp); c != nil {
 		c.beforeWait, want = rl.waitFn, flushAt
@@ -475,6 +486,9 @@ func (rl *relay) outcome() (codec.Usage, string) {
 
 func (rl *relay) release() {
 	rl.resp.CloseBodyStream() //nolint:errcheck // interrupts an unfinished upstream read
+	if rl.reply != nil {
+		upstreamHeaders.fill(&rl.resp.Header)
+	}
 	fasthttp.ReleaseResponse(rl.resp)
 	if dec, enc := rl.tc.Release(); enc != nil {
 		rl.c.ch.style.decoders.Put(dec)

@@ -53,22 +53,24 @@ type fastPart struct {
 	thought   bool
 }
 
-// holeKind says what a value of a template is read into.
+// holeKind says what a value of a template is read into: the kinds from
+// holeCount on are counts, the others strings.
 type holeKind uint8
 
 const (
 	holeOther holeKind = iota // a string that is read and dropped
-	holeCount                 // a count that is read and dropped
 	holeText
 	holeSig
 	holeModel
 	holeResponseID
 	holeFinish
+	holeCount // a count that is read and dropped
 	holePrompt
 	holeCandidates
 	holeThoughts
 	holeCached
 	holeToolUse
+	holeNone // no value: the last step of a replay
 )
 
 // hole is a value of a template: its span, and for a part's value the
@@ -87,10 +89,46 @@ type template struct {
 	b         []byte // its bytes; empty when there is none
 	holes     []hole
 	holeBuf   [maxHoles]hole
+	steps     []step // the replay, compiled from the holes
+	stepBuf   [maxHoles + 1]step
+	model, id string // the fixed modelVersion and responseId, in b
 	candidate bool
 	hasUsage  bool
 	thought   [maxFastParts]bool
 	parts     int
+}
+
+// step is one step of a replay: lit bytes of the template compared with
+// the chunk's (the fixed holes among them), then the value of a hole of
+// kind read from the chunk while the template's, vlen bytes, is skipped.
+type step struct {
+	lit, vlen int32
+	kind      holeKind
+	part      uint8
+}
+
+// compile turns the holes into the steps of the replay: each fixed hole
+// joins the bytes compared around it, so that a replay compares one run
+// of bytes between two values it reads. The fixed modelVersion and
+// responseId a replay reads are the template's own bytes.
+func (t *template) compile() {
+	t.steps = t.stepBuf[:0]
+	t.model, t.id = "", ""
+	run := int32(0) // where the literal bytes of the next step start
+	for _, h := range t.holes {
+		if h.fixed {
+			switch v := rawjson.UnsafeString(t.b[h.at+1 : h.end-1]); h.kind {
+			case holeModel:
+				t.model = v
+			case holeResponseID:
+				t.id = v
+			}
+			continue
+		}
+		t.steps = append(t.steps, step{lit: h.at - run, vlen: h.end - h.at, kind: h.kind, part: h.part})
+		run = h.end
+	}
+	t.steps = append(t.steps, step{lit: int32(len(t.b)) - run, kind: holeNone})
 }
 
 // fastScan is a cursor over one chunk. It uses the parser's scanner for
@@ -147,76 +185,61 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 		for i, p := range s.parts {
 			t.thought[i] = p.thought
 		}
+		t.compile()
 	}
 	return len(s.parts), true
 }
 
-// replay reads data as the template filled with other values.
+// replay reads data as the template filled with other values, step by
+// step: the template's bytes up to a value compared with data's, the value
+// read from data. A count is read as one of as many digits as the
+// template's (a count of another length is read in full by fastChunk,
+// which makes that chunk the template).
 func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	t := &d.tmpl
 	if len(t.b) == 0 {
 		return 0, false
 	}
 	c := &d.c
-	*c = wireChunk{Candidate: t.candidate, HasUsage: t.hasUsage}
+	*c = wireChunk{Candidate: t.candidate, HasUsage: t.hasUsage, ModelVersion: t.model, ResponseID: t.id}
 	for i := range t.parts {
 		d.fastParts[i] = fastPart{thought: t.thought[i]}
 	}
-	p := parser{b: data}
-	from := 0 // in t.b
-	for k := range t.holes {
-		h := &t.holes[k]
-		at, end := int(h.at), int(h.end)
-		if h.fixed {
-			seg := t.b[from:end]
-			if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
-				return 0, false
-			}
-			v := rawjson.UnsafeString(data[p.i+at-from+1 : p.i+end-from-1]) // unescaped, without its quotes
-			p.i += len(seg)
-			from = end
-			switch h.kind {
-			case holeModel:
-				c.ModelVersion = v
-			case holeResponseID:
-				c.ResponseID = v
-			}
-			continue
-		}
-		seg := t.b[from:at]
-		if len(data)-p.i < len(seg) || string(data[p.i:p.i+len(seg)]) != string(seg) {
+	var counts [holeNone - holeCount]int // by kind
+	i, from := 0, 0                      // in data, in t.b
+	for _, st := range t.steps {
+		n := int(st.lit)
+		if len(data)-i < n || string(data[i:i+n]) != string(t.b[from:from+n]) {
 			return 0, false
 		}
-		p.i += len(seg)
-		from = end
-		if h.kind == holeCount || h.kind >= holePrompt {
-			n, ok := fastCount(&p)
+		i += n
+		from += n + int(st.vlen)
+		if st.kind >= holeCount {
+			if st.kind == holeNone {
+				c.Usage = wireUsage{PromptTokenCount: counts[holePrompt-holeCount], CandidatesTokenCount: counts[holeCandidates-holeCount],
+					ThoughtsTokenCount: counts[holeThoughts-holeCount], CachedContentTokenCount: counts[holeCached-holeCount],
+					ToolUsePromptTokenCount: counts[holeToolUse-holeCount]}
+				return t.parts, i == len(data)
+			}
+			v, ok := countOfLen(data, i, int(st.vlen))
 			if !ok {
 				return 0, false
 			}
-			switch h.kind {
-			case holePrompt:
-				c.Usage.PromptTokenCount = n
-			case holeCandidates:
-				c.Usage.CandidatesTokenCount = n
-			case holeThoughts:
-				c.Usage.ThoughtsTokenCount = n
-			case holeCached:
-				c.Usage.CachedContentTokenCount = n
-			case holeToolUse:
-				c.Usage.ToolUsePromptTokenCount = n
-			}
+			i += int(st.vlen)
+			counts[st.kind-holeCount] = v
 			continue
 		}
+		p := parser{b: data, i: i}
 		v, ok := fastString(&p, &d.sd)
 		if !ok {
 			return 0, false
 		}
-		switch h.kind {
+		i = p.i
+		switch st.kind {
 		case holeText:
-			d.fastParts[h.part].text = v
+			d.fastParts[st.part].text = v
 		case holeSig:
-			d.fastParts[h.part].sig = unwrapSignature(v)
+			d.fastParts[st.part].sig = unwrapSignature(v)
 		case holeModel:
 			c.ModelVersion = v
 		case holeResponseID:
@@ -225,10 +248,23 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			c.FinishReason = v
 		}
 	}
-	if string(data[p.i:]) != string(t.b[from:]) {
+	return 0, false // (the last step returns)
+}
+
+// countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
+// template held): what readCount reads when the byte after them ends the
+// number, which the replay's next comparison checks.
+func countOfLen(b []byte, i, n int) (v int, ok bool) {
+	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
 	}
-	return t.parts, true
+	for _, c := range b[i : i+n] {
+		if c -= '0'; c > 9 {
+			return 0, false
+		}
+		v = v*10 + int(c)
+	}
+	return v, true
 }
 
 func (s *fastScan) decline() bool {
@@ -370,33 +406,42 @@ func fastString(p *parser, sd *strDecoder) (string, bool) {
 	return rawjson.UnsafeString(v[1 : len(v)-1]), true
 }
 
-// fastCount reads a non-negative integer of at most 15 digits, with no
-// fraction or exponent, followed by a byte that cannot continue a number:
-// a value parser.int reads the same.
+// fastCount reads a count (readCount) at the cursor.
 func fastCount(p *parser) (int, bool) {
-	b, i := p.b, p.i
-	n := 0
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			if i-p.i == 15 {
-				return 0, false
-			}
-			n = n*10 + int(b[i]-'0')
-			i++
-		}
-	default:
+	n, end := readCount(p.b, p.i)
+	if end < 0 {
 		return 0, false
 	}
-	if i < len(b) {
-		if c := b[i]; c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
-			return 0, false
+	p.i = end
+	return n, true
+}
+
+// readCount reads the non-negative integer of at most 15 digits at b[i],
+// with no fraction or exponent, followed by a byte that cannot continue a
+// number: a value parser.int reads the same. It returns the offset past
+// it, or -1.
+func readCount(b []byte, i int) (n, end int) {
+	switch {
+	case i < len(b) && b[i] == '0':
+		end = i + 1
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		end = i
+		for end < len(b) && '0' <= b[end] && b[end] <= '9' {
+			if end-i == 15 {
+				return 0, -1
+			}
+			n = n*10 + int(b[end]-'0')
+			end++
+		}
+	default:
+		return 0, -1
+	}
+	if end < len(b) {
+		if c := b[end]; c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
+			return 0, -1
 		}
 	}
-	p.i = i
-	return n, true
+	return n, end
 }
 
 func (s *fastScan) chunk() bool {

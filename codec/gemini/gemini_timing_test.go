@@ -2,6 +2,7 @@ package gemini_test
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,6 +90,31 @@ func BenchmarkStreamDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStreamDecodeCounts decodes text chunks as a stream sends them:
+// each with its own text and usage counts (the output and total tokens
+// grow from chunk to chunk, of as many digits), which the replay reads.
+func BenchmarkStreamDecodeCounts(b *testing.B) {
+	var d gemini.StreamDecoder
+	events := make([]codec.Event, 0, 8)
+	events, _ = d.Decode(events, nil, []byte(chunkFirst))
+	var chunks [][]byte
+	for k := range 64 {
+		text := strings.Repeat("x", k%16)
+		chunks = append(chunks, []byte(strings.NewReplacer(" feels colder near the bay", " feels colder"+text,
+			`"candidatesTokenCount": 42`, `"candidatesTokenCount": `+strconv.Itoa(20+k),
+			`"totalTokenCount": 365`, `"totalTokenCount": `+strconv.Itoa(343+k)).Replace(chunkPlain)))
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		var err error
+		if events, err = d.Decode(events[:0], nil, chunks[n%len(chunks)]); err != nil || len(events) != 1 {
+			b.Fatal(err, events)
+		}
+		n++
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 
 	"github.com/bytedance/sonic"
@@ -305,7 +306,10 @@ func digits(b []byte, i int) int {
 
 // scanString validates the string at the cursor (a quote) and moves past
 // it. It returns where the string starts and whether it has escapes.
-// String contents are read eight bytes at a time.
+// String contents are read eight bytes at a time, each word that holds a
+// quote, a backslash or a control character jumping to the first of them:
+// the lowest byte the bit tricks flag is exact (a false flag, from a
+// borrow, can only sit above a true one).
 func (p *parser) scanString() (start int, escaped bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	b := p.b
@@ -315,32 +319,29 @@ func (p *parser) scanString() (start int, escaped bool) {
 		for ; i+8 <= len(b); i += 8 {
 			w := binary.LittleEndian.Uint64(b[i:])
 			q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
-			if ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e)&highs != 0 {
+			if m := ((w-0x20*ones)&^w | (q-ones)&^q | (e-ones)&^e) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 		}
-		if i >= len(b) {
-			p.fail()
-			return start, false
-		}
-		switch c := b[i]; {
-		case c == '"':
-			p.i = i + 1
-			return start, escaped
-		case c == '\\':
-			n := rawjson.EscapeLen(b[i:])
-			if n == 0 {
-				p.fail()
-				return start, false
-			}
-			escaped = true
-			i += n
-		case c < 0x20:
-			p.fail()
-			return start, false
-		default:
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
 			i++
 		}
+		if i >= len(b) || b[i] < 0x20 {
+			p.fail()
+			return start, false
+		}
+		if b[i] == '"' {
+			p.i = i + 1
+			return start, escaped
+		}
+		n := rawjson.EscapeLen(b[i:])
+		if n == 0 {
+			p.fail()
+			return start, false
+		}
+		escaped = true
+		i += n
 	}
 }
 

@@ -76,8 +76,7 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if n, fast := d.fastChunk(data); fast {
 		for i := range d.fastParts[:n] {
 			fp := &d.fastParts[i]
-			d.wp = wirePart{Text: fp.text, Thought: fp.thought, ThoughtSignature: fp.sig}
-			dst = d.part(dst, &d.wp)
+			dst = d.textPart(dst, fp.text, fp.sig, fp.thought)
 		}
 	} else {
 		d.sd.buf = d.sd.buf[:0]
@@ -151,11 +150,21 @@ func (d *StreamDecoder) part(dst []codec.Event, p *wirePart) []codec.Event {
 		st.index++
 		return dst
 	}
-	if p.Text == "" && sig == "" || p.FunctionResponse.Name != "" || p.InlineData.Data != "" || p.FileData.FileURI != "" || p.ServerSide {
+	if p.FunctionResponse.Name != "" || p.InlineData.Data != "" || p.FileData.FileURI != "" || p.ServerSide {
 		return dst
 	}
+	return d.textPart(dst, p.Text, sig, p.Thought)
+}
+
+// textPart appends the events of a text or thought part (the only parts
+// the fast path reads).
+func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought bool) []codec.Event {
+	if text == "" && sig == "" {
+		return dst
+	}
+	st := &d.state
 	kind := codec.PartText
-	if p.Thought {
+	if thought {
 		kind = codec.PartThinking
 		if data, ok := strings.CutPrefix(sig, redactedPrefix); ok {
 			// Redacted thinking the gateway gave a Gemini client (AppendResponse).
@@ -172,7 +181,7 @@ func (d *StreamDecoder) part(dst []codec.Event, p *wirePart) []codec.Event {
 		st.open, st.block = true, kind
 		dst = append(dst, codec.Event{Kind: codec.EventBlockStart, Index: st.index, Block: kind})
 	}
-	return append(dst, codec.Event{Kind: codec.EventDelta, Index: st.index, Block: kind, Text: p.Text, Signature: sig})
+	return append(dst, codec.Event{Kind: codec.EventDelta, Index: st.index, Block: kind, Text: text, Signature: sig})
 }
 
 func (d *StreamDecoder) closeBlock(dst []codec.Event) []codec.Event {

@@ -34,6 +34,12 @@ type StreamEncoder struct {
 
 	call                                bool // a tool call is being buffered
 	callID, callName, callArgs, callSig []byte
+
+	// tail is what closes a chunk after its part (end), made when first
+	// needed and again when what it says changes (the prompt tokens, the
+	// model, the id): a stream's chunks repeat it.
+	tail   []byte
+	tailOK bool
 }
 
 var _ codec.StreamEncoder = (*StreamEncoder)(nil)
@@ -41,7 +47,7 @@ var _ codec.StreamEncoder = (*StreamEncoder)(nil)
 // Reset readies s for a new stream.
 func (s *StreamEncoder) Reset(info codec.StreamInfo) {
 	*s = StreamEncoder{info: info,
-		id: s.id[:0], model: s.model[:0],
+		id: s.id[:0], model: s.model[:0], tail: s.tail[:0],
 		callID: s.callID[:0], callName: s.callName[:0], callArgs: s.callArgs[:0], callSig: s.callSig[:0]}
 	s.id = append(s.id, info.ID...)
 	s.model = append(s.model, info.Model...)
@@ -55,6 +61,7 @@ func (s *StreamEncoder) Encode(dst []byte, e *codec.Event) []byte {
 	}
 	switch e.Kind {
 	case codec.EventStart:
+		s.tailOK = false
 		if e.ID != "" { // the upstream's id; StreamInfo.ID is the fallback
 			s.id = append(s.id[:0], e.ID...)
 		}
@@ -89,7 +96,7 @@ func (s *StreamEncoder) Encode(dst []byte, e *codec.Event) []byte {
 		if u.Input == 0 {
 			u.Input = s.usage.Input
 		}
-		s.usage = u
+		s.usage, s.tailOK = u, false
 		if s.finished {
 			dst = s.last(dst)
 		}
@@ -119,6 +126,15 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 	case codec.PartText, codec.PartThinking:
 		if e.Text == "" && e.Signature == "" {
 			return dst
+		}
+		if e.Block == codec.PartText && e.Signature == "" { // the common chunk
+			dst = append(dst, chunkOpen+`{"text":"`...)
+			if e.Plain { // nothing to escape (codec.AppendText)
+				dst = append(dst, e.Text...)
+			} else {
+				dst = rawjson.AppendEscaped(dst, e.Text)
+			}
+			return s.end(append(dst, `"}`...))
 		}
 		dst = s.begin(dst)
 		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, s.clientSignature(e.Signature))
@@ -170,15 +186,24 @@ func (s *StreamEncoder) End(dst []byte) []byte {
 	return dst
 }
 
+// chunkOpen opens an SSE chunk with one part, up to the part.
+const chunkOpen = `data: {"candidates":[{"content":{"parts":[`
+
 // begin opens a chunk with one part, up to the part.
-func (s *StreamEncoder) begin(dst []byte) []byte {
-	dst = s.open(dst)
-	return append(dst, `{"candidates":[{"content":{"parts":[`...)
+func (s *StreamEncoder) begin(dst []byte) []byte { return append(dst, chunkOpen...) }
+
+// end closes a chunk opened by begin (its tail).
+func (s *StreamEncoder) end(dst []byte) []byte {
+	if !s.tailOK {
+		s.tail, s.tailOK = s.appendTail(s.tail[:0]), true
+	}
+	return append(dst, s.tail...)
 }
 
-// end closes a chunk opened by begin. Like Gemini's, the chunk carries the
-// usage known so far: the prompt tokens, once the upstream reported them.
-func (s *StreamEncoder) end(dst []byte) []byte {
+// appendTail appends what closes a chunk after its part. Like Gemini's,
+// the chunk carries the usage known so far: the prompt tokens, once the
+// upstream reported them.
+func (s *StreamEncoder) appendTail(dst []byte) []byte {
 	dst = append(dst, `],"role":"model"},"index":0}]`...)
 	if in := s.usage.Input; in > 0 {
 		dst = append(dst, `,"usageMetadata":{"promptTokenCount":`...)

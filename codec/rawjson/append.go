@@ -1,6 +1,9 @@
 package rawjson
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -15,11 +18,18 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // AppendEscaped appends s escaped as the inside of a JSON string, without
-// the quotes, as AppendString writes it.
+// the quotes, as AppendString writes it. Each word read jumps to its first
+// byte to look at (a quote, a backslash, a control or non-ASCII byte: the
+// lowest byte the bit tricks flag is exact), and a valid two-byte UTF-8
+// sequence is passed over without decoding it.
 func AppendEscaped(dst []byte, s string) []byte {
 	start, i := 0, 0
 	for i < len(s) {
-		for i+8 <= len(s) && !escapeIn(load64(s, i)) {
+		for i+8 <= len(s) {
+			if m := escapeMask(load64(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		if i >= len(s) {
@@ -27,6 +37,10 @@ func AppendEscaped(dst []byte, s string) []byte {
 		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
+			if c >= 0xc2 && c < 0xe0 && i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+				i += 2 // U+0080 to U+07FF
+				continue
+			}
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				dst = append(dst, s[start:i]...)
@@ -87,14 +101,13 @@ func Plain(s string) bool {
 }
 
 // escapeIn reports whether one of w's bytes is below 0x20, '"', '\\' or
-// 0x80 or more: x-ones&^x has a byte's high bit set where x has a zero
-// byte (and only above one), x being w^'"' or w^'\\' byte by byte, and
-// w-0x20… where w has a byte below 0x20.
-func escapeIn(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, e := w^'"'*ones, w^'\\'*ones
-	return ((w-0x20*ones)&^w|(q-ones)&^q|(e-ones)&^e|w)&highs != 0
-}
+// 0x80 or more.
+func escapeIn(w uint64) bool { return escapeMask(w) != 0 }
+
+// escapeMask has the high bit set of each byte of w that is below 0x20,
+// '"', '\\' or 0x80 or more, and maybe of bytes above the first such
+// (special's borrows): the lowest bit set is exact.
+func escapeMask(w uint64) uint64 { return (special(w) | w) & 0x8080808080808080 }
 
 // AppendStringOrNull appends s as a JSON string literal, or null when s is
 // empty.
@@ -106,8 +119,10 @@ func AppendStringOrNull(dst []byte, s string) []byte {
 }
 
 // load64 reads s[i:i+8] as a little-endian word (the compiler makes this one load).
+// (The word is sliced first: one bounds check, where indexing s at i+1 to
+// i+7 would check each.)
 func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }

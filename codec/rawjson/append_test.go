@@ -77,3 +77,15 @@ func TestAppendStringFastPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendString holds AppendString to its byte-by-byte reference.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"plain", "héllo, 世界, 🙂 \"q\" \\ \n", "bad \xff\xfe \xc2 \xe2\x82 \xed\xa0\x80 end", "\x00\x1f\x7f\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(AppendString(nil, s)), string(appendStringRef(nil, s)); got != want {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}

@@ -195,7 +195,7 @@ func (s *scanner) key() ([]byte, error) {
 	}
 	start := s.i
 	if s.strict {
-		end := validValue(s.b, s.i, nil, nil, 0) // a string: no nesting
+		end := plainStringEnd(s.b, s.i) // validValue, for a key
 		if end < 0 {
 			return nil, &SyntaxError{Offset: start, Msg: "invalid string"}
 		}

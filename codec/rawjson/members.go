@@ -1,5 +1,7 @@
 package rawjson
 
+import "math/bits"
+
 // Members reads the members of the JSON object at the start of b, one at a
 // time, checking each value as Valid does; what follows the object is not
 // looked at. It is for small objects read whole (a usage object), where
@@ -129,11 +131,21 @@ func (c *cursor) SkipValue() bool {
 func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 
 // plainStringEnd is validValue for the string at b[i] (a quote), a key:
-// keys are short and plain, so a byte at a time, without the call and the
+// keys are short and plain, so a word at a time, without the call and the
 // setup of the whole check, until a backslash or a control character
 // sends the string to it.
 func plainStringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
+	const highs = 0x8080808080808080
+	j := i + 1
+	for ; j+8 <= len(b); j += 8 {
+		if m := special(word(b, j)) & highs; m != 0 {
+			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
+				return j + 1
+			}
+			return validValue(b, i, nil, nil, 0)
+		}
+	}
+	for ; j < len(b); j++ {
 		if c := b[j]; c == '"' {
 			return j + 1
 		} else if c == '\\' || c < 0x20 {

@@ -3,6 +3,7 @@ package rawjson
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestValidStrings(t *testing.T) {
@@ -46,4 +47,16 @@ func TestValidStringsMatchesQuoted(t *testing.T) {
 			t.Errorf("ValidStrings(%q) = %v, following the quotes %v", d, got, want)
 		}
 	}
+}
+
+// FuzzValidUTF8 holds validUTF8 to utf8.Valid.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"plain ascii words", "near 7 °C, héllo, 世界, 🙂", "bad \xff\xfe \xc2 \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf end", "\xc2\x80\xdf\xbf"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(%q) = %v, want %v", b, got, want)
+		}
+	})
 }

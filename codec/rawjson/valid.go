@@ -204,7 +204,7 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
-	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == f.mark {
+	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && word(b, i) == f.mark {
 		f.marked = true
 	}
 	for {
@@ -214,7 +214,7 @@ str: // i is just past the opening quote of a string
 			// each is exact (a borrow flags only bytes above a flagged
 			// one). Most strings of a stream chunk end in their first
 			// word.
-			w := binary.LittleEndian.Uint64(b[i:])
+			w := word(b, i)
 			q, e := w^'"'*ones, w^'\\'*ones
 			qm := (q - ones) &^ q & highs
 			bm := ((w-0x20*ones)&^w | (e-ones)&^e) & highs
@@ -225,11 +225,20 @@ str: // i is just past the opening quote of a string
 			if bm != 0 {
 				i += bits.TrailingZeros64(bm) >> 3 // a backslash or a control character
 			} else {
-				// A longer string: four words at a time, then a word at a
-				// time in the last 32 bytes. Past its first 72 bytes (prose:
-				// a conversation's turns; base64) it goes to longString,
-				// whose vectorized searches cost less from there on.
-				for i += 8; i+32 <= len(b); i += 32 {
+				// A longer string: a word at a time to its first 32 bytes
+				// (keys, ids and model names end there, most in the word
+				// after the first), then four words at a time, then a word
+				// at a time in the last 32 bytes. Past its first 72 bytes
+				// (prose: a conversation's turns; base64) it goes to
+				// longString, whose vectorized searches cost less from there
+				// on.
+				for i += 8; i+8 <= len(b) && i-ks < 32; i += 8 {
+					if m := special(word(b, i)) & highs; m != 0 {
+						i += bits.TrailingZeros64(m) >> 3
+						goto flagged
+					}
+				}
+				for ; i+32 <= len(b); i += 32 {
 					if i-ks >= 64 {
 						i = longString(b, i)
 						goto flagged
@@ -254,7 +263,7 @@ str: // i is just past the opening quote of a string
 					}
 				}
 				for ; i+8 <= len(b); i += 8 {
-					if m := special(binary.LittleEndian.Uint64(b[i:])) & highs; m != 0 {
+					if m := special(word(b, i)) & highs; m != 0 {
 						i += bits.TrailingZeros64(m) >> 3
 						break
 					}
@@ -293,7 +302,7 @@ str: // i is just past the opening quote of a string
 	if key {
 		key = false
 		ke := i - 1
-		if i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ':'|'"'<<8 {
+		if i+2 <= len(b) && pair(b, i) == ':'|'"'<<8 {
 			i += 2
 			if f != nil && f.lens>>(ke-ks)&1 != 0 {
 				f.found(b, ks, ke, i-1, stack == 2 && d == 0)
@@ -325,7 +334,7 @@ after: // a value is complete: close the containers it completes, then
 	if stack == 1 {
 		return i
 	}
-	if stack&1 == 0 && i+2 <= len(b) && binary.LittleEndian.Uint16(b[i:]) == ','|'"'<<8 {
+	if stack&1 == 0 && i+2 <= len(b) && pair(b, i) == ','|'"'<<8 {
 		i += 2
 		key = true
 		goto str
@@ -374,17 +383,13 @@ func longString(b []byte, i int) int {
 		end = i + e
 	}
 	for ; i+32 <= end; i += 32 {
-		w := b[i : i+32] // one bounds check for the four loads
-		w0 := binary.LittleEndian.Uint64(w)
-		w1 := binary.LittleEndian.Uint64(w[8:])
-		w2 := binary.LittleEndian.Uint64(w[16:])
-		w3 := binary.LittleEndian.Uint64(w[24:])
+		w0, w1, w2, w3 := word(b, i), word(b, i+8), word(b, i+16), word(b, i+24)
 		if ((w0-0x20*ones)&^w0|(w1-0x20*ones)&^w1|(w2-0x20*ones)&^w2|(w3-0x20*ones)&^w3)&highs != 0 {
 			break
 		}
 	}
 	for ; i+8 <= end; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := word(b, i)
 		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}

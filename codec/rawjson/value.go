@@ -190,7 +190,7 @@ func RuneCount(v []byte) (n int, ok bool) {
 // AppendUTF8 appends s to dst, replacing each byte of invalid UTF-8 with
 // U+FFFD, as encoding/json and sonic do.
 func AppendUTF8(dst, s []byte) []byte {
-	if utf8.Valid(s) {
+	if validUTF8(s) {
 		return append(dst, s...)
 	}
 	for len(s) > 0 {

@@ -5,15 +5,21 @@ import "bytes"
 // NextEvent is NextData, and the value of the event's "event" field as
 // Field(ev, "event") reads it (empty when it has none). A translating
 // relay needs both for every event: the two shapes of nearly every event,
-// a data line alone (OpenAI, Gemini) and an event line then a data line
-// (Anthropic, Responses), both with "\n" endings, are framed and read in
-// one look for their line endings, where Next, Data and Field would cut
-// the lines three times.
+// a data line alone (OpenAI; Gemini, with "\r\n" endings) and an event
+// line then a data line (Anthropic, Responses, with "\n" endings), are
+// framed and read in one look for their line endings, where Next, Data
+// and Field would cut the lines three times.
 func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
 	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) {
 		if b[i+1] == '\n' {
 			if data, ok = dataLine(b[:i]); ok && bytes.IndexByte(b[:i], '\r') < 0 {
 				return i + 2, nil, data, false, true
+			}
+		} else if b[i+1] == '\r' {
+			if k, line := oneLine(b, i); k > 0 {
+				if data, ok = dataLine(b[:line]); ok {
+					return k, nil, data, false, true
+				}
 			}
 		} else if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
 			j += i + 1

@@ -41,6 +41,13 @@ func TestNextEvent(t *testing.T) {
 	f(": ping\ndata: b\n\n")
 	f("data: x\n")
 	f("")
+	// Gemini's "\r\n" endings, and near them.
+	f("data: {\"candidates\":[]}\r\n\r\ndata: y\r\n\r\n")
+	f("event: a\r\n\r\n")
+	f(": ping\r\n\r\n")
+	f("data: a\rb\r\n\r\n")
+	f("data: x\r\n\r")
+	f("\r\n\r\n")
 }
 
 // checkNextEvent holds NextEvent to Next, Data and Field.
@@ -63,7 +70,7 @@ func checkNextEvent(t *testing.T, in []byte) {
 // FuzzNextEvent holds NextEvent to Next, Data and Field, whatever the bytes.
 func FuzzNextEvent(f *testing.F) {
 	for _, s := range []string{"data: x\n\n", "event: a\ndata: b\n\n", "event: a\ndata: b\ndata: c\n\n",
-		"event:a\r\ndata: b\n\n", "event\ndata\n\n", "id: 1\ndata: x\n\n", "\n\n"} {
+		"event:a\r\ndata: b\n\n", "event\ndata\n\n", "id: 1\ndata: x\n\n", "\n\n", "data: x\r\n\r\n", "event: a\r\n\r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkNextEvent)

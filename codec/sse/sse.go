@@ -20,12 +20,27 @@ var (
 // Next returns the length of the first complete event in b, its terminating
 // blank line included, or 0 when b holds no complete event yet.
 func Next(b []byte) int {
-	// The common case: "\n" line endings only. Only the candidate event is
-	// searched for "\r", never the rest of the buffer.
-	if len(b) > 0 && b[0] == '\n' {
+	// The common cases: one line and the blank line, with "\n" or "\r\n"
+	// endings, found by the first "\n"; then any event with "\n" endings
+	// only. Only the candidate event is searched for "\r", never the rest
+	// of the buffer.
+	return next(b, bytes.IndexByte(b, '\n'))
+}
+
+// next is Next, given the offset of b's first "\n" (below 0: none).
+func next(b []byte, nl int) int {
+	if nl == 0 {
 		return 1 // an empty line: an event with no fields
 	}
-	i := bytes.Index(b, strLF)
+	if n, _ := oneLine(b, nl); n > 0 {
+		return n
+	}
+	i := -1
+	if nl > 0 {
+		if i = bytes.Index(b[nl:], strLF); i >= 0 {
+			i += nl // a blank line's "\n\n" starts at a "\n"
+		}
+	}
 	if i >= 0 && bytes.IndexByte(b[:i], '\r') < 0 {
 		return i + 2
 	}
@@ -36,18 +51,33 @@ func Next(b []byte) int {
 }
 
 // NextData is Next, and Data of the event it finds (nothing when it finds
-// none). The usual event of a stream, one data line and the blank line with
-// "\n" endings, is framed and read in one look for its "\n": the relay
-// looks at each event once, not once to frame it and again for its data.
+// none). The usual event of a stream, one data line and the blank line, is
+// framed and read in one look for its "\n": the relay looks at each event
+// once, not once to frame it and again for its data.
 func NextData(b []byte) (n int, data []byte, multi, ok bool) {
-	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) && b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0 {
-		data, ok = dataValue(b[:i])
-		return i + 2, data, false, ok
+	nl := bytes.IndexByte(b, '\n')
+	if n, line := oneLine(b, nl); n > 0 {
+		data, ok = dataValue(b[:line])
+		return n, data, false, ok
 	}
-	if n = Next(b); n > 0 {
+	if n = next(b, nl); n > 0 {
 		data, multi, ok = Data(b[:n])
 	}
 	return n, data, multi, ok
+}
+
+// oneLine returns the length of the event b starts with when it is one
+// line that is not blank and the blank line, both ending in "\n" or both
+// in "\r\n" (Gemini's), and the length of that line; 0, 0 otherwise. i
+// is the offset of b's first "\n" (below 0: none).
+func oneLine(b []byte, i int) (n, line int) {
+	switch {
+	case i > 0 && i+1 < len(b) && b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0:
+		return i + 2, i
+	case i > 1 && i+2 < len(b) && b[i-1] == '\r' && b[i+1] == '\r' && b[i+2] == '\n' && bytes.IndexByte(b[:i-1], '\r') < 0:
+		return i + 3, i - 1
+	}
+	return 0, 0
 }
 
 // nextMixed handles any mix of "\n", "\r\n" and "\r" line endings. It jumps

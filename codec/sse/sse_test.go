@@ -59,6 +59,15 @@ func TestNext(t *testing.T) {
 	f("event: a\n\n", "event: a\n\n")
 	f("data: a\rb\n\n", "data: a\rb\n\n")
 	f("data: [DONE]\n\ndata: x", "data: [DONE]\n\n")
+
+	// Its look at a line with "\r\n" endings, as Gemini sends them.
+	f("data: x\r\n\r\nda", "data: x\r\n\r\n")
+	f("x\r\n\r\n", "x\r\n\r\n")
+	f("\r\n\r\n", "\r\n")
+	f("data: a\rb\r\n\r\n", "data: a\rb\r\n\r\n")
+	f("data: x\r\n\r\r\n", "data: x\r\n\r")
+	f("data: x\r\n\n", "data: x\r\n\n")
+	f("data: x\r\ndata: y\r\n\r\n", "data: x\r\ndata: y\r\n\r\n")
 }
 
 // checkNextData holds NextData to Next and Data.
@@ -78,7 +87,7 @@ func checkNextData(t *testing.T, in []byte) {
 
 // FuzzNextData holds NextData to Next and Data, whatever the bytes.
 func FuzzNextData(f *testing.F) {
-	for _, s := range []string{"data: x\n\n", "data: a\ndata: b\n\n", ": ping\n\n", "data: x\r\n\r\n", "\n\n", "data: x\n", "data\n\n"} {
+	for _, s := range []string{"data: x\n\n", "data: a\ndata: b\n\n", ": ping\n\n", "data: x\r\n\r\n", "\n\n", "data: x\n", "data\n\n", "\r\n\r\n", "data: a\rb\r\n\r\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkNextData)
