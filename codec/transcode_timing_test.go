@@ -6,6 +6,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
+	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
 )
 
 // BenchmarkReframe reframes a text delta as the Gemini stream encoder
@@ -28,5 +29,30 @@ func BenchmarkReframe(b *testing.B) {
 	}
 	if !bytes.Contains(out, []byte(`" world"`)) {
 		b.Fatalf("reframed to %q", out)
+	}
+}
+
+// BenchmarkTranscodePassThrough relays one text-delta event of each
+// style's stream on the pass-through path (client and channel of one
+// style), as the proxy's relay loop hands it to Transcode.
+func BenchmarkTranscodePassThrough(b *testing.B) {
+	for _, s := range passStream {
+		events := goldentest.Events(goldentest.Read(b, s.path))
+		delta := events[textStream[s.d.Name()].delta]
+		var tc codec.Transcoder
+		tc.ResetPass(s.d, codec.Relay{Model: "public-model", IncludeUsage: true, Dec: s.d.NewStreamDecoder()}, nil)
+		for _, ev := range events[:textStream[s.d.Name()].delta] {
+			tc.Transcode(nil, ev)
+		}
+		var out []byte
+		b.Run(s.d.Name(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var n int
+				if out, n = tc.Transcode(out[:0], delta); n != len(delta) || tc.Err() != nil {
+					b.Fatal(n, tc.Err())
+				}
+			}
+		})
 	}
 }

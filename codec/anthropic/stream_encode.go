@@ -88,12 +88,7 @@ func (s *StreamEncoder) Encode(dst []byte, e *codec.Event) []byte {
 			if e.Text == "" {
 				return dst
 			}
-			if out := s.open[n-1].out; s.textHeadOf != out+1 {
-				s.textHead, s.textHeadOf = appendTextDeltaHead(s.textHead[:0], out), out+1
-			}
-			dst = append(dst, s.textHead...)
-			dst = codec.AppendText(dst, e)
-			return append(dst, evDelEnd...)
+			return s.textDelta(dst, s.open[n-1].out, e)
 		}
 		dst = s.ensureStart(dst)
 		return s.delta(dst, e)
@@ -234,7 +229,7 @@ func (s *StreamEncoder) blockStart(dst []byte, e *codec.Event) []byte {
 	b.kind = codec.PartText // anything else streams as text
 	dst = s.startBlock(dst, b, `{"type":"text","text":""}`)
 	if e.Text != "" {
-		dst = appendTextDelta(dst, b.out, e.Text)
+		dst = s.textDelta(dst, b.out, e)
 	}
 	return dst
 }
@@ -320,7 +315,7 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 	case codec.PartRedactedThinking:
 	default:
 		if e.Text != "" {
-			dst = appendTextDelta(dst, b.out, e.Text)
+			dst = s.textDelta(dst, b.out, e)
 		}
 	}
 	return dst
@@ -377,9 +372,15 @@ func (s *StreamEncoder) finish(dst []byte) []byte {
 	return dst
 }
 
-func appendTextDelta(dst []byte, out int, text string) []byte {
-	dst = appendTextDeltaHead(dst, out)
-	dst = rawjson.AppendString(dst, text)
+// textDelta appends a text delta event of the client's block out, whose
+// head (the event up to its text) is made once a block: text deltas are
+// most of a stream.
+func (s *StreamEncoder) textDelta(dst []byte, out int, e *codec.Event) []byte {
+	if s.textHeadOf != out+1 {
+		s.textHead, s.textHeadOf = appendTextDeltaHead(s.textHead[:0], out), out+1
+	}
+	dst = append(dst, s.textHead...)
+	dst = codec.AppendText(dst, e)
 	return append(dst, evDelEnd...)
 }
 

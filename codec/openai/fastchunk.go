@@ -75,6 +75,7 @@ type fastScan struct {
 	// The spans of the delta's content string and of the last string whose
 	// value is skipped, quotes included ({0, 0} for none), for textShape.
 	contentAt, skippedAt [2]int
+	escapes              bool // a string read since plainString cleared it had escapes
 }
 
 // prefixState is the scanner state kept from the last chunk read in full.
@@ -106,11 +107,13 @@ func (d *StreamDecoder) fastChunk(data []byte, v *chunkView) bool {
 	s.idAt, s.modelAt = [2]int{-1, -1}, [2]int{-1, -1}
 	ok := s.chunk()
 	d.buf = s.buf
-	if ok {
-		d.keepPrefix(&s)
-		d.keepShape(&s)
+	if !ok {
+		*v = chunkView{} // slowChunk sets only some fields: none may stay from the scan
+		return false
 	}
-	return ok
+	d.keepPrefix(&s)
+	d.keepShape(&s)
+	return true
 }
 
 // textShape is the last text chunk read, but for its text and the value of
@@ -163,13 +166,13 @@ func headString(v string, at [2]int, escaped bool, limit int) bool {
 // shapedChunk reads a chunk of the kept shape, if it is one.
 func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
 	t := &d.shape
-	i, ok := d.readString(data, len(t.head)-1, &v.content)
-	v.contentPlain = len(v.content) == i-len(t.head)-1
+	i, plain, ok := d.readString(data, len(t.head)-1, &v.content)
+	v.contentPlain = plain
 	ok = ok && bytes.HasPrefix(data[i:], t.mid)
 	i += len(t.mid)
 	if ok && t.skipped {
 		var ignored string
-		i, ok = d.readString(data, i, &ignored)
+		i, _, ok = d.readString(data, i, &ignored)
 	}
 	if !ok || string(data[i:]) != string(t.tail) {
 		return false
@@ -185,20 +188,21 @@ func (d *StreamDecoder) shapedChunk(data []byte, v *chunkView) bool {
 }
 
 // readString reads the string whose opening quote is data[i] into dst as
-// the scanner's string does, and returns the offset after it. A string
-// with no escapes, the usual, is read without making a scanner.
-func (d *StreamDecoder) readString(data []byte, i int, dst *string) (int, bool) {
+// the scanner's string does, and returns the offset after it and whether
+// it had no escapes. A string with no escapes, the usual, is read without
+// making a scanner.
+func (d *StreamDecoder) readString(data []byte, i int, dst *string) (next int, plain, ok bool) {
 	if i < len(data) && data[i] == '"' {
 		j, high := specialAt(data[i+1:])
 		if j += i + 1; j < len(data) && data[j] == '"' && (!high || utf8.Valid(data[i+1:j])) {
 			*dst = rawjson.UnsafeString(data[i+1 : j])
-			return j + 1, true
+			return j + 1, true, true
 		}
 	}
 	s := fastScan{b: data, i: i, buf: d.buf}
-	ok := s.string(dst)
+	ok = s.string(dst)
 	d.buf = s.buf
-	return s.i, ok
+	return s.i, !s.escapes, ok
 }
 
 // keepPrefix keeps the state of a chunk read in full at its delta, when it
@@ -352,19 +356,20 @@ func (s *fastScan) member(level int, key []byte) bool {
 		switch string(key) {
 		case "id":
 			start := s.i
-			if !s.once(seenID) || !s.nullableString(&v.id) {
+			if !s.once(seenID) {
 				return false
 			}
-			// Unescaping always shortens: a length change means escapes.
-			s.idAt, s.idEscaped = [2]int{start + 1, s.i - 1}, s.b[start] != '"' || len(v.id) != s.i-start-2
-			return true
+			plain, ok := s.plainString(&v.id)
+			s.idAt, s.idEscaped = [2]int{start + 1, s.i - 1}, !plain
+			return ok
 		case "model":
 			start := s.i
-			if !s.once(seenModel) || !s.nullableString(&v.model) {
+			if !s.once(seenModel) {
 				return false
 			}
-			s.modelAt, s.modelEsc = [2]int{start + 1, s.i - 1}, s.b[start] != '"' || len(v.model) != s.i-start-2
-			return true
+			plain, ok := s.plainString(&v.model)
+			s.modelAt, s.modelEsc = [2]int{start + 1, s.i - 1}, !plain
+			return ok
 		case "choices":
 			return s.once(seenChoices) && s.choices()
 		case "usage":
@@ -425,14 +430,14 @@ func (s *fastScan) member(level int, key []byte) bool {
 			return s.once(seenRole) && s.nullableString(&role)
 		case "content":
 			start := s.i
-			if !s.once(seenContent) || !s.nullableString(&v.content) {
+			if !s.once(seenContent) {
 				return false
 			}
-			if s.b[start] == '"' {
-				s.contentAt = [2]int{start, s.i}
-				v.contentPlain = len(v.content) == s.i-start-2 // unescaping shortens
+			plain, ok := s.plainString(&v.content)
+			if ok && s.b[start] == '"' {
+				s.contentAt, v.contentPlain = [2]int{start, s.i}, plain
 			}
-			return true
+			return ok
 		case "refusal":
 			return s.once(seenRefusal) && s.nullableString(&v.refusal)
 		case "reasoning_content":
@@ -538,6 +543,17 @@ func (s *fastScan) toolCalls() bool {
 	return true
 }
 
+// plainString reads a nullable string, and reports whether it is a quoted
+// string without escapes: a view of the input that needs no escaping. The
+// length cannot tell: an escape shortens what an invalid byte, made U+FFFD,
+// lengthens.
+func (s *fastScan) plainString(dst *string) (plain, ok bool) {
+	quoted := s.i < len(s.b) && s.b[s.i] == '"'
+	s.escapes = false
+	ok = s.nullableString(dst)
+	return quoted && !s.escapes, ok
+}
+
 func (s *fastScan) nullableString(dst *string) bool {
 	if s.lit("null") {
 		*dst = ""
@@ -599,6 +615,7 @@ func specialAt(b []byte) (int, bool) {
 // escaped reads the rest of a string that has escapes, from b[i] (a
 // backslash); b[start:i] is its plain beginning.
 func (s *fastScan) escaped(dst *string, start, i int) bool {
+	s.escapes = true
 	off := len(s.buf)
 	s.buf = rawjson.AppendUTF8(s.buf, s.b[start:i])
 	for i < len(s.b) {

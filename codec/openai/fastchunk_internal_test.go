@@ -42,6 +42,12 @@ var fastEdgeCases = []string{
 	`{"id":"a","choices":[{"index":0,"delta":{"content":"bad \x escape"}}]}`,
 	"{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"raw \x01 control\"}}]}",
 	"{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"invalid \xff utf8\"}}]}",
+	// As long unescaped as escaped: the escapes shorten, U+FFFD lengthens.
+	"{\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\\"\\\"\xff\"}}]}",
+	"{\"id\":\"\\\"\\\"\xff\",\"model\":\"\\\"\\\"\xff\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}",
+	// Declined by the scanner midway, read by sonic.
+	`{"choices":[{"delta":{"content":"a","content":"\"x"}}]}`,
+	`{"choices":[{"delta":{"content":"a"},"index":0,"index":1}]}`,
 	`{"id":"a","choices":[{"index":0,"delta":{"content":null,"reasoning_content":null,"reasoning":"r"}}]}`,
 	`{"id":"a","choices":[{"index":0,"delta":{"reasoning":"r","reasoning_content":"rc"}}]}`,
 	`{"id":"a","choices":[{"index":0,"delta":{"reasoning_content":"","reasoning":"r"}}]}`,
@@ -116,6 +122,7 @@ func sameView(a, b chunkView) bool {
 
 func checkFastAgrees(t *testing.T, data []byte) {
 	t.Helper()
+	checkDecodeAgrees(t, nil, data)
 	fast, slow, ok, err := decodeBoth(data)
 	if !ok {
 		return
@@ -125,6 +132,36 @@ func checkFastAgrees(t *testing.T, data []byte) {
 	}
 	if !sameView(fast, slow) {
 		t.Fatalf("fast path disagrees on %q:\nfast %+v\nslow %+v", data, fast, slow)
+	}
+}
+
+// checkDecodeAgrees decodes prime (when not nil) then data with Decode,
+// the fast path and sonic after it if it declines, and checks that data's
+// view is sonic's and that each text said to be plain needs no escaping.
+func checkDecodeAgrees(t *testing.T, prime, data []byte) {
+	t.Helper()
+	var d StreamDecoder
+	if prime != nil {
+		if _, err := d.Decode(nil, nil, prime); err != nil || d.done {
+			return
+		}
+	}
+	events, err := d.Decode(nil, nil, data)
+	if err != nil {
+		return
+	}
+	for _, e := range events {
+		if e.Plain && string(rawjson.AppendString(nil, e.Text)) != `"`+e.Text+`"` {
+			t.Fatalf("text %q (after %q) is said to be plain: %q", e.Text, prime, data)
+		}
+	}
+	var slow chunkView
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || (&StreamDecoder{}).slowChunk(data, &slow) != nil {
+		return
+	}
+	if !sameView(d.view, slow) {
+		t.Fatalf("Decode (after %q) disagrees with sonic on %q:\nDecode %+v\nsonic  %+v", prime, data, d.view, slow)
 	}
 }
 
@@ -200,6 +237,7 @@ func FuzzFastChunk(f *testing.F) {
 // prefix, and compares data's view with sonic's.
 func checkResumeAgrees(t *testing.T, prime, data []byte) {
 	t.Helper()
+	checkDecodeAgrees(t, prime, data)
 	var d StreamDecoder
 	var v chunkView
 	d.fastChunk(prime, &v)
@@ -242,6 +280,10 @@ func TestFastChunkResumeMatchesSonic(t *testing.T) {
 	late := []byte(`{"choices":[{"index":0,"delta":{"content":"a"}}],"id":"late","model":"m2"}`)
 	checkResumeAgrees(t, late, []byte(`{"choices":[{"index":0,"delta":{"content":"b"}}],"id":"other","model":"m3"}`))
 	checkResumeAgrees(t, late, []byte(`{"choices":[{"index":0,"delta":{"content":"b"}}]}`))
+	// An id and a model as long unescaped as escaped are not reused raw.
+	const odd = "{\"id\":\"\\\"\\\"\xff\",\"model\":\"\\\"\\\"\xff\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+	checkResumeAgrees(t, []byte(odd+`"a"}}]}`), []byte(odd+`"b"}}]}`))
+	checkResumeAgrees(t, []byte(odd+`"a"}}]}`), []byte(odd+`"b"},"finish_reason":null}]}`))
 
 	var d StreamDecoder
 	var v chunkView
@@ -300,6 +342,7 @@ func TestFastChunkShape(t *testing.T) {
 	f(prime, head+`"a longer text, é and \"quoted\"\n"`+tail+`"qrstuvwxyz0123"}`, true)
 	f(prime, head+`"\u00e9\ud83d\ude00"`+tail+`"\u0041"}`, true)
 	f(prime, head+`""`+tail+`""}`, true)
+	f(prime, head+"\"\\\"\\\"\xff\""+tail+`"q"}`, true) // not plain, though as long as unescaped
 	// The strings read as the scanner reads them: what it declines, the
 	// shape declines.
 	f(prime, head+`"\ud800"`+tail+`"q"}`, false)

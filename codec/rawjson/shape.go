@@ -113,14 +113,18 @@ func commaBefore(b []byte, v int, key string) int {
 }
 
 // validFromSplit checks b when it begins as the kept document does up to
-// its split: b is then valid exactly when an object of the members that
-// follow is ('{' and b[split:], put after the kept document in its
-// buffer), and a key is where the kept document has it when it has it
-// before the split, else where that object has it. checked is false when
-// b does not begin so, or the buffer would outgrow shapeMax.
+// its split and a member follows: b is then valid exactly when an object
+// of the members that follow is ('{' and b[split:], put after the kept
+// document in its buffer), and a key is where the kept document has it
+// when it has it before the split, else where that object has it. checked
+// is false when b does not begin so, or the buffer would outgrow shapeMax.
+// (Without a member's key there, "{}" would pass for a trailing comma.)
 func (s *Shape) validFromSplit(b []byte, keys []string, at []int, top uint64) (valid, checked bool) {
 	q, n := s.split, len(s.doc)
 	if q == 0 || len(b) <= q || n+1+len(b)-q > shapeMax || string(b[:q]) != string(s.doc[:q]) {
+		return false, false
+	}
+	if k := SkipSpace(b, q); k == len(b) || b[k] != '"' {
 		return false, false
 	}
 	buf := append(append(s.doc, '{'), b[q:]...)

@@ -122,6 +122,9 @@ func TestShapeSplit(t *testing.T) {
 	usage := head + `"choices":[],"usage":{"prompt_tokens":31,"completion_tokens":12,"total_tokens":43},"obfuscation":"oGSr"}`
 	broken := func(doc string) []string {
 		return []string{
+			// Cut at the split (while the doc is kept): a trailing comma,
+			// though "{}" is valid.
+			head + "}", head + " }",
 			strings.Replace(doc, `"choices":[`, `"choices":[,`, 1), strings.Replace(doc, `"choices"`, `"choices" x`, 1),
 			strings.Replace(doc, `"choices"`, `choices`, 1), strings.Replace(doc, `"created":1`, `"created":01`, 1),
 			strings.TrimSuffix(doc, "}"), doc + "}", doc + ` `, strings.Replace(doc, `{"id"`, ` {"id"`, 1),
@@ -154,6 +157,9 @@ func FuzzShape(f *testing.F) {
 	f.Add([]byte(`{"content":"a","o":"b"}`), []byte(`{"content":"a","o":"b\""}`))
 	f.Add([]byte(`{"content":"a","usage":{}}`), []byte(`{"content":"a\"","usage":{}}`))
 	wire := []byte(wireChunk("Hello", "dBNii"))
+	for _, cut := range []string{"}", " }"} { // a trailing comma at the split
+		f.Add(wire, []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m",`+cut))
+	}
 	f.Fuzz(func(t *testing.T, kept, b []byte) {
 		var s rawjson.Shape
 		checkShape(t, &s, kept)
