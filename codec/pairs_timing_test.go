@@ -87,21 +87,25 @@ func BenchmarkPairsTranscodeTextDelta(b *testing.B) {
 		if tc.Err() != nil || !bytes.Contains(tc.Out(), []byte("data: ")) {
 			b.Fatalf("the delta transcodes to nothing: %v", tc.Err())
 		}
-		var out []byte
-		b.Run(filepath.Base(p.dir), func(b *testing.B) {
-			b.ReportAllocs()
-			defer reportCPU(b, proctime.CPU())
-			n := 0
-			for b.Loop() {
-				out, _ = tc.Transcode(out[:0], delta)
-				if n++; n == streamDeltas {
-					b.StopTimer()
-					start()
-					n = 0
-					b.StartTimer()
-				}
-			}
-		})
+		b.Run(filepath.Base(p.dir), func(b *testing.B) { transcodeDeltas(b, tc, start, [][]byte{delta}) })
+	}
+}
+
+// transcodeDeltas transcodes the deltas in turn, the stream started again
+// (start) every streamDeltas of them.
+func transcodeDeltas(b *testing.B, tc *goldentest.Transcoder, start func(), deltas [][]byte) {
+	var out []byte
+	b.ReportAllocs()
+	defer reportCPU(b, proctime.CPU())
+	n := 0
+	for b.Loop() {
+		out, _ = tc.Transcode(out[:0], deltas[n%len(deltas)])
+		if n++; n == streamDeltas {
+			b.StopTimer()
+			start()
+			n = 0
+			b.StartTimer()
+		}
 	}
 }
 

@@ -51,6 +51,7 @@ const (
 type fastPart struct {
 	text, sig string
 	thought   bool
+	plain     bool // text needs no escaping (codec.Event.Plain)
 }
 
 // holeKind says what a value of a template is read into: the kinds from
@@ -75,8 +76,12 @@ const (
 
 // hole is a value of a template: its span, and for a part's value the
 // part's ordinal. A fixed hole is a string that stays the same across a
-// stream (the ids, the role, a modality): the replay compares it with the
-// bytes around it instead of reading it.
+// stream (the ids, the role, a modality), or a count the first replay
+// found the same as the template's (the prompt's tokens, the thoughts'
+// once the answer began, the index): the replay compares it with the
+// bytes around it instead of reading it. A fixed count that changes after
+// all fails the comparison, and fastChunk reads that chunk in full and
+// makes it the template, its counts read again until its first replay.
 type hole struct {
 	at, end int32
 	kind    holeKind
@@ -96,6 +101,9 @@ type template struct {
 	hasUsage  bool
 	thought   [maxFastParts]bool
 	parts     int
+	counts    [holeNone - holeCount]int // the fixed counts, by kind
+	learnt    bool                      // the first replay fixed the counts that stayed
+	at        [maxHoles + 1]int32       // where the first replay read each step's value
 }
 
 // step is one step of a replay: lit bytes of the template compared with
@@ -105,6 +113,7 @@ type step struct {
 	lit, vlen int32
 	kind      holeKind
 	part      uint8
+	hole      uint8 // its index in the template's holes
 }
 
 // compile turns the holes into the steps of the replay: each fixed hole
@@ -114,18 +123,21 @@ type step struct {
 func (t *template) compile() {
 	t.steps = t.stepBuf[:0]
 	t.model, t.id = "", ""
+	t.counts = [holeNone - holeCount]int{}
 	run := int32(0) // where the literal bytes of the next step start
-	for _, h := range t.holes {
+	for k, h := range t.holes {
 		if h.fixed {
-			switch v := rawjson.UnsafeString(t.b[h.at+1 : h.end-1]); h.kind {
+			switch h.kind {
 			case holeModel:
-				t.model = v
+				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
-				t.id = v
+				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
+			case holeCount, holePrompt, holeCandidates, holeThoughts, holeCached, holeToolUse:
+				t.counts[h.kind-holeCount], _ = countOfLen(t.b, int(h.at), int(h.end-h.at))
 			}
 			continue
 		}
-		t.steps = append(t.steps, step{lit: h.at - run, vlen: h.end - h.at, kind: h.kind, part: h.part})
+		t.steps = append(t.steps, step{lit: h.at - run, vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
 		run = h.end
 	}
 	t.steps = append(t.steps, step{lit: int32(len(t.b)) - run, kind: holeNone})
@@ -140,6 +152,7 @@ type fastScan struct {
 	parts   []fastPart
 	holes   []hole
 	tooMany bool // more values than a template holds
+	plain   bool // the last string read is plain (parser.text)
 }
 
 // The keys of each object the fast path knows, with their quotes.
@@ -181,7 +194,7 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 				h.fixed = bytes.IndexByte(data[h.at:h.end], '\\') < 0
 			}
 		}
-		t.candidate, t.hasUsage, t.parts = d.c.Candidate, d.c.HasUsage, len(s.parts)
+		t.candidate, t.hasUsage, t.parts, t.learnt = d.c.Candidate, d.c.HasUsage, len(s.parts), false
 		for i, p := range s.parts {
 			t.thought[i] = p.thought
 		}
@@ -205,9 +218,9 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	for i := range t.parts {
 		d.fastParts[i] = fastPart{thought: t.thought[i]}
 	}
-	var counts [holeNone - holeCount]int // by kind
-	i, from := 0, 0                      // in data, in t.b
-	for _, st := range t.steps {
+	counts := t.counts // by kind
+	i, from := 0, 0    // in data, in t.b
+	for k, st := range t.steps {
 		n := int(st.lit)
 		if len(data)-i < n || string(data[i:i+n]) != string(t.b[from:from+n]) {
 			return 0, false
@@ -219,25 +232,31 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 				c.Usage = wireUsage{PromptTokenCount: counts[holePrompt-holeCount], CandidatesTokenCount: counts[holeCandidates-holeCount],
 					ThoughtsTokenCount: counts[holeThoughts-holeCount], CachedContentTokenCount: counts[holeCached-holeCount],
 					ToolUsePromptTokenCount: counts[holeToolUse-holeCount]}
+				if !t.learnt && i == len(data) {
+					t.fixCounts(data)
+				}
 				return t.parts, i == len(data)
 			}
 			v, ok := countOfLen(data, i, int(st.vlen))
 			if !ok {
 				return 0, false
 			}
+			if !t.learnt {
+				t.at[k] = int32(i)
+			}
 			i += int(st.vlen)
 			counts[st.kind-holeCount] = v
 			continue
 		}
 		p := parser{b: data, i: i}
-		v, ok := fastString(&p, &d.sd)
+		v, plain, ok := fastString(&p, &d.sd)
 		if !ok {
 			return 0, false
 		}
 		i = p.i
 		switch st.kind {
 		case holeText:
-			d.fastParts[st.part].text = v
+			d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
 		case holeSig:
 			d.fastParts[st.part].sig = unwrapSignature(v)
 		case holeModel:
@@ -249,6 +268,27 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		}
 	}
 	return 0, false // (the last step returns)
+}
+
+// fixCounts makes the counts that data, the template's first replay, has
+// the same as the template fixed, and compiles the replay again: most
+// counts of a stream stay (the prompt's tokens, the index, a modality's),
+// and a fixed one costs its part of a comparison rather than a step.
+func (t *template) fixCounts(data []byte) {
+	t.learnt = true
+	fixed := false
+	for k, st := range t.steps {
+		if st.kind < holeCount || st.kind == holeNone {
+			continue
+		}
+		h := &t.holes[st.hole]
+		if at := int(t.at[k]); string(data[at:at+int(st.vlen)]) == string(t.b[h.at:h.end]) {
+			h.fixed, fixed = true, true
+		}
+	}
+	if fixed {
+		t.compile()
+	}
 }
 
 // countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
@@ -359,11 +399,11 @@ func (s *fastScan) array(elem func() bool) bool {
 // of the template.
 func (s *fastScan) string(dst *string, kind holeKind) bool {
 	at := s.i
-	v, ok := fastString(&s.parser, s.sd)
+	v, plain, ok := fastString(&s.parser, s.sd)
 	if !ok {
 		return s.decline()
 	}
-	*dst = v
+	*dst, s.plain = v, plain
 	s.hole(at, kind)
 	return true
 }
@@ -390,20 +430,13 @@ func (s *fastScan) hole(at int, kind holeKind) {
 	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
 }
 
-// fastString reads the string value at the cursor (not null).
-func fastString(p *parser, sd *strDecoder) (string, bool) {
+// fastString reads the string value at the cursor (not null); plain as
+// parser.text reports it.
+func fastString(p *parser, sd *strDecoder) (v string, plain, ok bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return "", false
+		return "", false, false
 	}
-	start, escaped := p.scanString()
-	if p.err {
-		return "", false
-	}
-	v := p.b[start:p.i]
-	if escaped {
-		return sd.unescape(v), true
-	}
-	return rawjson.UnsafeString(v[1 : len(v)-1]), true
+	return p.text(sd)
 }
 
 // fastCount reads a count (readCount) at the cursor.
@@ -498,7 +531,9 @@ func (s *fastScan) part() bool {
 	ok := s.object(fastPartKeys[:], func(k int) bool {
 		switch k {
 		case 0:
-			return s.string(&fp.text, holeText)
+			ok := s.string(&fp.text, holeText)
+			fp.plain = s.plain
+			return ok
 		case 1:
 			if !s.string(&fp.sig, holeSig) {
 				return false

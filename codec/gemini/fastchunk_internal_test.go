@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/internal/goldentest"
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
 
@@ -145,22 +147,39 @@ func clonePart(w wirePart) wirePart {
 	return w // the fast path takes no other members
 }
 
+// checkFastAgrees checks data read after prime (when not nil) once, and
+// twice: the second read of prime, its first replay, fixes its counts.
 func checkFastAgrees(t *testing.T, prime, data []byte) {
 	t.Helper()
+	if prime == nil {
+		checkFastAgreesAfter(t, data)
+		return
+	}
+	checkFastAgreesAfter(t, data, prime)
+	checkFastAgreesAfter(t, data, prime, prime)
+}
+
+func checkFastAgreesAfter(t *testing.T, data []byte, primes ...[]byte) {
+	t.Helper()
 	var d StreamDecoder
-	if prime != nil {
+	for _, prime := range primes {
 		fastRead(&d, prime)
 	}
 	fast, ok := fastRead(&d, data)
 	if !ok {
 		return
 	}
+	for _, fp := range d.fastParts[:len(fast.parts)] {
+		if fp.plain && string(rawjson.AppendString(nil, fp.text)) != `"`+fp.text+`"` {
+			t.Fatalf("a text marked plain needs escaping: %q in %q", fp.text, data)
+		}
+	}
 	slow, slowOK := slowRead(data)
 	if !slowOK {
-		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", prime, data)
+		t.Fatalf("fast path (after %q) accepted what readChunk rejects: %q", primes, data)
 	}
 	if !reflect.DeepEqual(fast, slow) {
-		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", prime, data, fast, slow)
+		t.Fatalf("fast path (after %q) disagrees on %q:\nfast %+v\nslow %+v", primes, data, fast, slow)
 	}
 }
 
@@ -174,6 +193,41 @@ func TestFastChunkMatchesReadChunk(t *testing.T) {
 		for _, data := range chunks {
 			checkFastAgrees(t, prime, data)
 		}
+	}
+}
+
+// The first replay of a template fixes the counts that stayed: the next
+// replay reads the others alone, and a chunk whose fixed count changes is
+// read in full and read right.
+func TestReplayFixesCounts(t *testing.T) {
+	var d StreamDecoder
+	counts := func(prompt, candidates, total string) []byte {
+		return []byte(strings.NewReplacer(`"promptTokenCount": 12`, `"promptTokenCount": `+prompt,
+			`"candidatesTokenCount": 35`, `"candidatesTokenCount": `+candidates,
+			`"totalTokenCount": 358`, `"totalTokenCount": `+total).Replace(fastText))
+	}
+	for i, c := range []struct {
+		chunk      []byte
+		replayed   bool
+		steps      int // of the template after the chunk
+		candidates int
+	}{
+		{counts("12", "35", "358"), false, 8, 35}, // the text and 6 counts, and the end
+		{counts("12", "36", "359"), true, 4, 36},  // prompt, index, details and thoughts fixed
+		{counts("12", "37", "360"), true, 4, 37},
+		{counts("13", "38", "361"), false, 8, 38}, // the prompt changed: a new template
+		{counts("13", "39", "362"), true, 4, 39},
+	} {
+		replayed := len(d.tmpl.b) > 0
+		if _, ok := d.replay(c.chunk); !ok {
+			replayed = false
+			d.fastChunk(c.chunk)
+		}
+		if replayed != c.replayed || len(d.tmpl.steps) != c.steps || d.c.Usage.CandidatesTokenCount != c.candidates {
+			t.Errorf("chunk %d: replayed %v, %d steps, %+v; want %v, %d steps, %d candidates",
+				i, replayed, len(d.tmpl.steps), d.c.Usage, c.replayed, c.steps, c.candidates)
+		}
+		checkFastAgreesAfter(t, c.chunk, counts("12", "35", "358"), counts("12", "36", "359"))
 	}
 }
 
@@ -213,6 +267,45 @@ func TestFastChunkCoverage(t *testing.T) {
 	}
 	if total == 0 || fast != total {
 		t.Errorf("fast path took %d of %d text chunks", fast, total)
+	}
+}
+
+// A text delta the fast path reads is marked Plain when its text is one
+// rawjson.AppendString writes as it is, escaped on the wire or not, read
+// in full or by the replay; others are not.
+func TestTextDeltaPlain(t *testing.T) {
+	cases := []struct {
+		wire  string // the text as the chunk spells it
+		plain bool
+	}{
+		{`"plain ASCII text"`, true},
+		{`"14 °C, 東京 😀"`, true},
+		{`"temperature \u003c 10 °C"`, true}, // an escape of a byte that needs none
+		{`"\ud83d\ude00 and \ud800"`, true},  // a pair, and a lone surrogate's U+FFFD
+		{`"a \"quote\""`, false},
+		{`"line\nbreak"`, false},
+		{`"back\\slash"`, false},
+		{`"\u001f"`, false},
+		{"\"invalid \xff UTF-8\"", false},
+		{"\"invalid \xff and \\u003c\"", true}, // unescaped, the byte is U+FFFD
+		{"\"cut \xc3\"", false},
+	}
+	for i, c := range cases {
+		var d StreamDecoder
+		chunk := strings.Replace(fastText, `"hi"`, c.wire, 1)
+		for _, from := range []string{"read in full", "replayed"} {
+			events, err := d.Decode(nil, nil, []byte(chunk))
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			e := events[len(events)-1]
+			if e.Kind != codec.EventDelta || e.Plain != c.plain {
+				t.Errorf("case %d %s, %s: %+v, want Plain %v", i, from, c.wire, e, c.plain)
+			}
+			if e.Plain && string(rawjson.AppendString(nil, e.Text)) != `"`+e.Text+`"` {
+				t.Errorf("case %d %s: %q marked plain needs escaping", i, from, e.Text)
+			}
+		}
 	}
 }
 

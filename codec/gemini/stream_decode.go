@@ -76,7 +76,7 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if n, fast := d.fastChunk(data); fast {
 		for i := range d.fastParts[:n] {
 			fp := &d.fastParts[i]
-			dst = d.textPart(dst, fp.text, fp.sig, fp.thought)
+			dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
 		}
 	} else {
 		d.sd.buf = d.sd.buf[:0]
@@ -153,12 +153,12 @@ func (d *StreamDecoder) part(dst []codec.Event, p *wirePart) []codec.Event {
 	if p.FunctionResponse.Name != "" || p.InlineData.Data != "" || p.FileData.FileURI != "" || p.ServerSide {
 		return dst
 	}
-	return d.textPart(dst, p.Text, sig, p.Thought)
+	return d.textPart(dst, p.Text, sig, p.Thought, false)
 }
 
 // textPart appends the events of a text or thought part (the only parts
-// the fast path reads).
-func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought bool) []codec.Event {
+// the fast path reads); plain marks the text's Delta (codec.Event.Plain).
+func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, plain bool) []codec.Event {
 	if text == "" && sig == "" {
 		return dst
 	}
@@ -181,7 +181,11 @@ func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought bo
 		st.open, st.block = true, kind
 		dst = append(dst, codec.Event{Kind: codec.EventBlockStart, Index: st.index, Block: kind})
 	}
-	return append(dst, codec.Event{Kind: codec.EventDelta, Index: st.index, Block: kind, Text: text, Signature: sig})
+	// (Set in place: an Event literal appended is built, then copied.)
+	dst = append(dst, codec.Event{})
+	e := &dst[len(dst)-1]
+	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, plain, text, sig
+	return dst
 }
 
 func (d *StreamDecoder) closeBlock(dst []codec.Event) []codec.Event {

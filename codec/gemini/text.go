@@ -1,0 +1,101 @@
+package gemini
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+
+	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+)
+
+// text reads the string value at the cursor (a quote) in one pass: it
+// validates it as scanString does, unescapes it as strDecoder.unescape
+// does, and reports plain when the value is one rawjson.AppendString
+// writes as it is (valid UTF-8 without a quote, a backslash or a control
+// character: codec.Event.Plain). A text without escapes is a view of the
+// input, as fastString returns it, invalid UTF-8 and all (then not plain).
+func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
+	b := p.b
+	start := p.i + 1
+	end, valid := plainRun(b, start)
+	if end < len(b) && b[end] == '"' {
+		p.i = end + 1
+		return rawjson.UnsafeString(b[start:end]), valid, true
+	}
+	if sd.buf == nil {
+		sd.buf = make([]byte, 0, max(len(b)-p.i, min(sd.capHint, 8<<10)))
+	}
+	from, i := len(sd.buf), start
+	plain = true
+	for {
+		if end >= len(b) || b[end] < 0x20 {
+			p.fail()
+			return "", false, false
+		}
+		if valid {
+			sd.buf = append(sd.buf, b[i:end]...)
+		} else {
+			sd.buf = rawjson.AppendUTF8(sd.buf, b[i:end]) // invalid bytes become U+FFFD
+		}
+		if b[end] == '"' {
+			p.i = end + 1
+			return rawjson.UnsafeString(sd.buf[from:]), plain, true
+		}
+		r, n, _ := rawjson.DecodeEscape(b[end:])
+		if n == 0 {
+			p.fail()
+			return "", false, false
+		}
+		plain = plain && r >= 0x20 && r != '"' && r != '\\'
+		sd.buf = utf8.AppendRune(sd.buf, r)
+		i = end + n
+		end, valid = plainRun(b, i)
+	}
+}
+
+// plainRun returns the offset of the first quote, backslash or control
+// byte from b[i] on (len(b) when there is none), and whether the bytes
+// before it are valid UTF-8. It reads a word at a time, each word that
+// holds one of those or a byte above 0x7f jumping to the first of them
+// (textMask); a two-byte UTF-8 sequence is checked inline. A sequence
+// cannot run into the byte that ends the run: its bytes after the first
+// are all above 0x7f.
+func plainRun(b []byte, i int) (end int, valid bool) {
+	valid = true
+	for {
+		for ; i+8 <= len(b); i += 8 {
+			if m := textMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+		}
+		for i < len(b) && b[i] >= 0x20 && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) || b[i] < utf8.RuneSelf {
+			return i, valid
+		}
+		if c := b[i]; c >= 0xc2 && c < 0xe0 && i+1 < len(b) && b[i+1]&0xc0 == 0x80 {
+			i += 2 // U+0080 to U+07FF
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			valid = false
+		}
+		i += n
+	}
+}
+
+// textMask has the high bit set of each byte of w that is a quote, a
+// backslash, a control byte or above 0x7f. Each test runs on the low seven
+// bits of a byte, where no sum carries into the next byte, so every byte
+// flagged is one of those (where the usual tricks flag bytes above the
+// first by their borrows), in fewer operations.
+func textMask(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := w &^ highs
+	fine := (t + 0x60*ones) & // the high bit set where t >= 0x20
+		((t ^ '"'*ones) + 0x7f*ones) & ((t ^ '\\'*ones) + 0x7f*ones) // where t is not '"', not '\\'
+	return (w | ^fine) & highs
+}
