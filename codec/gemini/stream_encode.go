@@ -128,13 +128,8 @@ func (s *StreamEncoder) delta(dst []byte, e *codec.Event) []byte {
 			return dst
 		}
 		if e.Block == codec.PartText && e.Signature == "" { // the common chunk
-			dst = append(dst, chunkOpen+`{"text":"`...)
-			if e.Plain { // nothing to escape (codec.AppendText)
-				dst = append(dst, e.Text...)
-			} else {
-				dst = rawjson.AppendEscaped(dst, e.Text)
-			}
-			return s.end(append(dst, `"}`...))
+			dst = codec.AppendText(append(dst, chunkOpen+`{"text":`...), e)
+			return s.end(append(dst, '}'))
 		}
 		dst = s.begin(dst)
 		dst = appendTextPart(dst, e.Text, e.Block == codec.PartThinking, s.clientSignature(e.Signature))
