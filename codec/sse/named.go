@@ -10,38 +10,32 @@ import "bytes"
 // framed and read in one look for their line endings, where Next, Data
 // and Field would cut the lines three times.
 func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
-	if i := bytes.IndexByte(b, '\n'); i > 0 && i+1 < len(b) {
-		if b[i+1] == '\n' {
-			if data, ok = dataLine(b[:i]); ok && bytes.IndexByte(b[:i], '\r') < 0 {
-				return i + 2, nil, data, false, true
-			}
-		} else if b[i+1] == '\r' {
-			if k, line := oneLine(b, i); k > 0 {
-				if data, ok = dataLine(b[:line]); ok {
-					return k, nil, data, false, true
-				}
-			}
-		} else if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
+	i := bytes.IndexByte(b, '\n')
+	if k, line := oneLine(b, i); k > 0 {
+		if data, ok = dataValue(b[:line]); ok {
+			return k, nil, data, false, true
+		}
+	} else if i > 0 && i+1 < len(b) && b[i+1] != '\n' && b[i+1] != '\r' {
+		if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
 			j += i + 1
 			if j+1 < len(b) && b[j+1] == '\n' && bytes.IndexByte(b[:j], '\r') < 0 {
 				name, isName := eventValue(b[:i])
-				data, isData := dataLine(b[i+1 : j])
+				data, isData := dataValue(b[i+1 : j])
 				if isName && isData {
 					return j + 2, name, data, false, true
 				}
 			}
 		}
 	}
-	if n = Next(b); n > 0 {
+	if n = next(b, i); n > 0 {
 		data, multi, ok = Data(b[:n])
 		name, _ = Field(b[:n], "event")
 	}
 	return n, name, data, multi, ok
 }
 
-// eventValue and dataLine are Field's reading of an "event" line and
-// dataValue's of a "data" line, with the names compared inline: after the
-// colon, one leading space removed; a bare name has an empty value.
+// eventValue is Field's reading of an "event" line, as dataValue is of
+// a "data" line.
 func eventValue(line []byte) ([]byte, bool) {
 	if len(line) < 5 || string(line[:5]) != "event" {
 		return nil, false
@@ -49,14 +43,9 @@ func eventValue(line []byte) ([]byte, bool) {
 	return afterName(line[5:])
 }
 
-func dataLine(line []byte) ([]byte, bool) {
-	if len(line) < 4 || string(line[:4]) != "data" {
-		return nil, false
-	}
-	return afterName(line[4:])
-}
-
-// afterName returns the value of a field from what follows its name.
+// afterName returns the value of a field from what follows its name:
+// after the colon, one leading space removed; a bare name has an empty
+// value.
 func afterName(rest []byte) ([]byte, bool) {
 	if len(rest) == 0 {
 		return rest, true

@@ -12,7 +12,6 @@ import "bytes"
 
 var (
 	strLF    = []byte("\n\n")
-	strData  = []byte("data:")
 	strDone  = []byte("[DONE]")
 	strSpace = []byte(" ")
 )
@@ -208,15 +207,8 @@ func cutLine(b []byte) (line, rest []byte) {
 // dataValue returns the value of a "data" line: after the colon, one leading
 // space removed. A bare "data" line has an empty value.
 func dataValue(line []byte) ([]byte, bool) {
-	if !bytes.HasPrefix(line, strData[:4]) {
+	if len(line) < 4 || string(line[:4]) != "data" {
 		return nil, false
 	}
-	rest := line[4:]
-	if len(rest) == 0 {
-		return rest, true
-	}
-	if rest[0] != ':' {
-		return nil, false
-	}
-	return bytes.TrimPrefix(rest[1:], strSpace), true
+	return afterName(line[4:])
 }
