@@ -57,14 +57,14 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 // byte from b[i] on (len(b) when there is none), and whether the bytes
 // before it are valid UTF-8. It reads a word at a time, each word that
 // holds one of those or a byte above 0x7f jumping to the first of them
-// (textMask); a two-byte UTF-8 sequence is checked inline. A sequence
+// (rawjson.EscapeMask); a two-byte UTF-8 sequence is checked inline. A sequence
 // cannot run into the byte that ends the run: its bytes after the first
 // are all above 0x7f.
 func plainRun(b []byte, i int) (end int, valid bool) {
 	valid = true
 	for {
 		for ; i+8 <= len(b); i += 8 {
-			if m := textMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := rawjson.EscapeMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -85,17 +85,4 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 		}
 		i += n
 	}
-}
-
-// textMask has the high bit set of each byte of w that is a quote, a
-// backslash, a control byte or above 0x7f. Each test runs on the low seven
-// bits of a byte, where no sum carries into the next byte, so every byte
-// flagged is one of those (where the usual tricks flag bytes above the
-// first by their borrows), in fewer operations.
-func textMask(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	t := w &^ highs
-	fine := (t + 0x60*ones) & // the high bit set where t >= 0x20
-		((t ^ '"'*ones) + 0x7f*ones) & ((t ^ '\\'*ones) + 0x7f*ones) // where t is not '"', not '\\'
-	return (w | ^fine) & highs
 }

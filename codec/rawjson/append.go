@@ -29,13 +29,13 @@ func AppendEscaped(dst []byte, s string) []byte {
 	start, i := 0, 0
 	for i < len(s) {
 		for i+8 <= len(s) {
-			if m := escapeMask(load64(s, i)); m != 0 {
+			if m := EscapeMask(load64(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
 		}
-		if i+8 > len(s) && len(s) >= 8 && escapeMask(load64(s, len(s)-8)) == 0 {
+		if i+8 > len(s) && len(s) >= 8 && EscapeMask(load64(s, len(s)-8)) == 0 {
 			break // the bytes left, read as the last word, need nothing
 		}
 		if i >= len(s) {
@@ -92,10 +92,19 @@ func plainShort(s string) bool {
 	return true
 }
 
-// escapeMask has the high bit set of each byte of w that is below 0x20,
-// '"', '\\' or 0x80 or more, and maybe of bytes above the first such
-// (special's borrows): the lowest bit set is exact.
-func escapeMask(w uint64) uint64 { return (special(w) | w) & 0x8080808080808080 }
+// EscapeMask has the high bit set of each byte of w that AppendEscaped
+// does not copy as it is: a quote, a backslash, a control byte or one above
+// 0x7f (a UTF-8 sequence's, checked apart), and no other bit. Each test
+// runs on a byte's low seven bits, where no sum carries into the next byte,
+// so every byte flagged is one of those (where the usual borrow tricks flag
+// bytes above the first too), in fewer operations.
+func EscapeMask(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := w &^ highs
+	fine := (t + 0x60*ones) & // the high bit set where t >= 0x20
+		((t ^ '"'*ones) + 0x7f*ones) & ((t ^ '\\'*ones) + 0x7f*ones) // where t is not '"', not '\\'
+	return (w | ^fine) & highs
+}
 
 // AppendStringOrNull appends s as a JSON string literal, or null when s is
 // empty.

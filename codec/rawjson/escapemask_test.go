@@ -1,13 +1,13 @@
-package gemini
+package rawjson
 
 import (
 	"encoding/binary"
 	"testing"
 )
 
-// textMask flags exactly the bytes plainRun stops at, in any position and
+// EscapeMask flags exactly the bytes AppendEscaped does not copy as they are, in any position and
 // next to any other byte.
-func TestTextMask(t *testing.T) {
+func TestEscapeMask(t *testing.T) {
 	stops := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80 }
 	var w [8]byte
 	for c := range 256 {
@@ -15,10 +15,10 @@ func TestTextMask(t *testing.T) {
 			for pos := range 7 {
 				w = [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
 				w[pos], w[pos+1] = byte(c), byte(d)
-				m := textMask(binary.LittleEndian.Uint64(w[:]))
+				m := EscapeMask(binary.LittleEndian.Uint64(w[:]))
 				for k, x := range w {
 					if got := m>>(8*k+7)&1 == 1; got != stops(x) || m>>(8*k)&0x7f != 0 {
-						t.Fatalf("textMask(%q) = %#x: byte %d", w, m, k)
+						t.Fatalf("EscapeMask(%q) = %#x: byte %d", w, m, k)
 					}
 				}
 			}
