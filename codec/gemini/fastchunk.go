@@ -101,19 +101,20 @@ type template struct {
 	hasUsage  bool
 	thought   [maxFastParts]bool
 	parts     int
-	counts    [holeNone - holeCount]int // the fixed counts, by kind
-	learnt    bool                      // the first replay fixed the counts that stayed
-	at        [maxHoles + 1]int32       // where the first replay read each step's value
+	usage     wireUsage           // the fixed counts
+	learnt    bool                // the first replay fixed the counts that stayed
+	at        [maxHoles + 1]int32 // where the first replay read each step's value
 }
 
-// step is one step of a replay: lit bytes of the template compared with
+// step is one step of a replay: lit, bytes of the template, compared with
 // the chunk's (the fixed holes among them), then the value of a hole of
-// kind read from the chunk while the template's, vlen bytes, is skipped.
+// kind read from the chunk (the template's is vlen bytes).
 type step struct {
-	lit, vlen int32
-	kind      holeKind
-	part      uint8
-	hole      uint8 // its index in the template's holes
+	lit  string // a view of the template's bytes
+	vlen int32
+	kind holeKind
+	part uint8
+	hole uint8 // its index in the template's holes
 }
 
 // compile turns the holes into the steps of the replay: each fixed hole
@@ -123,7 +124,7 @@ type step struct {
 func (t *template) compile() {
 	t.steps = t.stepBuf[:0]
 	t.model, t.id = "", ""
-	t.counts = [holeNone - holeCount]int{}
+	t.usage = wireUsage{}
 	run := int32(0) // where the literal bytes of the next step start
 	for k, h := range t.holes {
 		if h.fixed {
@@ -132,15 +133,16 @@ func (t *template) compile() {
 				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
 				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
-			case holeCount, holePrompt, holeCandidates, holeThoughts, holeCached, holeToolUse:
-				t.counts[h.kind-holeCount], _ = countOfLen(t.b, int(h.at), int(h.end-h.at))
+			case holePrompt, holeCandidates, holeThoughts, holeCached, holeToolUse:
+				n, _ := countOfLen(t.b, int(h.at), int(h.end-h.at))
+				t.usage.set(h.kind, n)
 			}
 			continue
 		}
-		t.steps = append(t.steps, step{lit: h.at - run, vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
+		t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:h.at]), vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
 		run = h.end
 	}
-	t.steps = append(t.steps, step{lit: int32(len(t.b)) - run, kind: holeNone})
+	t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:]), kind: holeNone})
 }
 
 // fastScan is a cursor over one chunk. It uses the parser's scanner for
@@ -213,30 +215,26 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	if len(t.b) == 0 {
 		return 0, false
 	}
-	c := &d.c
-	*c = wireChunk{Candidate: t.candidate, HasUsage: t.hasUsage, ModelVersion: t.model, ResponseID: t.id}
+	c := &d.c // (set field by field: a wireChunk literal is built, then copied)
+	c.Candidate, c.HasUsage, c.ModelVersion, c.ResponseID = t.candidate, t.hasUsage, t.model, t.id
+	c.FinishReason, c.BlockReason, c.Error, c.Usage = "", "", nil, t.usage
 	for i := range t.parts {
 		d.fastParts[i] = fastPart{thought: t.thought[i]}
 	}
-	counts := t.counts // by kind
-	i, from := 0, 0    // in data, in t.b
-	for k, st := range t.steps {
-		n := int(st.lit)
-		if len(data)-i < n || string(data[i:i+n]) != string(t.b[from:from+n]) {
+	i := 0
+	for k := range t.steps {
+		st := &t.steps[k]
+		if n := len(st.lit); len(data)-i < n || string(data[i:i+n]) != st.lit {
 			return 0, false
 		}
-		i += n
-		from += n + int(st.vlen)
-		if st.kind >= holeCount {
-			if st.kind == holeNone {
-				c.Usage = wireUsage{PromptTokenCount: counts[holePrompt-holeCount], CandidatesTokenCount: counts[holeCandidates-holeCount],
-					ThoughtsTokenCount: counts[holeThoughts-holeCount], CachedContentTokenCount: counts[holeCached-holeCount],
-					ToolUsePromptTokenCount: counts[holeToolUse-holeCount]}
-				if !t.learnt && i == len(data) {
-					t.fixCounts(data)
-				}
-				return t.parts, i == len(data)
+		i += len(st.lit)
+		switch {
+		case st.kind == holeNone:
+			if !t.learnt && i == len(data) {
+				t.fixCounts(data)
 			}
+			return t.parts, i == len(data)
+		case st.kind >= holeCount:
 			v, ok := countOfLen(data, i, int(st.vlen))
 			if !ok {
 				return 0, false
@@ -245,29 +243,53 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 				t.at[k] = int32(i)
 			}
 			i += int(st.vlen)
-			counts[st.kind-holeCount] = v
-			continue
-		}
-		p := parser{b: data, i: i}
-		v, plain, ok := fastString(&p, &d.sd)
-		if !ok {
-			return 0, false
-		}
-		i = p.i
-		switch st.kind {
-		case holeText:
-			d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
-		case holeSig:
-			d.fastParts[st.part].sig = unwrapSignature(v)
-		case holeModel:
-			c.ModelVersion = v
-		case holeResponseID:
-			c.ResponseID = v
-		case holeFinish:
-			c.FinishReason = v
+			c.Usage.set(st.kind, v)
+		default:
+			p := parser{b: data, i: i}
+			v, plain, ok := fastString(&p, &d.sd)
+			if !ok {
+				return 0, false
+			}
+			i = p.i
+			if st.kind == holeText { // (most chunks' one string)
+				d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
+			} else {
+				d.setString(st, v)
+			}
 		}
 	}
 	return 0, false // (the last step returns)
+}
+
+// setString puts the string value v of a replay's step, not a text, where
+// it goes.
+func (d *StreamDecoder) setString(st *step, v string) {
+	switch st.kind {
+	case holeSig:
+		d.fastParts[st.part].sig = unwrapSignature(v)
+	case holeModel:
+		d.c.ModelVersion = v
+	case holeResponseID:
+		d.c.ResponseID = v
+	case holeFinish:
+		d.c.FinishReason = v
+	}
+}
+
+// set sets the count of kind (holeCount: one that is dropped).
+func (u *wireUsage) set(kind holeKind, n int) {
+	switch kind {
+	case holePrompt:
+		u.PromptTokenCount = n
+	case holeCandidates:
+		u.CandidatesTokenCount = n
+	case holeThoughts:
+		u.ThoughtsTokenCount = n
+	case holeCached:
+		u.CachedContentTokenCount = n
+	case holeToolUse:
+		u.ToolUsePromptTokenCount = n
+	}
 }
 
 // fixCounts makes the counts that data, the template's first replay, has
@@ -293,10 +315,14 @@ func (t *template) fixCounts(data []byte) {
 
 // countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
 // template held): what readCount reads when the byte after them ends the
-// number, which the replay's next comparison checks.
+// number, which the replay's next comparison checks. A count of up to 8
+// digits is read from the word that ends with it (digits8).
 func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
+	}
+	if n <= 8 && i+n >= 8 {
+		return digits8(rawjson.Word(b, i+n-8)&digitsMask[n] | digitsFill[n])
 	}
 	for _, c := range b[i : i+n] {
 		if c -= '0'; c > 9 {
@@ -305,6 +331,31 @@ func countOfLen(b []byte, i, n int) (v int, ok bool) {
 		v = v*10 + int(c)
 	}
 	return v, true
+}
+
+// digitsMask keeps the last n bytes of a word (little-endian), digitsFill
+// makes the others '0'.
+var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
+	for n := range 9 {
+		mask[n] = ^uint64(0) << (64 - 8*n)
+		fill[n] = 0x3030303030303030 &^ mask[n]
+	}
+	return mask, fill
+}()
+
+// digits8 reads the 8 bytes of w, little-endian, as decimal digits: all
+// tested at once (a high nibble of 3, a low one that adding 6 does not
+// carry), and summed in three multiplications, pairs of digits, then
+// pairs of those, then of fours.
+func digits8(w uint64) (int, bool) {
+	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
+	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros {
+		return 0, false
+	}
+	w -= zeros
+	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
+	w = (w*100 + w>>16) & 0x0000ffff0000ffff
+	return int((w*10000 + w>>32) & 0xffffffff), true
 }
 
 func (s *fastScan) decline() bool {
