@@ -97,11 +97,7 @@ type template struct {
 	steps     []step // the replay, compiled from the holes
 	stepBuf   [maxHoles + 1]step
 	model, id string // the fixed modelVersion and responseId, in b
-	candidate bool
-	hasUsage  bool
-	thought   [maxFastParts]bool
 	parts     int
-	usage     wireUsage           // the fixed counts
 	learnt    bool                // the first replay fixed the counts that stayed
 	at        [maxHoles + 1]int32 // where the first replay read each step's value
 }
@@ -124,7 +120,6 @@ type step struct {
 func (t *template) compile() {
 	t.steps = t.stepBuf[:0]
 	t.model, t.id = "", ""
-	t.usage = wireUsage{}
 	run := int32(0) // where the literal bytes of the next step start
 	for k, h := range t.holes {
 		if h.fixed {
@@ -133,9 +128,6 @@ func (t *template) compile() {
 				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
 				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
-			case holePrompt, holeCandidates, holeThoughts, holeCached, holeToolUse:
-				n, _ := countOfLen(t.b, int(h.at), int(h.end-h.at))
-				t.usage.set(h.kind, n)
 			}
 			continue
 		}
@@ -196,11 +188,16 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 				h.fixed = bytes.IndexByte(data[h.at:h.end], '\\') < 0
 			}
 		}
-		t.candidate, t.hasUsage, t.parts, t.learnt = d.c.Candidate, d.c.HasUsage, len(s.parts), false
-		for i, p := range s.parts {
-			t.thought[i] = p.thought
-		}
+		t.parts, t.learnt = len(s.parts), false
 		t.compile()
+		// The values a replay leaves are the template's, in t.b: the chunk's
+		// own bytes may not outlive it.
+		if t.model != "" {
+			d.c.ModelVersion = t.model
+		}
+		if t.id != "" {
+			d.c.ResponseID = t.id
+		}
 	}
 	return len(s.parts), true
 }
@@ -209,18 +206,17 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 // step: the template's bytes up to a value compared with data's, the value
 // read from data. A count is read as one of as many digits as the
 // template's (a count of another length is read in full by fastChunk,
-// which makes that chunk the template).
+// which makes that chunk the template). Only the values are set: d.c and
+// d.fastParts hold the last chunk's, which was the template or a replay
+// of it (any other chunk drops the template), so everything else in them
+// is what the template says (its fixed model and id are the template's
+// bytes, fastChunk sees to that).
 func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	t := &d.tmpl
 	if len(t.b) == 0 {
 		return 0, false
 	}
-	c := &d.c // (set field by field: a wireChunk literal is built, then copied)
-	c.Candidate, c.HasUsage, c.ModelVersion, c.ResponseID = t.candidate, t.hasUsage, t.model, t.id
-	c.FinishReason, c.BlockReason, c.Error, c.Usage = "", "", nil, t.usage
-	for i := range t.parts {
-		d.fastParts[i] = fastPart{thought: t.thought[i]}
-	}
+	c := &d.c // the template's values, or the last replay's: the holes are set
 	i := 0
 	for k := range t.steps {
 		st := &t.steps[k]
