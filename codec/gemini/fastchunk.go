@@ -242,7 +242,7 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			c.Usage.set(st.kind, v)
 		default:
 			p := parser{b: data, i: i}
-			v, plain, ok := fastString(&p, &d.sd)
+			v, plain, ok := p.text(&d.sd)
 			if !ok {
 				return 0, false
 			}
@@ -446,7 +446,7 @@ func (s *fastScan) array(elem func() bool) bool {
 // of the template.
 func (s *fastScan) string(dst *string, kind holeKind) bool {
 	at := s.i
-	v, plain, ok := fastString(&s.parser, s.sd)
+	v, plain, ok := s.text(s.sd)
 	if !ok {
 		return s.decline()
 	}
@@ -475,15 +475,6 @@ func (s *fastScan) hole(at int, kind holeKind) {
 		return
 	}
 	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
-}
-
-// fastString reads the string value at the cursor (not null); plain as
-// parser.text reports it.
-func fastString(p *parser, sd *strDecoder) (v string, plain, ok bool) {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return "", false, false
-	}
-	return p.text(sd)
 }
 
 // fastCount reads a count (readCount) at the cursor.

@@ -7,14 +7,18 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// text reads the string value at the cursor (a quote) in one pass: it
-// validates it as scanString does, unescapes it as strDecoder.unescape
-// does, and reports plain when the value is one rawjson.AppendString
-// writes as it is (valid UTF-8 without a quote, a backslash or a control
-// character: codec.Event.Plain). A text without escapes is a view of the
-// input, as fastString returns it, invalid UTF-8 and all (then not plain).
+// text reads the string value at the cursor (not null: ok is false when
+// the cursor is not at a quote) in one pass: it validates it as scanString
+// does, unescapes it as strDecoder.unescape does, and reports plain when
+// the value is one rawjson.AppendString writes as it is (valid UTF-8
+// without a quote, a backslash or a control character: codec.Event.Plain).
+// A text without escapes is a view of the input, invalid UTF-8 and all
+// (then not plain).
 func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 	b := p.b
+	if p.i >= len(b) || b[p.i] != '"' {
+		return "", false, false
+	}
 	start := p.i + 1
 	end, valid := plainRun(b, start)
 	if end < len(b) && b[end] == '"' {
