@@ -65,13 +65,29 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
 // before it are valid UTF-8. It stops only at the bytes
-// rawjson.EscapeMask flags (those, and bytes above 0x7f); a two-byte UTF-8
-// sequence is checked inline. A sequence cannot run into the byte that
-// ends the run: its bytes after the first are all above 0x7f.
+// rawjson.EscapeMask flags (those, and bytes above 0x7f), testing two
+// words a turn (one branch for both: a text is mostly plain); a two-byte
+// UTF-8 sequence is checked inline. A sequence cannot run into the byte
+// that ends the run: its bytes after the first are all above 0x7f.
 func plainRun(b []byte, i int) (end int, valid bool) {
 	valid = true
 	for {
-		i = nextFlagged(b, i)
+		found := false
+		for ; i+16 <= len(b); i += 16 {
+			m0, m1 := rawjson.EscapeMask(rawjson.Word(b, i)), rawjson.EscapeMask(rawjson.Word(b, i+8))
+			if m0|m1 != 0 {
+				if m0 != 0 {
+					i += bits.TrailingZeros64(m0) >> 3
+				} else {
+					i += 8 + bits.TrailingZeros64(m1)>>3
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			i = flaggedNear(b, i)
+		}
 		if i >= len(b) || b[i] < utf8.RuneSelf {
 			return i, valid
 		}
@@ -87,19 +103,10 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 	}
 }
 
-// nextFlagged returns the offset of the first byte from b[i] on that
-// rawjson.EscapeMask flags, or len(b). It tests two words a turn (one
-// branch for both: a text is mostly plain).
-func nextFlagged(b []byte, i int) int {
-	for ; i+16 <= len(b); i += 16 {
-		m0, m1 := rawjson.EscapeMask(rawjson.Word(b, i)), rawjson.EscapeMask(rawjson.Word(b, i+8))
-		if m0|m1 != 0 {
-			if m0 != 0 {
-				return i + bits.TrailingZeros64(m0)>>3
-			}
-			return i + 8 + bits.TrailingZeros64(m1)>>3
-		}
-	}
+// flaggedNear is plainRun's search in the last 15 bytes or fewer of b:
+// the offset of the first byte from b[i] on that rawjson.EscapeMask
+// flags, or len(b).
+func flaggedNear(b []byte, i int) int {
 	if i+8 <= len(b) {
 		if m := rawjson.EscapeMask(rawjson.Word(b, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
