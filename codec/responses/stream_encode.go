@@ -51,6 +51,8 @@ type StreamEncoder struct {
 	open    int
 	closing bool
 	text    []byte
+	own     []byte  // the encoder's own text buffer while text is a spill
+	spill   *[]byte // text's pooled buffer, past maxKeptText (nil: none)
 	meta    []byte
 	sig     []byte
 	itemID  []byte // the open item's id, as JSON
@@ -73,16 +75,13 @@ type item struct {
 
 type span struct{ start, end int }
 
-// maxKeptText bounds the text buffer a reset encoder keeps: the proxy
-// pools encoders, and one long answer should not hold its size for good.
-const maxKeptText = 64 << 10
-
 // Reset readies e for a new stream described by info, keeping its buffers
-// (the text buffer up to maxKeptText).
+// (a spilled text's goes back to its pool).
 func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 	text := e.text[:0]
-	if cap(text) > maxKeptText {
-		text = nil
+	if e.spill != nil {
+		text = e.own[:0]
+		putSpill(e.spill)
 	}
 	*e = StreamEncoder{origin: info.Origin, open: -1, items: e.items[:0], text: text, meta: e.meta[:0],
 		sig: e.sig[:0], itemID: e.itemID[:0], head: e.head[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
@@ -343,22 +342,37 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 	return e.closeEvent(dst)
 }
 
-// keepText adds a delta's text to the stream's, doubling the buffer when
-// it grows: append grows a large slice by a quarter, which copies a long
-// answer's text some 25 times over from an empty buffer, twice with this.
-// The doubling stops at maxKeptText, so that a text that fits is kept by
-// Reset whatever the growth before it.
+// keepText adds a delta's text to the stream's.
 func (e *StreamEncoder) keepText(s string) {
-	if n := len(e.text) + len(s); n > cap(e.text) {
-		grown := 2 * cap(e.text)
-		if cap(e.text) < maxKeptText {
-			grown = min(grown, maxKeptText)
-		}
-		text := make([]byte, len(e.text), max(n, grown)) // append would round the capacity up
-		copy(text, e.text)
-		e.text = text
+	if len(e.text)+len(s) > cap(e.text) {
+		e.growText(len(s))
 	}
 	e.text = append(e.text, s...)
+}
+
+// growText makes room in the text buffer for more bytes, doubling it:
+// append grows a large slice by a quarter, which copies a long answer's
+// text some 25 times over, twice with this. Up to maxKeptText the buffer
+// is the encoder's own, kept by Reset; past it, a spill taken from a pool
+// and given back by Reset, so that a long answer costs no allocation once
+// the pools hold its sizes, and no idle encoder holds its size for good.
+func (e *StreamEncoder) growText(more int) {
+	n := len(e.text) + more
+	if n <= maxKeptText {
+		grown := min(max(n, 2*cap(e.text)), maxKeptText)
+		text := make([]byte, len(e.text), grown) // append would round the capacity up
+		copy(text, e.text)
+		e.text = text
+		return
+	}
+	spill := getSpill(n)
+	*spill = append(*spill, e.text...)
+	if e.spill != nil {
+		putSpill(e.spill)
+	} else {
+		e.own = e.text
+	}
+	e.spill, e.text = spill, *spill
 }
 
 // deltaHead appends the start of a delta event of type typ about the open
