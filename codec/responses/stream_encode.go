@@ -204,34 +204,50 @@ func (e *StreamEncoder) appendEvent(dst []byte, typ string) []byte {
 
 // closeEvent ends an event with its sequence number.
 func (e *StreamEncoder) closeEvent(dst []byte) []byte {
-	dst = append(dst, `"sequence_number":`...)
-	dst = append(dst, e.seq.digits()...)
+	dst = append(dst, e.seq.tail()...)
 	e.seq.next()
-	return append(dst, "}\n\n"...)
+	return dst
 }
 
-// counter is a number in decimal digits, counted up in place: formatting
-// a sequence number anew for every event cost as much as the rest of a
-// text delta's framing.
+// The end of every event: its sequence number, after the end of a text
+// delta's string and its logprobs (textEnd), so that a text delta ends in
+// one append.
+const (
+	textEnd  = `","logprobs":[],`
+	seqStart = textEnd + `"sequence_number":`
+	seqEnd   = "}\n\n"
+)
+
+// counter is the end of an event with the next sequence number, its digits
+// counted up in place: formatting a sequence number anew for every event
+// cost as much as the rest of a text delta's framing.
 type counter struct {
-	buf   [20]byte
-	start int // the digits are buf[start:]
+	buf [len(seqStart) + 20 + len(seqEnd)]byte
+	end int // the end of the tail, buf[:end]
 }
 
-func (c *counter) reset() { c.start, c.buf[len(c.buf)-1] = len(c.buf)-1, '0' }
+func (c *counter) reset() {
+	c.end = copy(c.buf[:], seqStart+"0"+seqEnd)
+}
 
-func (c *counter) digits() []byte { return c.buf[c.start:] }
+// tail is the end of an event: `"sequence_number":n}` and the blank line.
+func (c *counter) tail() []byte { return c.buf[len(textEnd):c.end] }
+
+// textTail is the end of a text delta: the delta's closing quote, its
+// logprobs, then tail.
+func (c *counter) textTail() []byte { return c.buf[:c.end] }
 
 func (c *counter) next() {
-	for i := len(c.buf) - 1; i >= c.start; i-- {
+	last := c.end - len(seqEnd) - 1 // the last digit
+	for i := last; i >= len(seqStart); i-- {
 		if c.buf[i] != '9' {
 			c.buf[i]++
 			return
 		}
 		c.buf[i] = '0'
 	}
-	c.start--
-	c.buf[c.start] = '1'
+	c.buf[len(seqStart)] = '1' // all nines: one digit more
+	c.end += copy(c.buf[last+1:], "0"+seqEnd) - len(seqEnd)
 }
 
 // appendItemEvent appends the start of an event about the open item:
@@ -306,18 +322,19 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		if ev.Text == "" {
 			return dst
 		}
-		e.keepText(ev.Text)
-		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":`)
-		dst = codec.AppendText(dst, ev)
-		dst = append(dst, `,"logprobs":[],`...)
+		e.keepText(ev.Text, it)
+		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":"`)
+		dst = appendInside(dst, ev)
+		dst = append(dst, e.seq.textTail()...)
+		e.seq.next()
+		return dst
 	case codec.PartToolCall:
 		if ev.Arguments == "" {
 			return dst
 		}
-		e.keepText(ev.Arguments)
-		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":`)
-		dst = rawjson.AppendString(dst, ev.Arguments)
-		dst = append(dst, ',')
+		e.keepText(ev.Arguments, it)
+		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":"`)
+		dst = rawjson.AppendEscaped(dst, ev.Arguments)
 	case codec.PartThinking:
 		e.sig = append(e.sig, ev.Signature...)
 		if ev.Text == "" {
@@ -331,23 +348,32 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			dst = append(dst, ',')
 			dst = e.closeEvent(dst)
 		}
-		e.keepText(ev.Text)
-		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":`)
-		dst = rawjson.AppendString(dst, ev.Text)
-		dst = append(dst, ',')
+		e.keepText(ev.Text, it)
+		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":"`)
+		dst = appendInside(dst, ev)
 	default:
 		return dst
 	}
-	it.text.end = len(e.text)
-	return e.closeEvent(dst)
+	return e.closeEvent(append(dst, '"', ','))
 }
 
-// keepText adds a delta's text to the stream's.
-func (e *StreamEncoder) keepText(s string) {
+// appendInside appends ev's Text escaped as the inside of a JSON string:
+// copied when the decoder marked it plain (codec.AppendText without the
+// quotes, which the delta's head and tail hold).
+func appendInside(dst []byte, ev *codec.Event) []byte {
+	if ev.Plain {
+		return append(dst, ev.Text...)
+	}
+	return rawjson.AppendEscaped(dst, ev.Text)
+}
+
+// keepText adds a delta's text to the stream's, the open item's it.
+func (e *StreamEncoder) keepText(s string, it *item) {
 	if len(e.text)+len(s) > cap(e.text) {
 		e.growText(len(s))
 	}
 	e.text = append(e.text, s...)
+	it.text.end = len(e.text)
 }
 
 // growText makes room in the text buffer for more bytes, doubling it:
