@@ -92,6 +92,9 @@ func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 
 // Encode appends the events of ev to dst.
 func (e *StreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+	if ev.Kind == codec.EventDelta && e.started && !e.ended {
+		return e.delta(dst, ev) // most events
+	}
 	if e.ended {
 		return dst
 	}
@@ -402,15 +405,19 @@ func (e *StreamEncoder) growText(more int) {
 }
 
 // deltaHead appends the start of a delta event of type typ about the open
-// item, up to member, the delta's key: made once an item, as its deltas
-// are most of a stream's events.
+// item, up to member, the delta's key and its opening quote: made once an
+// item (makeHead), as its deltas are most of a stream's events.
 func (e *StreamEncoder) deltaHead(dst []byte, typ, member string) []byte {
 	if e.headOf != e.open+1 {
-		e.head = e.appendItemEvent(e.head[:0], typ)
-		e.head = append(e.head, member...)
-		e.headOf = e.open + 1
+		e.makeHead(typ, member)
 	}
 	return append(dst, e.head...)
+}
+
+func (e *StreamEncoder) makeHead(typ, member string) {
+	e.head = e.appendItemEvent(e.head[:0], typ)
+	e.head = append(e.head, member...)
+	e.headOf = e.open + 1
 }
 
 // blockStop appends the events that close the open item, and the item
