@@ -225,24 +225,34 @@ const (
 // counted up in place: formatting a sequence number anew for every event
 // cost as much as the rest of a text delta's framing.
 type counter struct {
-	buf [len(seqStart) + 20 + len(seqEnd)]byte
-	end int // the end of the tail, buf[:end]
+	buf  [len(seqStart) + 20 + len(seqEnd)]byte
+	last int // the index of the last digit
 }
 
 func (c *counter) reset() {
-	c.end = copy(c.buf[:], seqStart+"0"+seqEnd)
+	c.last = copy(c.buf[:], seqStart+"0"+seqEnd) - len(seqEnd) - 1
 }
 
 // tail is the end of an event: `"sequence_number":n}` and the blank line.
-func (c *counter) tail() []byte { return c.buf[len(textEnd):c.end] }
+func (c *counter) tail() []byte { return c.buf[len(textEnd) : c.last+1+len(seqEnd)] }
 
 // textTail is the end of a text delta: the delta's closing quote, its
 // logprobs, then tail.
-func (c *counter) textTail() []byte { return c.buf[:c.end] }
+func (c *counter) textTail() []byte { return c.buf[:c.last+1+len(seqEnd)] }
 
 func (c *counter) next() {
-	last := c.end - len(seqEnd) - 1 // the last digit
-	for i := last; i >= len(seqStart); i-- {
+	if c.buf[c.last] != '9' {
+		c.buf[c.last]++ // nine times in ten
+		return
+	}
+	c.carry()
+}
+
+// carry counts up a number that ends in 9: apart, so that next inlines.
+//
+//go:noinline
+func (c *counter) carry() {
+	for i := c.last; i >= len(seqStart); i-- {
 		if c.buf[i] != '9' {
 			c.buf[i]++
 			return
@@ -250,7 +260,8 @@ func (c *counter) next() {
 		c.buf[i] = '0'
 	}
 	c.buf[len(seqStart)] = '1' // all nines: one digit more
-	c.end += copy(c.buf[last+1:], "0"+seqEnd) - len(seqEnd)
+	c.last++
+	copy(c.buf[c.last:], "0"+seqEnd)
 }
 
 // appendItemEvent appends the start of an event about the open item:
@@ -325,7 +336,8 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		if ev.Text == "" {
 			return dst
 		}
-		e.keepText(ev.Text, it)
+		e.keepText(ev.Text)
+		it.text.end = len(e.text)
 		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":"`)
 		dst = appendInside(dst, ev)
 		dst = append(dst, e.seq.textTail()...)
@@ -335,7 +347,8 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		if ev.Arguments == "" {
 			return dst
 		}
-		e.keepText(ev.Arguments, it)
+		e.keepText(ev.Arguments)
+		it.text.end = len(e.text)
 		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":"`)
 		dst = rawjson.AppendEscaped(dst, ev.Arguments)
 	case codec.PartThinking:
@@ -351,7 +364,8 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			dst = append(dst, ',')
 			dst = e.closeEvent(dst)
 		}
-		e.keepText(ev.Text, it)
+		e.keepText(ev.Text)
+		it.text.end = len(e.text)
 		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":"`)
 		dst = appendInside(dst, ev)
 	default:
@@ -370,13 +384,13 @@ func appendInside(dst []byte, ev *codec.Event) []byte {
 	return rawjson.AppendEscaped(dst, ev.Text)
 }
 
-// keepText adds a delta's text to the stream's, the open item's it.
-func (e *StreamEncoder) keepText(s string, it *item) {
+// keepText adds a delta's text to the stream's (the open item's span is
+// the caller's to move).
+func (e *StreamEncoder) keepText(s string) {
 	if len(e.text)+len(s) > cap(e.text) {
 		e.growText(len(s))
 	}
 	e.text = append(e.text, s...)
-	it.text.end = len(e.text)
 }
 
 // growText makes room in the text buffer for more bytes, doubling it:
