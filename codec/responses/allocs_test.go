@@ -45,7 +45,7 @@ func TestDecodeRequestAllocs(t *testing.T) {
 // (the warm-up run), streaming it again allocates nothing, 200 KB of text
 // past what the encoder keeps as its own.
 func TestLongAnswerAllocs(t *testing.T) {
-	events, _ := longAnswer(3000)
+	events, _ := longAnswer(3000, 0)
 	var e rc.StreamEncoder
 	out := make([]byte, 0, 1<<20)
 	testutil.AllocsN(t, 10, "a 200 KB answer", 0, func() {
