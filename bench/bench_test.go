@@ -23,9 +23,16 @@ func TestMain(m *testing.M) {
 // TestQuick runs the harness as -quick -mapped does (c=16, 1 s per case) and
 // checks what the numbers rest on: no errors, only 200s, the public model
 // name in every gateway response and event, and the gateway's streams
-// carrying the direct stream's events minus the usage chunk it strips.
+// carrying the direct stream's events minus the usage chunk it strips; on
+// either mock server (-mock).
 func TestQuick(t *testing.T) {
-	o, e := startChecked(t, "-quick", "-mapped")
+	for _, server := range mockServers {
+		t.Run(server, func(t *testing.T) { testQuick(t, server) })
+	}
+}
+
+func testQuick(t *testing.T, server string) {
+	o, e := startChecked(t, "-quick", "-mapped", "-mock", server)
 	var progress strings.Builder
 	rows := runAll(o, e, &progress)
 	t.Log("\n" + progress.String())
@@ -72,7 +79,7 @@ func TestQuick(t *testing.T) {
 	var report strings.Builder
 	printReport(&report, o, rows)
 	t.Log("\n" + report.String())
-	for _, want := range []string{"| nonstream | 16 |", "| stream | 16 |", "GOMAXPROCS="} {
+	for _, want := range []string{"| nonstream | 16 |", "| stream | 16 |", "GOMAXPROCS=", "mock " + server + ")", "- mock upstream: " + server + " (-mock " + server} {
 		if !strings.Contains(report.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
