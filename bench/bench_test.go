@@ -33,6 +33,9 @@ func TestQuick(t *testing.T) {
 
 func testQuick(t *testing.T, server string) {
 	o, e := startChecked(t, "-quick", "-mapped", "-mock", server)
+	if got := mockServerAt(t, e.mockAddr); got != server {
+		t.Fatalf("-mock %s: the mock runs on %s", server, got)
+	}
 	var progress strings.Builder
 	rows := runAll(o, e, &progress)
 	t.Log("\n" + progress.String())
@@ -184,6 +187,7 @@ func TestSplitPlacement(t *testing.T) {
 	}{
 		{"shipped", nil}, {"inprocess", []string{"-gateway", "inprocess"}}, {"bare", []string{"-bare"}},
 		{"floor", []string{"-floor", "-d", "1s"}}, {"baseline", []string{"-baseline", "HEAD", "-d", "1s"}},
+		{"nethttp-mock", []string{"-mock", "nethttp", "-gateway", "inprocess"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "baseline" {
@@ -280,6 +284,9 @@ func testSplit(t *testing.T, extra ...string) {
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("GOMAXPROCS of the load generator = %d, want 1", got)
 	}
+	if got := mockServerAt(t, e.mockAddr); got != o.mock {
+		t.Errorf("-mock %s: the mock process runs on %s", o.mock, got)
+	}
 	if err := e.check(o); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +344,7 @@ func testSplit(t *testing.T, extra ...string) {
 	case o.gateway == "inprocess":
 		gwProof = "pinned at start: in-process gateway"
 	}
-	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process",
+	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process (" + o.mock + ",", "- mock upstream: " + o.mock,
 		"pinned at start: load generator", gwProof, "- contenders that ran", "  - d = direct: ", "  - g = "}
 	if o.load == "wrk" {
 		wantReport = append(wantReport, "pinned at start: wrk ", "load generator: wrk ")

@@ -2,7 +2,8 @@
 // pass-through path costs, against a direct run in the same process and the
 // same run.
 //
-// A mock upstream (an OpenAI look-alike on fasthttp) and a gateway in front
+// A mock upstream (an OpenAI look-alike on fasthttp, or with -mock nethttp
+// on net/http, as issue 11's own measurement had it) and a gateway in front
 // of it run in this process; for each concurrency and mode (non-streamed and
 // streamed chat completions) the load generator runs against the mock
 // directly and through the gateway, back to back, in interleaved rounds, and
@@ -32,6 +33,7 @@
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison, the shipped binary
 //	go run ./bench -placement split -nginx -load wrk -c 64   # the same, wrk as the load generator
+//	go run ./bench -placement split -nginx -floor -mock nethttp -load wrk -c 64   # issue 11's setup: a net/http mock
 //	go run ./bench -placement split -gateway inprocess -c 64 # the in-process gateway in its own process
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 //	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)

@@ -191,3 +191,29 @@ func sameOrderNoDate(t *testing.T, raw []byte) []byte {
 	slices.Sort(lines[1:])
 	return slices.Concat([]byte(strings.Join(lines, "\r\n")), []byte("\r\n\r\n"), body)
 }
+
+// mockServerAt tells which server the mock at addr runs on, from the order
+// of its 404's header lines: fasthttp writes Server first, net/http sorts
+// them (Content-Length first).
+func mockServerAt(t *testing.T, addr string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck
+	fmt.Fprintf(conn, "GET /nowhere HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+	raw, err := readRawResponse(bufio.NewReader(conn))
+	if err != nil {
+		t.Fatalf("the mock at %s: %v; read %q", addr, err, raw)
+	}
+	_, head, _ := strings.Cut(string(raw), "\r\n")
+	switch {
+	case strings.HasPrefix(head, "Server: "+mockServerName+"\r\n"):
+		return "fasthttp"
+	case strings.HasPrefix(head, "Content-Length: "):
+		return "nethttp"
+	}
+	return fmt.Sprintf("neither: %q", raw)
+}
