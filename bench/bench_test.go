@@ -23,9 +23,19 @@ func TestMain(m *testing.M) {
 // TestQuick runs the harness as -quick -mapped does (c=16, 1 s per case) and
 // checks what the numbers rest on: no errors, only 200s, the public model
 // name in every gateway response and event, and the gateway's streams
-// carrying the direct stream's events minus the usage chunk it strips.
+// carrying the direct stream's events minus the usage chunk it strips; on
+// either mock server (-mock).
 func TestQuick(t *testing.T) {
-	o, e := startChecked(t, "-quick", "-mapped")
+	for _, server := range mockServers {
+		t.Run(server, func(t *testing.T) { testQuick(t, server) })
+	}
+}
+
+func testQuick(t *testing.T, server string) {
+	o, e := startChecked(t, "-quick", "-mapped", "-mock", server)
+	if got := mockServerAt(t, e.mockAddr); got != server {
+		t.Fatalf("-mock %s: the mock runs on %s", server, got)
+	}
 	var progress strings.Builder
 	rows := runAll(o, e, &progress)
 	t.Log("\n" + progress.String())
@@ -72,7 +82,7 @@ func TestQuick(t *testing.T) {
 	var report strings.Builder
 	printReport(&report, o, rows)
 	t.Log("\n" + report.String())
-	for _, want := range []string{"| nonstream | 16 |", "| stream | 16 |", "GOMAXPROCS="} {
+	for _, want := range []string{"| nonstream | 16 |", "| stream | 16 |", "GOMAXPROCS=", "mock " + server + ")", "- mock upstream: " + server + " (-mock " + server} {
 		if !strings.Contains(report.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -177,6 +187,7 @@ func TestSplitPlacement(t *testing.T) {
 	}{
 		{"shipped", nil}, {"inprocess", []string{"-gateway", "inprocess"}}, {"bare", []string{"-bare"}},
 		{"floor", []string{"-floor", "-d", "1s"}}, {"baseline", []string{"-baseline", "HEAD", "-d", "1s"}},
+		{"nethttp-mock", []string{"-mock", "nethttp", "-gateway", "inprocess"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "baseline" {
@@ -273,6 +284,9 @@ func testSplit(t *testing.T, extra ...string) {
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Errorf("GOMAXPROCS of the load generator = %d, want 1", got)
 	}
+	if got := mockServerAt(t, e.mockAddr); got != o.mock {
+		t.Errorf("-mock %s: the mock process runs on %s", o.mock, got)
+	}
 	if err := e.check(o); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +344,7 @@ func testSplit(t *testing.T, extra ...string) {
 	case o.gateway == "inprocess":
 		gwProof = "pinned at start: in-process gateway"
 	}
-	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process",
+	wantReport := []string{"| nonstream | 4 |", "| stream | 4 |", "pinned at start: mock process (" + o.mock + ",", "- mock upstream: " + o.mock,
 		"pinned at start: load generator", gwProof, "- contenders that ran", "  - d = direct: ", "  - g = "}
 	if o.load == "wrk" {
 		wantReport = append(wantReport, "pinned at start: wrk ", "load generator: wrk ")

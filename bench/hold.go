@@ -51,6 +51,7 @@ type holdOptions struct {
 	gogc    string        // GOGC of the gateway process; "" inherits this one's
 	bare    bool          // the bare pass-through in the gateway's place
 	heap    string        // file the gateway process writes its heap profile to after the last collection; "" for none
+	mock    string        // the mock upstream's server (-mock)
 }
 
 // gatewayMain is the gateway process of hold mode: the gateway (or, with
@@ -180,7 +181,7 @@ func runHold(o options, h holdOptions, out, progress io.Writer) (bool, error) {
 	// thousands of streams on a busy machine) and the hold; a stream that
 	// ends early is reported as lost.
 	events := int((h.holdFor+10*time.Minute)/h.every) + 10
-	m, err := startMock(events, h.every, upstreamKey)
+	m, err := startMock(h.mock, events, h.every, upstreamKey)
 	if err != nil {
 		return false, fmt.Errorf("cannot start the mock upstream: %w", err)
 	}
@@ -487,7 +488,7 @@ func printHold(w io.Writer, h holdOptions, base holdSample, opened, failed, lost
 	if h.bare {
 		what = "**bare fasthttp pass-through** process (bench/bare.go), not Rosetta"
 	}
-	fmt.Fprintf(w, "\n## Open streams: %d held for %v (%s, GOGC=%s)\n\n", opened, h.holdFor, what, orDefault(h.gogc, os.Getenv("GOGC"), "100"))
+	fmt.Fprintf(w, "\n## Open streams: %d held for %v (%s, GOGC=%s; mock %s)\n\n", opened, h.holdFor, what, orDefault(h.gogc, os.Getenv("GOGC"), "100"), h.mock)
 	fmt.Fprintln(w, "| | RSS | RSS per stream | open fds |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
 	fmt.Fprintf(w, "| before (1 warm-up stream done) | %.1f MiB | | %d |\n", mib(base.rss), base.fds)

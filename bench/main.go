@@ -2,7 +2,8 @@
 // pass-through path costs, against a direct run in the same process and the
 // same run.
 //
-// A mock upstream (an OpenAI look-alike on fasthttp) and a gateway in front
+// A mock upstream (an OpenAI look-alike on fasthttp, or with -mock nethttp
+// on net/http, as issue 11's own measurement had it) and a gateway in front
 // of it run in this process; for each concurrency and mode (non-streamed and
 // streamed chat completions) the load generator runs against the mock
 // directly and through the gateway, back to back, in interleaved rounds, and
@@ -32,6 +33,7 @@
 //	go run ./bench -modes stream -c 64 -cpuprofile gw.pprof
 //	go run ./bench -placement split -nginx -c 64   # DESIGN.md §5's comparison, the shipped binary
 //	go run ./bench -placement split -nginx -load wrk -c 64   # the same, wrk as the load generator
+//	go run ./bench -placement split -nginx -floor -mock nethttp -load wrk -c 64   # issue 11's setup: a net/http mock
 //	go run ./bench -placement split -gateway inprocess -c 64 # the in-process gateway in its own process
 //	go run ./bench -hold 2000 -hold-for 2m         # RSS per open stream (hold.go)
 //	go run ./bench -bare -c 64                     # the bare fasthttp floor in the gateway's place (bare.go)
@@ -98,6 +100,7 @@ type options struct {
 	// puts the bare pass-through in its place either way.
 	gateway string
 	load    string       // "builtin" (the fasthttp load generator in this process) or "wrk"
+	mock    string       // the mock upstream's server: "fasthttp" or "nethttp" (mockServers)
 	conv    conversation // the request's conversation (-body)
 }
 
@@ -173,6 +176,8 @@ func parseFlags(args []string) (options, error) {
 	baseline := fs.String("baseline", "", "with -placement split: a git revision (HEAD~3, a tag, a commit); the shipped binary built from it "+
 		"(git worktree in a temporary directory, go build ./cmd/rosetta) runs beside the one built from the tree as the contender rosetta@<short rev>, "+
 		"with the same kind of configuration in its own directory; the tables divide the tree's req/s and CPU per request by the baseline's: before and after, one run")
+	mockServer := fs.String("mock", "fasthttp", "the mock upstream's server: fasthttp, or nethttp (net/http's, as issue 11's own "+
+		"measurement had; same answers, one chunk per SSE event; it costs the servers' CPU more per request)")
 	quick := fs.Bool("quick", false, "smoke test: -c 16 -d 1s -rounds 1 -warmup 200ms")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -180,7 +185,7 @@ func parseFlags(args []string) (options, error) {
 	o := options{dur: *dur, warmup: *warmup, rounds: *rounds, events: *events, eventDelay: *eventDelay,
 		mapped: *mapped, log: *logMode, cpuprofile: *cpuprofile, only: *only, placement: *placement, nginx: *nginx,
 		bare: *bare, anthropic: *client == "anthropic", rate: *rate, hold: holdOptions{streams: *hold, holdFor: *holdFor, every: *holdEvery, sample: *holdSample, gogc: *holdGOGC, bare: *bare, heap: *holdHeap}}
-	o.gateway, o.load = *gateway, *loadGen
+	o.gateway, o.load, o.mock, o.hold.mock = *gateway, *loadGen, *mockServer, *mockServer
 	o.floor, o.baseline = *floor, strings.TrimSpace(*baseline)
 	switch o.gateway {
 	case "":
@@ -274,6 +279,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-rate must not be negative")
 	case o.gateway == "shipped" && o.placement != "split":
 		return o, errors.New("-gateway shipped needs -placement split (shared placement runs everything in this process)")
+	case !slices.Contains(mockServers, o.mock):
+		return o, fmt.Errorf("-mock: unknown %q (want %s)", o.mock, strings.Join(mockServers, " or "))
 	case o.load != "builtin" && o.load != "wrk":
 		return o, fmt.Errorf("-load: unknown %q (want builtin or wrk)", o.load)
 	case o.load == "wrk" && o.placement != "split":
@@ -354,7 +361,7 @@ type env struct {
 }
 
 func startEnv(o options) (*env, error) {
-	m, err := startMock(o.events, o.eventDelay, upstreamKey)
+	m, err := startMock(o.mock, o.events, o.eventDelay, upstreamKey)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the mock upstream: %w", err)
 	}
@@ -704,7 +711,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 		model = mappedPublic + " → " + mappedUpstream + " (model rewritten in every response and event)"
 	}
 	gw := gwLabel(o)
-	fmt.Fprintf(w, "## Rosetta pass-through overhead (%s)\n\n", gw)
+	fmt.Fprintf(w, "## Rosetta pass-through overhead (%s; mock %s)\n\n", gw, o.mock)
 	fmt.Fprintf(w, "**%s**\n\n", gwNote(o))
 	fmt.Fprintf(w, "- %s %s/%s, GOMAXPROCS=%d, CPUs=%d\n", runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.GOMAXPROCS(0), runtime.NumCPU())
@@ -713,6 +720,7 @@ func printReportFor(w io.Writer, o options, s *splitEnv, rows []*row) {
 	fmt.Fprintf(w, "- request: %s; model: %s; streams: %d content chunks (+ role, finish, usage, [DONE]), event delay %s; gateway access log: %s\n",
 		requestLine(o), model, o.events, o.eventDelay, o.log)
 	fmt.Fprintf(w, "- load generator, gateway and mock share this process and its cores: the ratio is a conservative lower bound of the gateway's throughput vs a deployment where it has cores of its own\n")
+	fmt.Fprintf(w, "- mock upstream: %s\n", mockAbout(o.mock))
 	printRate(w, o)
 	fmt.Fprintln(w)
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,12 +19,16 @@ import (
 )
 
 // mock is an upstream that answers POST /v1/chat/completions and
-// /v1/embeddings the way OpenAI does, as cheaply as it can: replies are
-// rendered once per model name and replayed. Streams are written event by event with a flush after each, as a
-// real provider sends them.
+// /v1/embeddings the way OpenAI does, as cheaply as its server lets it:
+// replies are rendered once per model name and replayed. Streams are
+// written event by event with a flush after each, as a real provider sends
+// them. Two servers can speak for it, with the same answers (mockServers):
+// fasthttp, the default, and net/http (mock_nethttp.go), the server issue
+// 11's own measurement used.
 type mock struct {
 	ln     net.Listener
-	srv    *fasthttp.Server
+	srv    *fasthttp.Server // fasthttp's; nil for net/http's
+	http   *http.Server     // net/http's; nil for fasthttp's
 	addr   string
 	auth   []byte // the expected Authorization header; nil accepts any
 	events int
@@ -37,6 +43,17 @@ type mock struct {
 	rejected atomic.Int64 // answered 4xx
 }
 
+// mockServers are the servers the mock can run on (-mock).
+var mockServers = []string{"fasthttp", "nethttp"}
+
+// mockAbout says what the mock is, for the reports.
+func mockAbout(server string) string {
+	if server == "nethttp" {
+		return "nethttp (-mock nethttp: net/http's server, each SSE event flushed by http.Flusher, as issue 11's mock)"
+	}
+	return "fasthttp (-mock fasthttp, the default: fasthttp's server, each SSE event flushed to its body stream)"
+}
+
 // mockReply holds one model's rendered answers.
 type mockReply struct {
 	embedding []byte   // the embeddings of one text, as floats (testutil.EmbeddingAnswer)
@@ -45,11 +62,30 @@ type mockReply struct {
 	eventsUse [][]byte // the stream with it: "usage":null chunks and the usage chunk
 }
 
+// mockAnswer is the mock's answer to one request, whichever server writes
+// it: a 200 with OpenAI's headers (mockHeaders) and a whole body or a
+// stream of events, or a 4xx with an OpenAI error body and only the
+// server's name (mockServerName) beside the date, type and length.
+type mockAnswer struct {
+	status int
+	body   []byte   // a whole answer or the error; nil for a stream
+	events [][]byte // a stream's events; nil for a whole answer
+}
+
 var (
 	mockKeyStream = []byte(`"stream"`)
 	mockKeyUsage  = []byte(`"include_usage"`)
 	mockKeyModel  = []byte(`"model"`)
 	mockTrue      = []byte("true")
+)
+
+// The mock's content types, its streams' Cache-Control, and the Server
+// header of its rejections (fasthttp's Name).
+const (
+	mockJSON       = "application/json"
+	mockSSE        = "text/event-stream; charset=utf-8"
+	mockNoCache    = "no-cache"
+	mockServerName = "mock"
 )
 
 // mockHeaders are the headers OpenAI sends with every chat completion (Date
@@ -76,10 +112,10 @@ var mockHeaders = [][2]string{
 	{"Alt-Svc", `h3=":443"; ma=86400`},
 }
 
-// startMock starts a mock upstream on a loopback port. Every stream carries
-// events content chunks, each after delay. auth, when not empty, is the
-// upstream key the mock insists on.
-func startMock(events int, delay time.Duration, auth string) (*mock, error) {
+// startMock starts a mock upstream on a loopback port, on server
+// (mockServers). Every stream carries events content chunks, each after
+// delay. auth, when not empty, is the upstream key the mock insists on.
+func startMock(server string, events int, delay time.Duration, auth string) (*mock, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -89,63 +125,101 @@ func startMock(events int, delay time.Duration, auth string) (*mock, error) {
 	if auth != "" {
 		m.auth = []byte("Bearer " + auth)
 	}
+	switch server {
+	case "fasthttp":
+		m.serveFast()
+	case "nethttp":
+		m.serveNetHTTP()
+	default:
+		ln.Close()
+		return nil, fmt.Errorf("unknown mock server %q (want %s)", server, strings.Join(mockServers, " or "))
+	}
+	return m, nil
+}
+
+// serveFast serves the mock on fasthttp.
+func (m *mock) serveFast() {
 	m.srv = &fasthttp.Server{
 		Handler:               m.handle,
-		Name:                  "mock",
+		Name:                  mockServerName,
 		NoDefaultServerHeader: true, // mockHeaders has one
 		NoDefaultContentType:  true,
 		ReadTimeout:           time.Minute,
 		IdleTimeout:           time.Minute,
 		CloseOnShutdown:       true,
 	}
-	go m.srv.Serve(ln) //nolint:errcheck // ends with Shutdown
-	return m, nil
+	go m.srv.Serve(m.ln) //nolint:errcheck // ends with Shutdown
 }
 
-func (m *mock) close() { m.srv.Shutdown() } //nolint:errcheck
+func (m *mock) close() {
+	if m.http != nil {
+		m.http.Close() //nolint:errcheck
+		return
+	}
+	m.srv.Shutdown() //nolint:errcheck
+}
 
-func (m *mock) handle(ctx *fasthttp.RequestCtx) {
-	embeddings := string(ctx.Path()) == "/v1/embeddings"
-	if !ctx.IsPost() || string(ctx.Path()) != "/v1/chat/completions" && !embeddings {
-		m.reject(ctx, 404, "invalid_request_error", "Unknown request URL.")
-		return
+// answer decides the answer to a request: its method, path, whether its
+// Authorization header is the expected one, and its body.
+func (m *mock) answer(post bool, path string, authOK bool, body []byte) mockAnswer {
+	embeddings := path == "/v1/embeddings"
+	if !post || path != "/v1/chat/completions" && !embeddings {
+		return m.reject(404, "invalid_request_error", "Unknown request URL.")
 	}
-	if m.auth != nil && !bytes.Equal(ctx.Request.Header.Peek("Authorization"), m.auth) {
-		m.reject(ctx, 401, "invalid_request_error", "Incorrect API key provided.")
-		return
+	if !authOK {
+		return m.reject(401, "invalid_request_error", "Incorrect API key provided.")
 	}
-	body := ctx.PostBody()
 	model := modelOf(body)
 	if len(model) == 0 {
-		m.reject(ctx, 400, "invalid_request_error", "you must provide a model parameter")
-		return
+		return m.reject(400, "invalid_request_error", "you must provide a model parameter")
 	}
 	r := m.reply(model)
 	m.requests.Add(1)
+	switch {
+	case embeddings:
+		return mockAnswer{status: 200, body: r.embedding}
+	case !isTrue(body, mockKeyStream):
+		return mockAnswer{status: 200, body: r.full}
+	}
+	m.streams.Add(1)
+	if isTrue(body, mockKeyUsage) {
+		m.withUse.Add(1)
+		return mockAnswer{status: 200, events: r.eventsUse}
+	}
+	return mockAnswer{status: 200, events: r.events}
+}
+
+func (m *mock) reject(status int, kind, msg string) mockAnswer {
+	m.rejected.Add(1)
+	return mockAnswer{status: status,
+		body: fmt.Appendf(nil, `{"error":{"message":%q,"type":%q,"param":null,"code":null}}`, msg, kind)}
+}
+
+// authOK says whether an Authorization header is the one the mock expects.
+func (m *mock) authOK(got []byte) bool { return m.auth == nil || bytes.Equal(got, m.auth) }
+
+// handle is the fasthttp server's handler.
+func (m *mock) handle(ctx *fasthttp.RequestCtx) {
+	a := m.answer(ctx.IsPost(), string(ctx.Path()), m.authOK(ctx.Request.Header.Peek("Authorization")), ctx.PostBody())
+	if a.status != 200 {
+		ctx.SetStatusCode(a.status)
+		ctx.SetContentType(mockJSON)
+		ctx.SetBody(a.body)
+		return
+	}
 	for _, h := range mockHeaders {
 		ctx.Response.Header.Set(h[0], h[1])
 	}
-	if embeddings {
-		ctx.SetContentType("application/json")
-		ctx.SetBody(r.embedding)
+	if a.events == nil {
+		ctx.SetContentType(mockJSON)
+		ctx.SetBody(a.body)
 		return
 	}
-	if !isTrue(body, mockKeyStream) {
-		ctx.SetContentType("application/json")
-		ctx.SetBody(r.full)
-		return
-	}
-	m.streams.Add(1)
-	events := r.events
-	if isTrue(body, mockKeyUsage) {
-		events = r.eventsUse
-		m.withUse.Add(1)
-	}
-	ctx.SetContentType("text/event-stream; charset=utf-8")
-	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	ctx.SetContentType(mockSSE)
+	ctx.Response.Header.Set("Cache-Control", mockNoCache)
 	delay := m.delay
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		for _, ev := range events {
+		for _, ev := range a.events {
 			if delay > 0 {
 				time.Sleep(delay)
 			}
@@ -157,13 +231,6 @@ func (m *mock) handle(ctx *fasthttp.RequestCtx) {
 			}
 		}
 	})
-}
-
-func (m *mock) reject(ctx *fasthttp.RequestCtx, status int, kind, msg string) {
-	m.rejected.Add(1)
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	fmt.Fprintf(ctx, `{"error":{"message":%q,"type":%q,"param":null,"code":null}}`, msg, kind)
 }
 
 // isTrue reports whether the first occurrence of the quoted key in body

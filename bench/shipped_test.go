@@ -25,7 +25,7 @@ func TestShipped(t *testing.T) {
 	if fi, err := os.Stat(sh.bin); err != nil || fi.Mode()&0o111 == 0 {
 		t.Fatalf("go build made no executable %s: %v", sh.bin, err)
 	}
-	m, err := startMock(5, 0, upstreamKey)
+	m, err := startMock("fasthttp", 5, 0, upstreamKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,7 @@ func serveMain(args []string) int {
 	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
 	logMode := fs.String("log", "async", "gateway access log: async or discard")
 	mockAddr := fs.String("mock", "", "role gateway: the mock upstream's address")
+	mockServer := fs.String("mock-server", "fasthttp", "role mock: its server, fasthttp or nethttp")
 	bare := fs.Bool("bare", false, "the bare pass-through in the gateway's place")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -91,7 +92,7 @@ func serveMain(args []string) int {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	m, err := startMock(*events, *delay, upstreamKey)
+	m, err := startMock(*mockServer, *events, *delay, upstreamKey)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench mock:", err)
 		return 1
@@ -433,8 +434,8 @@ func readyAddr(name, line, key string) (string, error) {
 
 // startMock starts the mock upstream's process and returns its address.
 func (s *splitEnv) startMock(o options) (string, error) {
-	const name = "mock process (GOMAXPROCS=1)"
-	return s.startPinned(name, "mock", &s.mock, serveRoleFlag+"mock", "-events="+strconv.Itoa(o.events),
+	name := "mock process (" + o.mock + ", GOMAXPROCS=1)"
+	return s.startPinned(name, "mock", &s.mock, serveRoleFlag+"mock", "-mock-server="+o.mock, "-events="+strconv.Itoa(o.events),
 		"-event-delay="+o.eventDelay.String())
 }
 

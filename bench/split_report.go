@@ -98,6 +98,14 @@ func addedCell(proxy, direct splitSummary) string {
 	return fmtDur(proxy.p50 - direct.p50)
 }
 
+// loadName names the load generator in the report's title.
+func loadName(o options) string {
+	if o.load == "wrk" {
+		return "wrk"
+	}
+	return "built-in"
+}
+
 // cutNote says which requests may end without a 200 in the usage log.
 func cutNote(o options) string {
 	if o.load == "wrk" {
@@ -215,7 +223,7 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 		return sums, sumOf(list, sums, dc), sumOf(list, sums, gwc)
 	}
 
-	fmt.Fprintf(w, "## Rosetta pass-through vs nginx, split placement (DESIGN.md §5): %s\n\n", gw)
+	fmt.Fprintf(w, "## Rosetta pass-through vs nginx, split placement (DESIGN.md §5): %s; mock %s; load %s\n\n", gw, o.mock, loadName(o))
 	fmt.Fprintf(w, "**%s**\n\n", gwNote(o))
 	fmt.Fprintf(w, "- %s %s/%s, CPUs=%d; CPU %d: the servers (mock, %s), each a process of its own; CPU %d: the load generator\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), s.srvCPU, strings.Join(labels(servers, "%s"), ", "), s.loadCPU)
@@ -253,6 +261,7 @@ func printSplitReport(w io.Writer, o options, s *splitEnv, rows []*row) {
 			fmt.Fprintf(w, "- **the tree is that same commit, unchanged (%s): the two binaries are the same code, so their ratios measure this run's noise, not a change**\n", s.shipped.tree)
 		}
 	}
+	fmt.Fprintf(w, "- mock upstream: %s\n", mockAbout(o.mock))
 	if s.wrk != nil {
 		fmt.Fprintf(w, "- load generator: wrk %s (%s), -t 1 -c N --latency, a Lua script for the POST's body and headers; its own req/s and p50/p99, its CPU from its rusage; -d and -warmup rounded up to whole seconds (here %ds and %ds); stream responses read to their end but not checked (a probe before each run checks one)\n",
 			s.wrk.version, s.wrk.bin, wrkSeconds(o.dur), wrkSeconds(o.warmup))

@@ -59,6 +59,8 @@ func TestSplitReportContenders(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
+		"## Rosetta pass-through vs nginx, split placement (DESIGN.md §5): rosetta; mock fasthttp; load built-in\n",
+		"- mock upstream: fasthttp (-mock fasthttp, the default:",
 		"  - d = direct: the mock", "  - g = rosetta: the tree's", "  - f = bare: the floor", "  - b = rosetta@abc1234: the baseline",
 		"- not run, their columns show —: nginx (no -nginx)",
 		"the servers (mock, rosetta, bare, rosetta@abc1234), each a process of its own",
@@ -73,7 +75,8 @@ func TestSplitReportContenders(t *testing.T) {
 }
 
 // TestContenderFlags: -floor and -baseline add contenders to split
-// placement only, beside the shipped binary they are compared with.
+// placement only, beside the shipped binary they are compared with; -mock
+// names a server the mock has.
 func TestContenderFlags(t *testing.T) {
 	for _, ok := range [][]string{
 		{"-placement", "split", "-floor"},
@@ -92,6 +95,13 @@ func TestContenderFlags(t *testing.T) {
 			t.Errorf("%q: floor %v, baseline %q", ok, o.floor, o.baseline)
 		}
 	}
+	for server, args := range map[string][]string{
+		"fasthttp": {"-placement", "split"}, "nethttp": {"-placement", "split", "-mock", "nethttp"},
+	} {
+		if o, err := parseFlags(args); err != nil || o.mock != server || o.hold.mock != server {
+			t.Errorf("%q: mock %q, hold's %q, %v; want %s", args, o.mock, o.hold.mock, err, server)
+		}
+	}
 	for _, bad := range [][]string{
 		{"-floor"}, {"-baseline", "HEAD"},
 		{"-placement", "split", "-floor", "-bare"},
@@ -103,6 +113,7 @@ func TestContenderFlags(t *testing.T) {
 		{"-placement", "split", "-only", "bare"},
 		{"-placement", "split", "-only", "baseline"},
 		{"-placement", "split", "-only", "floor"},
+		{"-placement", "split", "-mock", "nginx"},
 	} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("%q accepted", bad)

@@ -51,6 +51,8 @@ type StreamEncoder struct {
 	open    int
 	closing bool
 	text    []byte
+	own     []byte  // the encoder's own text buffer while text is a spill
+	spill   *[]byte // text's pooled buffer, past maxKeptText (nil: none)
 	meta    []byte
 	sig     []byte
 	itemID  []byte // the open item's id, as JSON
@@ -73,16 +75,13 @@ type item struct {
 
 type span struct{ start, end int }
 
-// maxKeptText bounds the text buffer a reset encoder keeps: the proxy
-// pools encoders, and one long answer should not hold its size for good.
-const maxKeptText = 64 << 10
-
 // Reset readies e for a new stream described by info, keeping its buffers
-// (the text buffer up to maxKeptText).
+// (a spilled text's goes back to its pool).
 func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 	text := e.text[:0]
-	if cap(text) > maxKeptText {
-		text = nil
+	if e.spill != nil {
+		text = e.own[:0]
+		putSpill(e.spill)
 	}
 	*e = StreamEncoder{origin: info.Origin, open: -1, items: e.items[:0], text: text, meta: e.meta[:0],
 		sig: e.sig[:0], itemID: e.itemID[:0], head: e.head[:0], resp: codec.Response{Parts: e.resp.Parts[:0]}}
@@ -93,6 +92,9 @@ func (e *StreamEncoder) Reset(info codec.StreamInfo) {
 
 // Encode appends the events of ev to dst.
 func (e *StreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+	if ev.Kind == codec.EventDelta && e.started && !e.ended {
+		return e.delta(dst, ev) // most events
+	}
 	if e.ended {
 		return dst
 	}
@@ -205,34 +207,61 @@ func (e *StreamEncoder) appendEvent(dst []byte, typ string) []byte {
 
 // closeEvent ends an event with its sequence number.
 func (e *StreamEncoder) closeEvent(dst []byte) []byte {
-	dst = append(dst, `"sequence_number":`...)
-	dst = append(dst, e.seq.digits()...)
+	dst = append(dst, e.seq.tail()...)
 	e.seq.next()
-	return append(dst, "}\n\n"...)
+	return dst
 }
 
-// counter is a number in decimal digits, counted up in place: formatting
-// a sequence number anew for every event cost as much as the rest of a
-// text delta's framing.
+// The end of every event: its sequence number, after the end of a text
+// delta's string and its logprobs (textEnd), so that a text delta ends in
+// one append.
+const (
+	textEnd  = `","logprobs":[],`
+	seqStart = textEnd + `"sequence_number":`
+	seqEnd   = "}\n\n"
+)
+
+// counter is the end of an event with the next sequence number, its digits
+// counted up in place: formatting a sequence number anew for every event
+// cost as much as the rest of a text delta's framing.
 type counter struct {
-	buf   [20]byte
-	start int // the digits are buf[start:]
+	buf  [len(seqStart) + 20 + len(seqEnd)]byte
+	last int // the index of the last digit
 }
 
-func (c *counter) reset() { c.start, c.buf[len(c.buf)-1] = len(c.buf)-1, '0' }
+func (c *counter) reset() {
+	c.last = copy(c.buf[:], seqStart+"0"+seqEnd) - len(seqEnd) - 1
+}
 
-func (c *counter) digits() []byte { return c.buf[c.start:] }
+// tail is the end of an event: `"sequence_number":n}` and the blank line.
+func (c *counter) tail() []byte { return c.buf[len(textEnd) : c.last+1+len(seqEnd)] }
+
+// textTail is the end of a text delta: the delta's closing quote, its
+// logprobs, then tail.
+func (c *counter) textTail() []byte { return c.buf[:c.last+1+len(seqEnd)] }
 
 func (c *counter) next() {
-	for i := len(c.buf) - 1; i >= c.start; i-- {
+	if c.buf[c.last] != '9' {
+		c.buf[c.last]++ // nine times in ten
+		return
+	}
+	c.carry()
+}
+
+// carry counts up a number that ends in 9: apart, so that next inlines.
+//
+//go:noinline
+func (c *counter) carry() {
+	for i := c.last; i >= len(seqStart); i-- {
 		if c.buf[i] != '9' {
 			c.buf[i]++
 			return
 		}
 		c.buf[i] = '0'
 	}
-	c.start--
-	c.buf[c.start] = '1'
+	c.buf[len(seqStart)] = '1' // all nines: one digit more
+	c.last++
+	copy(c.buf[c.last:], "0"+seqEnd)
 }
 
 // appendItemEvent appends the start of an event about the open item:
@@ -308,17 +337,20 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			return dst
 		}
 		e.keepText(ev.Text)
-		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":`)
-		dst = codec.AppendText(dst, ev)
-		dst = append(dst, `,"logprobs":[],`...)
+		it.text.end = len(e.text)
+		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":"`)
+		dst = appendInside(dst, ev)
+		dst = append(dst, e.seq.textTail()...)
+		e.seq.next()
+		return dst
 	case codec.PartToolCall:
 		if ev.Arguments == "" {
 			return dst
 		}
 		e.keepText(ev.Arguments)
-		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":`)
-		dst = rawjson.AppendString(dst, ev.Arguments)
-		dst = append(dst, ',')
+		it.text.end = len(e.text)
+		dst = e.deltaHead(dst, "response.function_call_arguments.delta", `"delta":"`)
+		dst = rawjson.AppendEscaped(dst, ev.Arguments)
 	case codec.PartThinking:
 		e.sig = append(e.sig, ev.Signature...)
 		if ev.Text == "" {
@@ -333,44 +365,73 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 			dst = e.closeEvent(dst)
 		}
 		e.keepText(ev.Text)
-		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":`)
-		dst = rawjson.AppendString(dst, ev.Text)
-		dst = append(dst, ',')
+		it.text.end = len(e.text)
+		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":"`)
+		dst = appendInside(dst, ev)
 	default:
 		return dst
 	}
-	it.text.end = len(e.text)
-	return e.closeEvent(dst)
+	return e.closeEvent(append(dst, '"', ','))
 }
 
-// keepText adds a delta's text to the stream's, doubling the buffer when
-// it grows: append grows a large slice by a quarter, which copies a long
-// answer's text some 25 times over from an empty buffer, twice with this.
-// The doubling stops at maxKeptText, so that a text that fits is kept by
-// Reset whatever the growth before it.
+// appendInside appends ev's Text escaped as the inside of a JSON string:
+// copied when the decoder marked it plain (codec.AppendText without the
+// quotes, which the delta's head and tail hold).
+func appendInside(dst []byte, ev *codec.Event) []byte {
+	if ev.Plain {
+		return append(dst, ev.Text...)
+	}
+	return rawjson.AppendEscaped(dst, ev.Text)
+}
+
+// keepText adds a delta's text to the stream's (the open item's span is
+// the caller's to move).
 func (e *StreamEncoder) keepText(s string) {
-	if n := len(e.text) + len(s); n > cap(e.text) {
-		grown := 2 * cap(e.text)
-		if cap(e.text) < maxKeptText {
-			grown = min(grown, maxKeptText)
-		}
-		text := make([]byte, len(e.text), max(n, grown)) // append would round the capacity up
-		copy(text, e.text)
-		e.text = text
+	if len(e.text)+len(s) > cap(e.text) {
+		e.growText(len(s))
 	}
 	e.text = append(e.text, s...)
 }
 
+// growText makes room in the text buffer for more bytes, doubling it:
+// append grows a large slice by a quarter, which copies a long answer's
+// text some 25 times over, twice with this. Up to maxKeptText the buffer
+// is the encoder's own, kept by Reset; past it, a spill taken from a pool
+// and given back by Reset, so that a long answer costs no allocation once
+// the pools hold its sizes, and no idle encoder holds its size for good.
+func (e *StreamEncoder) growText(more int) {
+	n := len(e.text) + more
+	if n <= maxKeptText {
+		grown := min(max(n, 2*cap(e.text)), maxKeptText)
+		text := make([]byte, len(e.text), grown) // append would round the capacity up
+		copy(text, e.text)
+		e.text = text
+		return
+	}
+	spill := getSpill(n)
+	*spill = append(*spill, e.text...)
+	if e.spill != nil {
+		putSpill(e.spill)
+	} else {
+		e.own = e.text
+	}
+	e.spill, e.text = spill, *spill
+}
+
 // deltaHead appends the start of a delta event of type typ about the open
-// item, up to member, the delta's key: made once an item, as its deltas
-// are most of a stream's events.
+// item, up to member, the delta's key and its opening quote: made once an
+// item (makeHead), as its deltas are most of a stream's events.
 func (e *StreamEncoder) deltaHead(dst []byte, typ, member string) []byte {
 	if e.headOf != e.open+1 {
-		e.head = e.appendItemEvent(e.head[:0], typ)
-		e.head = append(e.head, member...)
-		e.headOf = e.open + 1
+		e.makeHead(typ, member)
 	}
 	return append(dst, e.head...)
+}
+
+func (e *StreamEncoder) makeHead(typ, member string) {
+	e.head = e.appendItemEvent(e.head[:0], typ)
+	e.head = append(e.head, member...)
+	e.headOf = e.open + 1
 }
 
 // blockStop appends the events that close the open item, and the item
