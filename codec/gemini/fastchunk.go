@@ -97,23 +97,20 @@ type template struct {
 	steps     []step // the replay, compiled from the holes
 	stepBuf   [maxHoles + 1]step
 	model, id string // the fixed modelVersion and responseId, in b
-	candidate bool
-	hasUsage  bool
-	thought   [maxFastParts]bool
 	parts     int
-	counts    [holeNone - holeCount]int // the fixed counts, by kind
-	learnt    bool                      // the first replay fixed the counts that stayed
-	at        [maxHoles + 1]int32       // where the first replay read each step's value
+	learnt    bool                // the first replay fixed the counts that stayed
+	at        [maxHoles + 1]int32 // where the first replay read each step's value
 }
 
-// step is one step of a replay: lit bytes of the template compared with
+// step is one step of a replay: lit, bytes of the template, compared with
 // the chunk's (the fixed holes among them), then the value of a hole of
-// kind read from the chunk while the template's, vlen bytes, is skipped.
+// kind read from the chunk (the template's is vlen bytes).
 type step struct {
-	lit, vlen int32
-	kind      holeKind
-	part      uint8
-	hole      uint8 // its index in the template's holes
+	lit  string // a view of the template's bytes
+	vlen int32
+	kind holeKind
+	part uint8
+	hole uint8 // its index in the template's holes
 }
 
 // compile turns the holes into the steps of the replay: each fixed hole
@@ -123,7 +120,6 @@ type step struct {
 func (t *template) compile() {
 	t.steps = t.stepBuf[:0]
 	t.model, t.id = "", ""
-	t.counts = [holeNone - holeCount]int{}
 	run := int32(0) // where the literal bytes of the next step start
 	for k, h := range t.holes {
 		if h.fixed {
@@ -132,15 +128,13 @@ func (t *template) compile() {
 				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
 				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
-			case holeCount, holePrompt, holeCandidates, holeThoughts, holeCached, holeToolUse:
-				t.counts[h.kind-holeCount], _ = countOfLen(t.b, int(h.at), int(h.end-h.at))
 			}
 			continue
 		}
-		t.steps = append(t.steps, step{lit: h.at - run, vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
+		t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:h.at]), vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
 		run = h.end
 	}
-	t.steps = append(t.steps, step{lit: int32(len(t.b)) - run, kind: holeNone})
+	t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:]), kind: holeNone})
 }
 
 // fastScan is a cursor over one chunk. It uses the parser's scanner for
@@ -194,11 +188,16 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 				h.fixed = bytes.IndexByte(data[h.at:h.end], '\\') < 0
 			}
 		}
-		t.candidate, t.hasUsage, t.parts, t.learnt = d.c.Candidate, d.c.HasUsage, len(s.parts), false
-		for i, p := range s.parts {
-			t.thought[i] = p.thought
-		}
+		t.parts, t.learnt = len(s.parts), false
 		t.compile()
+		// The values a replay leaves are the template's, in t.b: the chunk's
+		// own bytes may not outlive it.
+		if t.model != "" {
+			d.c.ModelVersion = t.model
+		}
+		if t.id != "" {
+			d.c.ResponseID = t.id
+		}
 	}
 	return len(s.parts), true
 }
@@ -207,36 +206,31 @@ func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
 // step: the template's bytes up to a value compared with data's, the value
 // read from data. A count is read as one of as many digits as the
 // template's (a count of another length is read in full by fastChunk,
-// which makes that chunk the template).
+// which makes that chunk the template). Only the values are set: d.c and
+// d.fastParts hold the last chunk's, which was the template or a replay
+// of it (any other chunk drops the template), so everything else in them
+// is what the template says (its fixed model and id are the template's
+// bytes, fastChunk sees to that).
 func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	t := &d.tmpl
 	if len(t.b) == 0 {
 		return 0, false
 	}
-	c := &d.c
-	*c = wireChunk{Candidate: t.candidate, HasUsage: t.hasUsage, ModelVersion: t.model, ResponseID: t.id}
-	for i := range t.parts {
-		d.fastParts[i] = fastPart{thought: t.thought[i]}
-	}
-	counts := t.counts // by kind
-	i, from := 0, 0    // in data, in t.b
-	for k, st := range t.steps {
-		n := int(st.lit)
-		if len(data)-i < n || string(data[i:i+n]) != string(t.b[from:from+n]) {
+	c := &d.c // the template's values, or the last replay's: the holes are set
+	i := 0
+	for k := range t.steps {
+		st := &t.steps[k]
+		if n := len(st.lit); len(data)-i < n || string(data[i:i+n]) != st.lit {
 			return 0, false
 		}
-		i += n
-		from += n + int(st.vlen)
-		if st.kind >= holeCount {
-			if st.kind == holeNone {
-				c.Usage = wireUsage{PromptTokenCount: counts[holePrompt-holeCount], CandidatesTokenCount: counts[holeCandidates-holeCount],
-					ThoughtsTokenCount: counts[holeThoughts-holeCount], CachedContentTokenCount: counts[holeCached-holeCount],
-					ToolUsePromptTokenCount: counts[holeToolUse-holeCount]}
-				if !t.learnt && i == len(data) {
-					t.fixCounts(data)
-				}
-				return t.parts, i == len(data)
+		i += len(st.lit)
+		switch {
+		case st.kind == holeNone:
+			if !t.learnt && i == len(data) {
+				t.fixCounts(data)
 			}
+			return t.parts, i == len(data)
+		case st.kind >= holeCount:
 			v, ok := countOfLen(data, i, int(st.vlen))
 			if !ok {
 				return 0, false
@@ -245,29 +239,53 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 				t.at[k] = int32(i)
 			}
 			i += int(st.vlen)
-			counts[st.kind-holeCount] = v
-			continue
-		}
-		p := parser{b: data, i: i}
-		v, plain, ok := fastString(&p, &d.sd)
-		if !ok {
-			return 0, false
-		}
-		i = p.i
-		switch st.kind {
-		case holeText:
-			d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
-		case holeSig:
-			d.fastParts[st.part].sig = unwrapSignature(v)
-		case holeModel:
-			c.ModelVersion = v
-		case holeResponseID:
-			c.ResponseID = v
-		case holeFinish:
-			c.FinishReason = v
+			c.Usage.set(st.kind, v)
+		default:
+			p := parser{b: data, i: i}
+			v, plain, ok := p.text(&d.sd)
+			if !ok {
+				return 0, false
+			}
+			i = p.i
+			if st.kind == holeText { // (most chunks' one string)
+				d.fastParts[st.part].text, d.fastParts[st.part].plain = v, plain
+			} else {
+				d.setString(st, v)
+			}
 		}
 	}
 	return 0, false // (the last step returns)
+}
+
+// setString puts the string value v of a replay's step, not a text, where
+// it goes.
+func (d *StreamDecoder) setString(st *step, v string) {
+	switch st.kind {
+	case holeSig:
+		d.fastParts[st.part].sig = unwrapSignature(v)
+	case holeModel:
+		d.c.ModelVersion = v
+	case holeResponseID:
+		d.c.ResponseID = v
+	case holeFinish:
+		d.c.FinishReason = v
+	}
+}
+
+// set sets the count of kind (holeCount: one that is dropped).
+func (u *wireUsage) set(kind holeKind, n int) {
+	switch kind {
+	case holePrompt:
+		u.PromptTokenCount = n
+	case holeCandidates:
+		u.CandidatesTokenCount = n
+	case holeThoughts:
+		u.ThoughtsTokenCount = n
+	case holeCached:
+		u.CachedContentTokenCount = n
+	case holeToolUse:
+		u.ToolUsePromptTokenCount = n
+	}
 }
 
 // fixCounts makes the counts that data, the template's first replay, has
@@ -293,10 +311,14 @@ func (t *template) fixCounts(data []byte) {
 
 // countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
 // template held): what readCount reads when the byte after them ends the
-// number, which the replay's next comparison checks.
+// number, which the replay's next comparison checks. A count of up to 8
+// digits is read from the word that ends with it (digits8).
 func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
+	}
+	if n <= 8 && i+n >= 8 {
+		return digits8(rawjson.Word(b, i+n-8)&digitsMask[n] | digitsFill[n])
 	}
 	for _, c := range b[i : i+n] {
 		if c -= '0'; c > 9 {
@@ -305,6 +327,31 @@ func countOfLen(b []byte, i, n int) (v int, ok bool) {
 		v = v*10 + int(c)
 	}
 	return v, true
+}
+
+// digitsMask keeps the last n bytes of a word (little-endian), digitsFill
+// makes the others '0'.
+var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
+	for n := range 9 {
+		mask[n] = ^uint64(0) << (64 - 8*n)
+		fill[n] = 0x3030303030303030 &^ mask[n]
+	}
+	return mask, fill
+}()
+
+// digits8 reads the 8 bytes of w, little-endian, as decimal digits: all
+// tested at once (a high nibble of 3, a low one that adding 6 does not
+// carry), and summed in three multiplications, pairs of digits, then
+// pairs of those, then of fours.
+func digits8(w uint64) (int, bool) {
+	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
+	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros {
+		return 0, false
+	}
+	w -= zeros
+	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
+	w = (w*100 + w>>16) & 0x0000ffff0000ffff
+	return int((w*10000 + w>>32) & 0xffffffff), true
 }
 
 func (s *fastScan) decline() bool {
@@ -399,7 +446,7 @@ func (s *fastScan) array(elem func() bool) bool {
 // of the template.
 func (s *fastScan) string(dst *string, kind holeKind) bool {
 	at := s.i
-	v, plain, ok := fastString(&s.parser, s.sd)
+	v, plain, ok := s.text(s.sd)
 	if !ok {
 		return s.decline()
 	}
@@ -428,15 +475,6 @@ func (s *fastScan) hole(at int, kind holeKind) {
 		return
 	}
 	s.holes = append(s.holes, hole{at: int32(at), end: int32(s.i), kind: kind, part: uint8(len(s.parts))})
-}
-
-// fastString reads the string value at the cursor (not null); plain as
-// parser.text reports it.
-func fastString(p *parser, sd *strDecoder) (v string, plain, ok bool) {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return "", false, false
-	}
-	return p.text(sd)
 }
 
 // fastCount reads a count (readCount) at the cursor.

@@ -338,3 +338,36 @@ func FuzzFastChunk(f *testing.F) {
 		checkFastAgrees(t, data, data)
 	})
 }
+
+// countOfLen reads what readCount reads of a count of the template's
+// length, at every length, in the word-at-once read (digits8) and the
+// loop after it (too close to the end for a word), and declines every
+// byte that is not a digit in every place, and a leading zero.
+func TestCountOfLen(t *testing.T) {
+	check := func(b []byte, n int) {
+		t.Helper()
+		got, ok := countOfLen(b, 1, n)
+		want, end := readCount(b, 1)
+		if wantOK := end == 1+n; ok != wantOK || ok && got != want {
+			t.Fatalf("countOfLen(%q, %d) = %d, %v; readCount %d, %d", b, n, got, ok, want, end)
+		}
+	}
+	for n := 1; n <= 15; n++ {
+		for _, v := range []string{"1", "9", "10", "0", "123456789012345"} {
+			for len(v) < n {
+				v += v[len(v)-1:]
+			}
+			for _, tail := range []string{",", `,"totalTokenCount": 1}`} {
+				b := []byte(":" + v[:n] + tail)
+				check(b, n)
+				for pos := 1; pos <= n; pos++ {
+					for c := range 256 {
+						b := append([]byte(nil), b...)
+						b[pos] = byte(c)
+						check(b, n)
+					}
+				}
+			}
+		}
+	}
+}

@@ -70,28 +70,19 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	}
 	d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
 	d.callEvents = d.callBuf[:0]
-	saved, from := d.state, len(dst)
-	c := &d.c
-	ok := true
+	from, calls := len(dst), d.state.calls
 	if n, fast := d.fastChunk(data); fast {
 		for i := range d.fastParts[:n] {
 			fp := &d.fastParts[i]
 			dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
 		}
 	} else {
-		d.sd.buf = d.sd.buf[:0]
-		ok = readChunk(&p, c, &d.wp, &d.sd, func(w *wirePart) { dst = d.part(dst, w) })
+		var err error
+		if dst, err = d.slowChunk(dst, &p); err != nil || d.state.finished {
+			return dst, err // malformed, or an error
+		}
 	}
-	if !ok {
-		d.state = saved
-		return dst[:from], errSyntax
-	}
-	if c.Error != nil {
-		d.state = saved
-		d.state.finished = true
-		e := statusError(0, c.Error)
-		return append(dst[:from], codec.Event{Kind: codec.EventError, Err: &e}), nil
-	}
+	c := &d.c
 	if c.HasUsage {
 		d.state.usage = decodeUsage(&c.Usage)
 	}
@@ -104,12 +95,33 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 			d.callEvents[k]++
 		}
 	}
-	d.nameCalls(dst, saved.calls)
+	if len(d.callEvents) > 0 {
+		d.nameCalls(dst, calls)
+	}
 	switch {
 	case c.FinishReason != "":
 		dst = d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
 	case !c.Candidate && c.BlockReason != "":
 		dst = d.finish(dst, codec.StopContentFilter)
+	}
+	return dst, nil
+}
+
+// slowChunk appends the events of the chunk at p that the fast path
+// declined, read by readChunk. A malformed chunk is an error and changes
+// nothing; an error chunk is an EventError, and ends the stream.
+func (d *StreamDecoder) slowChunk(dst []codec.Event, p *parser) ([]codec.Event, error) {
+	saved, from := d.state, len(dst)
+	d.sd.buf = d.sd.buf[:0]
+	if !readChunk(p, &d.c, &d.wp, &d.sd, func(w *wirePart) { dst = d.part(dst, w) }) {
+		d.state = saved
+		return dst[:from], errSyntax
+	}
+	if d.c.Error != nil {
+		d.state = saved
+		d.state.finished = true
+		e := statusError(0, d.c.Error)
+		return append(dst[:from], codec.Event{Kind: codec.EventError, Err: &e}), nil
 	}
 	return dst, nil
 }

@@ -1,21 +1,24 @@
 package gemini
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
 
-// text reads the string value at the cursor (a quote) in one pass: it
-// validates it as scanString does, unescapes it as strDecoder.unescape
-// does, and reports plain when the value is one rawjson.AppendString
-// writes as it is (valid UTF-8 without a quote, a backslash or a control
-// character: codec.Event.Plain). A text without escapes is a view of the
-// input, as fastString returns it, invalid UTF-8 and all (then not plain).
+// text reads the string value at the cursor (not null: ok is false when
+// the cursor is not at a quote) in one pass: it validates it as scanString
+// does, unescapes it as strDecoder.unescape does, and reports plain when
+// the value is one rawjson.AppendString writes as it is (valid UTF-8
+// without a quote, a backslash or a control character: codec.Event.Plain).
+// A text without escapes is a view of the input, invalid UTF-8 and all
+// (then not plain).
 func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 	b := p.b
+	if p.i >= len(b) || b[p.i] != '"' {
+		return "", false, false
+	}
 	start := p.i + 1
 	end, valid := plainRun(b, start)
 	if end < len(b) && b[end] == '"' {
@@ -41,13 +44,19 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 			p.i = end + 1
 			return rawjson.UnsafeString(sd.buf[from:]), plain, true
 		}
-		r, n, _ := rawjson.DecodeEscape(b[end:])
-		if n == 0 {
-			p.fail()
-			return "", false, false
+		r, n := rawjson.BMPEscape(b, end), 6
+		if r < 0 {
+			if r, n, _ = rawjson.DecodeEscape(b[end:]); n == 0 {
+				p.fail()
+				return "", false, false
+			}
 		}
 		plain = plain && r >= 0x20 && r != '"' && r != '\\'
-		sd.buf = utf8.AppendRune(sd.buf, r)
+		if r < utf8.RuneSelf {
+			sd.buf = append(sd.buf, byte(r))
+		} else {
+			sd.buf = utf8.AppendRune(sd.buf, r)
+		}
 		i = end + n
 		end, valid = plainRun(b, i)
 	}
@@ -55,22 +64,29 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
-// before it are valid UTF-8. It reads a word at a time, each word that
-// holds one of those or a byte above 0x7f jumping to the first of them
-// (rawjson.EscapeMask); a two-byte UTF-8 sequence is checked inline. A sequence
-// cannot run into the byte that ends the run: its bytes after the first
-// are all above 0x7f.
+// before it are valid UTF-8. It stops only at the bytes
+// rawjson.EscapeMask flags (those, and bytes above 0x7f), testing two
+// words a turn (one branch for both: a text is mostly plain); a two-byte
+// UTF-8 sequence is checked inline. A sequence cannot run into the byte
+// that ends the run: its bytes after the first are all above 0x7f.
 func plainRun(b []byte, i int) (end int, valid bool) {
 	valid = true
 	for {
-		for ; i+8 <= len(b); i += 8 {
-			if m := rawjson.EscapeMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
+		found := false
+		for ; i+16 <= len(b); i += 16 {
+			m0, m1 := rawjson.EscapeMask(rawjson.Word(b, i)), rawjson.EscapeMask(rawjson.Word(b, i+8))
+			if m0|m1 != 0 {
+				if m0 != 0 {
+					i += bits.TrailingZeros64(m0) >> 3
+				} else {
+					i += 8 + bits.TrailingZeros64(m1)>>3
+				}
+				found = true
 				break
 			}
 		}
-		for i < len(b) && b[i] >= 0x20 && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\' {
-			i++
+		if !found {
+			i = flaggedNear(b, i)
 		}
 		if i >= len(b) || b[i] < utf8.RuneSelf {
 			return i, valid
@@ -85,4 +101,20 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 		}
 		i += n
 	}
+}
+
+// flaggedNear is plainRun's search in the last 15 bytes or fewer of b:
+// the offset of the first byte from b[i] on that rawjson.EscapeMask
+// flags, or len(b).
+func flaggedNear(b []byte, i int) int {
+	if i+8 <= len(b) {
+		if m := rawjson.EscapeMask(rawjson.Word(b, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] >= 0x20 && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
 }
