@@ -127,3 +127,12 @@ func AppendText(dst []byte, e *Event) []byte {
 	dst = append(dst, e.Text...)
 	return append(dst, '"')
 }
+
+// AppendTextInside appends e's Text as AppendText does, without the
+// quotes: for an encoder whose fixed bytes around the text hold them.
+func AppendTextInside(dst []byte, e *Event) []byte {
+	if e.Plain {
+		return append(dst, e.Text...)
+	}
+	return rawjson.AppendEscaped(dst, e.Text)
+}

@@ -44,19 +44,13 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 			p.i = end + 1
 			return rawjson.UnsafeString(sd.buf[from:]), plain, true
 		}
-		r, n := rawjson.BMPEscape(b, end), 6
-		if r < 0 {
-			if r, n, _ = rawjson.DecodeEscape(b[end:]); n == 0 {
-				p.fail()
-				return "", false, false
-			}
+		r, n, _ := rawjson.DecodeEscape(b[end:])
+		if n == 0 {
+			p.fail()
+			return "", false, false
 		}
 		plain = plain && r >= 0x20 && r != '"' && r != '\\'
-		if r < utf8.RuneSelf {
-			sd.buf = append(sd.buf, byte(r))
-		} else {
-			sd.buf = utf8.AppendRune(sd.buf, r)
-		}
+		sd.buf = utf8.AppendRune(sd.buf, r)
 		i = end + n
 		end, valid = plainRun(b, i)
 	}

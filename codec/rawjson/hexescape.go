@@ -1,6 +1,8 @@
 package rawjson
 
-// hexValue is the value of each hex digit, -1 for any other byte.
+// hexValue is the value of each hex digit, -1 for any other byte: hex4
+// reads an escape's four digits by four lookups (Gemini escapes <, >, &
+// and = as \uXXXX, so nearly every Gemini text has some).
 var hexValue = func() (t [256]int8) {
 	for c := range t {
 		switch {
@@ -17,19 +19,11 @@ var hexValue = func() (t [256]int8) {
 	return t
 }()
 
-// BMPEscape returns the code point of the escape \uXXXX at b[i] (a
-// backslash) when it is not a surrogate, or -1: the escape DecodeEscape
-// reads the same in six bytes, read by four lookups where DecodeEscape
-// tries each digit's ranges (Gemini escapes <, >, & and = so in nearly
-// every text). Any other escape is DecodeEscape's.
-func BMPEscape(b []byte, i int) rune {
-	if len(b)-i < 6 || b[i+1] != 'u' {
+// hex4 returns the value of the four hex digits at the start of s, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
 		return -1
 	}
-	h := b[i+2 : i+6]
-	r := rune(hexValue[h[0]])<<12 | rune(hexValue[h[1]])<<8 | rune(hexValue[h[2]])<<4 | rune(hexValue[h[3]])
-	if r < 0 || r >= 0xd800 && r < 0xe000 { // (negative when a digit is not one: -1 has every bit set)
-		return -1
-	}
-	return r
+	r := rune(hexValue[s[0]])<<12 | rune(hexValue[s[1]])<<8 | rune(hexValue[s[2]])<<4 | rune(hexValue[s[3]])
+	return max(r, -1) // negative when a byte is not a digit: -1 has every bit set
 }

@@ -2,37 +2,36 @@ package rawjson
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 )
 
-// BMPEscape reads what DecodeEscape reads of every \uXXXX escape that is
-// not a surrogate, and declines the rest: every code unit in both cases,
-// and every byte in each digit's place.
-func TestBMPEscape(t *testing.T) {
+// hex4 reads every four-digit code unit in both cases as strconv does, and
+// refuses a non-digit byte in each digit's place and a short input.
+func TestHex4(t *testing.T) {
 	for u := range 1 << 16 {
-		checkBMPEscape(t, fmt.Appendf(nil, `\u%04x`, u))
-		checkBMPEscape(t, fmt.Appendf(nil, `\u%04X"`, u))
-	}
-	for pos := 1; pos < 6; pos++ {
-		for c := range 256 {
-			s := []byte(`\u3c0D`)
-			s[pos] = byte(c)
-			checkBMPEscape(t, s)
+		for _, s := range []string{fmt.Sprintf("%04x", u), fmt.Sprintf("%04X", u)} {
+			if got := hex4([]byte(s)); got != rune(u) {
+				t.Fatalf("hex4(%q) = %d, want %d", s, got, u)
+			}
 		}
 	}
-	for _, s := range []string{`\u00`, `\u`, `\`, `\n0000`, `\"`, `\ud83d\ude00`} {
-		checkBMPEscape(t, []byte(s))
+	for pos := range 4 {
+		for c := range 256 {
+			s := []byte("3c0D")
+			s[pos] = byte(c)
+			want := rune(-1)
+			if v, err := strconv.ParseUint(string(s), 16, 16); err == nil {
+				want = rune(v)
+			}
+			if got := hex4(s); got != want {
+				t.Fatalf("hex4(%q) = %d, want %d", s, got, want)
+			}
+		}
 	}
-}
-
-func checkBMPEscape(t *testing.T, s []byte) {
-	t.Helper()
-	r, n, lone := DecodeEscape(s)
-	want := rune(-1)
-	if n == 6 && !lone {
-		want = r
-	}
-	if got := BMPEscape(append([]byte("x"), s...), 1); got != want {
-		t.Fatalf("BMPEscape(%q) = %d, want %d", s, got, want)
+	for _, s := range []string{"", "0", "00", "000"} {
+		if got := hex4([]byte(s)); got != -1 {
+			t.Fatalf("hex4(%q) = %d, want -1", s, got)
+		}
 	}
 }

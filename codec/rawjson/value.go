@@ -247,28 +247,6 @@ func DecodeEscape(s []byte) (r rune, n int, lone bool) {
 	return 0, 0, false
 }
 
-// hex4 returns the value of the four hex digits at the start of s, or -1.
-func hex4(s []byte) rune {
-	if len(s) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // ObjectEmpty reports whether the object value span v is `{}` (whitespace allowed inside).
 func ObjectEmpty(v []byte) bool { return empty(v, '{', '}') }
 

@@ -146,7 +146,8 @@ func (e *StreamEncoder) End(dst []byte) []byte {
 
 // Response is the response as streamed so far, for the proxy to store
 // (OutputItems): its parts point into the encoder's buffers, valid until
-// the next Reset.
+// the next Encode or Reset (a growing text's old buffer goes back to a
+// pool shared by every encoder).
 func (e *StreamEncoder) Response() *codec.Response {
 	r := &e.resp
 	r.ID, r.Model, r.Stop, r.Usage = e.obj.id, e.obj.model, e.stop, e.usage
@@ -339,7 +340,7 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		e.keepText(ev.Text)
 		it.text.end = len(e.text)
 		dst = e.deltaHead(dst, "response.output_text.delta", `"content_index":0,"delta":"`)
-		dst = appendInside(dst, ev)
+		dst = codec.AppendTextInside(dst, ev)
 		dst = append(dst, e.seq.textTail()...)
 		e.seq.next()
 		return dst
@@ -367,21 +368,11 @@ func (e *StreamEncoder) delta(dst []byte, ev *codec.Event) []byte {
 		e.keepText(ev.Text)
 		it.text.end = len(e.text)
 		dst = e.deltaHead(dst, "response.reasoning_summary_text.delta", `"summary_index":0,"delta":"`)
-		dst = appendInside(dst, ev)
+		dst = codec.AppendTextInside(dst, ev)
 	default:
 		return dst
 	}
 	return e.closeEvent(append(dst, '"', ','))
-}
-
-// appendInside appends ev's Text escaped as the inside of a JSON string:
-// copied when the decoder marked it plain (codec.AppendText without the
-// quotes, which the delta's head and tail hold).
-func appendInside(dst []byte, ev *codec.Event) []byte {
-	if ev.Plain {
-		return append(dst, ev.Text...)
-	}
-	return rawjson.AppendEscaped(dst, ev.Text)
 }
 
 // keepText adds a delta's text to the stream's (the open item's span is
@@ -398,7 +389,9 @@ func (e *StreamEncoder) keepText(s string) {
 // text some 25 times over, twice with this. Up to maxKeptText the buffer
 // is the encoder's own, kept by Reset; past it, a spill taken from a pool
 // and given back by Reset, so that a long answer costs no allocation once
-// the pools hold its sizes, and no idle encoder holds its size for good.
+// the pools hold its sizes, and the encoder's own buffer stays small (an
+// idle pooled encoder holds its spill until its next Reset, or the
+// garbage collector takes both).
 func (e *StreamEncoder) growText(more int) {
 	n := len(e.text) + more
 	if n <= maxKeptText {
@@ -408,7 +401,7 @@ func (e *StreamEncoder) growText(more int) {
 		e.text = text
 		return
 	}
-	spill := getSpill(n)
+	spill := getSpill(n, cap(e.text))
 	*spill = append(*spill, e.text...)
 	if e.spill != nil {
 		putSpill(e.spill)
