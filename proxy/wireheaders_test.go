@@ -20,8 +20,8 @@ var updateWireHeaders = flag.Bool("update-wire-headers", false, "rewrite testdat
 
 // wireHeaders are the headers each provider's upstream sends with a
 // successful answer, in the order it sends them: api.openai.com's with a
-// chat completion (the bench mock's), Anthropic's and Gemini's, each with
-// what must not reach a client.
+// chat completion (the bench mock's, and one of them again), Anthropic's
+// and Gemini's, each with what must not reach a client.
 var wireHeaders = map[string][][2]string{
 	"openai": {
 		{"Access-Control-Expose-Headers", "X-Request-ID"},
@@ -44,6 +44,7 @@ var wireHeaders = map[string][][2]string{
 		{"Server", "cloudflare"},
 		{"Cf-Ray", "8f3a2b1c4d5e6f70-FRA"},
 		{"Alt-Svc", `h3=":443"; ma=86400`},
+		{"X-Ratelimit-Remaining-Tokens", "149999000"}, // a header sent twice: the last one wins
 	},
 	"anthropic": {
 		{"Anthropic-Ratelimit-Requests-Limit", "4000"},
@@ -75,8 +76,8 @@ var wireHeaders = map[string][][2]string{
 
 // The client's whole raw response header (names, their order, values) and
 // the upstream request's, for every client style, channel type, mode,
-// spelling of the upstream's names and a key with limits of its own or
-// not, are those in testdata/wire_headers.golden: what the gateway passes
+// spelling of the upstream's names, and keys with no limits, limits of
+// their own, or limits on the model alone, are those in testdata/wire_headers.golden: what the gateway passes
 // of an upstream's headers, and how it sets them, stays byte for byte what
 // it was when the file was written (but for the values that change at
 // every request: dates, the gateway's request id, resets counted from now,
@@ -88,7 +89,7 @@ func TestWireHeaders(t *testing.T) {
 			up := startWireMock(t, typ, spellings[spelling])
 			open := startGateway(t, faultChannels(typ, "talky", up.url))
 			for _, cl := range mappingClients() {
-				for _, key := range []string{openKey, limitedKey} {
+				for _, key := range []string{openKey, limitedKey, talkyKey} {
 					tg := open
 					if key == limitedKey {
 						if cl.mode == "stream_array" {
@@ -96,7 +97,7 @@ func TestWireHeaders(t *testing.T) {
 						}
 						tg = startGateway(t, faultChannels(typ, "talky", up.url)) // a fresh count for the key's 2 rpm
 					}
-					name := fmt.Sprintf("%s/%s_client/%s_channel/%s/%s", spelling, cl.style, typ, cl.mode, key[:len("sk-open")])
+					name := fmt.Sprintf("%s/%s_client/%s_channel/%s/%s", spelling, cl.style, typ, cl.mode, strings.Split(key, "-")[1])
 					head := wireExchange(t, tg, cl, key)
 					fmt.Fprintf(&got, "=== %s\n%s--- upstream request\n%s", name, head, up.lastHead())
 				}
