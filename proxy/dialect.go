@@ -29,24 +29,27 @@ type dialect struct {
 	// style names none.
 	requestID          foldedName
 	decoders, encoders sync.Pool
-	// passed are the headers of an answer a client of the style gets as
-	// they are from an upstream of its style (see passHeaders), by the
-	// length of their names (lenBucket), so that most of an answer's
+	// passed are the headers of an answer a client of the style gets
+	// from an upstream of its style (see passSameStyle): its request id,
+	// first, under strUpstreamRequestID, and the others as they are; by
+	// the length of their names (lenBucket), so that most of an answer's
 	// headers are passed over at one look.
 	passed [64][]*passedHeader
+	// appendsPassed tells that every passed header is kept among a
+	// fasthttp header's pairs under the name the client gets (no special
+	// header), so that passSameStyle may read and append pairs.
+	appendsPassed bool
 }
 
-// passedHeader is a header name, as fasthttp spells it once read (and as
-// bytes, to be set without a conversion), and whether it tells of a quota.
+// passedHeader is the name of an upstream's header to find (folded), the
+// name a client gets it under, as fasthttp spells it once read (as bytes,
+// to be set without a conversion), whether it tells of a quota, and its
+// bit, one of a dialect's own.
 type passedHeader struct {
-	name      string
-	canonical []byte
 	folded    foldedName
+	canonical []byte
 	quota     bool
-}
-
-func newPassedHeader(name string, quota bool) *passedHeader {
-	return &passedHeader{name: name, canonical: []byte(name), folded: foldName(name), quota: quota}
+	bit       uint64
 }
 
 // foldedName is a header name to find in any case, eight bytes at a time:
@@ -112,9 +115,18 @@ func (f *foldedName) matches(k []byte) bool {
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader),
 		requestID: foldName(d.HTTP().RequestIDHeader)}
-	pass := func(name string, quota bool) {
+	n := 0
+	passAs := func(name string, as []byte, quota bool) {
+		if n == 64 {
+			panic("BUG: a dialect passes more than 64 headers")
+		}
 		b := &s.passed[lenBucket(len(name))]
-		*b = append(*b, newPassedHeader(name, quota))
+		*b = append(*b, &passedHeader{folded: foldName(name), canonical: as, quota: quota, bit: 1 << n})
+		n++
+	}
+	pass := func(name string, quota bool) { passAs(name, []byte(name), quota) }
+	if id := s.http.RequestIDHeader; id != "" {
+		passAs(id, strUpstreamRequestID, false)
 	}
 	for _, name := range s.http.PassedHeaders {
 		pass(name, false)
@@ -124,6 +136,12 @@ func newDialect(d codec.Dialect) *dialect {
 			for _, name := range names {
 				pass(name, true)
 			}
+		}
+	}
+	s.appendsPassed = true
+	for _, b := range s.passed {
+		for _, p := range b {
+			s.appendsPassed = s.appendsPassed && plainName(p.canonical)
 		}
 	}
 	s.decoders.New = func() any { return d.NewStreamDecoder() }

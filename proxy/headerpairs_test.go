@@ -1,0 +1,54 @@
+package proxy
+
+import (
+	"testing"
+
+	"github.com/valyala/fasthttp"
+)
+
+// TestHeaderPairs: fasthttp's headers keep their pairs as headerPair is
+// laid out (else every header is set through fasthttp's setters, slower),
+// a pair appended writes what fasthttp's own setter writes, and every
+// style's passed headers are appended (none is a special header).
+func TestHeaderPairs(t *testing.T) {
+	if responsePairsOf(&fasthttp.ResponseHeader{}) == nil || requestPairsOf(&fasthttp.RequestHeader{}) == nil {
+		t.Fatal("fasthttp's headers keep their pairs in another layout than headerPair's: headers are passed through its setters")
+	}
+	var set, appended fasthttp.ResponseHeader
+	for _, h := range []*fasthttp.ResponseHeader{&set, &appended} {
+		h.SetContentType("application/json")
+		h.Set("X-Request-Id", "gw_1")
+	}
+	set.SetCanonical([]byte("X-Upstream-Request-Id"), []byte("req_1"))
+	set.SetCanonical([]byte("Openai-Processing-Ms"), nil)
+	appendPair(responsePairsOf(&appended), []byte("X-Upstream-Request-Id"), []byte("req_1"))
+	appendPair(responsePairsOf(&appended), []byte("Openai-Processing-Ms"), nil)
+	if got, want := string(appended.Header()), string(set.Header()); got != want {
+		t.Errorf("appended:\n%s\nset:\n%s", got, want)
+	}
+	set.Reset()
+	appended.Reset() // its pairs' storage kept, and used again
+	set.SetCanonical([]byte("X-Upstream-Request-Id"), []byte("req_2"))
+	appendPair(responsePairsOf(&appended), []byte("X-Upstream-Request-Id"), []byte("req_2"))
+	if got, want := string(appended.Header()), string(set.Header()); got != want {
+		t.Errorf("after a reset, appended:\n%s\nset:\n%s", got, want)
+	}
+	var req fasthttp.RequestHeader
+	appendPair(requestPairsOf(&req), []byte("Accept"), []byte("application/json"))
+	if got := string(req.Peek("Accept")); got != "application/json" {
+		t.Errorf("request's Accept %q", got)
+	}
+	for _, name := range []string{"Content-Type", "Content-Length", "Server", "Set-Cookie", "Date", "Connection", "Transfer-Encoding", "Trailer"} {
+		if plainName([]byte(name)) {
+			t.Errorf("%s is taken for a plain header", name)
+		}
+	}
+	for name, s := range registry {
+		if !s.appendsPassed {
+			t.Errorf("%s: its passed headers are set, not appended", name)
+		}
+	}
+	if !styleResponses.appendsPassed {
+		t.Error("responses: its passed headers are set, not appended")
+	}
+}
