@@ -24,6 +24,9 @@ type dialect struct {
 	// as fasthttp normalizes it, so that it is set without normalizing
 	// again at every request (SetCanonical).
 	authHeader []byte
+	// versionHeader is the name of the API version header as fasthttp
+	// normalizes it; empty for a style without versions.
+	versionHeader []byte
 	// requestID is the name of the header of the upstream's id for its
 	// answer (http.RequestIDHeader), to find in any case; empty when the
 	// style names none.
@@ -115,6 +118,9 @@ func (f *foldedName) matches(k []byte) bool {
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader),
 		requestID: foldName(d.HTTP().RequestIDHeader)}
+	if v := s.http.VersionHeader; v != "" {
+		s.versionHeader = fasthttp.AppendNormalizedHeaderKey(nil, v)
+	}
 	n := 0
 	passAs := func(name string, as []byte, quota bool) {
 		if n == 64 {

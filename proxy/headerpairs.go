@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"iter"
 	"reflect"
 	"unsafe"
 
@@ -102,33 +103,100 @@ func appendPair(pairs *[]headerPair, name, value []byte) {
 }
 
 // plainName reports whether fasthttp keeps a header named name (spelled
-// as it spells it) among its pairs, as it is, and nothing else: no
-// special header (Content-Type, Connection, Date and the like), which it
-// holds apart, drops or lets change more of the header. Appending it to a
-// header with some of each must leave what setting it leaves.
+// as it spells it) among its pairs, as it is, and nothing else, in a
+// response's header and a request's: no special header (Content-Type,
+// Connection, Date, Host and the like), which it holds apart, drops or
+// lets change more of the header. Appending it to a header with some of
+// each must leave what setting it leaves.
 func plainName(name []byte) bool {
-	var set, appended fasthttp.ResponseHeader
-	for _, h := range []*fasthttp.ResponseHeader{&set, &appended} {
-		h.SetContentType("text/x")
-		h.SetServer("s")
-		h.SetConnectionClose()
-		h.Set("Set-Cookie", "c=1")
-		h.Set("X-Before", "1")
-	}
-	set.SetCanonical(name, []byte("v"))
-	ps := responsePairsOf(&appended)
-	if ps == nil {
+	var rs, ra fasthttp.ResponseHeader
+	var qs, qa fasthttp.RequestHeader
+	return plainIn(&rs, &ra, responsePairsOf(&ra), name) && plainIn(&qs, &qa, requestPairsOf(&qa), name)
+}
+
+// anyHeader is what plainIn asks of a request's or a response's header.
+type anyHeader interface {
+	SetContentType(string)
+	SetConnectionClose()
+	Set(name, value string)
+	SetCanonical(name, value []byte)
+	AppendBytes([]byte) []byte
+	All() iter.Seq2[[]byte, []byte]
+}
+
+// plainIn is plainName for two new headers of one kind, pairs appended's.
+func plainIn(set, appended anyHeader, pairs *[]headerPair, name []byte) bool {
+	if pairs == nil {
 		return false
 	}
-	appendPair(ps, name, []byte("v"))
-	return headerDump(&set) == headerDump(&appended)
+	for _, h := range []anyHeader{set, appended} {
+		h.SetContentType("text/x")
+		h.SetConnectionClose()
+		for _, n := range []string{"Set-Cookie", "Cookie", "Server", "User-Agent", "Host", "X-Before"} {
+			h.Set(n, "s=1")
+		}
+	}
+	set.SetCanonical(name, []byte("v"))
+	appendPair(pairs, name, []byte("v"))
+	return headerDump(set) == headerDump(appended)
 }
 
 // headerDump is what h writes and what it lists.
-func headerDump(h *fasthttp.ResponseHeader) string {
+func headerDump(h anyHeader) string {
 	b := h.AppendBytes(nil)
 	for k, v := range h.All() {
 		b = append(append(append(append(b, k...), ": "...), v...), '\n')
 	}
 	return string(b)
+}
+
+// requestAppends tells that the headers the gateway sets on an upstream
+// request (every style's credential and version headers, Accept,
+// X-Request-Id) are appended to its pairs (setNew).
+var requestAppends = func() bool {
+	names := [][]byte{strAccept, strRequestID}
+	for _, s := range registry {
+		names = append(names, s.authHeader)
+		if len(s.versionHeader) > 0 {
+			names = append(names, s.versionHeader)
+		}
+	}
+	for _, n := range names {
+		if !plainName(n) {
+			return false
+		}
+	}
+	return true
+}()
+
+// newPairs is the pairs of a new upstream request's header, to append the
+// gateway's headers to; nil when they are set through fasthttp's setters.
+func newPairs(req *fasthttp.Request) *[]headerPair {
+	if !requestAppends {
+		return nil
+	}
+	return requestPairsOf(&req.Header)
+}
+
+// setNew sets name: value, name spelled as fasthttp spells it, on an
+// upstream request's header that has no header of that name yet, appended
+// to its pairs when there are (newPairs). value must hold no line break
+// (oneLine), which fasthttp's setter would replace.
+func setNew(h *fasthttp.RequestHeader, pairs *[]headerPair, name, value []byte) {
+	if pairs != nil {
+		appendPair(pairs, name, value)
+		return
+	}
+	h.SetCanonical(name, value)
+}
+
+// oneLine is v with its line breaks replaced by spaces, as fasthttp's
+// setters store a header value.
+func oneLine(v []byte) []byte {
+	for i, c := range v {
+		if c == '\r' || c == '\n' {
+			v[i] = ' '
+		}
+	}
+	return v
 }

@@ -48,6 +48,9 @@ func TestHeaderPairs(t *testing.T) {
 			t.Errorf("%s: its passed headers are set, not appended", name)
 		}
 	}
+	if !requestAppends {
+		t.Error("the headers of an upstream request are set, not appended")
+	}
 	if !styleResponses.appendsPassed {
 		t.Error("responses: its passed headers are set, not appended")
 	}
