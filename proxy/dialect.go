@@ -98,22 +98,28 @@ func (f *foldedName) matches(k []byte) bool {
 	if n != len(f.lower) || n > len(f.mask) {
 		return false
 	}
-	// One index over the three, resliced to n once, where advancing each
-	// slice by 8 checked and masked all three at every word.
 	l, m := f.lower[:n], f.mask[:n]
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if binary.LittleEndian.Uint64(k[i:i+8])|binary.LittleEndian.Uint64(m[i:i+8]) != binary.LittleEndian.Uint64(l[i:i+8]) {
+	if n < 8 {
+		for i := range n {
+			if k[i]|m[i] != l[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// Eight bytes at a time, the last eight overlapping the word before
+	// them where a byte loop took the rest: no name passed is a multiple
+	// of eight long.
+	for i := 0; i < n-8; i += 8 {
+		if word(k, i)|word(m, i) != word(l, i) {
 			return false
 		}
 	}
-	for ; i < n; i++ {
-		if k[i]|m[i] != l[i] {
-			return false
-		}
-	}
-	return true
+	return word(k, n-8)|word(m, n-8) == word(l, n-8)
 }
+
+// word is the eight bytes of b from i.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader),

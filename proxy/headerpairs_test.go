@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -54,4 +55,33 @@ func TestHeaderPairs(t *testing.T) {
 	if !styleResponses.appendsPassed {
 		t.Error("responses: its passed headers are set, not appended")
 	}
+}
+
+// TestFoldedNameMatches: a name matches in any case of its letters, and
+// no other name does, whatever its length (the word loop and its last,
+// overlapping word).
+func TestFoldedNameMatches(t *testing.T) {
+	f := func(name, k string, want bool) {
+		t.Helper()
+		fn := foldName(name)
+		if got := fn.matches([]byte(k)); got != want {
+			t.Errorf("%q matches %q: %t, want %t", name, k, got, want)
+		}
+	}
+	for _, name := range []string{"Ab", "X-Request-Id", "Openai-Processing-Ms", "X-Ratelimit-Reset-Requests", "Request-Id", "Via1234", "Abcdefgh", "Abcdefgh-Ijklmnop"} {
+		f(name, name, true)
+		f(name, strings.ToLower(name), true)
+		f(name, strings.ToUpper(name), true)
+		f(name, name+"x", false)
+		f(name, name[1:], false)
+		for i := range len(name) {
+			b := []byte(name)
+			b[i] ^= 0x20 // a letter's other case; another byte altogether for the rest
+			isLetter := 'a' <= name[i]|0x20 && name[i]|0x20 <= 'z'
+			f(name, string(b), isLetter)
+			b[i] = name[i] + 1
+			f(name, string(b), false)
+		}
+	}
+	f("X-Request-Id", "X\rRequest-Id", false) // '-' and '\r' differ by 0x20
 }
