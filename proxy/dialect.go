@@ -84,6 +84,14 @@ func findHeader(h *fasthttp.ResponseHeader, f *foldedName) []byte {
 	if len(f.lower) == 0 {
 		return nil
 	}
+	if ps, ok := pairsToSearch(h, f.lower[0]); ok {
+		for i := range ps {
+			if f.matches(ps[i].key) {
+				return ps[i].value
+			}
+		}
+		return nil
+	}
 	for k, v := range h.All() {
 		if f.matches(k) {
 			return v

@@ -83,6 +83,24 @@ func requestPairsOf(h *fasthttp.RequestHeader) *[]headerPair {
 	return (*[]headerPair)(unsafe.Add(unsafe.Pointer(h), requestPairs))
 }
 
+// pairsToSearch is h's pairs, and true, when a header whose name begins
+// with first (in any case) is among them if h has one: fasthttp holds
+// its special headers apart (Content-Type, Server, Set-Cookie, Trailer and
+// the like), and all their names begin with c, s, t or d. A search of the
+// pairs is a loop over a slice, where h.All calls a function at each
+// header.
+func pairsToSearch(h *fasthttp.ResponseHeader, first byte) ([]headerPair, bool) {
+	ps := responsePairsOf(h)
+	switch first | 0x20 {
+	case 'c', 's', 't', 'd':
+		return nil, false
+	}
+	if ps == nil {
+		return nil, false
+	}
+	return *ps, true
+}
+
 // appendPair appends the pair name: value to pairs, in the storage of a
 // pair the header held before its reset when it has one, as fasthttp's
 // appendArg does. The caller knows that name is no special header's, that

@@ -57,6 +57,33 @@ func TestHeaderPairs(t *testing.T) {
 	}
 }
 
+// TestCanonicalReaderPeek: a header is found in any case, among the
+// pairs or among the special headers fasthttp holds apart.
+func TestCanonicalReaderPeek(t *testing.T) {
+	var h fasthttp.ResponseHeader
+	h.DisableNormalizing() // as the channel's client reads an answer
+	h.SetContentType("application/json")
+	h.SetServer("cloudflare")
+	h.Set("x-request-id", "req_1")
+	h.Set("X-Ratelimit-Remaining-Tokens", "9")
+	f := func(name, want string) {
+		t.Helper()
+		if got := string(canonicalReader{&h}.Peek(name)); got != want {
+			t.Errorf("Peek(%q) = %q, want %q", name, got, want)
+		}
+		fn := foldName(name)
+		if got := string(findHeader(&h, &fn)); got != want {
+			t.Errorf("findHeader(%q) = %q, want %q", name, got, want)
+		}
+	}
+	f("X-Request-Id", "req_1")
+	f("x-ratelimit-remaining-tokens", "9")
+	f("Server", "cloudflare")
+	f("Content-Type", "application/json")
+	f("Retry-After", "")
+	f("", "")
+}
+
 // TestFoldedNameMatches: a name matches in any case of its letters, and
 // no other name does, whatever its length (the word loop and its last,
 // overlapping word).

@@ -141,14 +141,28 @@ type (
 func (r canonicalReader) Peek(name string) []byte {
 	var lower, mask [64]byte // room for the codec's names: no allocation
 	var f foldedName
-	for k, v := range r.h.All() {
+	match := func(k []byte) bool {
 		if len(k) != len(name) {
-			continue
+			return false
 		}
 		if f.lower == nil {
 			f = foldInto(lower[:0], mask[:0], name)
 		}
-		if f.matches(k) {
+		return f.matches(k)
+	}
+	if len(name) == 0 {
+		return nil
+	}
+	if ps, ok := pairsToSearch(r.h, name[0]); ok {
+		for i := range ps {
+			if match(ps[i].key) {
+				return ps[i].value
+			}
+		}
+		return nil
+	}
+	for k, v := range r.h.All() {
+		if match(k) {
 			return v
 		}
 	}
