@@ -14,38 +14,26 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 var updateWireHeaders = flag.Bool("update-wire-headers", false, "rewrite testdata/wire_headers.golden")
 
 // wireHeaders are the headers each provider's upstream sends with a
 // successful answer, in the order it sends them: api.openai.com's with a
-// chat completion (the bench mock's, and one of them again), Anthropic's
-// and Gemini's, each with what must not reach a client.
+// chat completion (and what the bench mock adds of them, and one of them
+// again), Anthropic's and Gemini's, each with what must not reach a
+// client.
 var wireHeaders = map[string][][2]string{
-	"openai": {
-		{"Access-Control-Expose-Headers", "X-Request-ID"},
-		{"Openai-Organization", "user-bench0000000000000000"},
-		{"Openai-Processing-Ms", "412"},
-		{"Openai-Project", "proj_bench000000000000000000"},
-		{"Openai-Version", "2020-10-01"},
-		{"X-Envoy-Upstream-Service-Time", "415"},
-		{"X-Ratelimit-Limit-Requests", "30000"},
-		{"X-Ratelimit-Limit-Tokens", "150000000"},
-		{"X-Ratelimit-Remaining-Requests", "29999"},
-		{"X-Ratelimit-Remaining-Tokens", "149999513"},
-		{"X-Ratelimit-Reset-Requests", "2ms"},
-		{"X-Ratelimit-Reset-Tokens", "0s"},
-		{"X-Request-Id", "req_3f9a2c1e8b7d4a6f9e0c2b1a8d7f6e5c"},
-		{"Strict-Transport-Security", "max-age=31536000; includeSubDomains; preload"},
-		{"X-Content-Type-Options", "nosniff"},
-		{"Set-Cookie", "__cf_bm=upstream-secret; path=/; HttpOnly"},
-		{"Cf-Cache-Status", "DYNAMIC"},
-		{"Server", "cloudflare"},
-		{"Cf-Ray", "8f3a2b1c4d5e6f70-FRA"},
-		{"Alt-Svc", `h3=":443"; ma=86400`},
-		{"X-Ratelimit-Remaining-Tokens", "149999000"}, // a header sent twice: the last one wins
-	},
+	"openai": append(slices.Clone(proxy.OpenAIHeaders),
+		[2]string{"Set-Cookie", "__cf_bm=upstream-secret; path=/; HttpOnly"},
+		[2]string{"Access-Control-Expose-Headers", "X-Request-ID"},
+		[2]string{"X-Envoy-Upstream-Service-Time", "415"},
+		[2]string{"Server", "cloudflare"},
+		[2]string{"Cf-Ray", "8f3a2b1c4d5e6f70-FRA"},
+		[2]string{"X-Ratelimit-Remaining-Tokens", "149999000"}, // a header sent twice: the last one wins
+	),
 	"anthropic": {
 		{"Anthropic-Ratelimit-Requests-Limit", "4000"},
 		{"Anthropic-Ratelimit-Requests-Remaining", "3999"},
