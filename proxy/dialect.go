@@ -115,9 +115,9 @@ func (f *foldedName) matches(k []byte) bool {
 		}
 		return true
 	}
-	// Eight bytes at a time, the last eight overlapping the word before
-	// them where a byte loop took the rest: no name passed is a multiple
-	// of eight long.
+	// Eight bytes at a time, the last eight as one word whatever the
+	// length, overlapping the word before them where a byte loop took
+	// the rest.
 	for i := 0; i < n-8; i += 8 {
 		if word(k, i)|word(m, i) != word(l, i) {
 			return false
