@@ -80,7 +80,7 @@ func secret(ctx *fasthttp.RequestCtx, h *codec.HTTP) []byte {
 			return k
 		}
 	}
-	return bearer(ctx.Request.Header.PeekBytes(strAuthorization))
+	return bearer(ctx.Request.Header.PeekCanonical(strAuthorization)) // as fasthttp spells a name read
 }
 
 // clientVersion checks the API version header of a client whose style has

@@ -30,11 +30,13 @@ type channel struct {
 	// version is the API version the channel speaks (its api_version, or
 	// the style's default), "" for a style without versions.
 	version string
-	id      int64 // the store's channel id; 0 for a channel of the configuration file
-	cfg     config.Channel
-	client  *fasthttp.HostClient
-	demo    *demoUpstream // the in-process upstream of a demo channel
-	base    string        // base URL, without a trailing slash
+	// versionValue is version as the version header's value.
+	versionValue []byte
+	id           int64 // the store's channel id; 0 for a channel of the configuration file
+	cfg          config.Channel
+	client       *fasthttp.HostClient
+	demo         *demoUpstream // the in-process upstream of a demo channel
+	base         string        // base URL, without a trailing slash
 	// ops has bit op set for each operation the channel serves: its
 	// style's API has it, and its configured endpoints, if any, name its
 	// family.
@@ -125,9 +127,10 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		if ch.version == "" {
 			ch.version = h.DefaultVersion
 		}
+		ch.versionValue = oneLine([]byte(ch.version))
 	}
 	for _, k := range c.APIKeys {
-		ch.auth = append(ch.auth, []byte(ch.style.http.AuthPrefix+k))
+		ch.auth = append(ch.auth, oneLine([]byte(ch.style.http.AuthPrefix+k))) // as fasthttp would set it
 	}
 	for _, op := range codec.Ops() {
 		if codec.Serves(ch.style, op) && (len(c.Endpoints) == 0 || slices.Contains(c.Endpoints, op.Endpoint())) &&
@@ -239,13 +242,15 @@ func (ch *channel) appendPath(dst []byte, op codec.Op, model string, stream bool
 // serves reports whether the channel serves op.
 func (ch *channel) serves(op codec.Op) bool { return ch.ops&(1<<op) != 0 }
 
-// setHeaders sets the channel's API version and a credential: its key
-// numbered key (from 1; past the last it counts round) when key > 0, else
-// the next one in turn. It returns the number of the key it set, 0 for a
-// channel without keys.
+// setHeaders sets the channel's API version and a credential on a new
+// request (with no header but its URL and method): its key numbered key
+// (from 1; past the last it counts round) when key > 0, else the next one
+// in turn. It returns the number of the key it set, 0 for a channel
+// without keys.
 func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
-	if h := ch.style.http; h.VersionHeader != "" {
-		req.Header.Set(h.VersionHeader, ch.version)
+	pairs := newPairs(req)
+	if len(ch.style.versionHeader) > 0 {
+		setNew(&req.Header, pairs, ch.style.versionHeader, ch.versionValue)
 	}
 	n := len(ch.auth)
 	if n == 0 {
@@ -256,7 +261,7 @@ func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
 	} else {
 		key = int(ch.next.Add(1)-1)%n + 1
 	}
-	req.Header.SetCanonical(ch.style.authHeader, ch.auth[key-1])
+	setNew(&req.Header, pairs, ch.style.authHeader, ch.auth[key-1])
 	return key
 }
 

@@ -24,29 +24,35 @@ type dialect struct {
 	// as fasthttp normalizes it, so that it is set without normalizing
 	// again at every request (SetCanonical).
 	authHeader []byte
+	// versionHeader is the name of the API version header as fasthttp
+	// normalizes it; empty for a style without versions.
+	versionHeader []byte
 	// requestID is the name of the header of the upstream's id for its
 	// answer (http.RequestIDHeader), to find in any case; empty when the
 	// style names none.
 	requestID          foldedName
 	decoders, encoders sync.Pool
-	// passed are the headers of an answer a client of the style gets as
-	// they are from an upstream of its style (see passHeaders), by the
-	// length of their names (lenBucket), so that most of an answer's
+	// passed are the headers of an answer a client of the style gets
+	// from an upstream of its style (see passSameStyle): its request id,
+	// first, under strUpstreamRequestID, and the others as they are; by
+	// the length of their names (lenBucket), so that most of an answer's
 	// headers are passed over at one look.
 	passed [64][]*passedHeader
+	// appendsPassed tells that every passed header is kept among a
+	// fasthttp header's pairs under the name the client gets (no special
+	// header), so that passSameStyle may read and append pairs.
+	appendsPassed bool
 }
 
-// passedHeader is a header name, as fasthttp spells it once read (and as
-// bytes, to be set without a conversion), and whether it tells of a quota.
+// passedHeader is the name of an upstream's header to find (folded), the
+// name a client gets it under, as fasthttp spells it once read (as bytes,
+// to be set without a conversion), whether it tells of a quota, and its
+// bit, one of a dialect's own.
 type passedHeader struct {
-	name      string
-	canonical []byte
 	folded    foldedName
+	canonical []byte
 	quota     bool
-}
-
-func newPassedHeader(name string, quota bool) *passedHeader {
-	return &passedHeader{name: name, canonical: []byte(name), folded: foldName(name), quota: quota}
+	bit       uint64
 }
 
 // foldedName is a header name to find in any case, eight bytes at a time:
@@ -78,6 +84,14 @@ func findHeader(h *fasthttp.ResponseHeader, f *foldedName) []byte {
 	if len(f.lower) == 0 {
 		return nil
 	}
+	if ps, ok := pairsToSearch(h, f.lower[0]); ok {
+		for i := range ps {
+			if f.matches(ps[i].key) {
+				return ps[i].value
+			}
+		}
+		return nil
+	}
 	for k, v := range h.All() {
 		if f.matches(k) {
 			return v
@@ -92,29 +106,47 @@ func (f *foldedName) matches(k []byte) bool {
 	if n != len(f.lower) || n > len(f.mask) {
 		return false
 	}
-	// One index over the three, resliced to n once, where advancing each
-	// slice by 8 checked and masked all three at every word.
 	l, m := f.lower[:n], f.mask[:n]
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if binary.LittleEndian.Uint64(k[i:i+8])|binary.LittleEndian.Uint64(m[i:i+8]) != binary.LittleEndian.Uint64(l[i:i+8]) {
+	if n < 8 {
+		for i := range n {
+			if k[i]|m[i] != l[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// Eight bytes at a time, the last eight as one word whatever the
+	// length, overlapping the word before them where a byte loop took
+	// the rest.
+	for i := 0; i < n-8; i += 8 {
+		if word(k, i)|word(m, i) != word(l, i) {
 			return false
 		}
 	}
-	for ; i < n; i++ {
-		if k[i]|m[i] != l[i] {
-			return false
-		}
-	}
-	return true
+	return word(k, n-8)|word(m, n-8) == word(l, n-8)
 }
+
+// word is the eight bytes of b from i.
+func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
 func newDialect(d codec.Dialect) *dialect {
 	s := &dialect{Dialect: d, http: d.HTTP(), authHeader: fasthttp.AppendNormalizedHeaderKey(nil, d.HTTP().AuthHeader),
 		requestID: foldName(d.HTTP().RequestIDHeader)}
-	pass := func(name string, quota bool) {
+	if v := s.http.VersionHeader; v != "" {
+		s.versionHeader = fasthttp.AppendNormalizedHeaderKey(nil, v)
+	}
+	n := 0
+	passAs := func(name string, as []byte, quota bool) {
+		if n == 64 {
+			panic("BUG: a dialect passes more than 64 headers")
+		}
 		b := &s.passed[lenBucket(len(name))]
-		*b = append(*b, newPassedHeader(name, quota))
+		*b = append(*b, &passedHeader{folded: foldName(name), canonical: as, quota: quota, bit: 1 << n})
+		n++
+	}
+	pass := func(name string, quota bool) { passAs(name, []byte(name), quota) }
+	if id := s.http.RequestIDHeader; id != "" {
+		passAs(id, strUpstreamRequestID, false)
 	}
 	for _, name := range s.http.PassedHeaders {
 		pass(name, false)
@@ -124,6 +156,12 @@ func newDialect(d codec.Dialect) *dialect {
 			for _, name := range names {
 				pass(name, true)
 			}
+		}
+	}
+	s.appendsPassed = true
+	for _, b := range s.passed {
+		for _, p := range b {
+			s.appendsPassed = s.appendsPassed && plainName(p.canonical)
 		}
 	}
 	s.decoders.New = func() any { return d.NewStreamDecoder() }

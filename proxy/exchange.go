@@ -161,10 +161,12 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 	}
 	x.endpoint, x.start, x.style = endpoint, time.Now(), s
 	x.unparkBuf()
-	if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
+	// PeekCanonical: the names are fasthttp's spelling, which the client's
+	// have once read, and PeekBytes would spell them so again.
+	if id := ctx.Response.Header.PeekCanonical(strRequestID); len(id) > 0 {
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
-		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))
+		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekCanonical(strRequestID))
 		ctx.Response.Header.SetCanonical(strRequestID, x.id)
 	}
 	return x

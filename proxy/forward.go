@@ -255,15 +255,16 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 			req.Header.SetContentTypeBytes(x.contentType)
 		}
 	}
+	accept := strJSON
 	switch {
 	case x.op.media:
-		req.Header.SetCanonical(strAccept, strAny) // audio, text, subtitles, JSON or their SSE
+		accept = strAny // audio, text, subtitles, JSON or their SSE
 	case x.stream:
-		req.Header.SetCanonical(strAccept, strEventStream)
-	default:
-		req.Header.SetCanonical(strAccept, strJSON)
+		accept = strEventStream
 	}
-	req.Header.SetCanonical(strRequestID, x.id)
+	pairs := newPairs(req) // no Accept nor X-Request-Id yet
+	setNew(&req.Header, pairs, strAccept, accept)
+	setNew(&req.Header, pairs, strRequestID, x.id) // a token (requestID): one line
 	req.Header.SetUserAgent("rosetta")
 	if x.upBody != nil {
 		req.SetBodyStream(x.upBody, x.upLen)

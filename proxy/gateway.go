@@ -271,7 +271,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 		// Every response carries a request id, health checks included.
 		var buf [40]byte
 		clientHeaders.fill(&ctx.Response.Header) // a new connection's: with what a stream parked
-		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekCanonical(strRequestID)))
 		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
 			return // refused
 		}

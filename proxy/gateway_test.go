@@ -23,6 +23,7 @@ const (
 	limitedKey  = "sk-limited-0123456789abcdef"
 	openKey     = "sk-open-0123456789abcdef"    // every model, no limits
 	modeledKey  = "sk-modeled-0123456789abcdef" // rpm 3, and 1 on gpt-4o-mini
+	talkyKey    = "sk-talky-0123456789abcdef"   // rpm 1000 on talky alone
 	upstreamKey = "sk-upstream-SECRET-0123456789"
 )
 
@@ -66,7 +67,8 @@ keys:
   - {name: limited, key: %s, rpm: 2}
   - {name: open, key: %s}
   - {name: modeled, key: %s, rpm: 3, model_limits: {gpt-4o-mini: {rpm: 1}}}
-`, server, channels, clientKey, limitedKey, openKey, modeledKey)
+  - {name: talky, key: %s, model_limits: {talky: {rpm: 1000}}}
+`, server, channels, clientKey, limitedKey, openKey, modeledKey, talkyKey)
 	cfg, err := config.Parse([]byte(yaml), "test.yaml", func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,9 @@ func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasth
 	// its key allows.
 	keyLimited := x.key.Limits != (ratelimit.Limits{})
 	if x.style == ch.style {
-		passSameStyle(h, x.style, up, keyLimited)
+		// A key limited on the model alone was told the model's limits
+		// by admit: the upstream's quota replaces them, as it always has.
+		passSameStyle(h, x.style, up, keyLimited, x.modelLimit != nil)
 		return
 	}
 	in, out := canonicalReader{up}, canonicalWriter{h}
@@ -139,14 +141,28 @@ type (
 func (r canonicalReader) Peek(name string) []byte {
 	var lower, mask [64]byte // room for the codec's names: no allocation
 	var f foldedName
-	for k, v := range r.h.All() {
+	match := func(k []byte) bool {
 		if len(k) != len(name) {
-			continue
+			return false
 		}
 		if f.lower == nil {
 			f = foldInto(lower[:0], mask[:0], name)
 		}
-		if f.matches(k) {
+		return f.matches(k)
+	}
+	if len(name) == 0 {
+		return nil
+	}
+	if ps, ok := pairsToSearch(r.h, name[0]); ok {
+		for i := range ps {
+			if match(ps[i].key) {
+				return ps[i].value
+			}
+		}
+		return nil
+	}
+	for k, v := range r.h.All() {
+		if match(k) {
 			return v
 		}
 	}
@@ -161,13 +177,36 @@ func (w canonicalWriter) SetBytesV(name string, v []byte) {
 // in one pass over its headers: the same words mean the same to the
 // client, so they are copied as they are (under their names as fasthttp
 // spells them), where reading OpenAI's six quota headers and writing them
-// again cost about 2 µs a request.
-func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited bool) {
-	hasID := len(s.requestID.lower) > 0
-	for k, v := range up.All() { // keys as the upstream spelled them
-		if hasID && s.requestID.matches(k) {
-			h.SetCanonical(strUpstreamRequestID, v)
-		} else if p := s.passes(k); p != nil && !(p.quota && keyLimited) {
+// again cost about 2 µs a request. h holds none of the names yet but the
+// quota headers admit wrote when the key has limits (keyLimited: none
+// passed) or its model has (quotaSet), so each name is appended to h's
+// pairs (appendPair) unless h may hold it: such a quota header, or one the
+// upstream sent twice, is set, replacing it, as it always was.
+func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited, quotaSet bool) {
+	from, to := responsePairsOf(up), responsePairsOf(h)
+	if from == nil || !s.appendsPassed {
+		setSameStyle(h, s, up, keyLimited)
+		return
+	}
+	var added uint64 // the passed headers appended, by their bits
+	for i := range *from {
+		kv := &(*from)[i] // as the upstream spelled it
+		switch p := s.passes(kv.key); {
+		case p == nil || p.quota && keyLimited:
+		case added&p.bit != 0 || p.quota && quotaSet:
+			h.SetCanonical(p.canonical, kv.value)
+		default:
+			added |= p.bit
+			appendPair(to, p.canonical, kv.value)
+		}
+	}
+}
+
+// setSameStyle is passSameStyle through fasthttp's setters, for a
+// fasthttp whose pairs are laid out otherwise.
+func setSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited bool) {
+	for k, v := range up.All() {
+		if p := s.passes(k); p != nil && !(p.quota && keyLimited) {
 			h.SetCanonical(p.canonical, v)
 		}
 	}
