@@ -443,6 +443,9 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 // count reads a token count: null is 0, anything but a non-negative
 // integer is an error.
 func count(v []byte) (int, error) {
+	if n, ok := digitsValue(v); ok {
+		return n, nil
+	}
 	if rawjson.KindOf(v) == rawjson.KindNull {
 		return 0, nil
 	}
@@ -451,4 +454,20 @@ func count(v []byte) (int, error) {
 		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
+}
+
+// digitsValue is the value of v when it is 1 to 18 decimal digits, which
+// no int overflows: what strconv.Atoi makes of it, without a copy of v to
+// a string and Atoi's general cases (a usage object is mostly counts).
+func digitsValue(v []byte) (n int, ok bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	for _, c := range v {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

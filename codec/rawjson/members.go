@@ -135,10 +135,9 @@ func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 // setup of the whole check, until a backslash or a control character
 // sends the string to it.
 func plainStringEnd(b []byte, i int) int {
-	const highs = 0x8080808080808080
 	j := i + 1
 	for ; j+8 <= len(b); j += 8 {
-		if m := special(word(b, j)) & highs; m != 0 {
+		if m := special(word(b, j)); m != 0 {
 			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
 				return j + 1
 			}

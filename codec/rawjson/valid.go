@@ -85,8 +85,10 @@ type finder struct {
 }
 
 // found notes that the key b[ks:ke] introduces the value at v; top says
-// the key is a member of the top-level object.
-func (f *finder) found(b []byte, ks, ke, v int, top bool) {
+// the key is a member of the top-level object. It returns the lengths of
+// the keys still looked for (lens): 0 once all are found. A key 64 bytes
+// long or longer may be looked at for one of its length modulo 64.
+func (f *finder) found(b []byte, ks, ke, v int, top bool) uint64 {
 	for k, key := range f.keys {
 		if f.at[k] < 0 && (top || f.top>>k&1 == 0) && string(b[ks:ke]) == key {
 			f.at[k] = v
@@ -95,6 +97,7 @@ func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 			}
 		}
 	}
+	return f.lens
 }
 
 // The failures of validValue: errSyntax for invalid JSON, errDeep for
@@ -123,7 +126,14 @@ func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
 	d := 0
 	key := false // the string at i is an object key
 	ks := 0      // where the last string's contents start
+	quote := -1  // the first quote at or after it that longString found
 	var c byte
+	// The finder's key lengths and mark, or none: a key or a string value
+	// costs a test of each, not a look at f.
+	var lens, mark uint64
+	if f != nil {
+		lens, mark = f.lens, f.mark
+	}
 
 value: // i is at the start of a value, or of a key when key is set
 	if i >= len(b) {
@@ -204,78 +214,40 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
-	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && word(b, i) == f.mark {
+	if !key && mark != 0 && i+8 <= len(b) && word(b, i) == mark {
 		f.marked = true
 	}
 	for {
+		// The string's first quote, backslash or control character, two
+		// words a turn (SWAR, special): keys, ids and model names end in
+		// their first two words. Past the string's first 64 bytes (prose:
+		// a conversation's turns; base64) it goes to longString, whose
+		// vectorized searches cost less from there on.
+		for i+16 <= len(b) {
+			if m := special(word(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto flagged
+			}
+			if m := special(word(b, i+8)); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)>>3
+				goto flagged
+			}
+			if i += 16; i-ks >= 64 {
+				i, quote = longString(b, i, quote)
+				goto flagged
+			}
+		}
 		if i+8 <= len(b) {
-			// A word at a time (SWAR): qm flags the quotes, bm the
-			// backslashes and control characters, and the lowest flag of
-			// each is exact (a borrow flags only bytes above a flagged
-			// one). Most strings of a stream chunk end in their first
-			// word.
-			w := word(b, i)
-			q, e := w^'"'*ones, w^'\\'*ones
-			qm := (q - ones) &^ q & highs
-			bm := ((w-0x20*ones)&^w | (e-ones)&^e) & highs
-			if qm != 0 && bm&(qm&-qm-1) == 0 { // a quote before any other flag
-				i += bits.TrailingZeros64(qm)>>3 + 1
-				break
+			if m := special(word(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto flagged
 			}
-			if bm != 0 {
-				i += bits.TrailingZeros64(bm) >> 3 // a backslash or a control character
-			} else {
-				// A longer string: a word at a time to its first 32 bytes
-				// (keys, ids and model names end there, most in the word
-				// after the first), then four words at a time, then a word
-				// at a time in the last 32 bytes. Past its first 72 bytes
-				// (prose: a conversation's turns; base64) it goes to
-				// longString, whose vectorized searches cost less from there
-				// on.
-				for i += 8; i+8 <= len(b) && i-ks < 32; i += 8 {
-					if m := special(word(b, i)) & highs; m != 0 {
-						i += bits.TrailingZeros64(m) >> 3
-						goto flagged
-					}
-				}
-				for ; i+32 <= len(b); i += 32 {
-					if i-ks >= 64 {
-						i = longString(b, i)
-						goto flagged
-					}
-					w := b[i : i+32] // one bounds check for the four loads
-					m0 := special(binary.LittleEndian.Uint64(w)) & highs
-					m1 := special(binary.LittleEndian.Uint64(w[8:])) & highs
-					m2 := special(binary.LittleEndian.Uint64(w[16:])) & highs
-					m3 := special(binary.LittleEndian.Uint64(w[24:])) & highs
-					if m0|m1|m2|m3 != 0 {
-						switch {
-						case m0 != 0:
-							i += bits.TrailingZeros64(m0) >> 3
-						case m1 != 0:
-							i += 8 + bits.TrailingZeros64(m1)>>3
-						case m2 != 0:
-							i += 16 + bits.TrailingZeros64(m2)>>3
-						default:
-							i += 24 + bits.TrailingZeros64(m3)>>3
-						}
-						goto flagged
-					}
-				}
-				for ; i+8 <= len(b); i += 8 {
-					if m := special(word(b, i)) & highs; m != 0 {
-						i += bits.TrailingZeros64(m) >> 3
-						break
-					}
-				}
-			}
+			i += 8
 		}
-	flagged:
-		// The last bytes of b, a byte at a time, unless b[i] is flagged
-		// already.
 		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
+			i++ // the last bytes of b
 		}
+	flagged: // b[i] is a quote, a backslash or a control character, or i is len(b)
 		if i >= len(b) {
 			return errSyntax // unterminated
 		}
@@ -304,8 +276,8 @@ str: // i is just past the opening quote of a string
 		ke := i - 1
 		if i+2 <= len(b) && pair(b, i) == ':'|'"'<<8 {
 			i += 2
-			if f != nil && f.lens>>(ke-ks)&1 != 0 {
-				f.found(b, ks, ke, i-1, stack == 2 && d == 0)
+			if lens>>((ke-ks)&63)&1 != 0 {
+				lens = f.found(b, ks, ke, i-1, stack == 2 && d == 0)
 			}
 			goto str
 		}
@@ -323,8 +295,8 @@ str: // i is just past the opening quote of a string
 				i = skipSpace(b, i)
 			}
 		}
-		if f != nil && f.lens>>(ke-ks)&1 != 0 {
-			f.found(b, ks, ke, i, stack == 2 && d == 0)
+		if lens>>((ke-ks)&63)&1 != 0 {
+			lens = f.found(b, ks, ke, i, stack == 2 && d == 0)
 		}
 		goto value
 	}
@@ -372,13 +344,20 @@ after: // a value is complete: close the containers it completes, then
 // character at or after b[i], or len(b), for a string that has run long
 // (base64): the quote and the backslash are found with vectorized searches,
 // which leaves only control characters to a look at each word, four at a
-// time.
-func longString(b []byte, i int) int {
+// time. quote is the first quote at or after b[i] when it is not below i,
+// as a call before found it (an escape between the two calls): the search
+// for it is not made again, which would read a long string once per escape.
+// It is returned for the next call.
+func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	end := len(b)
-	if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
-		end = i + q
+	if quote < i {
+		if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
+			quote += i
+		} else {
+			quote = len(b)
+		}
 	}
+	end := quote
 	if e := bytes.IndexByte(b[i:end], '\\'); e >= 0 {
 		end = i + e
 	}
@@ -391,15 +370,15 @@ func longString(b []byte, i int) int {
 	for ; i+8 <= end; i += 8 {
 		w := word(b, i)
 		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+			return i + bits.TrailingZeros64(m)>>3, quote
 		}
 	}
 	for ; i < end; i++ {
 		if b[i] < 0x20 {
-			return i
+			return i, quote
 		}
 	}
-	return end
+	return end, quote
 }
 
 // skipSpace is SkipSpace for validValue, which calls it only at
@@ -438,11 +417,16 @@ var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2
 
 // special has the high bit set in each byte of w that is a quote, a
 // backslash or below 0x20, and in no byte below the lowest of those; bytes
-// above it may be flagged too.
+// above it may be flagged too. Its other bits are 0.
+//
+// A byte's difference with 0x20, or with 1 once a quote or a backslash is
+// made 0, has its high bit set when the byte is flagged or was at 0x80 or
+// above; the last is told by w's own high bit for all three, which is
+// cleared once.
 func special(w uint64) uint64 {
-	const ones = 0x0101010101010101
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
-	return (w-0x20*ones)&^w | (q-ones)&^q | (e-ones)&^e
+	return ((w - 0x20*ones) | (q - ones) | (e - ones)) &^ w & highs
 }
 
 // validNumber checks the number at b[i] by the JSON grammar,
