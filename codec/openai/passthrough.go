@@ -385,20 +385,20 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 	m := rawjson.MembersAt(b, depth)
 	for m.NextKey() {
 		var e error
-		switch key := string(m.Key()); key {
-		case k.input, k.output:
+		switch key := m.Key(); { // compared in place, not copied to a string
+		case string(key) == k.input || string(key) == k.output:
 			if !m.SkipValue() {
 				break
 			}
 			n, ce := count(m.Value())
-			if e = ce; key == k.input {
+			if e = ce; string(key) == k.input {
 				u.Input = n
 			} else {
 				u.Output = n
 			}
-		case k.inputDetails:
+		case string(key) == k.inputDetails:
 			u.CachedInput, e = detail(&m, b, depth+1, "cached_tokens")
-		case k.outputDetails:
+		case string(key) == k.outputDetails:
 			u.Reasoning, e = detail(&m, b, depth+1, "reasoning_tokens")
 		default:
 			m.SkipValue()

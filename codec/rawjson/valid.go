@@ -85,10 +85,10 @@ type finder struct {
 }
 
 // found notes that the key b[ks:ke] introduces the value at v; top says
-// the key is a member of the top-level object. It returns the lengths of
-// the keys still looked for (lens): 0 once all are found. A key 64 bytes
-// long or longer may be looked at for one of its length modulo 64.
-func (f *finder) found(b []byte, ks, ke, v int, top bool) uint64 {
+// the key is a member of the top-level object. validValue calls it for a
+// key whose length modulo 64 is one of lens (a shift without a test of
+// its range): a longer key is compared in vain, not missed.
+func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 	for k, key := range f.keys {
 		if f.at[k] < 0 && (top || f.top>>k&1 == 0) && string(b[ks:ke]) == key {
 			f.at[k] = v
@@ -97,7 +97,6 @@ func (f *finder) found(b []byte, ks, ke, v int, top bool) uint64 {
 			}
 		}
 	}
-	return f.lens
 }
 
 // The failures of validValue: errSyntax for invalid JSON, errDeep for
@@ -128,12 +127,6 @@ func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
 	ks := 0      // where the last string's contents start
 	quote := -1  // the first quote at or after it that longString found
 	var c byte
-	// The finder's key lengths and mark, or none: a key or a string value
-	// costs a test of each, not a look at f.
-	var lens, mark uint64
-	if f != nil {
-		lens, mark = f.lens, f.mark
-	}
 
 value: // i is at the start of a value, or of a key when key is set
 	if i >= len(b) {
@@ -214,7 +207,7 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
-	if !key && mark != 0 && i+8 <= len(b) && word(b, i) == mark {
+	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && word(b, i) == f.mark {
 		f.marked = true
 	}
 	for {
@@ -276,8 +269,8 @@ str: // i is just past the opening quote of a string
 		ke := i - 1
 		if i+2 <= len(b) && pair(b, i) == ':'|'"'<<8 {
 			i += 2
-			if lens>>((ke-ks)&63)&1 != 0 {
-				lens = f.found(b, ks, ke, i-1, stack == 2 && d == 0)
+			if f != nil && f.lens>>((ke-ks)&63)&1 != 0 {
+				f.found(b, ks, ke, i-1, stack == 2 && d == 0)
 			}
 			goto str
 		}
@@ -295,8 +288,8 @@ str: // i is just past the opening quote of a string
 				i = skipSpace(b, i)
 			}
 		}
-		if lens>>((ke-ks)&63)&1 != 0 {
-			lens = f.found(b, ks, ke, i, stack == 2 && d == 0)
+		if f != nil && f.lens>>((ke-ks)&63)&1 != 0 {
+			f.found(b, ks, ke, i, stack == 2 && d == 0)
 		}
 		goto value
 	}
