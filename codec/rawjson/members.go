@@ -135,23 +135,30 @@ func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 // setup of the whole check, until a backslash or a control character
 // sends the string to it.
 func plainStringEnd(b []byte, i int) int {
+	end, _ := keyStringEnd(b, i)
+	return end
+}
+
+// keyStringEnd is plainStringEnd that also reports a string read a word at
+// a time to its closing quote: plain, it has no escape.
+func keyStringEnd(b []byte, i int) (end int, plain bool) {
 	j := i + 1
 	for ; j+8 <= len(b); j += 8 {
 		if m := special(word(b, j)); m != 0 {
 			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
-				return j + 1
+				return j + 1, true
 			}
-			return validValue(b, i, nil, nil, 0)
+			return validValue(b, i, nil, nil, 0), false
 		}
 	}
 	for ; j < len(b); j++ {
 		if c := b[j]; c == '"' {
-			return j + 1
+			return j + 1, true
 		} else if c == '\\' || c < 0x20 {
-			return validValue(b, i, nil, nil, 0)
+			return validValue(b, i, nil, nil, 0), false
 		}
 	}
-	return errSyntax
+	return errSyntax, false
 }
 
 // EndValue moves past the value NextKey (or NextValue) left, which the
