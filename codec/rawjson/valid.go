@@ -67,8 +67,8 @@ func ValidKeysScoped(b []byte, keys []string, at []int, top uint64) bool {
 //
 //go:noinline
 func validDeep(b []byte, i int, f *finder, limit int) int {
-	var deep [(maxDepth + 62) / 63]uint64
-	return validValue(b, i, f, deep[:], limit)
+	var deep stackWords
+	return validValue(b, i, f, &deep, limit)
 }
 
 // finder is what ValidKeys looks for, and what it found.
@@ -99,6 +99,15 @@ func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 	}
 }
 
+// stackWords is validValue's stack past its first word, room for
+// encoding/json's nesting limit, and the limit it holds a value to. A
+// pointer to it (nil but for validDeep) holds one register where a slice
+// and the limit held four.
+type stackWords struct {
+	words [(maxDepth + 62) / 63]uint64
+	limit int
+}
+
 // The failures of validValue: errSyntax for invalid JSON, errDeep for
 // nesting deeper than its stack (which does not imply invalid JSON).
 const (
@@ -115,7 +124,7 @@ const (
 // takes the separators of compact JSON (`":"`, `","`, `{"`) in one step:
 // a call or a mispredicted branch per token costs more than most strings
 // of a stream chunk.
-func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
+func validValue(b []byte, i int, f *finder, deep *stackWords, limit int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	// stack has a bit for each open container, 1 for an array, the
 	// innermost lowest, above a 1 that marks the bottom: 1 is no
@@ -123,6 +132,9 @@ func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
 	// again from 1.
 	stack := uint64(1)
 	d := 0
+	if deep != nil {
+		deep.limit = limit // only a stack past 63 levels can reach it
+	}
 	key := false // the string at i is an object key
 	ks := 0      // where the last string's contents start
 	quote := -1  // the first quote at or after it that longString found
@@ -143,14 +155,14 @@ value: // i is at the start of a value, or of a key when key is set
 	switch c {
 	case '{', '[':
 		if stack>>63 != 0 {
-			if d == len(deep) {
+			if deep == nil || d == len(deep.words) {
 				return errDeep
 			}
-			deep[d] = stack
+			deep.words[d] = stack
 			d++
 			stack = 1
 		}
-		if d > 0 && 63*d+bits.Len64(stack)-1 >= limit {
+		if d > 0 && 63*d+bits.Len64(stack)-1 >= deep.limit {
 			return errSyntax // encoding/json's limit
 		}
 		i++
@@ -167,7 +179,7 @@ value: // i is at the start of a value, or of a key when key is set
 			i++
 			if stack == 1 && d > 0 {
 				d--
-				stack = deep[d]
+				stack = deep.words[d]
 			}
 			goto after // an empty container is a complete value
 		}
@@ -326,7 +338,7 @@ after: // a value is complete: close the containers it completes, then
 		i++
 		if stack >>= 1; stack == 1 && d > 0 {
 			d--
-			stack = deep[d]
+			stack = deep.words[d]
 		}
 		goto after
 	}
