@@ -114,8 +114,13 @@ func (c *cursor) Rest() []byte { return c.b[c.vs:] }
 // SkipValue checks the value NextKey (or NextValue) left and moves past
 // it; false when it is not JSON (then the reader is done, with an error).
 func (c *cursor) SkipValue() bool {
-	if c.vs < len(c.b) && ('0' <= c.b[c.vs] && c.b[c.vs] <= '9' || c.b[c.vs] == '-') {
-		return c.EndValue(validNumber(c.b, c.vs)) // a count: no call to the whole check
+	if c.vs < len(c.b) {
+		switch v := c.b[c.vs]; {
+		case '0' <= v && v <= '9' || v == '-':
+			return c.EndValue(validNumber(c.b, c.vs)) // a count: no call to the whole check
+		case v == '"':
+			return c.EndValue(plainStringEnd(c.b, c.vs)) // an id, a name: nor for a string
+		}
 	}
 	end := validValue(c.b, c.vs, nil, nil, c.limit)
 	if end == errDeep {
@@ -130,10 +135,11 @@ func (c *cursor) SkipValue() bool {
 // reader done with an error, when the value does not end.
 func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 
-// plainStringEnd is validValue for the string at b[i] (a quote), a key:
-// keys are short and plain, so a word at a time, without the call and the
-// setup of the whole check, until a backslash or a control character
-// sends the string to it.
+// plainStringEnd is validValue for the string at b[i] (a quote), a key or
+// a short value: most are plain, so a word at a time, without the call and
+// the setup of the whole check, until a backslash or a control character,
+// or a length where the whole check's vectorized searches cost less (a
+// text, base64), sends the string to it.
 func plainStringEnd(b []byte, i int) int {
 	end, _ := keyStringEnd(b, i)
 	return end
@@ -143,13 +149,16 @@ func plainStringEnd(b []byte, i int) int {
 // a time to its closing quote: plain, it has no escape.
 func keyStringEnd(b []byte, i int) (end int, plain bool) {
 	j := i + 1
-	for ; j+8 <= len(b); j += 8 {
+	for lim := min(len(b), j+72); j+8 <= lim; j += 8 {
 		if m := special(word(b, j)); m != 0 {
 			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
 				return j + 1, true
 			}
 			return validValue(b, i, nil, nil, 0), false
 		}
+	}
+	if j+8 <= len(b) {
+		return validValue(b, i, nil, nil, 0), false // 72 bytes without a quote
 	}
 	for ; j < len(b); j++ {
 		if c := b[j]; c == '"' {

@@ -219,7 +219,7 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
-	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && word(b, i) == f.mark {
+	if !key && f != nil && f.mark != 0 && i+8 <= len(b) && word(b, i) == f.mark {
 		f.marked = true
 	}
 	for {
@@ -347,12 +347,13 @@ after: // a value is complete: close the containers it completes, then
 
 // longString returns the offset of the first quote, backslash or control
 // character at or after b[i], or len(b), for a string that has run long
-// (base64): the quote and the backslash are found with vectorized searches,
-// which leaves only control characters to a look at each word, four at a
-// time. quote is the first quote at or after b[i] when it is not below i,
-// as a call before found it (an escape between the two calls): the search
-// for it is not made again, which would read a long string once per escape.
-// It is returned for the next call.
+// (base64; b[i-8:i] are its contents, passed already): the quote and the
+// backslash are found with vectorized searches, which leaves only control
+// characters to a look at each word, four at a time. quote is the first
+// quote at or after b[i] when it is not below i, as a call before found it
+// (an escape between the two calls): the search for it is not made again,
+// which would read a long string once per escape. It is returned for the
+// next call.
 func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if quote < i {
@@ -378,9 +379,13 @@ func longString(b []byte, i, quote int) (int, int) {
 			return i + bits.TrailingZeros64(m)>>3, quote
 		}
 	}
-	for ; i < end; i++ {
-		if b[i] < 0x20 {
-			return i, quote
+	if i < end {
+		// The last bytes, in the word that ends with them: the bytes
+		// before b[i] in it are the string's, passed already (validValue
+		// calls this 64 bytes into a string).
+		w := word(b, end-8)
+		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
+			return end - 8 + bits.TrailingZeros64(m)>>3, quote
 		}
 	}
 	return end, quote

@@ -133,6 +133,27 @@ func TestValidLongEscapedString(t *testing.T) {
 	}
 }
 
+// TestValidStringBytes holds Valid to encoding/json.Valid on strings of
+// every length to 200 bytes (past where a string goes to longString, with
+// and without an escape before that), each with a control character, a
+// quote, a backslash, an escape or a non-ASCII byte at each place: the
+// words read at the ends of a string overlap bytes passed already.
+func TestValidStringBytes(t *testing.T) {
+	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`} {
+		for n := range 201 {
+			text := []byte(strings.Repeat("a", n))
+			for at := range n {
+				for _, c := range []string{"\x01", `"`, `\`, `\u00e9`, "\xc3\xa9"} {
+					doc := `{"k":"` + head + string(text[:at]) + c + string(text[at+1:]) + `"}`
+					if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestValidIndented checks Valid against encoding/json.Valid on the corpus
 // indented in the ways whitespace can be laid out (runs of spaces longer
 // than a word, tabs, carriage returns), whole and cut short, and with a
