@@ -126,6 +126,7 @@ const (
 // of a stream chunk.
 func validValue(b []byte, i int, f *finder, deep *stackWords, limit int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b = b[:len(b):len(b)] // its capacity is its length: a register less
 	// stack has a bit for each open container, 1 for an array, the
 	// innermost lowest, above a 1 that marks the bottom: 1 is no
 	// container open. When it holds 63, it moves to deep[d] and starts
