@@ -84,13 +84,29 @@ func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
 // Valid does, then to report where it ended with EndValue. A usage object
 // so read is read and checked in one pass.
 func (m *MemberReader) NextKey() bool {
-	i, ok := m.next('{', '}')
-	if !ok {
-		return false
+	b, i := m.b, -1
+	sep := byte(',') // what precedes a member: ',', or the opening brace
+	if m.open {
+		sep = '{'
 	}
-	b := m.b
-	if i >= len(b) || b[i] != '"' {
-		return m.fail()
+	if j := m.i; j >= 0 && j < len(b) && b[j] == sep {
+		// The separator and the key's quote, whitespace between or not,
+		// without next's cases (the end, a broken object).
+		if j++; j < len(b) && b[j] <= ' ' {
+			j = SkipSpace(b, j)
+		}
+		if j < len(b) && b[j] == '"' {
+			i, m.open = j, false
+		}
+	}
+	if i < 0 {
+		var ok bool
+		if i, ok = m.next('{', '}'); !ok {
+			return false
+		}
+		if i >= len(b) || b[i] != '"' {
+			return m.fail()
+		}
 	}
 	ke := plainStringEnd(b, i)
 	if ke < 0 {
