@@ -132,8 +132,21 @@ func (c *cursor) Rest() []byte { return c.b[c.vs:] }
 func (c *cursor) SkipValue() bool {
 	if c.vs < len(c.b) {
 		switch v := c.b[c.vs]; {
-		case '0' <= v && v <= '9' || v == '-':
-			return c.EndValue(validNumber(c.b, c.vs)) // a count: no call to the whole check
+		case '0' <= v && v <= '9':
+			// A count, read here when it is digits that a separator
+			// follows (0 alone: a leading zero is no number's).
+			j := c.vs + 1
+			if v != '0' {
+				for j < len(c.b) && c.b[j]-'0' <= 9 {
+					j++
+				}
+			}
+			if j < len(c.b) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
+				return c.EndValue(j)
+			}
+			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
+		case v == '-':
+			return c.EndValue(validNumber(c.b, c.vs))
 		case v == '"':
 			return c.EndValue(plainStringEnd(c.b, c.vs)) // an id, a name: nor for a string
 		}
