@@ -226,7 +226,7 @@ str: // i is just past the opening quote of a string
 	for {
 		// The string's first quote, backslash or control character, two
 		// words a turn (SWAR, special): keys, ids and model names end in
-		// their first two words. Past the string's first 64 bytes (prose:
+		// their first two words. Past the string's first 48 bytes (prose:
 		// a conversation's turns; base64) it goes to longString, whose
 		// vectorized searches cost less from there on.
 		for i+16 <= len(b) {
@@ -238,7 +238,7 @@ str: // i is just past the opening quote of a string
 				i += 8 + bits.TrailingZeros64(m)>>3
 				goto flagged
 			}
-			if i += 16; i-ks >= 64 {
+			if i += 16; i-ks >= 48 {
 				i, quote = longString(b, i, quote)
 				goto flagged
 			}
@@ -383,7 +383,7 @@ func longString(b []byte, i, quote int) (int, int) {
 	if i < end {
 		// The last bytes, in the word that ends with them: the bytes
 		// before b[i] in it are the string's, passed already (validValue
-		// calls this 64 bytes into a string).
+		// calls this 48 bytes into a string).
 		w := word(b, end-8)
 		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
 			return end - 8 + bits.TrailingZeros64(m)>>3, quote
