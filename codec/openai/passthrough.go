@@ -385,20 +385,20 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 	m := rawjson.MembersAt(b, depth)
 	for m.NextKey() {
 		var e error
-		switch key := string(m.Key()); key {
-		case k.input, k.output:
+		switch key := m.Key(); { // compared in place, not copied to a string
+		case string(key) == k.input || string(key) == k.output:
 			if !m.SkipValue() {
 				break
 			}
 			n, ce := count(m.Value())
-			if e = ce; key == k.input {
+			if e = ce; string(key) == k.input {
 				u.Input = n
 			} else {
 				u.Output = n
 			}
-		case k.inputDetails:
+		case string(key) == k.inputDetails:
 			u.CachedInput, e = detail(&m, b, depth+1, "cached_tokens")
-		case k.outputDetails:
+		case string(key) == k.outputDetails:
 			u.Reasoning, e = detail(&m, b, depth+1, "reasoning_tokens")
 		default:
 			m.SkipValue()
@@ -443,6 +443,9 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 // count reads a token count: null is 0, anything but a non-negative
 // integer is an error.
 func count(v []byte) (int, error) {
+	if n, ok := digitsValue(v); ok {
+		return n, nil
+	}
 	if rawjson.KindOf(v) == rawjson.KindNull {
 		return 0, nil
 	}
@@ -451,4 +454,20 @@ func count(v []byte) (int, error) {
 		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
+}
+
+// digitsValue is the value of v when it is 1 to 18 decimal digits, which
+// no int overflows: what strconv.Atoi makes of it, without a copy of v to
+// a string and Atoi's general cases (a usage object is mostly counts).
+func digitsValue(v []byte) (n int, ok bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	for _, c := range v {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

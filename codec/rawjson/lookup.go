@@ -83,7 +83,10 @@ func lookup(b []byte, fields []Field, all, strict bool, f *finder) error {
 	for i := range fields {
 		fields[i].Start, fields[i].End = -1, -1
 	}
-	s := scanner{b: b, strict: strict}
+	if strict {
+		return lookupValid(b, fields, f)
+	}
+	s := scanner{b: b}
 	s.ws()
 	if !s.consume('{') {
 		return s.err("want a JSON object")
@@ -102,15 +105,13 @@ func lookup(b []byte, fields []Field, all, strict bool, f *finder) error {
 				return &SyntaxError{Offset: keyAt, Msg: "invalid escape in key"}
 			}
 			valueAt := s.i
-			if err := s.skipTopValue(f); err != nil {
+			if err := s.skipTopValue(); err != nil {
 				return err
 			}
 			if j >= 0 {
-				f := &fields[j]
-				if f.Start >= 0 {
-					return &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", f.Key)}
+				if err := setField(fields, j, keyAt, valueAt, s.i); err != nil {
+					return err
 				}
-				f.Start, f.End = valueAt, s.i
 				found++
 				if !all && found == len(fields) {
 					return nil
@@ -133,22 +134,120 @@ func lookup(b []byte, fields []Field, all, strict bool, f *finder) error {
 	return nil
 }
 
+// setField notes that fields[j], whose key starts at keyAt, has the value
+// b[start:end], unless a member before had its key.
+func setField(fields []Field, j, keyAt, start, end int) error {
+	f := &fields[j]
+	if f.Start >= 0 {
+		return &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", f.Key)}
+	}
+	f.Start, f.End = start, end
+	return nil
+}
+
+// lookupValid is lookup for LookupValid: each top-level value is checked
+// by validValue, which looks for what f names, if anything. The separators
+// of compact JSON (`":`, `,"`) are taken in one step, and a key read a word
+// at a time is compared with the fields as it is, when it has no escape:
+// a request has few members, but a scanner's steps and a search for a
+// backslash in each key cost as much as the check of their values.
+func lookupValid(b []byte, fields []Field, f *finder) error {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errAt(b, i, "want a JSON object")
+	}
+	if i = SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return endAt(b, i)
+	}
+	for {
+		keyAt := i
+		if i >= len(b) || b[i] != '"' {
+			return errAt(b, i, "want an object key")
+		}
+		ke, plain := keyStringEnd(b, i)
+		if ke < 0 {
+			return &SyntaxError{Offset: keyAt, Msg: "invalid string"}
+		}
+		k := b[i+1 : ke-1]
+		if i = ke; i >= len(b) || b[i] != ':' {
+			if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
+				return errAt(b, i, "want ':' after object key")
+			}
+		}
+		if i++; i < len(b) && b[i] <= ' ' {
+			i = SkipSpace(b, i)
+		}
+		j, ok := plainIndex(k, fields), true
+		if !plain {
+			j, ok = keyIndex(k, fields)
+		}
+		if !ok {
+			return &SyntaxError{Offset: keyAt, Msg: "invalid escape in key"}
+		}
+		// The top-level object is one level of encoding/json's limit.
+		end := validValue(b, i, f, nil, maxDepth-1)
+		if end == errDeep {
+			end = validDeep(b, i, f, maxDepth-1)
+		}
+		if end < 0 {
+			return errAt(b, i, "invalid value")
+		}
+		if j >= 0 {
+			if err := setField(fields, j, keyAt, i, end); err != nil {
+				return err
+			}
+		}
+		if i = end; i >= len(b) || b[i] != ',' {
+			if i = SkipSpace(b, i); i < len(b) && b[i] == '}' {
+				return endAt(b, i)
+			}
+			if i >= len(b) || b[i] != ',' {
+				return errAt(b, i, "want ',' or '}'")
+			}
+		}
+		if i++; i < len(b) && b[i] <= ' ' {
+			i = SkipSpace(b, i)
+		}
+	}
+}
+
+// endAt checks that nothing but whitespace follows the top-level object's
+// closing brace at b[i].
+func endAt(b []byte, i int) error {
+	if i = SkipSpace(b, i+1); i < len(b) {
+		return errAt(b, i, "unexpected data after the object")
+	}
+	return nil
+}
+
+// plainIndex is keyIndex for a key without escapes.
+func plainIndex(k []byte, fields []Field) int {
+	for i := range fields {
+		if string(k) == fields[i].Key {
+			return i
+		}
+	}
+	return -1
+}
+
 // scanner is a cursor over a JSON document. Its methods leave s.i where they stopped.
 type scanner struct {
-	b      []byte
-	i      int
-	strict bool // check strings, and values with validValue
+	b []byte
+	i int
 	// arrays has bit d set when the container at depth d of the value being skipped is an
 	// array; a fixed bit set tracks nesting without allocating.
 	arrays [(maxDepth + 63) / 64]uint64
 }
 
 // err reports msg at s.i, or the end of the input if s.i is there.
-func (s *scanner) err(msg string) error {
-	if s.i >= len(s.b) {
+func (s *scanner) err(msg string) error { return errAt(s.b, s.i, msg) }
+
+// errAt reports msg at b[i], or the end of the input if i is there.
+func errAt(b []byte, i int, msg string) error {
+	if i >= len(b) {
 		msg = "unexpected end of input"
 	}
-	return &SyntaxError{Offset: s.i, Msg: msg}
+	return &SyntaxError{Offset: i, Msg: msg}
 }
 
 // peek returns the byte at s.i, or 0 at the end of the input.
@@ -175,8 +274,11 @@ func (s *scanner) ws() {
 	}
 }
 
-// IsSpace reports whether c is JSON whitespace.
-func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// IsSpace reports whether c is JSON whitespace. A byte above a space, what
+// most calls see, is told by one comparison.
+func IsSpace(c byte) bool {
+	return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+}
 
 // SkipSpace returns the offset of the first byte at or after b[i] that is
 // not JSON whitespace, or len(b).
@@ -194,13 +296,7 @@ func (s *scanner) key() ([]byte, error) {
 		return nil, s.err("want an object key")
 	}
 	start := s.i
-	if s.strict {
-		end := plainStringEnd(s.b, s.i) // validValue, for a key
-		if end < 0 {
-			return nil, &SyntaxError{Offset: start, Msg: "invalid string"}
-		}
-		s.i = end
-	} else if err := s.skipString(); err != nil {
+	if err := s.skipString(); err != nil {
 		return nil, err
 	}
 	k := s.b[start+1 : s.i-1]
@@ -240,21 +336,8 @@ func (s *scanner) skipString() error {
 // skipTopValue moves past a value of the top-level object. Containers go to
 // sonic's native skipper, which is several times faster on dense documents
 // (the messages array of a chat request); what it rejects is skipped again
-// by skipValue, which names the problem. A strict scanner checks the value
-// with validValue instead, which looks for what f names, if anything.
-func (s *scanner) skipTopValue(f *finder) error {
-	if s.strict {
-		// The top-level object is one level of encoding/json's limit.
-		end := validValue(s.b, s.i, f, nil, maxDepth-1)
-		if end == errDeep {
-			end = validDeep(s.b, s.i, f, maxDepth-1)
-		}
-		if end < 0 {
-			return s.err("invalid value")
-		}
-		s.i = end
-		return nil
-	}
+// by skipValue, which names the problem.
+func (s *scanner) skipTopValue() error {
 	if c := s.peek(); c == '{' || c == '[' {
 		if start, end := decoder.Skip(s.b[s.i:]); start == 0 && end > 0 {
 			s.i += end

@@ -84,13 +84,29 @@ func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
 // Valid does, then to report where it ended with EndValue. A usage object
 // so read is read and checked in one pass.
 func (m *MemberReader) NextKey() bool {
-	i, ok := m.next('{', '}')
-	if !ok {
-		return false
+	b, i := m.b, -1
+	sep := byte(',') // what precedes a member: ',', or the opening brace
+	if m.open {
+		sep = '{'
 	}
-	b := m.b
-	if i >= len(b) || b[i] != '"' {
-		return m.fail()
+	if j := m.i; j >= 0 && j < len(b) && b[j] == sep {
+		// The separator and the key's quote, whitespace between or not,
+		// without next's cases (the end, a broken object).
+		if j++; j < len(b) && b[j] <= ' ' {
+			j = SkipSpace(b, j)
+		}
+		if j < len(b) && b[j] == '"' {
+			i, m.open = j, false
+		}
+	}
+	if i < 0 {
+		var ok bool
+		if i, ok = m.next('{', '}'); !ok {
+			return false
+		}
+		if i >= len(b) || b[i] != '"' {
+			return m.fail()
+		}
 	}
 	ke := plainStringEnd(b, i)
 	if ke < 0 {
@@ -114,8 +130,26 @@ func (c *cursor) Rest() []byte { return c.b[c.vs:] }
 // SkipValue checks the value NextKey (or NextValue) left and moves past
 // it; false when it is not JSON (then the reader is done, with an error).
 func (c *cursor) SkipValue() bool {
-	if c.vs < len(c.b) && ('0' <= c.b[c.vs] && c.b[c.vs] <= '9' || c.b[c.vs] == '-') {
-		return c.EndValue(validNumber(c.b, c.vs)) // a count: no call to the whole check
+	if c.vs < len(c.b) {
+		switch v := c.b[c.vs]; {
+		case '0' <= v && v <= '9':
+			// A count, read here when it is digits that a separator
+			// follows (0 alone: a leading zero is no number's).
+			j := c.vs + 1
+			if v != '0' {
+				for j < len(c.b) && c.b[j]-'0' <= 9 {
+					j++
+				}
+			}
+			if j < len(c.b) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
+				return c.EndValue(j)
+			}
+			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
+		case v == '-':
+			return c.EndValue(validNumber(c.b, c.vs))
+		case v == '"':
+			return c.EndValue(plainStringEnd(c.b, c.vs)) // an id, a name: nor for a string
+		}
 	}
 	end := validValue(c.b, c.vs, nil, nil, c.limit)
 	if end == errDeep {
@@ -130,29 +164,39 @@ func (c *cursor) SkipValue() bool {
 // reader done with an error, when the value does not end.
 func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
 
-// plainStringEnd is validValue for the string at b[i] (a quote), a key:
-// keys are short and plain, so a word at a time, without the call and the
-// setup of the whole check, until a backslash or a control character
-// sends the string to it.
+// plainStringEnd is validValue for the string at b[i] (a quote), a key or
+// a short value: most are plain, so a word at a time, without the call and
+// the setup of the whole check, until a backslash or a control character,
+// or a length where the whole check's vectorized searches cost less (a
+// text, base64), sends the string to it.
 func plainStringEnd(b []byte, i int) int {
-	const highs = 0x8080808080808080
+	end, _ := keyStringEnd(b, i)
+	return end
+}
+
+// keyStringEnd is plainStringEnd that also reports a string read a word at
+// a time to its closing quote: plain, it has no escape.
+func keyStringEnd(b []byte, i int) (end int, plain bool) {
 	j := i + 1
-	for ; j+8 <= len(b); j += 8 {
-		if m := special(word(b, j)) & highs; m != 0 {
+	for lim := min(len(b), j+72); j+8 <= lim; j += 8 {
+		if m := special(word(b, j)); m != 0 {
 			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
-				return j + 1
+				return j + 1, true
 			}
-			return validValue(b, i, nil, nil, 0)
+			return validValue(b, i, nil, nil, 0), false
 		}
+	}
+	if j+8 <= len(b) {
+		return validValue(b, i, nil, nil, 0), false // 72 bytes without a quote
 	}
 	for ; j < len(b); j++ {
 		if c := b[j]; c == '"' {
-			return j + 1
+			return j + 1, true
 		} else if c == '\\' || c < 0x20 {
-			return validValue(b, i, nil, nil, 0)
+			return validValue(b, i, nil, nil, 0), false
 		}
 	}
-	return errSyntax
+	return errSyntax, false
 }
 
 // EndValue moves past the value NextKey (or NextValue) left, which the

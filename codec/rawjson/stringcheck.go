@@ -31,7 +31,7 @@ func checkedStringEnd(b []byte, i int) (end int, plain bool) {
 	for {
 		for ; i+8 <= len(b); i += 8 {
 			w := binary.LittleEndian.Uint64(b[i:])
-			if m := special(w) & highs; m != 0 {
+			if m := special(w); m != 0 {
 				n := bits.TrailingZeros64(m) >> 3
 				seen |= w & (1<<(n*8) - 1) // the bytes before the special one
 				i += n

@@ -67,8 +67,8 @@ func ValidKeysScoped(b []byte, keys []string, at []int, top uint64) bool {
 //
 //go:noinline
 func validDeep(b []byte, i int, f *finder, limit int) int {
-	var deep [(maxDepth + 62) / 63]uint64
-	return validValue(b, i, f, deep[:], limit)
+	var deep stackWords
+	return validValue(b, i, f, &deep, limit)
 }
 
 // finder is what ValidKeys looks for, and what it found.
@@ -85,7 +85,9 @@ type finder struct {
 }
 
 // found notes that the key b[ks:ke] introduces the value at v; top says
-// the key is a member of the top-level object.
+// the key is a member of the top-level object. validValue calls it for a
+// key whose length modulo 64 is one of lens (a shift without a test of
+// its range): a longer key is compared in vain, not missed.
 func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 	for k, key := range f.keys {
 		if f.at[k] < 0 && (top || f.top>>k&1 == 0) && string(b[ks:ke]) == key {
@@ -95,6 +97,15 @@ func (f *finder) found(b []byte, ks, ke, v int, top bool) {
 			}
 		}
 	}
+}
+
+// stackWords is validValue's stack past its first word, room for
+// encoding/json's nesting limit, and the limit it holds a value to. A
+// pointer to it (nil but for validDeep) holds one register where a slice
+// and the limit held four.
+type stackWords struct {
+	words [(maxDepth + 62) / 63]uint64
+	limit int
 }
 
 // The failures of validValue: errSyntax for invalid JSON, errDeep for
@@ -113,16 +124,21 @@ const (
 // takes the separators of compact JSON (`":"`, `","`, `{"`) in one step:
 // a call or a mispredicted branch per token costs more than most strings
 // of a stream chunk.
-func validValue(b []byte, i int, f *finder, deep []uint64, limit int) int {
+func validValue(b []byte, i int, f *finder, deep *stackWords, limit int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	b = b[:len(b):len(b)] // its capacity is its length: a register less
 	// stack has a bit for each open container, 1 for an array, the
 	// innermost lowest, above a 1 that marks the bottom: 1 is no
 	// container open. When it holds 63, it moves to deep[d] and starts
 	// again from 1.
 	stack := uint64(1)
 	d := 0
+	if deep != nil {
+		deep.limit = limit // only a stack past 63 levels can reach it
+	}
 	key := false // the string at i is an object key
 	ks := 0      // where the last string's contents start
+	quote := -1  // the first quote at or after it that longString found
 	var c byte
 
 value: // i is at the start of a value, or of a key when key is set
@@ -140,14 +156,14 @@ value: // i is at the start of a value, or of a key when key is set
 	switch c {
 	case '{', '[':
 		if stack>>63 != 0 {
-			if d == len(deep) {
+			if deep == nil || d == len(deep.words) {
 				return errDeep
 			}
-			deep[d] = stack
+			deep.words[d] = stack
 			d++
 			stack = 1
 		}
-		if d > 0 && 63*d+bits.Len64(stack)-1 >= limit {
+		if d > 0 && 63*d+bits.Len64(stack)-1 >= deep.limit {
 			return errSyntax // encoding/json's limit
 		}
 		i++
@@ -164,7 +180,7 @@ value: // i is at the start of a value, or of a key when key is set
 			i++
 			if stack == 1 && d > 0 {
 				d--
-				stack = deep[d]
+				stack = deep.words[d]
 			}
 			goto after // an empty container is a complete value
 		}
@@ -204,78 +220,40 @@ value: // i is at the start of a value, or of a key when key is set
 
 str: // i is just past the opening quote of a string
 	ks = i
-	if f != nil && f.mark != 0 && !key && i+8 <= len(b) && word(b, i) == f.mark {
+	if !key && f != nil && f.mark != 0 && i+8 <= len(b) && word(b, i) == f.mark {
 		f.marked = true
 	}
 	for {
+		// The string's first quote, backslash or control character, two
+		// words a turn (SWAR, special): keys, ids and model names end in
+		// their first two words. Past the string's first 48 bytes (prose:
+		// a conversation's turns; base64) it goes to longString, whose
+		// vectorized searches cost less from there on.
+		for i+16 <= len(b) {
+			if m := special(word(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto flagged
+			}
+			if m := special(word(b, i+8)); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)>>3
+				goto flagged
+			}
+			if i += 16; i-ks >= 48 {
+				i, quote = longString(b, i, quote)
+				goto flagged
+			}
+		}
 		if i+8 <= len(b) {
-			// A word at a time (SWAR): qm flags the quotes, bm the
-			// backslashes and control characters, and the lowest flag of
-			// each is exact (a borrow flags only bytes above a flagged
-			// one). Most strings of a stream chunk end in their first
-			// word.
-			w := word(b, i)
-			q, e := w^'"'*ones, w^'\\'*ones
-			qm := (q - ones) &^ q & highs
-			bm := ((w-0x20*ones)&^w | (e-ones)&^e) & highs
-			if qm != 0 && bm&(qm&-qm-1) == 0 { // a quote before any other flag
-				i += bits.TrailingZeros64(qm)>>3 + 1
-				break
+			if m := special(word(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto flagged
 			}
-			if bm != 0 {
-				i += bits.TrailingZeros64(bm) >> 3 // a backslash or a control character
-			} else {
-				// A longer string: a word at a time to its first 32 bytes
-				// (keys, ids and model names end there, most in the word
-				// after the first), then four words at a time, then a word
-				// at a time in the last 32 bytes. Past its first 72 bytes
-				// (prose: a conversation's turns; base64) it goes to
-				// longString, whose vectorized searches cost less from there
-				// on.
-				for i += 8; i+8 <= len(b) && i-ks < 32; i += 8 {
-					if m := special(word(b, i)) & highs; m != 0 {
-						i += bits.TrailingZeros64(m) >> 3
-						goto flagged
-					}
-				}
-				for ; i+32 <= len(b); i += 32 {
-					if i-ks >= 64 {
-						i = longString(b, i)
-						goto flagged
-					}
-					w := b[i : i+32] // one bounds check for the four loads
-					m0 := special(binary.LittleEndian.Uint64(w)) & highs
-					m1 := special(binary.LittleEndian.Uint64(w[8:])) & highs
-					m2 := special(binary.LittleEndian.Uint64(w[16:])) & highs
-					m3 := special(binary.LittleEndian.Uint64(w[24:])) & highs
-					if m0|m1|m2|m3 != 0 {
-						switch {
-						case m0 != 0:
-							i += bits.TrailingZeros64(m0) >> 3
-						case m1 != 0:
-							i += 8 + bits.TrailingZeros64(m1)>>3
-						case m2 != 0:
-							i += 16 + bits.TrailingZeros64(m2)>>3
-						default:
-							i += 24 + bits.TrailingZeros64(m3)>>3
-						}
-						goto flagged
-					}
-				}
-				for ; i+8 <= len(b); i += 8 {
-					if m := special(word(b, i)) & highs; m != 0 {
-						i += bits.TrailingZeros64(m) >> 3
-						break
-					}
-				}
-			}
+			i += 8
 		}
-	flagged:
-		// The last bytes of b, a byte at a time, unless b[i] is flagged
-		// already.
 		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
+			i++ // the last bytes of b
 		}
+	flagged: // b[i] is a quote, a backslash or a control character, or i is len(b)
 		if i >= len(b) {
 			return errSyntax // unterminated
 		}
@@ -304,7 +282,7 @@ str: // i is just past the opening quote of a string
 		ke := i - 1
 		if i+2 <= len(b) && pair(b, i) == ':'|'"'<<8 {
 			i += 2
-			if f != nil && f.lens>>(ke-ks)&1 != 0 {
+			if f != nil && f.lens>>((ke-ks)&63)&1 != 0 {
 				f.found(b, ks, ke, i-1, stack == 2 && d == 0)
 			}
 			goto str
@@ -323,7 +301,7 @@ str: // i is just past the opening quote of a string
 				i = skipSpace(b, i)
 			}
 		}
-		if f != nil && f.lens>>(ke-ks)&1 != 0 {
+		if f != nil && f.lens>>((ke-ks)&63)&1 != 0 {
 			f.found(b, ks, ke, i, stack == 2 && d == 0)
 		}
 		goto value
@@ -361,7 +339,7 @@ after: // a value is complete: close the containers it completes, then
 		i++
 		if stack >>= 1; stack == 1 && d > 0 {
 			d--
-			stack = deep[d]
+			stack = deep.words[d]
 		}
 		goto after
 	}
@@ -370,15 +348,23 @@ after: // a value is complete: close the containers it completes, then
 
 // longString returns the offset of the first quote, backslash or control
 // character at or after b[i], or len(b), for a string that has run long
-// (base64): the quote and the backslash are found with vectorized searches,
-// which leaves only control characters to a look at each word, four at a
-// time.
-func longString(b []byte, i int) int {
+// (base64; b[i-8:i] are its contents, passed already): the quote and the
+// backslash are found with vectorized searches, which leaves only control
+// characters to a look at each word, four at a time. quote is the first
+// quote at or after b[i] when it is not below i, as a call before found it
+// (an escape between the two calls): the search for it is not made again,
+// which would read a long string once per escape. It is returned for the
+// next call.
+func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	end := len(b)
-	if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
-		end = i + q
+	if quote < i {
+		if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
+			quote += i
+		} else {
+			quote = len(b)
+		}
 	}
+	end := quote
 	if e := bytes.IndexByte(b[i:end], '\\'); e >= 0 {
 		end = i + e
 	}
@@ -391,15 +377,19 @@ func longString(b []byte, i int) int {
 	for ; i+8 <= end; i += 8 {
 		w := word(b, i)
 		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+			return i + bits.TrailingZeros64(m)>>3, quote
 		}
 	}
-	for ; i < end; i++ {
-		if b[i] < 0x20 {
-			return i
+	if i < end {
+		// The last bytes, in the word that ends with them: the bytes
+		// before b[i] in it are the string's, passed already (validValue
+		// calls this 48 bytes into a string).
+		w := word(b, end-8)
+		if m := (w - 0x20*ones) &^ w & highs; m != 0 {
+			return end - 8 + bits.TrailingZeros64(m)>>3, quote
 		}
 	}
-	return end
+	return end, quote
 }
 
 // skipSpace is SkipSpace for validValue, which calls it only at
@@ -438,11 +428,16 @@ var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2
 
 // special has the high bit set in each byte of w that is a quote, a
 // backslash or below 0x20, and in no byte below the lowest of those; bytes
-// above it may be flagged too.
+// above it may be flagged too. Its other bits are 0.
+//
+// A byte's difference with 0x20, or with 1 once a quote or a backslash is
+// made 0, has its high bit set when the byte is flagged or was at 0x80 or
+// above; the last is told by w's own high bit for all three, which is
+// cleared once.
 func special(w uint64) uint64 {
-	const ones = 0x0101010101010101
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
-	return (w-0x20*ones)&^w | (q-ones)&^q | (e-ones)&^e
+	return ((w - 0x20*ones) | (q - ones) | (e - ones)) &^ w & highs
 }
 
 // validNumber checks the number at b[i] by the JSON grammar,

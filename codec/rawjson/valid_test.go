@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bytedance/sonic"
 
@@ -113,6 +114,43 @@ func TestValidMatchesEncodingJSON(t *testing.T) {
 		check(strings.Repeat(`[{"a":`, d/2) + "0" + strings.Repeat("}]", d/2))
 		check(strings.Repeat("[", d) + strings.Repeat("]", d-1))
 		check(strings.Repeat("[", d) + strings.Repeat("]", d) + " ")
+	}
+}
+
+// TestValidLongEscapedString: a long string with an escape every 32
+// bytes and no quote but its last is read in linear time. The search for
+// its closing quote was made again after each escape, which took 30 s for
+// these 4 MB (some milliseconds now); a prose message with line breaks
+// (\n) is such a string.
+func TestValidLongEscapedString(t *testing.T) {
+	doc := []byte(`{"content":"` + strings.Repeat(`line of prose, thirty bytes.\n`, 1<<17) + `"}`)
+	start := time.Now()
+	if !rawjson.Valid(doc) {
+		t.Fatal("not valid")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("%d bytes took %v", len(doc), took)
+	}
+}
+
+// TestValidStringBytes holds Valid to encoding/json.Valid on strings of
+// every length to 200 bytes (past where a string goes to longString, with
+// and without an escape before that), each with a control character, a
+// quote, a backslash, an escape or a non-ASCII byte at each place: the
+// words read at the ends of a string overlap bytes passed already.
+func TestValidStringBytes(t *testing.T) {
+	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`} {
+		for n := range 201 {
+			text := []byte(strings.Repeat("a", n))
+			for at := range n {
+				for _, c := range []string{"\x01", `"`, `\`, `\u00e9`, "\xc3\xa9"} {
+					doc := `{"k":"` + head + string(text[:at]) + c + string(text[at+1:]) + `"}`
+					if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
+						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+				}
+			}
+		}
 	}
 }
 
