@@ -90,18 +90,16 @@ func stopWaiting(id []byte) {
 	waiting.Unlock()
 }
 
-var strRequestIDLine = []byte("\r\nX-Request-Id: ")
+// strRequestIDName is the request id's header as the upstream request's
+// head spells it: fasthttp writes "\r\n" + name + ": " + value.
+var strRequestIDName = []byte("X-Request-Id: ")
 
 // waitingFor returns the watch of the exchange whose request head p is,
 // written on c, or nil when it does not wait.
 func waitingFor(p []byte, c *timedConn) *watch {
-	i := bytes.Index(p, strRequestIDLine)
-	if i < 0 {
+	id := requestIDIn(p)
+	if id == nil {
 		return nil
-	}
-	id := p[i+len(strRequestIDLine):]
-	if j := bytes.IndexByte(id, '\r'); j >= 0 {
-		id = id[:j]
 	}
 	k, ok := keyOf(id)
 	if !ok {
@@ -115,6 +113,28 @@ func waitingFor(p []byte, c *timedConn) *watch {
 	}
 	e.w.up = c
 	return e.w
+}
+
+// requestIDIn returns the value of the X-Request-Id line of the request
+// head p, nil when it has none. The name is looked for from its 'X',
+// which the head's other lines rarely hold, and then checked to start a
+// line: searching for "\r\n" first stops at every line of the head.
+func requestIDIn(p []byte) []byte {
+	for from := 0; ; {
+		i := bytes.Index(p[from:], strRequestIDName)
+		if i < 0 {
+			return nil
+		}
+		i += from
+		if i >= 2 && p[i-2] == '\r' && p[i-1] == '\n' {
+			id := p[i+len(strRequestIDName):]
+			if j := bytes.IndexByte(id, '\r'); j >= 0 {
+				id = id[:j]
+			}
+			return id
+		}
+		from = i + 1
+	}
 }
 
 // watchClients looks at the clients of the waiting exchanges every
