@@ -29,7 +29,7 @@ func (g *Gateway) finish(x *exchange) {
 	}
 	x.dropTranslation()
 	clear(x.tries) // lets the causes go
-	*x = exchange{g: g, buf: x.buf[:0], uri: x.uri[:0], tries: x.tries[:0]}
+	*x = exchange{g: g, buf: x.buf[:0], parked: x.parked, uri: x.uri[:0], tries: x.tries[:0]}
 	g.exchanges.Put(x)
 }
 

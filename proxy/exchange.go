@@ -94,6 +94,7 @@ type exchange struct {
 	watch   watch // the client, while it waits for a whole answer
 	bodyLen int
 	buf     []byte // scratch for answers, error bodies and headers; parked while a stream runs
+	parked  bool   // buf is parked (parkBuf)
 }
 
 // translation is what only a request decoded whole or translated uses: the
