@@ -49,3 +49,24 @@ func BenchmarkWaitingFor(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWaitingRequest is what a request waiting for a whole answer
+// pays for its client to be watched, while another exchange waits: its
+// registration, its upstream connection's finding it by the head it
+// writes, and its removal.
+func BenchmarkWaitingRequest(b *testing.B) {
+	const id = "req_0123456789abcdef01234567"
+	p := upstreamHead(b, id, 2700)
+	var other, w watch
+	startWaiting([]byte("req_another"), &other)
+	defer stopWaiting([]byte("req_another"))
+	c := &timedConn{}
+	b.ReportAllocs()
+	for b.Loop() {
+		startWaiting([]byte(id), &w)
+		if waitingFor(p, c) != &w {
+			b.Fatal("the waiting exchange not found")
+		}
+		stopWaiting([]byte(id))
+	}
+}
