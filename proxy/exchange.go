@@ -25,19 +25,21 @@ type exchange struct {
 	style    *dialect   // the client's
 	op       *operation // nil for a request that calls no model
 
-	key      *Key
-	model    string // public model name
-	route    *route
-	channel  string
-	attempts int
-	stream   bool
-	utility  bool // no usage row: a model listing, an operation that is not metered
-	status   int
-	ttfb     time.Duration // until the first byte of the response body
-	elapsed  time.Duration
-	usage    codec.Usage
-	units    int // what the request asks for in its operation's unit (images, characters of speech)
-	errMsg   string
+	key     *Key
+	model   string // public model name
+	route   *route
+	channel string
+	// channelEscaped is channel as the access line writes it.
+	channelEscaped string
+	attempts       int
+	stream         bool
+	utility        bool // no usage row: a model listing, an operation that is not metered
+	status         int
+	ttfb           time.Duration // until the first byte of the response body
+	elapsed        time.Duration
+	usage          codec.Usage
+	units          int // what the request asks for in its operation's unit (images, characters of speech)
+	errMsg         string
 	// The attempts that failed, with the cause of the last one in words
 	// until it is noted (tried), and when the last one ended; trace, for
 	// a request of the playground (ServeAs), receives every attempt.
