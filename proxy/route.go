@@ -72,13 +72,14 @@ func (r *route) order(dst []candidate) (out []candidate, reopen time.Duration) {
 			total += r.weights[i]
 			n++
 		}
-		// Weighted sampling without replacement.
+		// Weighted sampling without replacement; the last one left needs
+		// no draw (a route of one channel, the commonest, draws none).
 		for ; n > 0 && len(dst) < maxCandidates; n-- {
-			pick := rand.IntN(total)
 			j := 0
-			for pick >= r.weights[tier[j]] {
-				pick -= r.weights[tier[j]]
-				j++
+			if n > 1 {
+				for pick := rand.IntN(total); pick >= r.weights[tier[j]]; j++ {
+					pick -= r.weights[tier[j]]
+				}
 			}
 			i := tier[j]
 			dst = append(dst, candidate{r.channels[i], r.upstream[i]})
