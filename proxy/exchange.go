@@ -163,7 +163,9 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 	}
 	x.endpoint, x.start, x.style = endpoint, time.Now(), s
 	x.unparkBuf()
-	if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
+	if id := handlerID(ctx); id != nil {
+		x.id = append(x.idBuf[:0], id...) // set by the router, as the header says
+	} else if id := ctx.Response.Header.PeekBytes(strRequestID); len(id) > 0 {
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
 		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekBytes(strRequestID))

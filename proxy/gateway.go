@@ -267,11 +267,20 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
 	return func(ctx *fasthttp.RequestCtx) {
-		headRead(ctx)
+		hc := headRead(ctx)
 		// Every response carries a request id, health checks included.
-		var buf [40]byte
 		clientHeaders.fill(&ctx.Response.Header) // a new connection's: with what a stream parked
-		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekBytes(strRequestID)))
+		var buf [40]byte
+		id := buf[:0]
+		if hc != nil { // kept for begin while the handler runs
+			id = hc.idBuf[:0]
+		}
+		id = requestID(id, ctx.Request.Header.PeekBytes(strRequestID))
+		ctx.Response.Header.SetCanonical(strRequestID, id)
+		if hc != nil {
+			hc.id = id
+			defer func() { hc.id = nil }() // an error handler's begin, after, finds it in the header or makes one
+		}
 		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
 			return // refused
 		}
