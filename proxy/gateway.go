@@ -270,16 +270,14 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 		hc := headRead(ctx)
 		// Every response carries a request id, health checks included.
 		clientHeaders.fill(&ctx.Response.Header) // a new connection's: with what a stream parked
-		var buf [40]byte
-		id := buf[:0]
+		given := ctx.Request.Header.PeekBytes(strRequestID)
 		if hc != nil { // kept for begin while the handler runs
-			id = hc.idBuf[:0]
-		}
-		id = requestID(id, ctx.Request.Header.PeekBytes(strRequestID))
-		ctx.Response.Header.SetCanonical(strRequestID, id)
-		if hc != nil {
-			hc.id = id
+			hc.id = requestID(hc.idBuf[:0], given)
+			ctx.Response.Header.SetCanonical(strRequestID, hc.id)
 			defer func() { hc.id = nil }() // an error handler's begin, after, finds it in the header or makes one
+		} else {
+			var buf [40]byte
+			ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], given))
 		}
 		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
 			return // refused
