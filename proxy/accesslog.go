@@ -102,18 +102,18 @@ func (l *line) fields(x *exchange) {
 	l.int(&fieldStatus, int64(x.status))
 	l.dur(&fieldLatency, x.elapsed)
 	if x.key != nil {
-		l.str(&fieldKey, x.key.Name)
+		l.name(&fieldKey, x.key.Name, x.key.escaped)
 		if x.key.ID != 0 {
 			l.int(&fieldKeyID, x.key.ID)
 		}
 	}
 	if x.model != "" {
-		l.str(&fieldModel, x.model)
+		l.name(&fieldModel, x.model, x.modelEscaped())
 		l.key(&fieldStream)
 		l.b = strconv.AppendBool(l.b, x.stream)
 	}
 	if x.attempts > 0 {
-		l.str(&fieldChannel, x.channel)
+		l.name(&fieldChannel, x.channel, x.channelEscaped)
 		l.int(&fieldAttempts, int64(x.attempts))
 		l.dur(&fieldTTFB, x.ttfb)
 	}
@@ -182,6 +182,35 @@ func (l *line) str(f *field, v string) {
 	} else {
 		l.b = rawjson.AppendString(l.b, v)
 	}
+}
+
+// name writes a name whose JSON form, escaped (its text between the
+// quotes), was made once where the name is kept (escapeName): a key's, a
+// channel's, a route's; escaped "" is escaped here.
+func (l *line) name(f *field, v, escaped string) {
+	if l.text || escaped == "" && v != "" {
+		l.str(f, v)
+		return
+	}
+	l.key(f)
+	l.b = append(l.b, '"')
+	l.b = append(l.b, escaped...)
+	l.b = append(l.b, '"')
+}
+
+// modelEscaped is the model's name as its route escaped it, "" when the
+// exchange has none for it.
+func (x *exchange) modelEscaped() string {
+	if x.route != nil && x.route.public == x.model {
+		return x.route.escaped
+	}
+	return ""
+}
+
+// escapeName is name as it stands between JSON quotes.
+func escapeName(name string) string {
+	quoted := rawjson.AppendString(nil, name)
+	return string(quoted[1 : len(quoted)-1])
 }
 
 func (l *line) int(f *field, v int64) {

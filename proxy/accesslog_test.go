@@ -39,6 +39,23 @@ func accessExchanges() []*exchange {
 	}
 }
 
+// keptEscaped are accessExchanges with the names' JSON forms the gateway
+// keeps beside them (a key's, a route's, a channel's), which the JSON line
+// writes as they are.
+func keptEscaped() []*exchange {
+	xs := accessExchanges()
+	for _, x := range xs {
+		if x.key != nil {
+			x.key.escaped = escapeName(x.key.Name)
+		}
+		if x.model != "" {
+			x.route = &route{public: x.model, escaped: escapeName(x.model)}
+		}
+		x.channelEscaped = escapeName(x.channel)
+	}
+	return xs
+}
+
 // withUnits is a speech request answered, with the characters it read.
 func withUnits() *exchange {
 	return &exchange{id: []byte("x-4"), endpoint: "audio.speech", status: 200, elapsed: time.Second, op: opSpeech,
@@ -87,7 +104,7 @@ func slogLine(t *testing.T, x *exchange, text bool) string {
 
 func TestAccessLogJSONMatchesSlog(t *testing.T) {
 	now := time.Date(2026, 11, 24, 15, 4, 5, 123456789, time.UTC)
-	for _, x := range accessExchanges() {
+	for _, x := range append(accessExchanges(), keptEscaped()...) {
 		line := string(appendJSONLine(nil, x, now))
 		if !strings.HasSuffix(line, "}\n") || strings.Count(line, "\n") != 1 {
 			t.Fatalf("not one line: %q", line)
@@ -127,7 +144,7 @@ func TestAccessLogJSONMatchesSlog(t *testing.T) {
 
 func TestAccessLogTextMatchesSlog(t *testing.T) {
 	now := time.Date(2026, 11, 24, 15, 4, 5, 123456789, time.UTC)
-	for _, x := range accessExchanges() {
+	for _, x := range append(accessExchanges(), keptEscaped()...) {
 		line := string(appendTextLine(nil, x, now))
 		const stamp = "time=2026-11-24T15:04:05.123Z "
 		if !strings.HasPrefix(line, stamp) {
@@ -168,8 +185,9 @@ func TestAccessLogAllocs(t *testing.T) {
 // cpu-ns/op, the process's CPU time a line, is less disturbed by a busy
 // machine than ns/op.
 func BenchmarkAccessLog(b *testing.B) {
-	x := accessExchanges()[0]
+	x := keptEscaped()[0] // with the names' JSON forms, as the gateway keeps them
 	x.key.Name, x.channel = "team-a", "oa"
+	x.key.escaped, x.channelEscaped = x.key.Name, x.channel
 	for _, format := range []string{"json", "text"} {
 		b.Run("hand-"+format, func(b *testing.B) {
 			l := newAccessLog(io.Discard, format)

@@ -17,9 +17,7 @@ func (g *Gateway) finish(x *exchange) {
 	g.settleLimits(x, now)
 	g.metrics.observe(x)
 	if g.access != nil {
-		line := lines.Get().(*[]byte)
-		*line = g.access.write(*line, x, now)
-		lines.Put(line)
+		g.writeLine(x, now)
 	} else {
 		g.logExchange(x)
 	}
@@ -29,12 +27,25 @@ func (g *Gateway) finish(x *exchange) {
 	}
 	x.dropTranslation()
 	clear(x.tries) // lets the causes go
-	*x = exchange{g: g, buf: x.buf[:0], uri: x.uri[:0], tries: x.tries[:0]}
+	*x = exchange{g: g, buf: x.buf[:0], parked: x.parked, uri: x.uri[:0], tries: x.tries[:0]}
 	g.exchanges.Put(x)
 }
 
-// lines holds the access log's line buffers: taken only to write a line, not
-// kept by the exchange, which an open stream holds for its length.
+// writeLine writes the exchange's access line into its scratch buffer,
+// free once the answer is out. A stream's exchange, which parked its
+// buffer for the stream's length, takes one from lines for the line: an
+// open stream holds no line buffer either way.
+func (g *Gateway) writeLine(x *exchange, now time.Time) {
+	if !x.parked {
+		x.buf = g.access.write(x.buf, x, now)
+		return
+	}
+	line := lines.Get().(*[]byte)
+	*line = g.access.write(*line, x, now)
+	lines.Put(line)
+}
+
+// lines holds the line buffers of exchanges whose scratch buffer is parked.
 var lines = sync.Pool{New: func() any { return new([]byte) }}
 
 // UsageSink takes the usage rows of finished requests to the store:

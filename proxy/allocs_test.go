@@ -4,6 +4,7 @@ package proxy
 
 import (
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -115,5 +116,31 @@ func TestObserveUnroutedDoesNotAllocate(t *testing.T) {
 	}
 	if n := count("chat", "other", "404"); n != 1 {
 		t.Errorf("404s of model other counted %v, want 1", n)
+	}
+}
+
+// TestWholeRequestAllocs: a chat completion through the gateway, the
+// client and the mock upstream in the process, allocates what it did (the
+// body's io.LimitReader; and the usage row's request id with a usage
+// writer), measured as BenchmarkGatewayInMemory measures it.
+func TestWholeRequestAllocs(t *testing.T) {
+	response, err := os.ReadFile("testdata/chat_response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const body = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello."}]}`
+	for _, c := range []struct {
+		usage  bool
+		budget int64
+	}{{false, 1}, {true, 2}} {
+		r := testing.Benchmark(func(b *testing.B) {
+			benchGateway(b, benchRequest{path: "/v1/chat/completions", body: body, usage: c.usage}, func(ctx *fasthttp.RequestCtx) {
+				ctx.SetContentType("application/json")
+				ctx.SetBody(response)
+			})
+		})
+		if n := r.AllocsPerOp(); r.N == 0 || n > c.budget {
+			t.Errorf("usage rows %v: %d allocations a request over %d requests, want at most %d", c.usage, n, r.N, c.budget)
+		}
 	}
 }

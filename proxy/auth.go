@@ -35,6 +35,9 @@ type Key struct {
 	modelLimits map[string]modelLimit
 	// unknown marks a cached negative answer: no key has this hash.
 	unknown bool
+	// escaped is Name as the access line writes it (escapeName); "" for
+	// a key made elsewhere (a KeySource's), whose name is escaped there.
+	escaped string
 }
 
 // expired reports whether the key's expiry has passed. A cached key is
@@ -90,7 +93,7 @@ func newStaticKeys(keys []config.Key) staticKeys {
 	s := make(staticKeys, len(keys))
 	for _, k := range keys {
 		h := HashKey([]byte(k.Key))
-		key := &Key{Name: k.Name, Hash: h, Models: k.Models, limitKey: "key:" + k.Name,
+		key := &Key{Name: k.Name, escaped: escapeName(k.Name), Hash: h, Models: k.Models, limitKey: "key:" + k.Name,
 			Limits: ratelimit.Limits{RPM: int64(k.RPM), TPM: int64(k.TPM)}}
 		for model, lim := range k.ModelLimits {
 			key.limitOnModel(model, ratelimit.Limits{RPM: int64(lim.RPM), TPM: int64(lim.TPM)})

@@ -37,6 +37,22 @@ func (b *breaker) init(log *slog.Logger, name string, threshold int, cooldown ti
 	b.log, b.name, b.threshold, b.cooldown = log, name, int32(threshold), cooldown
 }
 
+// readyNow and allowNow are ready and allow now: the clock is read only
+// for a circuit that is not closed, which nearly none is.
+func (b *breaker) readyNow() time.Duration {
+	if b.state.Load() == closed {
+		return 0
+	}
+	return b.ready(time.Now())
+}
+
+func (b *breaker) allowNow() time.Duration {
+	if b.state.Load() == closed {
+		return 0
+	}
+	return b.allow(time.Now())
+}
+
 // ready is allow without taking the probe: 0 when a request could use the
 // channel now, else how long until it may be probed.
 func (b *breaker) ready(now time.Time) time.Duration {

@@ -26,3 +26,27 @@ func TestBreakerAbandonedProbe(t *testing.T) {
 		t.Fatalf("after the probe was abandoned, the channel waits %v", wait)
 	}
 }
+
+// readyNow and allowNow read the clock for a circuit that is not closed:
+// an open one waits out its cooldown, then lets one probe in.
+func TestBreakerNow(t *testing.T) {
+	var b breaker
+	b.init(slog.New(slog.DiscardHandler), "ch", 1, 50*time.Millisecond)
+	if b.readyNow() != 0 || b.allowNow() != 0 {
+		t.Fatal("a closed circuit refused a request")
+	}
+	b.failure(time.Now())
+	if wait := b.readyNow(); wait <= 0 || wait > 50*time.Millisecond {
+		t.Fatalf("the open circuit is ready in %v, want within its cooldown", wait)
+	}
+	if b.allowNow() <= 0 {
+		t.Fatal("the open circuit let a request in before its cooldown")
+	}
+	time.Sleep(60 * time.Millisecond)
+	if b.readyNow() != 0 || b.allowNow() != 0 {
+		t.Fatal("the cooled-down circuit refused its probe")
+	}
+	if b.readyNow() != time.Second {
+		t.Error("a second request was let in beside the probe")
+	}
+}

@@ -24,9 +24,10 @@ import (
 // channel is one upstream provider endpoint with its connection pool, its
 // credentials and its health.
 type channel struct {
-	name  string
-	kind  string // config channel type
-	style *dialect
+	name    string
+	escaped string // name as the access line writes it (escapeName)
+	kind    string // config channel type
+	style   *dialect
 	// version is the API version the channel speaks (its api_version, or
 	// the style's default), "" for a style without versions.
 	version string
@@ -120,7 +121,7 @@ const maxUpstreamConns = 65536
 // store id, 0 for a channel of the configuration file. A demo channel gets
 // its own in-process upstream.
 func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) {
-	ch := &channel{name: c.Name, kind: c.Type, style: styleOf(c.Type), id: id, cfg: c, stats: new(channelStats)}
+	ch := &channel{name: c.Name, escaped: escapeName(c.Name), kind: c.Type, style: styleOf(c.Type), id: id, cfg: c, stats: new(channelStats)}
 	ch.breaker.init(log, c.Name, c.Breaker.Failures, c.Breaker.Cooldown)
 	if h := ch.style.http; h.VersionHeader != "" {
 		ch.version = c.APIVersion

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"hash/maphash"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -49,12 +50,23 @@ var waiting = struct {
 	watching bool         // the watcher runs
 }{m: map[idKey]waiter{}}
 
-// idKey is a request id as a map key that costs no allocation (ids are at
-// most 40 bytes, see exchange.idBuf).
-type idKey [40]byte
+// idKey is a request id as a map key: its 64-bit hash, which the map
+// hashes and compares at a fraction of the cost of the id's 40 bytes.
+// Two ids of one hash (one pair in 2^64) are watched for neither, as two
+// exchanges under one id are.
+type idKey uint64
+
+// maxIDLen is the longest request id (exchange.idBuf); a longer one in a
+// head is none of the gateway's.
+const maxIDLen = 40
+
+var idSeed = maphash.MakeSeed()
 
 func keyOf(id []byte) (k idKey, ok bool) {
-	return k, len(id) <= len(k) && copy(k[:], id) > 0
+	if len(id) == 0 || len(id) > maxIDLen {
+		return 0, false
+	}
+	return idKey(maphash.Bytes(idSeed, id)), true
 }
 
 type waiter struct {
@@ -90,18 +102,16 @@ func stopWaiting(id []byte) {
 	waiting.Unlock()
 }
 
-var strRequestIDLine = []byte("\r\nX-Request-Id: ")
+// strRequestIDName is the request id's header as the upstream request's
+// head spells it: fasthttp writes "\r\n" + name + ": " + value.
+var strRequestIDName = []byte("X-Request-Id: ")
 
 // waitingFor returns the watch of the exchange whose request head p is,
 // written on c, or nil when it does not wait.
 func waitingFor(p []byte, c *timedConn) *watch {
-	i := bytes.Index(p, strRequestIDLine)
-	if i < 0 {
+	id := requestIDIn(p)
+	if id == nil {
 		return nil
-	}
-	id := p[i+len(strRequestIDLine):]
-	if j := bytes.IndexByte(id, '\r'); j >= 0 {
-		id = id[:j]
 	}
 	k, ok := keyOf(id)
 	if !ok {
@@ -115,6 +125,28 @@ func waitingFor(p []byte, c *timedConn) *watch {
 	}
 	e.w.up = c
 	return e.w
+}
+
+// requestIDIn returns the value of the X-Request-Id line of the request
+// head p, nil when it has none. The name is looked for from its 'X',
+// which the head's other lines rarely hold, and then checked to start a
+// line: searching for "\r\n" first stops at every line of the head.
+func requestIDIn(p []byte) []byte {
+	for from := 0; ; {
+		i := bytes.Index(p[from:], strRequestIDName)
+		if i < 0 {
+			return nil
+		}
+		i += from
+		if i >= 2 && p[i-2] == '\r' && p[i-1] == '\n' {
+			id := p[i+len(strRequestIDName):]
+			if j := bytes.IndexByte(id, '\r'); j >= 0 {
+				id = id[:j]
+			}
+			return id
+		}
+		from = i + 1
+	}
 }
 
 // watchClients looks at the clients of the waiting exchanges every

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/hex"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -25,19 +24,21 @@ type exchange struct {
 	style    *dialect   // the client's
 	op       *operation // nil for a request that calls no model
 
-	key      *Key
-	model    string // public model name
-	route    *route
-	channel  string
-	attempts int
-	stream   bool
-	utility  bool // no usage row: a model listing, an operation that is not metered
-	status   int
-	ttfb     time.Duration // until the first byte of the response body
-	elapsed  time.Duration
-	usage    codec.Usage
-	units    int // what the request asks for in its operation's unit (images, characters of speech)
-	errMsg   string
+	key     *Key
+	model   string // public model name
+	route   *route
+	channel string
+	// channelEscaped is channel as the access line writes it.
+	channelEscaped string
+	attempts       int
+	stream         bool
+	utility        bool // no usage row: a model listing, an operation that is not metered
+	status         int
+	ttfb           time.Duration // until the first byte of the response body
+	elapsed        time.Duration
+	usage          codec.Usage
+	units          int // what the request asks for in its operation's unit (images, characters of speech)
+	errMsg         string
 	// The attempts that failed, with the cause of the last one in words
 	// until it is noted (tried), and when the last one ended; trace, for
 	// a request of the playground (ServeAs), receives every attempt.
@@ -94,6 +95,7 @@ type exchange struct {
 	watch   watch // the client, while it waits for a whole answer
 	bodyLen int
 	buf     []byte // scratch for answers, error bodies and headers; parked while a stream runs
+	parked  bool   // buf is parked (parkBuf)
 }
 
 // translation is what only a request decoded whole or translated uses: the
@@ -161,9 +163,9 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 	}
 	x.endpoint, x.start, x.style = endpoint, time.Now(), s
 	x.unparkBuf()
-	// PeekCanonical: the names are fasthttp's spelling, which the client's
-	// have once read, and PeekBytes would spell them so again.
-	if id := ctx.Response.Header.PeekCanonical(strRequestID); len(id) > 0 {
+	if id := handlerID(ctx); id != nil {
+		x.id = append(x.idBuf[:0], id...) // set by the router, as the header says
+	} else if id := ctx.Response.Header.PeekCanonical(strRequestID); len(id) > 0 {
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
 		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekCanonical(strRequestID))
@@ -178,15 +180,24 @@ func requestID(dst, given []byte) []byte {
 	if n := len(given); n > 0 && n <= cap(dst) && isToken(given) {
 		return append(dst, given...)
 	}
-	var raw [12]byte
-	for i := 0; i < len(raw); i += 8 {
-		v := rand.Uint64()
-		for j := 0; j < 8 && i+j < len(raw); j++ {
-			raw[i+j] = byte(v >> (8 * j))
-		}
+	return appendNewID(dst)
+}
+
+// appendNewID appends a new request id: "req_" and 96 random bits in
+// hex, written a digit at a time from two random words, which costs a
+// third of encoding 12 random bytes with encoding/hex.
+func appendNewID(dst []byte) []byte {
+	const digits = "0123456789abcdef"
+	var id [4 + 24]byte
+	copy(id[:], "req_")
+	a, b := rand.Uint64(), rand.Uint64()
+	for i := range 16 {
+		id[4+i] = digits[a>>(60-4*i)&0xf]
 	}
-	dst = append(dst, "req_"...)
-	return hex.AppendEncode(dst, raw[:])
+	for i := range 8 {
+		id[20+i] = digits[b>>(28-4*i)&0xf]
+	}
+	return append(dst, id[:]...)
 }
 
 func isToken(b []byte) bool {

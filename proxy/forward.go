@@ -61,7 +61,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 			continue
 		}
 		x.attempts++
-		x.channel = c.ch.name
+		x.channel, x.channelEscaped = c.ch.name, c.ch.escaped
 		var from time.Time // the attempt's start, for the trace
 		if trace != nil {
 			from = x.tryStart()

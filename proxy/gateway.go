@@ -267,11 +267,20 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r.HandleMethodNotAllowed = true
 	r.PanicHandler = g.panicked
 	return func(ctx *fasthttp.RequestCtx) {
-		headRead(ctx)
+		hc := headRead(ctx)
 		// Every response carries a request id, health checks included.
-		var buf [40]byte
 		clientHeaders.fill(&ctx.Response.Header) // a new connection's: with what a stream parked
-		ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], ctx.Request.Header.PeekCanonical(strRequestID)))
+		// PeekCanonical: the names are fasthttp's spelling, which the client's
+		// have once read, and PeekBytes would spell them so again.
+		given := ctx.Request.Header.PeekCanonical(strRequestID)
+		if hc != nil { // kept for begin while the handler runs
+			hc.id = requestID(hc.idBuf[:0], given)
+			ctx.Response.Header.SetCanonical(strRequestID, hc.id)
+			defer func() { hc.id = nil }() // an error handler's begin, after, finds it in the header or makes one
+		} else {
+			var buf [40]byte
+			ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], given))
+		}
 		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
 			return // refused
 		}

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -198,5 +199,60 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRequestIDsOnOneConnection: on one kept-alive connection, each
+// request's access line names the id its response carries, and a request
+// that cannot be read, sent right behind another, gets an id of its own,
+// not the one before's.
+func TestRequestIDsOnOneConnection(t *testing.T) {
+	tg := startGateway(t, channel("oa", closedPort(t), ""))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	read := func() string {
+		t.Helper()
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body) //nolint:errcheck // the id is in the header
+		resp.Body.Close()
+		return resp.Header.Get("X-Request-Id")
+	}
+	get := "GET /v1/models HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer " + clientKey + "\r\n\r\n"
+	var ids []string
+	for range 2 {
+		if _, err := io.WriteString(conn, get); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, read())
+	}
+	// A health check (whose handler begins no exchange) and, behind it in
+	// the same write, a request fasthttp cannot read.
+	if _, err := io.WriteString(conn, "GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\nBAD\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, read(), read())
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] {
+			t.Fatalf("request ids %q: one missing or repeated", ids)
+		}
+		seen[id] = true
+	}
+	waitFor(t, "the access lines", func() bool { return len(tg.accessLines(t)) >= 3 })
+	logged := map[string]bool{}
+	for _, l := range tg.accessLines(t) {
+		logged[fmt.Sprint(l["id"])] = true
+	}
+	for _, id := range []string{ids[0], ids[1], ids[3]} { // a health check logs no line
+		if !logged[id] {
+			t.Errorf("no access line names %q (lines: %v)", id, logged)
+		}
 	}
 }

@@ -56,7 +56,12 @@ type headConn struct {
 	net.Conn
 	rec       *[]byte // what was read since the request began; nil when nothing was
 	recording bool    // from a request's start until its handler runs
-	moved     atomic.Bool
+	// id is the request id the gateway's handler gave the request it runs
+	// (nil outside it), in idBuf: begin takes it from here, which costs
+	// less than finding it in the response header it was written to.
+	id    []byte
+	idBuf [40]byte
+	moved atomic.Bool
 }
 
 func (c *headConn) Read(p []byte) (int, error) {
@@ -200,11 +205,24 @@ func connState(c net.Conn, s fasthttp.ConnState) {
 	}
 }
 
-// headRead marks the end of a request's head: its handler runs.
-func headRead(ctx *fasthttp.RequestCtx) {
-	if hc, ok := ctx.Conn().(*headConn); ok {
+// headRead marks the end of a request's head: its handler runs. It
+// returns the connection, nil for one not accepted by headListener.
+func headRead(ctx *fasthttp.RequestCtx) *headConn {
+	hc, ok := ctx.Conn().(*headConn)
+	if ok {
 		hc.stopRecording()
 	}
+	return hc
+}
+
+// handlerID is the request id the gateway's handler gave the request ctx
+// runs, nil when it gives none now or the connection keeps none (an
+// in-process request, one served by the second server).
+func handlerID(ctx *fasthttp.RequestCtx) []byte {
+	if hc, ok := ctx.Conn().(*headConn); ok {
+		return hc.id
+	}
+	return nil
 }
 
 // firstServerError is the first server's ErrorHandler: headers over its

@@ -82,13 +82,13 @@ func (g *Gateway) refuse(ctx *fasthttp.RequestCtx, x *exchange, lim ratelimit.Li
 // apart) is not counted under the channel's limits.
 func (g *Gateway) readyChannel(x *exchange, ch *channel, limitWait *time.Duration) bool {
 	if !x.op.metered {
-		return ch.breaker.allow(time.Now()) == 0
+		return ch.breaker.allowNow() == 0
 	}
 	if ok, wait := g.channelRoom(x, ch); !ok {
 		*limitWait = shortestWait(*limitWait, wait)
 		return false
 	}
-	if ch.breaker.allow(time.Now()) > 0 {
+	if ch.breaker.allowNow() > 0 {
 		return false // another request took the probe of a half-open circuit
 	}
 	if !g.takeChannel(x, ch) {

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"sync"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -151,7 +150,7 @@ func (g *Gateway) candidates(ctx *fasthttp.RequestCtx, x *exchange, op *operatio
 	if !ok {
 		return nil, false
 	}
-	cands, reopen := rt.order(dst, time.Now())
+	cands, reopen := rt.order(dst)
 	if len(cands) == 0 && op.fallback == nil {
 		ctx.Response.Header.Set("Retry-After", secondsCeil(reopen))
 		g.fail(ctx, x, errorf(503, codec.KindUnavailable, "no_channel_available",

@@ -14,7 +14,7 @@ import (
 func (c *timedConn) useRawSocket() {
 	if sc, ok := c.Conn.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw, c.readFD = raw, c.tryRead
+			c.raw, c.readFD, c.writeFD = raw, c.tryRead, c.tryWrite
 		}
 	}
 }
@@ -49,6 +49,33 @@ func (c *timedConn) tryRead(fd uintptr) bool {
 		c.n = n
 	}
 	return true
+}
+
+// tryWrite is writeNow's write, run by RawConn.Write: what the socket
+// takes of c.wp, in c.wn, never waiting (it always reports true). An
+// error is worded as the connection's own Write words it.
+func (c *timedConn) tryWrite(fd uintptr) bool {
+	for c.wn < len(c.wp) {
+		n, err := syscall.Write(int(fd), c.wp[c.wn:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return true // the rest waits under the deadline
+		case err != nil:
+			c.werr = c.writeError(os.NewSyscallError("write", err))
+			return true
+		case n == 0:
+			c.werr = c.writeError(io.ErrUnexpectedEOF) // as poll.FD.Write reports a write of nothing
+			return true
+		}
+		c.wn += n
+	}
+	return true
+}
+
+func (c *timedConn) writeError(err error) error {
+	return &net.OpError{Op: "write", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: err}
 }
 
 // clientGone reports whether the client closed its connection: its socket

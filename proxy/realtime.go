@@ -175,7 +175,7 @@ func (g *Gateway) dialRealtime(ctx *fasthttp.RequestCtx, x *exchange, cands []ca
 			continue
 		}
 		x.attempts++
-		x.channel = c.ch.name
+		x.channel, x.channelEscaped = c.ch.name, c.ch.escaped
 		conn, e, retry := g.dialOne(ctx, x, c)
 		if e == nil {
 			return conn, c, nil

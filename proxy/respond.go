@@ -58,7 +58,7 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 		ctx.Response.AppendBodyString(x.route.escaped)
 		ctx.Response.AppendBody(b[r.ModelEnd:])
 	} else {
-		ctx.SetBody(b)
+		takeBody(&ctx.Response, resp)
 	}
 	if x.op.answered != nil && x.status < 300 {
 		x.op.answered(g, x, c, b)
@@ -216,10 +216,19 @@ func setSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseH
 // with its content type, and counts the tokens it reports, if any.
 func relayMedia(ctx *fasthttp.RequestCtx, x *exchange, resp *fasthttp.Response) {
 	ctx.Response.Header.SetContentTypeBytes(resp.Header.ContentType())
-	ctx.SetBody(resp.Body())
+	b := takeBody(&ctx.Response, resp)
 	if x.op.usage != nil {
-		x.usage, _ = x.op.usage(resp.Body())
+		x.usage, _ = x.op.usage(b)
 	}
+}
+
+// takeBody makes the upstream's answer body the client's, with no copy:
+// the two responses trade their body buffers. The body returned stays
+// valid until the client's response is written.
+func takeBody(to, from *fasthttp.Response) []byte {
+	b := from.Body()
+	from.SwapBody(to.SwapBody(b)[:0])
+	return b
 }
 
 // streamInfo is what the client style's encoder needs to know about an

@@ -52,7 +52,7 @@ type candidate struct {
 // priority, and within a priority in a weighted random order. Channels whose
 // circuit is open are left out; reopen reports when the first of them may be
 // probed again.
-func (r *route) order(dst []candidate, now time.Time) (out []candidate, reopen time.Duration) {
+func (r *route) order(dst []candidate) (out []candidate, reopen time.Duration) {
 	for start := 0; start < len(r.channels) && len(dst) < maxCandidates; {
 		end := start + 1
 		prio := r.channels[start].cfg.Priority
@@ -62,7 +62,7 @@ func (r *route) order(dst []candidate, now time.Time) (out []candidate, reopen t
 		var tier [maxCandidates]int
 		n, total := 0, 0
 		for i := start; i < end && n < maxCandidates; i++ {
-			if wait := r.channels[i].breaker.ready(now); wait > 0 {
+			if wait := r.channels[i].breaker.readyNow(); wait > 0 {
 				if reopen == 0 || wait < reopen {
 					reopen = wait
 				}
@@ -72,13 +72,14 @@ func (r *route) order(dst []candidate, now time.Time) (out []candidate, reopen t
 			total += r.weights[i]
 			n++
 		}
-		// Weighted sampling without replacement.
+		// Weighted sampling without replacement; the last one left needs
+		// no draw (a route of one channel, the commonest, draws none).
 		for ; n > 0 && len(dst) < maxCandidates; n-- {
-			pick := rand.IntN(total)
 			j := 0
-			for pick >= r.weights[tier[j]] {
-				pick -= r.weights[tier[j]]
-				j++
+			if n > 1 {
+				for pick := rand.IntN(total); pick >= r.weights[tier[j]]; j++ {
+					pick -= r.weights[tier[j]]
+				}
 			}
 			i := tier[j]
 			dst = append(dst, candidate{r.channels[i], r.upstream[i]})

@@ -40,7 +40,7 @@ func (s storeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 // keyFromStore is a store key as the request path sees it. An empty
 // allow-list allows nothing (the console never saves one).
 func keyFromStore(k *store.Key) *Key {
-	key := &Key{ID: k.ID, Name: k.Name, Hash: k.Hash, Models: k.Models, Expires: k.Expires,
+	key := &Key{ID: k.ID, Name: k.Name, escaped: escapeName(k.Name), Hash: k.Hash, Models: k.Models, Expires: k.Expires,
 		Limits:   ratelimit.Limits{RPM: k.RPM, TPM: k.TPM},
 		limitKey: "key#" + hex.EncodeToString(k.Hash[:8])}
 	for model, lim := range k.ModelLimits {

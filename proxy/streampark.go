@@ -165,12 +165,17 @@ func (x *exchange) parkBuf() {
 	}
 	if x.buf != nil {
 		scratch.put(&x.buf)
+		x.parked = true
 	}
 }
 
 // unparkBuf gives an exchange whose buffer was parked one from the pool.
+// One that never had a buffer (its requests have not needed one) asks
+// nothing of the pool: a whole answer relayed as it came needs none, and
+// a pool with nothing in it is the costliest to ask.
 func (x *exchange) unparkBuf() {
-	if x.buf == nil {
+	if x.parked {
 		scratch.take(&x.buf)
+		x.parked = false
 	}
 }

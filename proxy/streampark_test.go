@@ -104,8 +104,9 @@ func TestParkedHeaderFillsAnother(t *testing.T) {
 }
 
 // TestParkedScratchGoesToTheNextExchange: a stream hands its exchange's
-// scratch buffer to the pool, and an exchange that has none takes it when
-// it begins; a buffer over maxPooledOut is not kept.
+// scratch buffer to the pool, and an exchange whose buffer was parked
+// takes one when it begins again; one that never had a buffer asks
+// nothing of the pool; a buffer over maxPooledOut is not kept.
 func TestParkedScratchGoesToTheNextExchange(t *testing.T) {
 	taken := false
 	for range 20 { // sync.Pool may drop what it is given
@@ -114,8 +115,16 @@ func TestParkedScratchGoesToTheNextExchange(t *testing.T) {
 		if x.buf != nil {
 			t.Fatalf("a stream's exchange keeps its %d-byte buffer", cap(x.buf))
 		}
-		var y exchange
+		var fresh exchange
+		fresh.unparkBuf()
+		if fresh.buf != nil {
+			t.Fatal("an exchange that never had a buffer took one from the pool")
+		}
+		y := exchange{parked: true}
 		y.unparkBuf()
+		if y.parked {
+			t.Fatal("the exchange still counts its buffer parked")
+		}
 		if taken = cap(y.buf) == 8<<10; taken {
 			if len(y.buf) != 0 {
 				t.Fatalf("the buffer taken holds %d bytes", len(y.buf))
@@ -130,7 +139,7 @@ func TestParkedScratchGoesToTheNextExchange(t *testing.T) {
 	big := &exchange{buf: make([]byte, 0, 2*maxPooledOut)}
 	big.parkBuf()
 	for range 3 {
-		var y exchange
+		y := exchange{parked: true}
 		y.unparkBuf()
 		if cap(y.buf) > maxPooledOut {
 			t.Fatalf("a %d-byte buffer was pooled", cap(y.buf))

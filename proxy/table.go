@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rosetta-gateway/rosetta/cluster/ratelimit"
-	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/config"
 	"github.com/rosetta-gateway/rosetta/store"
 )
@@ -88,8 +87,7 @@ func (t *table) add(ch *channel, m *metrics) {
 		up, _ := ch.cfg.UpstreamModel(public)
 		r := t.routes[public]
 		if r == nil {
-			quoted := rawjson.AppendString(nil, public)
-			r = &route{public: public, escaped: string(quoted[1 : len(quoted)-1])}
+			r = &route{public: public, escaped: escapeName(public)}
 			m.resolveRoute(r)
 			t.routes[public] = r
 			t.models = append(t.models, public)

@@ -51,6 +51,21 @@ type timedConn struct {
 	n      int
 	err    error
 	sent   bool // beforeWait ran in this read
+
+	// The client's write deadline (unix nanos, 0 for none) is set on
+	// Conn only for a write that has to wait: the HTTP client sets one
+	// for every request, which cost a lock and a timer update in the
+	// runtime's poller each time, and a request's head and body nearly
+	// always go into the socket's buffer at once. With raw, a write first
+	// writes what the socket takes without waiting (writeFD), under no
+	// deadline (armedW 0), and only what is left waits under the
+	// client's deadline.
+	wantW   atomic.Int64
+	armedW  int64                 // the write deadline set on Conn; used by Write alone
+	writeFD func(fd uintptr) bool // tryWrite, bound once
+	wp      []byte                // tryWrite's bytes and results: a TLS close may write while a read waits
+	wn      int
+	werr    error
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
@@ -92,7 +107,59 @@ func (c *timedConn) Write(p []byte) (int, error) {
 			c.watch = waitingFor(p, c)
 		}
 	}
-	return c.Conn.Write(p)
+	n := 0
+	if c.raw != nil && !c.writeDue() {
+		var err error
+		if n, err = c.writeNow(p); err != nil || n == len(p) {
+			return n, err
+		}
+	}
+	if err := c.armWrite(c.wantW.Load()); err != nil {
+		return n, err
+	}
+	m, err := c.Conn.Write(p[n:])
+	return n + m, err
+}
+
+// writeDue reports whether the client's write deadline has passed: the
+// write then goes to Conn under it, which fails it as Conn would have.
+func (c *timedConn) writeDue() bool {
+	w := c.wantW.Load()
+	return w != 0 && time.Now().UnixNano() >= w
+}
+
+// writeNow writes what the socket takes of p without waiting, with no
+// deadline on Conn (a deadline left from a write that waited could have
+// passed since, which would fail the write).
+func (c *timedConn) writeNow(p []byte) (int, error) {
+	if err := c.armWrite(0); err != nil {
+		return 0, err
+	}
+	c.wp, c.wn, c.werr = p, 0, nil
+	err := c.raw.Write(c.writeFD) // the poller's error: closed
+	n := c.wn
+	if err == nil {
+		err = c.werr
+	}
+	c.wp, c.werr = nil, nil
+	return n, err
+}
+
+// armWrite sets the write deadline t (unix nanos, 0 for none) on Conn,
+// unless it is set already.
+func (c *timedConn) armWrite(t int64) error {
+	if c.armedW == t {
+		return nil
+	}
+	var d time.Time
+	if t != 0 {
+		d = time.Unix(0, t)
+	}
+	if err := c.Conn.SetWriteDeadline(d); err != nil {
+		return err
+	}
+	c.armedW = t
+	return nil
 }
 
 func (c *timedConn) Read(p []byte) (int, error) {
@@ -194,10 +261,18 @@ func (c *timedConn) SetReadDeadline(t time.Time) error {
 	return nil // applied by the next Read
 }
 
-func (c *timedConn) SetDeadline(t time.Time) error {
-	if err := c.Conn.SetWriteDeadline(t); err != nil {
-		return err
+// SetWriteDeadline keeps t for the writes that wait (Write).
+func (c *timedConn) SetWriteDeadline(t time.Time) error {
+	var n int64
+	if !t.IsZero() {
+		n = t.UnixNano()
 	}
+	c.wantW.Store(n)
+	return nil
+}
+
+func (c *timedConn) SetDeadline(t time.Time) error {
+	c.SetWriteDeadline(t) //nolint:errcheck // never fails
 	return c.SetReadDeadline(t)
 }
 

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -44,3 +46,28 @@ func BenchmarkTimedConnWait(b *testing.B) {
 
 // chunkWireForBench is a text delta as api.openai.com sends it.
 const chunkWireForBench = `{"id":"chatcmpl-CkR9bX4fY1oAqN6zP0dA3hHj5uL8c","object":"chat.completion.chunk","created":1795252445,"model":"gpt-4.1-mini-2025-04-14","service_tier":"default","system_fingerprint":"fp_6f2eabb9a5","choices":[{"index":0,"delta":{"content":" is"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"dBNii"}`
+
+// BenchmarkTimedConnWrite is an upstream request's write on loopback
+// (3 KB, which the socket takes at once) under a write deadline that
+// changes with each request, as the HTTP client sets it: timedConn, which
+// sets none unless the write waits, and setting it on every write as the
+// connection did before.
+func BenchmarkTimedConnWrite(b *testing.B) {
+	client, server := tcpPair(b)
+	go io.Copy(io.Discard, server) //nolint:errcheck // until the benchmark closes it
+	p := make([]byte, 3000)
+	start := time.Now().Add(10 * time.Minute)
+	run := func(b *testing.B, c net.Conn) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			c.SetWriteDeadline(start.Add(time.Duration(i))) //nolint:errcheck // a failing write fails the benchmark
+			if _, err := c.Write(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("set-when-waiting", func(b *testing.B) { run(b, newTimedConn(client, time.Minute, time.Minute)) })
+	b.Run("set-every-write", func(b *testing.B) { run(b, client) })
+}

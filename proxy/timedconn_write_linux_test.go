@@ -1,0 +1,116 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeDeadlines counts the write deadlines set on a TCP connection; its
+// socket stays reachable (SyscallConn), as a dialed upstream's is.
+type writeDeadlines struct {
+	*net.TCPConn
+	set  int
+	last time.Time
+}
+
+func (c *writeDeadlines) SetWriteDeadline(t time.Time) error {
+	c.set++
+	c.last = t
+	return c.TCPConn.SetWriteDeadline(t)
+}
+
+// A write the socket takes at once sets no write deadline, whatever the
+// client asked for: the request of each exchange is written, none set.
+func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
+	client, server := tcpPair(t)
+	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	c := newTimedConn(under, time.Minute, time.Minute)
+	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
+	p := make([]byte, 3000)
+	for i := range 50 {
+		c.SetWriteDeadline(time.Now().Add(10*time.Minute + time.Duration(i))) //nolint:errcheck // never fails
+		if n, err := c.Write(p); n != len(p) || err != nil {
+			t.Fatalf("wrote %d, %v", n, err)
+		}
+	}
+	if under.set != 0 {
+		t.Errorf("%d write deadlines set, want none", under.set)
+	}
+}
+
+// A write that has to wait does so under the client's deadline, exactly,
+// and fails with a timeout when the peer reads nothing until then; the
+// next write, which the socket takes at once, runs under no deadline.
+func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
+	client, server := tcpPair(t)
+	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	c := newTimedConn(under, time.Minute, time.Minute)
+	deadline := time.Now().Add(200 * time.Millisecond)
+	c.SetWriteDeadline(deadline) //nolint:errcheck // never fails
+	big := make([]byte, 64<<20)  // more than both sockets' buffers
+	n, err := c.Write(big)
+	if !errors.Is(err, os.ErrDeadlineExceeded) || n == 0 || n == len(big) {
+		t.Fatalf("wrote %d of %d, %v; want part of it and a timeout", n, len(big), err)
+	}
+	if time.Now().Before(deadline) {
+		t.Error("the write failed before its deadline")
+	}
+	if under.set != 1 || !under.last.Equal(deadline) {
+		t.Fatalf("%d write deadlines set, the last %v; want the client's %v", under.set, under.last, deadline)
+	}
+	go io.Copy(io.Discard, server)                  //nolint:errcheck // until the test closes it
+	c.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // never fails
+	p := make([]byte, 3000)
+	for range 10 { // the socket drains what the last write left in it
+		if n, err := c.Write(p); n != len(p) || err != nil {
+			t.Fatalf("wrote %d, %v", n, err)
+		}
+	}
+	if under.set != 2 || !under.last.IsZero() {
+		t.Errorf("%d write deadlines set, the last %v; want the first write's cleared", under.set, under.last)
+	}
+}
+
+// A write whose deadline has passed fails with a timeout, as it did on
+// the connection itself, even though the socket would take it.
+func TestTimedConnWritePastDeadline(t *testing.T) {
+	client, _ := tcpPair(t)
+	c := newTimedConn(client, time.Minute, time.Minute)
+	c.SetWriteDeadline(time.Now().Add(-time.Millisecond)) //nolint:errcheck // never fails
+	if n, err := c.Write([]byte("POST / HTTP/1.1\r\n\r\n")); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("wrote %d, %v; want a timeout", n, err)
+	}
+}
+
+// A write to a connection its peer has reset fails as the connection's
+// own Write fails on such a connection: the same *net.OpError, with the
+// same words.
+func TestTimedConnWriteErrorWorded(t *testing.T) {
+	reset := func() net.Conn {
+		client, server := tcpPair(t)
+		server.(*net.TCPConn).SetLinger(0) //nolint:errcheck // a reset, not a FIN
+		server.Close()
+		return client
+	}
+	client, plain := reset(), reset()
+	c := newTimedConn(client, time.Minute, time.Minute)
+	time.Sleep(50 * time.Millisecond) // the resets arrive
+	_, err := c.Write([]byte("x"))
+	_, want := plain.Write([]byte("x"))
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "write" || op.Addr.String() != client.RemoteAddr().String() ||
+		op.Source.String() != client.LocalAddr().String() {
+		t.Fatalf("error %#v, want the connection's *net.OpError", err)
+	}
+	words := func(err error, c net.Conn) string {
+		return strings.ReplaceAll(strings.ReplaceAll(err.Error(), c.LocalAddr().String(), "L"), c.RemoteAddr().String(), "R")
+	}
+	if words(err, client) != words(want, plain) {
+		t.Errorf("error %q, the connection's own Write says %q", err, want)
+	}
+}
