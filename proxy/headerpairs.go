@@ -37,10 +37,13 @@ var (
 	requestPairs  = pairsOffset(reflect.TypeFor[fasthttp.RequestHeader]())
 )
 
+// noPairs is the offset of pairs fasthttp does not lay out as headerPair.
+const noPairs = ^uintptr(0)
+
 func pairsOffset(t reflect.Type) uintptr {
 	f, ok := t.FieldByName("h")
 	if !ok || f.Type.Kind() != reflect.Slice || !samePairLayout(f.Type.Elem()) {
-		return ^uintptr(0)
+		return noPairs
 	}
 	var off uintptr // FieldByName gives a promoted field's offset in its own struct
 	for i := range f.Index {
@@ -71,7 +74,7 @@ func samePairLayout(t reflect.Type) bool {
 // (Content-Type, Server and the like, held apart), nil when fasthttp lays
 // them out otherwise.
 func responsePairsOf(h *fasthttp.ResponseHeader) *[]headerPair {
-	if responsePairs == ^uintptr(0) {
+	if responsePairs == noPairs {
 		return nil
 	}
 	return (*[]headerPair)(unsafe.Add(unsafe.Pointer(h), responsePairs))
@@ -79,7 +82,7 @@ func responsePairsOf(h *fasthttp.ResponseHeader) *[]headerPair {
 
 // requestPairsOf is responsePairsOf for a request's header.
 func requestPairsOf(h *fasthttp.RequestHeader) *[]headerPair {
-	if requestPairs == ^uintptr(0) {
+	if requestPairs == noPairs {
 		return nil
 	}
 	return (*[]headerPair)(unsafe.Add(unsafe.Pointer(h), requestPairs))
