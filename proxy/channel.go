@@ -249,7 +249,7 @@ func (ch *channel) serves(op codec.Op) bool { return ch.ops&(1<<op) != 0 }
 // in turn. It returns the number of the key it set, 0 for a channel
 // without keys.
 func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
-	pairs := newPairs(req)
+	pairs := requestPairsOf(&req.Header)
 	if len(ch.style.versionHeader) > 0 {
 		setNew(&req.Header, pairs, ch.style.versionHeader, ch.versionValue)
 	}

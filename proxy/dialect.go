@@ -38,10 +38,6 @@ type dialect struct {
 	// the length of their names (lenBucket), so that most of an answer's
 	// headers are passed over at one look.
 	passed [64][]*passedHeader
-	// appendsPassed tells that every passed header is kept among a
-	// fasthttp header's pairs under the name the client gets (no special
-	// header), so that passSameStyle may read and append pairs.
-	appendsPassed bool
 }
 
 // passedHeader is the name of an upstream's header to find (folded), the
@@ -84,20 +80,7 @@ func findHeader(h *fasthttp.ResponseHeader, f *foldedName) []byte {
 	if len(f.lower) == 0 {
 		return nil
 	}
-	if ps, ok := pairsToSearch(h, f.lower[0]); ok {
-		for i := range ps {
-			if f.matches(ps[i].key) {
-				return ps[i].value
-			}
-		}
-		return nil
-	}
-	for k, v := range h.All() {
-		if f.matches(k) {
-			return v
-		}
-	}
-	return nil
+	return findPair(h, f.lower[0], f.matches)
 }
 
 // matches reports whether the header name k is f's, in any case.
@@ -156,12 +139,6 @@ func newDialect(d codec.Dialect) *dialect {
 			for _, name := range names {
 				pass(name, true)
 			}
-		}
-	}
-	s.appendsPassed = true
-	for _, b := range s.passed {
-		for _, p := range b {
-			s.appendsPassed = s.appendsPassed && plainName(p.canonical)
 		}
 	}
 	s.decoders.New = func() any { return d.NewStreamDecoder() }

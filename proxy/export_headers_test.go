@@ -1,5 +1,7 @@
 package proxy
 
+import "os"
+
 // OpenAIHeaders are the headers api.openai.com sends with a chat completion
 // (Content-Type and Date aside), with typical values, for the tests of
 // both packages.
@@ -19,3 +21,19 @@ var OpenAIHeaders = [][2]string{
 	{"X-Content-Type-Options", "nosniff"},
 	{"Cf-Cache-Status", "DYNAMIC"},
 }
+
+// NoPairViewEnv, set in a test binary's environment, has it run without
+// the view of fasthttp's header pairs, as with a fasthttp that lays them
+// out otherwise: every header set through fasthttp's setters and searched
+// through its All (TestWireHeadersWithoutPairView).
+const NoPairViewEnv = "ROSETTA_TEST_NO_PAIR_VIEW"
+
+func init() {
+	if os.Getenv(NoPairViewEnv) != "" {
+		responsePairs, requestPairs = noPairs, noPairs
+	}
+}
+
+// PairView reports whether the gateway reaches fasthttp's header pairs
+// through its view.
+func PairView() bool { return responsePairs != noPairs && requestPairs != noPairs }

@@ -262,7 +262,7 @@ func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body 
 	case x.stream:
 		accept = strEventStream
 	}
-	pairs := newPairs(req) // no Accept nor X-Request-Id yet
+	pairs := requestPairsOf(&req.Header) // no Accept nor X-Request-Id yet
 	setNew(&req.Header, pairs, strAccept, accept)
 	setNew(&req.Header, pairs, strRequestID, x.id) // a token (requestID): one line
 	req.Header.SetUserAgent("rosetta")

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"iter"
 	"reflect"
 	"unsafe"
 
@@ -13,8 +12,9 @@ import (
 // line breaks, the name checked against the special ones and searched for
 // among the header's pairs, then both copied), where the gateway knows
 // all of that already: the value was read by fasthttp's parser, which
-// refuses a line break in it, the name is none of the special ones, and
-// the client's header holds no pair of that name yet. So the gateway
+// refuses a line break in it, the name is none of the special ones
+// (TestHeaderPairs checks every name the gateway passes or sets), and the
+// client's header holds no pair of that name yet. So the gateway
 // reads the upstream's pairs and appends to the client's itself, as
 // fasthttp's own append does (appendArg), through a view of a header's
 // pairs laid out as fasthttp lays them out (its argsKV) that is made only
@@ -29,16 +29,21 @@ type headerPair struct {
 
 // responsePairs and requestPairs are the offsets of the slice of pairs in
 // fasthttp's response and request headers; -1 when it is not laid out as
-// a slice of headerPair.
+// a slice of headerPair. They are the gateway's one view of the pairs:
+// passing headers, finding them, and telling a header with storage from
+// one without (hasStorage).
 var (
 	responsePairs = pairsOffset(reflect.TypeFor[fasthttp.ResponseHeader]())
 	requestPairs  = pairsOffset(reflect.TypeFor[fasthttp.RequestHeader]())
 )
 
+// noPairs is the offset of pairs fasthttp does not lay out as headerPair.
+const noPairs = ^uintptr(0)
+
 func pairsOffset(t reflect.Type) uintptr {
 	f, ok := t.FieldByName("h")
 	if !ok || f.Type.Kind() != reflect.Slice || !samePairLayout(f.Type.Elem()) {
-		return ^uintptr(0)
+		return noPairs
 	}
 	var off uintptr // FieldByName gives a promoted field's offset in its own struct
 	for i := range f.Index {
@@ -69,7 +74,7 @@ func samePairLayout(t reflect.Type) bool {
 // (Content-Type, Server and the like, held apart), nil when fasthttp lays
 // them out otherwise.
 func responsePairsOf(h *fasthttp.ResponseHeader) *[]headerPair {
-	if responsePairs == ^uintptr(0) {
+	if responsePairs == noPairs {
 		return nil
 	}
 	return (*[]headerPair)(unsafe.Add(unsafe.Pointer(h), responsePairs))
@@ -77,28 +82,44 @@ func responsePairsOf(h *fasthttp.ResponseHeader) *[]headerPair {
 
 // requestPairsOf is responsePairsOf for a request's header.
 func requestPairsOf(h *fasthttp.RequestHeader) *[]headerPair {
-	if requestPairs == ^uintptr(0) {
+	if requestPairs == noPairs {
 		return nil
 	}
 	return (*[]headerPair)(unsafe.Add(unsafe.Pointer(h), requestPairs))
 }
 
-// pairsToSearch is h's pairs, and true, when a header whose name begins
-// with first (in any case) is among them if h has one: fasthttp holds
-// its special headers apart (Content-Type, Server, Set-Cookie, Trailer and
-// the like), and all their names begin with c, s, t or d. A search of the
-// pairs is a loop over a slice, where h.All calls a function at each
-// header.
-func pairsToSearch(h *fasthttp.ResponseHeader, first byte) ([]headerPair, bool) {
-	ps := responsePairsOf(h)
+// findPair returns the value of h's first header whose name match takes,
+// nil when none is; first is the first byte of the names it takes (in
+// either case). It searches h's pairs when such a name must be among them
+// if h has it: fasthttp holds its special headers apart (Content-Type,
+// Server, Set-Cookie, Trailer and the like), and all their names begin
+// with c, s, t or d. A search of the pairs is a loop over a slice, where
+// h.All calls a function at each header.
+func findPair(h *fasthttp.ResponseHeader, first byte, match func(k []byte) bool) []byte {
+	if ps := responsePairsOf(h); ps != nil && !mayBeSpecial(first) {
+		for i := range *ps {
+			if match((*ps)[i].key) {
+				return (*ps)[i].value
+			}
+		}
+		return nil
+	}
+	for k, v := range h.All() {
+		if match(k) {
+			return v
+		}
+	}
+	return nil
+}
+
+// mayBeSpecial reports whether a name that begins with first may be that
+// of a header fasthttp holds apart from its pairs.
+func mayBeSpecial(first byte) bool {
 	switch first | 0x20 {
 	case 'c', 's', 't', 'd':
-		return nil, false
+		return true
 	}
-	if ps == nil {
-		return nil, false
-	}
-	return *ps, true
+	return false
 }
 
 // appendPair appends the pair name: value to pairs, in the storage of a
@@ -120,86 +141,12 @@ func appendPair(pairs *[]headerPair, name, value []byte) {
 	*pairs = ps
 }
 
-// plainName reports whether fasthttp keeps a header named name (spelled
-// as it spells it) among its pairs, as it is, and nothing else, in a
-// response's header and a request's: no special header (Content-Type,
-// Connection, Date, Host and the like), which it holds apart, drops or
-// lets change more of the header. Appending it to a header with some of
-// each must leave what setting it leaves.
-func plainName(name []byte) bool {
-	var rs, ra fasthttp.ResponseHeader
-	var qs, qa fasthttp.RequestHeader
-	return plainIn(&rs, &ra, responsePairsOf(&ra), name) && plainIn(&qs, &qa, requestPairsOf(&qa), name)
-}
-
-// anyHeader is what plainIn asks of a request's or a response's header.
-type anyHeader interface {
-	SetContentType(string)
-	SetConnectionClose()
-	Set(name, value string)
-	SetCanonical(name, value []byte)
-	AppendBytes([]byte) []byte
-	All() iter.Seq2[[]byte, []byte]
-}
-
-// plainIn is plainName for two new headers of one kind, pairs appended's.
-func plainIn(set, appended anyHeader, pairs *[]headerPair, name []byte) bool {
-	if pairs == nil {
-		return false
-	}
-	for _, h := range []anyHeader{set, appended} {
-		h.SetContentType("text/x")
-		h.SetConnectionClose()
-		for _, n := range []string{"Set-Cookie", "Cookie", "Server", "User-Agent", "Host", "X-Before"} {
-			h.Set(n, "s=1")
-		}
-	}
-	set.SetCanonical(name, []byte("v"))
-	appendPair(pairs, name, []byte("v"))
-	return headerDump(set) == headerDump(appended)
-}
-
-// headerDump is what h writes and what it lists.
-func headerDump(h anyHeader) string {
-	b := h.AppendBytes(nil)
-	for k, v := range h.All() {
-		b = append(append(append(append(b, k...), ": "...), v...), '\n')
-	}
-	return string(b)
-}
-
-// requestAppends tells that the headers the gateway sets on an upstream
-// request (every style's credential and version headers, Accept,
-// X-Request-Id) are appended to its pairs (setNew).
-var requestAppends = func() bool {
-	names := [][]byte{strAccept, strRequestID}
-	for _, s := range registry {
-		names = append(names, s.authHeader)
-		if len(s.versionHeader) > 0 {
-			names = append(names, s.versionHeader)
-		}
-	}
-	for _, n := range names {
-		if !plainName(n) {
-			return false
-		}
-	}
-	return true
-}()
-
-// newPairs is the pairs of a new upstream request's header, to append the
-// gateway's headers to; nil when they are set through fasthttp's setters.
-func newPairs(req *fasthttp.Request) *[]headerPair {
-	if !requestAppends {
-		return nil
-	}
-	return requestPairsOf(&req.Header)
-}
-
 // setNew sets name: value, name spelled as fasthttp spells it, on an
 // upstream request's header that has no header of that name yet, appended
-// to its pairs when there are (newPairs). value must hold no line break
-// (oneLine), which fasthttp's setter would replace.
+// to its pairs when there is a view of them (requestPairsOf). name is no
+// special header's (TestHeaderPairs checks every name the gateway sets),
+// and value must hold no line break (oneLine), which fasthttp's setter
+// would replace.
 func setNew(h *fasthttp.RequestHeader, pairs *[]headerPair, name, value []byte) {
 	if pairs != nil {
 		appendPair(pairs, name, value)

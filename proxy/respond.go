@@ -153,20 +153,7 @@ func (r canonicalReader) Peek(name string) []byte {
 	if len(name) == 0 {
 		return nil
 	}
-	if ps, ok := pairsToSearch(r.h, name[0]); ok {
-		for i := range ps {
-			if match(ps[i].key) {
-				return ps[i].value
-			}
-		}
-		return nil
-	}
-	for k, v := range r.h.All() {
-		if match(k) {
-			return v
-		}
-	}
-	return nil
+	return findPair(r.h, name[0], match)
 }
 
 func (w canonicalWriter) SetBytesV(name string, v []byte) {
@@ -184,7 +171,7 @@ func (w canonicalWriter) SetBytesV(name string, v []byte) {
 // upstream sent twice, is set, replacing it, as it always was.
 func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited, quotaSet bool) {
 	from, to := responsePairsOf(up), responsePairsOf(h)
-	if from == nil || !s.appendsPassed {
+	if from == nil {
 		setSameStyle(h, s, up, keyLimited)
 		return
 	}

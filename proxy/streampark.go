@@ -116,12 +116,6 @@ func sliceOffsets(t reflect.Type, base uintptr) []uintptr {
 	return offs
 }
 
-// pairsField is the index of a header's slice of name-value pairs, whose
-// capacity tells a header with storage from one without (fasthttp's h);
-// nil if fasthttp has no such field, and then no header is filled
-// (TestMoveHeader fails).
-var pairsField = headerField("h", reflect.Slice)
-
 // headerField is the index of fasthttp.ResponseHeader's field name, nil
 // unless it has one of that kind.
 func headerField(name string, kind reflect.Kind) []int {
@@ -132,9 +126,13 @@ func headerField(name string, kind reflect.Kind) []int {
 	return f.Index
 }
 
-// hasStorage reports whether h holds name-value pairs, or has held them.
+// hasStorage reports whether h holds name-value pairs, or has held them:
+// its slice of pairs has capacity. Without a view of the pairs
+// (responsePairsOf), every header is taken to have storage, and none is
+// filled from the pool (TestMoveHeader fails).
 func hasStorage(h *fasthttp.ResponseHeader) bool {
-	return pairsField == nil || reflect.ValueOf(h).Elem().FieldByIndex(pairsField).Cap() > 0
+	ps := responsePairsOf(h)
+	return ps == nil || cap(*ps) > 0
 }
 
 // writtenField is the index of the flag fasthttp sets while it writes a

@@ -19,8 +19,8 @@ import (
 // next is its own.
 func TestMoveHeader(t *testing.T) {
 	checkMovable(t, reflect.TypeFor[fasthttp.ResponseHeader](), "ResponseHeader")
-	if pairsField == nil {
-		t.Error("fasthttp.ResponseHeader has no slice h of name-value pairs: no header is filled from the pool")
+	if responsePairsOf(&fasthttp.ResponseHeader{}) == nil {
+		t.Error("fasthttp.ResponseHeader has no slice h of name-value pairs laid out as headerPair: no header is filled from the pool")
 	}
 	if writtenField == nil {
 		t.Error("fasthttp.ResponseHeader has no flag written: no client's header is parked")
