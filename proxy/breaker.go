@@ -37,8 +37,8 @@ func (b *breaker) init(log *slog.Logger, name string, threshold int, cooldown ti
 	b.log, b.name, b.threshold, b.cooldown = log, name, int32(threshold), cooldown
 }
 
-// readyNow and allowNow are ready and allow now: the clock is read only
-// for a circuit that is not closed, which nearly none is.
+// readyNow and allowNow are ready and allow now: a closed circuit, which
+// nearly every one is, answers without the clock or the lock.
 func (b *breaker) readyNow() time.Duration {
 	if b.state.Load() == closed {
 		return 0
@@ -56,9 +56,6 @@ func (b *breaker) allowNow() time.Duration {
 // ready is allow without taking the probe: 0 when a request could use the
 // channel now, else how long until it may be probed.
 func (b *breaker) ready(now time.Time) time.Duration {
-	if b.state.Load() == closed {
-		return 0
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -73,9 +70,6 @@ func (b *breaker) ready(now time.Time) time.Duration {
 // allow reports 0 when a request may use the channel now, taking the probe
 // slot of a half-open circuit, else how long until it may be probed.
 func (b *breaker) allow(now time.Time) time.Duration {
-	if b.state.Load() == closed {
-		return 0
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state.Load() {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -31,4 +32,20 @@ func TestTakeBody(t *testing.T) {
 	if string(to.Body()) != answer || string(b) != answer {
 		t.Fatalf("the client's body became %q", to.Body())
 	}
+}
+
+// An answer that came as a body stream (a stream asked for, JSON sent
+// back) is read whole by Body before the trade, as respond reads it.
+func TestTakeBodyOfStream(t *testing.T) {
+	const answer = `{"error":{"message":"no","type":"invalid_request_error"}}`
+	from, to := fasthttp.AcquireResponse(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(to)
+	from.SetBodyStream(strings.NewReader(answer), -1)
+	if b := takeBody(to, from); string(b) != answer || string(to.Body()) != answer {
+		t.Fatalf("the client's body is %q (%q returned), want %q", to.Body(), b, answer)
+	}
+	if from.IsBodyStream() || len(from.Body()) != 0 {
+		t.Fatalf("the upstream's response kept its stream or %q", from.Body())
+	}
+	fasthttp.ReleaseResponse(from)
 }
