@@ -390,7 +390,7 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 			if !m.SkipValue() {
 				break
 			}
-			n, ce := count(m.Value())
+			n, ce := countOf(&m)
 			if e = ce; string(key) == k.input {
 				u.Input = n
 			} else {
@@ -428,7 +428,7 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 	found := false
 	for d.Next() {
 		if !found && string(d.Key()) == key {
-			n, err = count(d.Value())
+			n, err = countOf(&d)
 			found = true
 		}
 	}
@@ -440,10 +440,19 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 	return n, err
 }
 
+// countOf is count for the value m just passed, which m read already when
+// it was plain digits.
+func countOf(m *rawjson.MemberReader) (int, error) {
+	if n, ok := m.Count(); ok {
+		return n, nil
+	}
+	return count(m.Value())
+}
+
 // count reads a token count: null is 0, anything but a non-negative
 // integer is an error.
 func count(v []byte) (int, error) {
-	if n, ok := digitsValue(v); ok {
+	if n, end := rawjson.Count(v, 0); end == len(v) {
 		return n, nil
 	}
 	if rawjson.KindOf(v) == rawjson.KindNull {
@@ -454,20 +463,4 @@ func count(v []byte) (int, error) {
 		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
-}
-
-// digitsValue is the value of v when it is 1 to 18 decimal digits, which
-// no int overflows: what strconv.Atoi makes of it, without a copy of v to
-// a string and Atoi's general cases (a usage object is mostly counts).
-func digitsValue(v []byte) (n int, ok bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	for _, c := range v {
-		if c-'0' > 9 {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }

@@ -28,7 +28,7 @@ func (a *ElementReader) Next() bool { return a.NextValue() && a.SkipValue() }
 // NextValue is the first half of Next: it moves to the next element and
 // leaves it unchecked at ValueStart (see MemberReader.NextKey).
 func (a *ElementReader) NextValue() bool {
-	i, ok := a.next('[', ']')
+	i, ok := a.next(']')
 	if ok {
 		a.vs = i
 	}
