@@ -390,8 +390,11 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 			if !m.SkipValue() {
 				break
 			}
-			n, ce := countOf(&m)
-			if e = ce; string(key) == k.input {
+			n, ok := m.Count() // read as it was checked
+			if !ok {
+				n, e = count(m.Value())
+			}
+			if string(key) == k.input {
 				u.Input = n
 			} else {
 				u.Output = n
@@ -428,7 +431,10 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 	found := false
 	for d.Next() {
 		if !found && string(d.Key()) == key {
-			n, err = countOf(&d)
+			var ok bool
+			if n, ok = d.Count(); !ok {
+				n, err = count(d.Value())
+			}
 			found = true
 		}
 	}
@@ -438,15 +444,6 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 	}
 	m.EndValue(m.ValueStart() + d.End())
 	return n, err
-}
-
-// countOf is count for the value m just passed, which m read already when
-// it was plain digits.
-func countOf(m *rawjson.MemberReader) (int, error) {
-	if n, ok := m.Count(); ok {
-		return n, nil
-	}
-	return count(m.Value())
 }
 
 // count reads a token count: null is 0, anything but a non-negative

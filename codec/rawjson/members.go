@@ -35,14 +35,14 @@ type cursor struct {
 	i      int // the separator or closing before the next value (checked by next); -1 once done
 	vs, ve int // the current value
 	end    int // just past the container, or where it broke
-	count  int // the current value when SkipValue read it as a count, else -1 (set by next)
+	count  int // the last value SkipValue read as a count, -1 after another number
 	err    bool
 	sep    byte // what precedes the next value: the opening, then ','
 	limit  int  // the nesting a value may have
 }
 
 func newCursor(b []byte, opening byte, depth int) cursor {
-	c := cursor{b: b, i: SkipSpace(b, 0), count: -1, sep: opening, limit: maxDepth - depth}
+	c := cursor{b: b, i: SkipSpace(b, 0), sep: opening, limit: maxDepth - depth}
 	if c.i >= len(b) || b[c.i] != opening {
 		c.fail()
 	}
@@ -51,34 +51,35 @@ func newCursor(b []byte, opening byte, depth int) cursor {
 
 // next checks the separator at c.i (the opening, then a ',') and the
 // whitespace after it, and returns the offset of what follows, the next
-// member or element; ok is false at the container's end or a fault.
-func (c *cursor) next(closing byte) (i int, ok bool) {
+// member or element, or -1 at the container's end or a fault.
+func (c *cursor) next(closing byte) int {
 	b, i := c.b, c.i
 	if uint(i) >= uint(len(b)) || b[i] != c.sep {
-		return 0, c.stop(closing)
+		c.stop(closing)
+		return -1
 	}
 	if i++; i < len(b) && b[i] <= ' ' {
 		i = SkipSpace(b, i)
 	}
 	if c.sep != ',' { // the opening: the container may be empty
 		if c.sep = ','; i < len(b) && b[i] == closing {
-			return 0, c.done(i + 1)
+			c.done(i + 1)
+			return -1
 		}
 	}
-	c.count = -1 // until SkipValue reads one
-	return i, true
+	return i
 }
 
 // stop is next where c.i is not at a separator: the container's end after
 // a value, or a fault (or the reader is done already).
-func (c *cursor) stop(closing byte) bool {
+func (c *cursor) stop(closing byte) {
 	switch {
 	case c.i < 0:
-		return false
 	case c.i < len(c.b) && c.b[c.i] == closing && c.sep == ',':
-		return c.done(c.i + 1)
+		c.done(c.i + 1)
+	default:
+		c.fail()
 	}
-	return c.fail()
 }
 
 // Next moves to the next member and reports whether there is one.
@@ -90,8 +91,8 @@ func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
 // Valid does, then to report where it ended with EndValue. A usage object
 // so read is read and checked in one pass.
 func (m *MemberReader) NextKey() bool {
-	i, ok := m.next('}')
-	if !ok {
+	i := m.next('}')
+	if i < 0 {
 		return false
 	}
 	b := m.b
@@ -129,6 +130,7 @@ func (c *cursor) SkipValue() bool {
 				c.count = n
 				return c.EndValue(j)
 			}
+			c.count = -1
 			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
 		case v == '-':
 			return c.EndValue(validNumber(c.b, c.vs))
@@ -146,8 +148,11 @@ func (c *cursor) SkipValue() bool {
 
 // Count is the value SkipValue (or Next) just passed when it was an
 // integer of 1 to 18 digits, read as it was checked: a usage count is not
-// read twice. ok is false for any other value.
-func (c *cursor) Count() (n int, ok bool) { return c.count, c.count >= 0 }
+// read twice. ok is false for any other value SkipValue passed (a value
+// that starts with a digit is either).
+func (c *cursor) Count() (n int, ok bool) {
+	return c.count, c.vs < len(c.b) && c.b[c.vs]-'0' <= 9 && c.count >= 0
+}
 
 // PassValue moves past the value NextKey (or NextValue) left without
 // checking it, for a document checked already: a string is passed over

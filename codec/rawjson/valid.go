@@ -496,10 +496,10 @@ func Count(b []byte, i int) (n, end int) {
 		return 0, -1
 	}
 	for end = i; end < len(b) && b[end]-'0' <= 9; end++ {
-		if end-i == 18 {
-			return 0, -1
-		}
-		n = n*10 + int(b[end]-'0')
+		n = n*10 + int(b[end]-'0') // past 18 digits, n is not returned
+	}
+	if end-i > 18 {
+		return 0, -1
 	}
 	return n, end
 }
