@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bytedance/sonic"
 
@@ -114,22 +113,6 @@ func TestValidMatchesEncodingJSON(t *testing.T) {
 		check(strings.Repeat(`[{"a":`, d/2) + "0" + strings.Repeat("}]", d/2))
 		check(strings.Repeat("[", d) + strings.Repeat("]", d-1))
 		check(strings.Repeat("[", d) + strings.Repeat("]", d) + " ")
-	}
-}
-
-// TestValidLongEscapedString: a long string with an escape every 32
-// bytes and no quote but its last is read in linear time. The search for
-// its closing quote was made again after each escape, which took 30 s for
-// these 4 MB (some milliseconds now); a prose message with line breaks
-// (\n) is such a string.
-func TestValidLongEscapedString(t *testing.T) {
-	doc := []byte(`{"content":"` + strings.Repeat(`line of prose, thirty bytes.\n`, 1<<17) + `"}`)
-	start := time.Now()
-	if !rawjson.Valid(doc) {
-		t.Fatal("not valid")
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("%d bytes took %v", len(doc), took)
 	}
 }
 
