@@ -358,14 +358,13 @@ after: // a value is complete: close the containers it completes, then
 func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if quote < i {
-		again := quote >= 0 // the quote found before was escaped
+		if quote >= 0 { // the quote found before was escaped
+			searchedAgain.Add(1)
+		}
 		if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
 			quote += i
 		} else {
 			quote = len(b)
-		}
-		if again {
-			searchedAgain.Add(int64(quote - i))
 		}
 	}
 	end := quote
@@ -396,9 +395,10 @@ func longString(b []byte, i, quote int) (int, int) {
 	return end, quote
 }
 
-// searchedAgain counts the bytes longString searched for a quote after
-// the quote it found before was escaped: a test's measure that a string is
-// read in linear time, the common path untouched.
+// searchedAgain counts longString's searches for a quote made again, the
+// one found before being escaped: each runs from that quote to the next,
+// so a string is read in linear time when there are no more of them than
+// escaped quotes (a test's measure; the first search keeps no state for it).
 var searchedAgain atomic.Int64
 
 // skipSpace is SkipSpace for validValue, which calls it only at
