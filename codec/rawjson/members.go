@@ -35,7 +35,7 @@ type cursor struct {
 	i      int // the separator or closing before the next value (checked by next); -1 once done
 	vs, ve int // the current value
 	end    int // just past the container, or where it broke
-	count  int // the last value SkipValue read as a count, -1 after another number
+	count  int // the current value when SkipValue read it as a count, else -1 (set by next)
 	err    bool
 	sep    byte // what precedes the next value: the opening, then ','
 	limit  int  // the nesting a value may have
@@ -67,6 +67,7 @@ func (c *cursor) next(closing byte) int {
 			return -1
 		}
 	}
+	c.count = -1 // until SkipValue reads the value as one
 	return i
 }
 
@@ -130,7 +131,6 @@ func (c *cursor) SkipValue() bool {
 				c.count = n
 				return c.EndValue(j)
 			}
-			c.count = -1
 			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
 		case v == '-':
 			return c.EndValue(validNumber(c.b, c.vs))
@@ -148,11 +148,8 @@ func (c *cursor) SkipValue() bool {
 
 // Count is the value SkipValue (or Next) just passed when it was an
 // integer of 1 to 18 digits, read as it was checked: a usage count is not
-// read twice. ok is false for any other value SkipValue passed (a value
-// that starts with a digit is either).
-func (c *cursor) Count() (n int, ok bool) {
-	return c.count, c.vs < len(c.b) && c.b[c.vs]-'0' <= 9 && c.count >= 0
-}
+// read twice. ok is false for any other value.
+func (c *cursor) Count() (n int, ok bool) { return c.count, c.count >= 0 }
 
 // PassValue moves past the value NextKey (or NextValue) left without
 // checking it, for a document checked already: a string is passed over
