@@ -127,7 +127,7 @@ func (c *cursor) SkipValue() bool {
 		case '0' <= v && v <= '9':
 			// A count, read here when a separator follows its digits.
 			n, j := Count(c.b, c.vs)
-			if j >= 0 && j < len(c.b) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
+			if uint(j) < uint(len(c.b)) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
 				c.count = n
 				return c.EndValue(j)
 			}
