@@ -81,7 +81,10 @@ func stringRest(b []byte, i, long int) (end int, plain bool) {
 		if n == 0 {
 			return -1, false
 		}
+		// Escapes close together (code, a quoted dialogue) are read on by
+		// words: longString's searches pay after 16 bytes without one.
 		i, plain = i+n, false
+		long = max(long, i+16)
 	}
 }
 

@@ -116,13 +116,14 @@ func TestValidMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestValidStringBytes holds Valid to encoding/json.Valid on strings of
-// every length to 200 bytes (past where a string goes to longString, with
-// and without an escape before that), each with a control character, a
+// TestValidStringBytes holds Valid and CheckString to encoding/json.Valid
+// on strings of every length to 200 bytes (past where a string goes to
+// longString, with and without an escape before that, and after escapes
+// close together), each with a control character, a
 // quote, a backslash, an escape or a non-ASCII byte at each place: the
 // words read at the ends of a string overlap bytes passed already.
 func TestValidStringBytes(t *testing.T) {
-	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`} {
+	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`, strings.Repeat(`ab\n`, 30)} {
 		for n := range 201 {
 			text := []byte(strings.Repeat("a", n))
 			for at := range n {
@@ -130,6 +131,11 @@ func TestValidStringBytes(t *testing.T) {
 					doc := `{"k":"` + head + string(text[:at]) + c + string(text[at+1:]) + `"}`
 					if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
 						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+					// The string on its own (stringEnd): valid to the document's
+					// last quote exactly when the document is.
+					if end, _ := rawjson.CheckString([]byte(doc), 5); (end == len(doc)-1) != json.Valid([]byte(doc)) {
+						t.Fatalf("CheckString(%q, 5) = %d", doc, end)
 					}
 				}
 			}
