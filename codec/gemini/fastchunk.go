@@ -492,19 +492,7 @@ func fastCount(p *parser) (int, bool) {
 // number: a value parser.int reads the same. It returns the offset past
 // it, or -1.
 func readCount(b []byte, i int) (n, end int) {
-	switch {
-	case i < len(b) && b[i] == '0':
-		end = i + 1
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		end = i
-		for end < len(b) && '0' <= b[end] && b[end] <= '9' {
-			if end-i == 15 {
-				return 0, -1
-			}
-			n = n*10 + int(b[end]-'0')
-			end++
-		}
-	default:
+	if n, end = rawjson.Count(b, i); end < 0 || end-i > 15 {
 		return 0, -1
 	}
 	if end < len(b) {

@@ -390,8 +390,11 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 			if !m.SkipValue() {
 				break
 			}
-			n, ce := count(m.Value())
-			if e = ce; string(key) == k.input {
+			n, ok := m.Count() // read as it was checked
+			if !ok {
+				n, e = count(m.Value())
+			}
+			if string(key) == k.input {
 				u.Input = n
 			} else {
 				u.Output = n
@@ -428,7 +431,10 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 	found := false
 	for d.Next() {
 		if !found && string(d.Key()) == key {
-			n, err = count(d.Value())
+			var ok bool
+			if n, ok = d.Count(); !ok {
+				n, err = count(d.Value())
+			}
 			found = true
 		}
 	}
@@ -443,7 +449,7 @@ func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, er
 // count reads a token count: null is 0, anything but a non-negative
 // integer is an error.
 func count(v []byte) (int, error) {
-	if n, ok := digitsValue(v); ok {
+	if n, end := rawjson.Count(v, 0); end == len(v) {
 		return n, nil
 	}
 	if rawjson.KindOf(v) == rawjson.KindNull {
@@ -454,20 +460,4 @@ func count(v []byte) (int, error) {
 		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
-}
-
-// digitsValue is the value of v when it is 1 to 18 decimal digits, which
-// no int overflows: what strconv.Atoi makes of it, without a copy of v to
-// a string and Atoi's general cases (a usage object is mostly counts).
-func digitsValue(v []byte) (n int, ok bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	for _, c := range v {
-		if c-'0' > 9 {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }

@@ -28,9 +28,9 @@ func (a *ElementReader) Next() bool { return a.NextValue() && a.SkipValue() }
 // NextValue is the first half of Next: it moves to the next element and
 // leaves it unchecked at ValueStart (see MemberReader.NextKey).
 func (a *ElementReader) NextValue() bool {
-	i, ok := a.next('[', ']')
-	if ok {
+	i := a.next(']')
+	if i >= 0 {
 		a.vs = i
 	}
-	return ok
+	return i >= 0
 }

@@ -164,7 +164,7 @@ func lookupValid(b []byte, fields []Field, f *finder) error {
 		if i >= len(b) || b[i] != '"' {
 			return errAt(b, i, "want an object key")
 		}
-		ke, plain := keyStringEnd(b, i)
+		ke, plain := stringEnd(b, i+1)
 		if ke < 0 {
 			return &SyntaxError{Offset: keyAt, Msg: "invalid string"}
 		}
@@ -177,8 +177,10 @@ func lookupValid(b []byte, fields []Field, f *finder) error {
 		if i++; i < len(b) && b[i] <= ' ' {
 			i = SkipSpace(b, i)
 		}
-		j, ok := plainIndex(k, fields), true
-		if !plain {
+		j, ok := -1, true
+		if plain {
+			j = plainIndex(k, fields)
+		} else {
 			j, ok = keyIndex(k, fields)
 		}
 		if !ok {
@@ -471,12 +473,7 @@ func (s *scanner) digits() int {
 // and false if k holds an invalid escape.
 func keyIndex(k []byte, fields []Field) (int, bool) {
 	if bytes.IndexByte(k, '\\') < 0 {
-		for i := range fields {
-			if string(k) == fields[i].Key {
-				return i, true
-			}
-		}
-		return -1, true
+		return plainIndex(k, fields), true
 	}
 	// Escaped keys are rare: check the escapes once, then compare with each field.
 	for e := k; ; {

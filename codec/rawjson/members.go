@@ -1,7 +1,5 @@
 package rawjson
 
-import "math/bits"
-
 // Members reads the members of the JSON object at the start of b, one at a
 // time, checking each value as Valid does; what follows the object is not
 // looked at. It is for small objects read whole (a usage object), where
@@ -34,45 +32,55 @@ type MemberReader struct {
 // the container, and the value they left.
 type cursor struct {
 	b      []byte
-	i      int // the opening, ',' or closing before the next value (checked by next); -1 once done
+	i      int // the separator or closing before the next value (checked by next); -1 once done
 	vs, ve int // the current value
 	end    int // just past the container, or where it broke
+	count  int // the current value when SkipValue read it as a count, else -1 (set by next)
 	err    bool
-	open   bool // c.i is at the container's opening: nothing read yet
+	sep    byte // what precedes the next value: the opening, then ','
 	limit  int  // the nesting a value may have
 }
 
 func newCursor(b []byte, opening byte, depth int) cursor {
-	c := cursor{b: b, i: SkipSpace(b, 0), open: true, limit: maxDepth - depth}
+	c := cursor{b: b, i: SkipSpace(b, 0), sep: opening, limit: maxDepth - depth}
 	if c.i >= len(b) || b[c.i] != opening {
 		c.fail()
 	}
 	return c
 }
 
-// next checks the separator at c.i of the container that opening and
-// closing delimit and returns the offset of what follows it, the next
-// member or element; ok is false at the container's end or a fault.
-func (c *cursor) next(opening, closing byte) (i int, ok bool) {
-	if c.i < 0 {
-		return 0, false
+// next checks the separator at c.i (the opening, then a ',') and the
+// whitespace after it, and returns the offset of what follows, the next
+// member or element, or -1 at the container's end or a fault.
+func (c *cursor) next(closing byte) int {
+	b, i := c.b, c.i
+	if uint(i) >= uint(len(b)) || b[i] != c.sep {
+		c.stop(closing)
+		return -1
 	}
-	b := c.b
-	if c.i >= len(b) {
-		return 0, c.fail()
+	if i++; i < len(b) && b[i] <= ' ' {
+		i = SkipSpace(b, i)
 	}
-	switch d := b[c.i]; {
-	case d == closing && !c.open:
-		return 0, c.done(c.i + 1)
-	case d != opening && d != ',', (d == opening) != c.open:
-		return 0, c.fail() // an opening only opens, a ',' only follows a value
+	if c.sep != ',' { // the opening: the container may be empty
+		if c.sep = ','; i < len(b) && b[i] == closing {
+			c.done(i + 1)
+			return -1
+		}
 	}
-	i = SkipSpace(b, c.i+1)
-	if c.open && i < len(b) && b[i] == closing {
-		return 0, c.done(i + 1)
+	c.count = -1 // until SkipValue reads the value as one
+	return i
+}
+
+// stop is next where c.i is not at a separator: the container's end after
+// a value, or a fault (or the reader is done already).
+func (c *cursor) stop(closing byte) {
+	switch {
+	case c.i < 0:
+	case c.i < len(c.b) && c.b[c.i] == closing && c.sep == ',':
+		c.done(c.i + 1)
+	default:
+		c.fail()
 	}
-	c.open = false
-	return i, true
 }
 
 // Next moves to the next member and reports whether there is one.
@@ -84,31 +92,15 @@ func (m *MemberReader) Next() bool { return m.NextKey() && m.SkipValue() }
 // Valid does, then to report where it ended with EndValue. A usage object
 // so read is read and checked in one pass.
 func (m *MemberReader) NextKey() bool {
-	b, i := m.b, -1
-	sep := byte(',') // what precedes a member: ',', or the opening brace
-	if m.open {
-		sep = '{'
-	}
-	if j := m.i; j >= 0 && j < len(b) && b[j] == sep {
-		// The separator and the key's quote, whitespace between or not,
-		// without next's cases (the end, a broken object).
-		if j++; j < len(b) && b[j] <= ' ' {
-			j = SkipSpace(b, j)
-		}
-		if j < len(b) && b[j] == '"' {
-			i, m.open = j, false
-		}
-	}
+	i := m.next('}')
 	if i < 0 {
-		var ok bool
-		if i, ok = m.next('{', '}'); !ok {
-			return false
-		}
-		if i >= len(b) || b[i] != '"' {
-			return m.fail()
-		}
+		return false
 	}
-	ke := plainStringEnd(b, i)
+	b := m.b
+	if i >= len(b) || b[i] != '"' {
+		return m.fail()
+	}
+	ke, _ := stringEnd(b, i+1)
 	if ke < 0 {
 		return m.fail()
 	}
@@ -133,22 +125,18 @@ func (c *cursor) SkipValue() bool {
 	if c.vs < len(c.b) {
 		switch v := c.b[c.vs]; {
 		case '0' <= v && v <= '9':
-			// A count, read here when it is digits that a separator
-			// follows (0 alone: a leading zero is no number's).
-			j := c.vs + 1
-			if v != '0' {
-				for j < len(c.b) && c.b[j]-'0' <= 9 {
-					j++
-				}
-			}
-			if j < len(c.b) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
+			// A count, read here when a separator follows its digits.
+			n, j := Count(c.b, c.vs)
+			if uint(j) < uint(len(c.b)) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
+				c.count = n
 				return c.EndValue(j)
 			}
 			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
 		case v == '-':
 			return c.EndValue(validNumber(c.b, c.vs))
 		case v == '"':
-			return c.EndValue(plainStringEnd(c.b, c.vs)) // an id, a name: nor for a string
+			end, _ := stringEnd(c.b, c.vs+1) // an id, a name: nor for a string
+			return c.EndValue(end)
 		}
 	}
 	end := validValue(c.b, c.vs, nil, nil, c.limit)
@@ -158,46 +146,16 @@ func (c *cursor) SkipValue() bool {
 	return c.EndValue(end)
 }
 
+// Count is the value SkipValue (or Next) just passed when it was an
+// integer of 1 to 18 digits, read as it was checked: a usage count is not
+// read twice. ok is false for any other value.
+func (c *cursor) Count() (n int, ok bool) { return c.count, c.count >= 0 }
+
 // PassValue moves past the value NextKey (or NextValue) left without
 // checking it, for a document checked already: a string is passed over
 // from quote to quote, a container by its brackets. It is false, the
 // reader done with an error, when the value does not end.
 func (c *cursor) PassValue() bool { return c.EndValue(ValueEnd(c.b, c.vs)) }
-
-// plainStringEnd is validValue for the string at b[i] (a quote), a key or
-// a short value: most are plain, so a word at a time, without the call and
-// the setup of the whole check, until a backslash or a control character,
-// or a length where the whole check's vectorized searches cost less (a
-// text, base64), sends the string to it.
-func plainStringEnd(b []byte, i int) int {
-	end, _ := keyStringEnd(b, i)
-	return end
-}
-
-// keyStringEnd is plainStringEnd that also reports a string read a word at
-// a time to its closing quote: plain, it has no escape.
-func keyStringEnd(b []byte, i int) (end int, plain bool) {
-	j := i + 1
-	for lim := min(len(b), j+72); j+8 <= lim; j += 8 {
-		if m := special(word(b, j)); m != 0 {
-			if j += bits.TrailingZeros64(m) >> 3; b[j] == '"' {
-				return j + 1, true
-			}
-			return validValue(b, i, nil, nil, 0), false
-		}
-	}
-	if j+8 <= len(b) {
-		return validValue(b, i, nil, nil, 0), false // 72 bytes without a quote
-	}
-	for ; j < len(b); j++ {
-		if c := b[j]; c == '"' {
-			return j + 1, true
-		} else if c == '\\' || c < 0x20 {
-			return validValue(b, i, nil, nil, 0), false
-		}
-	}
-	return errSyntax, false
-}
 
 // EndValue moves past the value NextKey (or NextValue) left, which the
 // caller checked and found to end just before b[end]; an end below 0 says

@@ -170,9 +170,9 @@ func (s *Shape) match(b []byte) (shift int, ok bool) {
 }
 
 // closingQuote is the offset of the closing quote of the string whose
-// contents start at b[i], or below 0 (see checkedStringEnd).
+// contents start at b[i], or below 0 (see stringEnd).
 func closingQuote(b []byte, i int) int {
-	end, _ := checkedStringEnd(b, i)
+	end, _ := stringEnd(b, i)
 	return end - 1
 }
 

@@ -1,9 +1,6 @@
 package rawjson
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // CheckString returns the offset just past the JSON string that starts at
 // b[i] (a quote), checked as Valid checks strings, or -1 when it is not
@@ -13,45 +10,94 @@ func CheckString(b []byte, i int) (end int, plain bool) {
 	if i >= len(b) || b[i] != '"' {
 		return -1, false
 	}
-	return checkedStringEnd(b, i+1)
+	if end, plain = stringEnd(b, i+1); plain {
+		plain = ascii(b[i+1 : end-1])
+	}
+	return end, plain
 }
 
-// checkedStringEnd returns the offset just past the closing quote of the
-// string whose contents start at b[i], or -1 when valid contents (no
-// control character, only valid escapes) do not run to a quote: Valid's
-// reading of a string without its setup for documents, for a string on
-// its own (a delta's text, a member read by itself). Each word read jumps
-// to its first quote, backslash or control character; bytes above 0x7f
-// are passed over, only noted: plain reports contents with no escape and
-// nothing but ASCII.
-func checkedStringEnd(b []byte, i int) (end int, plain bool) {
-	const highs = 0x8080808080808080
-	var seen uint64 // the bytes passed over, ORed: its high bits tell non-ASCII
-	escaped := false
-	for {
-		for ; i+8 <= len(b); i += 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			if m := special(w); m != 0 {
-				n := bits.TrailingZeros64(m) >> 3
-				seen |= w & (1<<(n*8) - 1) // the bytes before the special one
-				i += n
-				break
+// stringEnd returns the offset just past the closing quote of the string
+// whose contents start at b[i], or -1 when valid contents (no control
+// character, only valid escapes) do not run to a quote; plain reports
+// contents without an escape. It is Valid's reading of a string without
+// its setup for documents, for a string on its own (a key, an id, a
+// delta's text): a word at a time to the first quote, backslash or control
+// character; a string with an escape, or past its first 72 bytes (prose,
+// base64), goes on in stringRest from where it is.
+func stringEnd(b []byte, i int) (end int, plain bool) {
+	long := i + 72
+	for lim := min(len(b), long); i+8 <= lim; i += 8 {
+		if m := special(word(b, i)); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; b[i] == '"' {
+				return i + 1, true
 			}
-			seen |= w
+			return stringRest(b, i, long)
 		}
-		for ; i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\'; i++ {
-			seen |= uint64(b[i])
+	}
+	if i+8 <= len(b) {
+		return stringRest(b, i, long) // 72 bytes without a quote
+	}
+	for ; i < len(b); i++ { // the last bytes of b
+		if c := b[i]; c == '"' {
+			return i + 1, true
+		} else if c == '\\' || c < 0x20 {
+			return stringRest(b, i, long)
 		}
-		if i >= len(b) || b[i] < 0x20 {
+	}
+	return -1, false
+}
+
+// stringRest is stringEnd from b[i] on, where the string has an escape or
+// has run long: past long, longString's vectorized searches find its next
+// quote and backslash, and its quote is searched for once (not again after
+// each escape).
+func stringRest(b []byte, i, long int) (end int, plain bool) {
+	quote := -1
+	plain = true
+	for {
+		for lim := min(len(b), long); i+8 <= lim; i += 8 {
+			if m := special(word(b, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto flagged
+			}
+		}
+		if i+8 <= len(b) { // past long
+			i, quote = longString(b, i, quote)
+			goto flagged
+		}
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++ // the last bytes of b
+		}
+	flagged: // b[i] is a quote, a backslash or a control character, or i is len(b)
+		if i >= len(b) {
 			return -1, false
 		}
-		if b[i] == '"' {
-			return i + 1, !escaped && seen&highs == 0
+		if c := b[i]; c == '"' {
+			return i + 1, plain
+		} else if c != '\\' {
+			return -1, false
 		}
 		n := EscapeLen(b[i:])
 		if n == 0 {
 			return -1, false
 		}
-		i, escaped = i+n, true
+		// Escapes close together (code, a quoted dialogue) are read on by
+		// words: longString's searches pay after 16 bytes without one.
+		i, plain = i+n, false
+		long = max(long, i+16)
 	}
+}
+
+// ascii reports whether s is nothing but ASCII, a word at a time.
+func ascii(s []byte) bool {
+	const highs = 0x8080808080808080
+	var seen uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		seen |= word(s, i)
+	}
+	for ; i < len(s); i++ {
+		seen |= uint64(s[i])
+	}
+	return seen&highs == 0
 }

@@ -112,11 +112,9 @@ func EscapeLen(s []byte) int {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		return 2
 	case 'u':
-		if len(s) >= 6 && isHex(s[2]) && isHex(s[3]) && isHex(s[4]) && isHex(s[5]) {
+		if len(s) >= 6 && hex4(s[2:]) >= 0 {
 			return 6
 		}
 	}
 	return 0
 }
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

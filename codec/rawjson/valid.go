@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Valid reports whether b is one JSON value, with whitespace around it
@@ -125,7 +126,6 @@ const (
 // a call or a mispredicted branch per token costs more than most strings
 // of a stream chunk.
 func validValue(b []byte, i int, f *finder, deep *stackWords, limit int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	b = b[:len(b):len(b)] // its capacity is its length: a register less
 	// stack has a bit for each open container, 1 for an array, the
 	// innermost lowest, above a 1 that marks the bottom: 1 is no
@@ -268,7 +268,7 @@ str: // i is just past the opening quote of a string
 		case 2:
 			i += 2
 		case 6:
-			if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+			if i+6 > len(b) || hex4(b[i+2:i+6]) < 0 {
 				return errSyntax
 			}
 			i += 6
@@ -358,6 +358,9 @@ after: // a value is complete: close the containers it completes, then
 func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if quote < i {
+		if quote >= 0 { // the quote found before was escaped
+			searchedAgain.Add(1)
+		}
 		if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
 			quote += i
 		} else {
@@ -391,6 +394,12 @@ func longString(b []byte, i, quote int) (int, int) {
 	}
 	return end, quote
 }
+
+// searchedAgain counts longString's searches for a quote made again, the
+// one found before being escaped: each runs from that quote to the next,
+// so a string is read in linear time when there are no more of them than
+// escaped quotes (a test's measure; the first search keeps no state for it).
+var searchedAgain atomic.Int64
 
 // skipSpace is SkipSpace for validValue, which calls it only at
 // whitespace. Indented JSON (OpenAI's responses) has runs of a newline and
@@ -478,6 +487,31 @@ func validNumber(b []byte, i int) int {
 		i = j
 	}
 	return i
+}
+
+// Count reads the integer of 1 to 18 decimal digits at b[i] (a usage
+// count; no int overflows), without a leading zero (0 alone is one): n is
+// its value, end the offset just past its digits, or -1 when no such
+// integer is there (a sign, a 19th digit). What follows the digits is the
+// caller's to check: a digit (after a 0), a point or an exponent would
+// continue the number.
+func Count(b []byte, i int) (n, end int) {
+	if i >= len(b) {
+		return 0, -1
+	}
+	switch c := b[i]; {
+	case c == '0':
+		return 0, i + 1
+	case c-'1' > 8:
+		return 0, -1
+	}
+	for end = i; end < len(b) && b[end]-'0' <= 9; end++ {
+		n = n*10 + int(b[end]-'0') // past 18 digits, n is not returned
+	}
+	if end-i > 18 {
+		return 0, -1
+	}
+	return n, end
 }
 
 // numbers checks the number at b[i], an element of an array, and the

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bytedance/sonic"
 
@@ -117,29 +116,14 @@ func TestValidMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// TestValidLongEscapedString: a long string with an escape every 32
-// bytes and no quote but its last is read in linear time. The search for
-// its closing quote was made again after each escape, which took 30 s for
-// these 4 MB (some milliseconds now); a prose message with line breaks
-// (\n) is such a string.
-func TestValidLongEscapedString(t *testing.T) {
-	doc := []byte(`{"content":"` + strings.Repeat(`line of prose, thirty bytes.\n`, 1<<17) + `"}`)
-	start := time.Now()
-	if !rawjson.Valid(doc) {
-		t.Fatal("not valid")
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("%d bytes took %v", len(doc), took)
-	}
-}
-
-// TestValidStringBytes holds Valid to encoding/json.Valid on strings of
-// every length to 200 bytes (past where a string goes to longString, with
-// and without an escape before that), each with a control character, a
+// TestValidStringBytes holds Valid and CheckString to encoding/json.Valid
+// on strings of every length to 200 bytes (past where a string goes to
+// longString, with and without an escape before that, and after escapes
+// close together), each with a control character, a
 // quote, a backslash, an escape or a non-ASCII byte at each place: the
 // words read at the ends of a string overlap bytes passed already.
 func TestValidStringBytes(t *testing.T) {
-	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`} {
+	for _, head := range []string{"", `\n`, strings.Repeat("x", 70) + `\t`, strings.Repeat(`ab\n`, 30)} {
 		for n := range 201 {
 			text := []byte(strings.Repeat("a", n))
 			for at := range n {
@@ -147,6 +131,11 @@ func TestValidStringBytes(t *testing.T) {
 					doc := `{"k":"` + head + string(text[:at]) + c + string(text[at+1:]) + `"}`
 					if got, want := rawjson.Valid([]byte(doc)), json.Valid([]byte(doc)); got != want {
 						t.Fatalf("Valid(%q) = %v, encoding/json says %v", doc, got, want)
+					}
+					// The string on its own (stringEnd): valid to the document's
+					// last quote exactly when the document is.
+					if end, _ := rawjson.CheckString([]byte(doc), 5); (end == len(doc)-1) != json.Valid([]byte(doc)) {
+						t.Fatalf("CheckString(%q, 5) = %d", doc, end)
 					}
 				}
 			}
@@ -310,6 +299,7 @@ func depth(b []byte) int {
 }
 
 func TestLookupValid(t *testing.T) {
+	none := [2]int{-1, -1}
 	ok := func(doc string) {
 		t.Helper()
 		fields, want := lookupFields(), lookupFields()
@@ -347,6 +337,49 @@ func TestLookupValid(t *testing.T) {
 	bad(`{"x":01}`)
 	bad(`{"x":1}x`)
 	bad(`{"x":"` + strings.Repeat("a", 40))
+	// Answers as main gave them at 9f73b4a, before lookupValid read keys
+	// itself: spans of model and stream, and the error, exactly.
+	long := strings.Repeat("k", 80)
+	for _, c := range []struct {
+		doc           string
+		model, stream [2]int
+		err           string
+	}{
+		{`{"` + long + `":1,"model":"m"}`, [2]int{94, 97}, none, ""},
+		{`{"` + long + `\u0041":1,"model":"m"}`, [2]int{100, 103}, none, ""},
+		{`{"` + strings.Repeat("k", 70) + `\n":1,"model":"m"}`, [2]int{86, 89}, none, ""},
+		{`{"` + long + "é" + `":1,"model":"m"}`, [2]int{96, 99}, none, ""},
+		{`{"` + long + "\x01" + `":1}`, none, none, "invalid JSON at offset 1: invalid string"},
+		{`{"` + long + `\x":1}`, none, none, "invalid JSON at offset 1: invalid string"},
+		{`{"` + long + `":"` + long + `\"` + long + `"}`, none, none, ""},
+		{`{"mod\u0065l":"a","model":"b"}`, [2]int{14, 17}, none, `invalid JSON at offset 18: duplicate key "model"`},
+		{`{"model":"a","mod\u0065l":"b"}`, [2]int{9, 12}, none, `invalid JSON at offset 13: duplicate key "model"`},
+		{`{"model":"a", "mod\u0065l" : "b"}`, [2]int{9, 12}, none, `invalid JSON at offset 14: duplicate key "model"`},
+		{`{"m\u006fdel":"a",` + "\n" + `"model":"b"}`, [2]int{14, 17}, none, `invalid JSON at offset 19: duplicate key "model"`},
+		{`{"model":` + "\t\r\n " + `"m",` + "\r\n\t " + `"stream":true}`, [2]int{13, 16}, [2]int{30, 34}, ""},
+		{`{"model":` + "\v" + `"m"}`, none, none, "invalid JSON at offset 9: invalid value"},
+		{`{"model":"m",` + "\v" + `"stream":true}`, [2]int{9, 12}, none, "invalid JSON at offset 13: want an object key"},
+		{`{"model":` + "\x00" + `"m"}`, none, none, "invalid JSON at offset 9: invalid value"},
+		{`{"model":"m",` + "\x00" + `"stream":true}`, [2]int{9, 12}, none, "invalid JSON at offset 13: want an object key"},
+		{`{"model":` + "\x1f" + `"m"}`, none, none, "invalid JSON at offset 9: invalid value"},
+		{`{"model":"m",` + "\x7f" + `"stream":true}`, [2]int{9, 12}, none, "invalid JSON at offset 13: want an object key"},
+		{`{"model":"m"` + "\f" + `,"stream":true}`, [2]int{9, 12}, none, "invalid JSON at offset 12: want ',' or '}'"},
+		{`{"model"` + "\f" + `:"m"}`, none, none, "invalid JSON at offset 8: want ':' after object key"},
+		{`{"model":"m",}`, [2]int{9, 12}, none, "invalid JSON at offset 13: want an object key"},
+		{`{"model":"m",` + "\n" + `}`, [2]int{9, 12}, none, "invalid JSON at offset 14: want an object key"},
+		{`{"model":"m"` + "\n\t" + `}`, [2]int{9, 12}, none, ""},
+		{`{"model":` + "\xa0" + `"m"}`, none, none, "invalid JSON at offset 9: invalid value"},
+	} {
+		fields := []rawjson.Field{{Key: "model"}, {Key: "stream"}}
+		err := rawjson.LookupValid([]byte(c.doc), fields)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if m, s := fields[0], fields[1]; got != c.err || [2]int{m.Start, m.End} != c.model || [2]int{s.Start, s.End} != c.stream {
+			t.Errorf("LookupValid(%.90q) = %v %v, %q; want %v %v, %q", c.doc, [2]int{m.Start, m.End}, [2]int{s.Start, s.End}, got, c.model, c.stream, c.err)
+		}
+	}
 }
 
 // FuzzLookupValid holds LookupValid to encoding/json.Valid and Lookup: it
