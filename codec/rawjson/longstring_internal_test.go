@@ -14,6 +14,8 @@ import (
 // escaped quotes (\") at most once per escaped quote: 16 times as often
 // for 16 times the text.
 func TestValidLongEscapedString(t *testing.T) {
+	countSearches = true
+	defer func() { countSearches = false }()
 	searched := func(line string, lines int) (valid, checked int64) {
 		t.Helper()
 		s := `"` + strings.Repeat(line, lines) + `"`

@@ -358,7 +358,7 @@ after: // a value is complete: close the containers it completes, then
 func longString(b []byte, i, quote int) (int, int) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if quote < i {
-		if quote >= 0 { // the quote found before was escaped
+		if quote >= 0 && countSearches { // the quote found before was escaped
 			searchedAgain.Add(1)
 		}
 		if quote = bytes.IndexByte(b[i:], '"'); quote >= 0 {
@@ -398,8 +398,13 @@ func longString(b []byte, i, quote int) (int, int) {
 // searchedAgain counts longString's searches for a quote made again, the
 // one found before being escaped: each runs from that quote to the next,
 // so a string is read in linear time when there are no more of them than
-// escaped quotes (a test's measure; the first search keeps no state for it).
-var searchedAgain atomic.Int64
+// escaped quotes (a test's measure, counted only when countSearches is
+// set, so that requests on several cores share no counter; the first
+// search keeps no state for it).
+var (
+	searchedAgain atomic.Int64
+	countSearches bool
+)
 
 // skipSpace is SkipSpace for validValue, which calls it only at
 // whitespace. Indented JSON (OpenAI's responses) has runs of a newline and
