@@ -14,41 +14,57 @@ import (
 // request waits for the upstream cancels the upstream request: the
 // upstream sees its connection close within a second of the client's, the
 // access line says 499, and no goroutine is left behind. Every client
-// style, every channel type.
+// style, every channel type, over http and https (where the request id
+// is found above TLS).
 func TestClientGoneCancelsWaitingRequest(t *testing.T) {
-	for _, typ := range []string{"openai", "anthropic", "gemini"} {
-		cancelled := make(chan time.Time, 1)
-		up := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-			select {
-			case <-r.Context().Done():
-				cancelled <- time.Now()
-			case <-time.After(10 * time.Second):
-				jsonReply(200, wireWhole(t, typ))(w, r, body)
+	for _, sc := range schemes {
+		for _, typ := range []string{"openai", "anthropic", "gemini"} {
+			t.Run(sc.name+"/"+typ, func(t *testing.T) { clientGoneEveryClient(t, sc.start, typ) })
+		}
+	}
+}
+
+// schemes start a mock upstream serving http, or https.
+var schemes = []struct {
+	name  string
+	start func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream
+}{{"http", newMock}, {"https", newTLSMock}}
+
+// clientGoneEveryClient checks, for every client style, that a client
+// gone while its whole answer is awaited from a channel of type typ
+// cancels the upstream request, leaving no goroutine.
+func clientGoneEveryClient(t *testing.T, start func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream, typ string) {
+	cancelled := make(chan time.Time, 1)
+	up := start(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		select {
+		case <-r.Context().Done():
+			cancelled <- time.Now()
+		case <-time.After(10 * time.Second):
+			jsonReply(200, wireWhole(t, typ))(w, r, body)
+		}
+	})
+	tg := startGateway(t, faultChannels(typ, "slow", up.srv.URL))
+	// The first request starts what outlives it: the server's pooled
+	// workers, the upstream client's idle-connection cleaner.
+	closeWhileWaiting(t, tg, up, mappingClients()[0], cancelled)
+	before := runtime.NumGoroutine()
+	for _, cl := range mappingClients() {
+		if cl.mode != "non_stream" {
+			continue
+		}
+		t.Run(cl.style+"_client/"+typ+"_channel", func(t *testing.T) {
+			for range 2 {
+				closeWhileWaiting(t, tg, up, cl, cancelled)
+				waitFor(t, "the access line of status 499", func() bool {
+					lines := tg.accessLines(t)
+					return len(lines) > 0 && lines[len(lines)-1]["status"] == float64(499)
+				})
 			}
 		})
-		tg := startGateway(t, faultChannels(typ, "slow", up.srv.URL))
-		// The first request starts what outlives it: the server's pooled
-		// workers, the upstream client's idle-connection cleaner.
-		closeWhileWaiting(t, tg, up, mappingClients()[0], cancelled)
-		before := runtime.NumGoroutine()
-		for _, cl := range mappingClients() {
-			if cl.mode != "non_stream" {
-				continue
-			}
-			t.Run(cl.style+"_client/"+typ+"_channel", func(t *testing.T) {
-				for range 2 {
-					closeWhileWaiting(t, tg, up, cl, cancelled)
-					waitFor(t, "the access line of status 499", func() bool {
-						lines := tg.accessLines(t)
-						return len(lines) > 0 && lines[len(lines)-1]["status"] == float64(499)
-					})
-				}
-			})
-		}
-		// Six requests cancelled: a goroutine left by each would show; the
-		// server may keep a worker or two more in its pool.
-		waitFor(t, fmt.Sprintf("goroutines back to %d (+2)", before), func() bool { return runtime.NumGoroutine() <= before+2 })
 	}
+	// Six requests cancelled: a goroutine left by each would show; the
+	// server may keep a worker or two more in its pool.
+	waitFor(t, fmt.Sprintf("goroutines back to %d (+2)", before), func() bool { return runtime.NumGoroutine() <= before+2 })
 }
 
 // closeWhileWaiting sends cl's request for the model "slow" on a
