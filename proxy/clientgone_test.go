@@ -27,13 +27,13 @@ func TestClientGoneCancelsWaitingRequest(t *testing.T) {
 // schemes start a mock upstream serving http, or https.
 var schemes = []struct {
 	name  string
-	start func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream
+	start mockStart
 }{{"http", newMock}, {"https", newTLSMock}}
 
 // clientGoneEveryClient checks, for every client style, that a client
 // gone while its whole answer is awaited from a channel of type typ
 // cancels the upstream request, leaving no goroutine.
-func clientGoneEveryClient(t *testing.T, start func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream, typ string) {
+func clientGoneEveryClient(t *testing.T, start mockStart, typ string) {
 	cancelled := make(chan time.Time, 1)
 	up := start(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		select {
@@ -74,19 +74,7 @@ func clientGoneEveryClient(t *testing.T, start func(testing.TB, func(http.Respon
 func closeWhileWaiting(t *testing.T, tg *testGateway, up *mockUpstream, cl mappingClient, cancelled <-chan time.Time) {
 	t.Helper()
 	hits := up.hits.Load()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := cl.body("slow")
-	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: %d\r\n",
-		cl.path("slow"), len(body))
-	for k, v := range cl.header {
-		req += k + ": " + v + "\r\n"
-	}
-	if _, err := conn.Write([]byte(req + "\r\n" + body)); err != nil {
-		t.Fatal(err)
-	}
+	conn := sendAlone(t, tg, cl.path("slow"), cl.header, cl.body("slow"))
 	waitFor(t, "the request to reach the upstream", func() bool { return up.hits.Load() > hits })
 	closed := time.Now()
 	conn.Close()
@@ -98,4 +86,23 @@ func closeWhileWaiting(t *testing.T, tg *testGateway, up *mockUpstream, cl mappi
 	case <-time.After(3 * time.Second):
 		t.Fatal("the upstream request was not cancelled")
 	}
+}
+
+// sendAlone sends a JSON request on a connection of its own, left open
+// for the caller to close.
+func sendAlone(t *testing.T, tg *testGateway, path string, header map[string]string, body string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	req := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", path, len(body))
+	for k, v := range header {
+		req += k + ": " + v + "\r\n"
+	}
+	if _, err := conn.Write([]byte(req + "\r\n" + body)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

@@ -81,15 +81,22 @@ func TestTimeouts(t *testing.T) {
 }
 
 // TestClientDisconnectCancelsUpstream: a client that goes away mid-stream
-// must end the upstream request and leave no goroutine behind.
+// must end the upstream request and leave no goroutine behind, over http
+// and https.
 func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	for _, sc := range schemes {
+		t.Run(sc.name, func(t *testing.T) { streamGoneCancels(t, sc.start) })
+	}
+}
+
+func streamGoneCancels(t *testing.T, start mockStart) {
 	evs := events(fixture(t, "chat_stream.sse"))
 	var many [][]byte
 	for range 500 {
 		many = append(many, evs[1])
 	}
 	var cancelled atomic.Int64
-	up := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+	up := start(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		streamReply(many, 20*time.Millisecond)(w, r, body)
 		if r.Context().Err() != nil {
 			cancelled.Add(1)

@@ -42,6 +42,9 @@ func newMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, b
 	return m
 }
 
+// mockStart starts a mock upstream: newMock or newTLSMock.
+type mockStart func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream
+
 // newTLSMock is newMock serving https with a self-signed certificate
 // (httptest's), which the gateways the test starts trust.
 func newTLSMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
