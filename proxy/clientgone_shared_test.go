@@ -12,24 +12,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// Over an https channel, whose TLS connection the gateway makes itself
-// (to find the request id above TLS), whole answers and streams come
-// through intact, twice each: on a new connection and on a pooled one.
-func TestTLSChannelServes(t *testing.T) {
-	evs := events(fixture(t, "chat_stream.sse"))
-	whole := fixture(t, "chat_response.json")
-	up := newTLSMock(t, streamedOrWhole(streamReply(evs, 0), jsonReply(200, whole)))
-	tg := startGateway(t, channel("oa", up.baseURL(), ""))
-	client := sdkClient(tg)
-	for range 2 {
-		checkWhole(t, client, whole)
-		checkStream(t, client, nil)
-	}
-	if up.hits.Load() != 4 {
-		t.Errorf("the upstream got %d requests, want 4", up.hits.Load())
-	}
-}
-
 // Two clients may send one X-Request-Id. One that leaves while it waits
 // for a whole answer cancels no other request under the id: a stream, or
 // another whole answer, completes intact. (The request of the one that
