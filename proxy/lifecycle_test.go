@@ -52,12 +52,7 @@ func timeouts(t *testing.T, start mockStart) {
 	}
 	t.Run("first byte", func(t *testing.T) {
 		tg := startGateway(t, channel("oa", start(t, hang).baseURL(), "timeouts: {first_byte: 200ms}"))
-		start := time.Now()
-		resp, body := tg.post(t, miniBody)
-		checkError(t, resp, body, 504, "upstream_timeout")
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("took %v with a 200ms first-byte timeout", d)
-		}
+		postTimesOut(t, tg, "200ms first-byte")
 	})
 	t.Run("idle mid-stream", func(t *testing.T) {
 		tg := startGateway(t, channel("oa", start(t, stall).baseURL(), "timeouts: {idle: 200ms}"))
@@ -86,6 +81,18 @@ func timeouts(t *testing.T, start mockStart) {
 			t.Fatalf("want some events then an error event, got %d events, last %q", len(got), got[len(got)-1])
 		}
 	})
+}
+
+// postTimesOut posts a request that meets timeout, and checks it is a 504
+// within 2 s.
+func postTimesOut(t *testing.T, tg *testGateway, timeout string) {
+	t.Helper()
+	start := time.Now()
+	resp, body := tg.post(t, miniBody)
+	checkError(t, resp, body, 504, "upstream_timeout")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v with a %s timeout", d, timeout)
+	}
 }
 
 // TestClientDisconnectCancelsUpstream: a client that goes away mid-stream
