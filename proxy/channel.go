@@ -165,11 +165,15 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 	}
 	t := c.Timeouts
 	d := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
+	var tlsCfg *tls.Config
+	if secure {
+		tlsCfg = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12, RootCAs: upstreamRoots.Load()}
+	}
 	ch.client = &fasthttp.HostClient{
 		Addr:                     addr,
 		Name:                     "rosetta",
 		IsTLS:                    secure,
-		TLSConfig:                &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12},
+		TLSConfig:                tlsCfg, // used by Dial: the connection it returns is TLS already
 		MaxConns:                 maxUpstreamConns,
 		MaxIdleConnDuration:      30 * time.Second,
 		MaxResponseBodySize:      256 << 20,
@@ -184,30 +188,46 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 			var conn net.Conn
 			var err error
 			if dial != nil {
-				conn, err = dial()
+				if conn, err = dial(); err == nil {
+					conn = newTimedConn(conn, t.FirstByte, t.Idle)
+				}
 			} else {
-				conn, err = dialApart(d, addr)
+				conn, err = dialApart(func() (net.Conn, error) { return dialUpstream(d, addr, tlsCfg, t) })
 			}
 			if err != nil {
 				return nil, &dialError{err}
 			}
-			return newTimedConn(conn, t.FirstByte, t.Idle), nil
+			return conn, nil
 		},
 	}
 	return ch, nil
 }
 
-// dialApart dials addr on a goroutine of its own. Go's dial is deep
-// enough to grow the calling goroutine's stack from 8 to 16 KiB, and the
-// caller is a client connection's goroutine, which relays the stream that
-// follows with the grown stack until a collection shrinks it: 2 to 4 KiB
-// more per open stream (bench -hold). A goroutine costs about a
-// microsecond; a dial, a TCP handshake.
-func dialApart(d *net.Dialer, addr string) (conn net.Conn, err error) {
+// dialUpstream connects to addr: a timedConn, under TLS (tlsConn) when
+// tlsCfg is set.
+func dialUpstream(d *net.Dialer, addr string, tlsCfg *tls.Config, t config.Timeouts) (net.Conn, error) {
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := newTimedConn(conn, t.FirstByte, t.Idle)
+	if tlsCfg == nil {
+		return c, nil
+	}
+	return handshake(c, tlsCfg, t.Connect)
+}
+
+// dialApart dials on a goroutine of its own. Go's dial (a TLS handshake
+// all the more) is deep enough to grow the calling goroutine's stack from
+// 8 to 16 KiB, and the caller is a client connection's goroutine, which
+// relays the stream that follows with the grown stack until a collection
+// shrinks it: 2 to 4 KiB more per open stream (bench -hold). A goroutine
+// costs about a microsecond; a dial, a TCP handshake.
+func dialApart(dial func() (net.Conn, error)) (conn net.Conn, err error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		conn, err = d.Dial("tcp", addr)
+		conn, err = dial()
 	}()
 	<-done
 	return conn, err

@@ -17,7 +17,13 @@ import (
 // fasthttp neither tells a handler that its client has gone nor shows it
 // the upstream connection its request goes out on. So the exchange is
 // registered under its request id while it waits, and the upstream
-// connection finds it by the X-Request-Id header in the request it writes.
+// connection finds it by the X-Request-Id header in the request it writes
+// (on an https channel, the plaintext head tlsConn writes above TLS). A
+// client may send its own id, so two requests can share one: every
+// upstream request registers its id while its head may be written, a
+// stream's with no watch, and an id under which two were in flight is
+// watched for none until all have left, so that no request is ever
+// cancelled for another's client.
 // One goroutine, running while any exchange waits, looks every pollClient
 // at the clients of those that have waited that long, without reading
 // their sockets (clientGone), and wakes the upstream read of a client that
@@ -40,13 +46,14 @@ type watch struct {
 	left   atomic.Bool // set by the watcher, read by the exchange
 }
 
-// waiting registers the watches of the exchanges waiting for a whole
-// answer, by request id. An id two exchanges wait under at once (a
-// client's own, reused) is watched for neither.
+// waiting registers the upstream requests whose heads may be written, by
+// request id, with the watches of those waiting for a whole answer. An id
+// two requests are under at once (a client's own, reused) is watched for
+// none of them.
 var waiting = struct {
 	sync.Mutex
 	m        map[idKey]waiter
-	n        atomic.Int32 // len(m), read without the lock
+	watched  atomic.Int32 // entries of m with a watch, read without the lock
 	watching bool         // the watcher runs
 }{m: map[idKey]waiter{}}
 
@@ -69,21 +76,35 @@ func keyOf(id []byte) (k idKey, ok bool) {
 	return idKey(maphash.Bytes(idSeed, id)), true
 }
 
+// waiter is an id's entry in waiting: the watch of the one request under
+// it, nil when that is a stream or when the id has had more than one
+// request at once (until n is back to 0, whichever left first).
 type waiter struct {
 	w *watch
-	n int // exchanges waiting under the id
+	n int // requests under the id
 }
 
-// startWaiting registers w under id; stopWaiting takes it back.
+// startWaiting registers an upstream request under id, with w, its
+// client's watch, when it waits for a whole answer (nil for a stream);
+// stopWaiting takes it back.
 func startWaiting(id []byte, w *watch) {
 	k, _ := keyOf(id)
 	waiting.Lock()
 	e, dup := waiting.m[k]
-	if !dup {
-		waiting.n.Add(1)
+	switch {
+	case dup:
+		if e.w != nil {
+			waiting.watched.Add(-1)
+		}
+		waiting.m[k] = waiter{n: e.n + 1} // shared: watched for none
+	case w != nil:
+		waiting.watched.Add(1)
+		w.up = nil // a failover's new attempt: the last one's connection may serve another request now
+		waiting.m[k] = waiter{w: w, n: 1}
+	default:
+		waiting.m[k] = waiter{n: 1}
 	}
-	waiting.m[k] = waiter{w: w, n: e.n + 1}
-	if !waiting.watching {
+	if w != nil && !waiting.watching {
 		waiting.watching = true
 		go watchClients()
 	}
@@ -94,10 +115,12 @@ func stopWaiting(id []byte) {
 	k, _ := keyOf(id)
 	waiting.Lock()
 	if e := waiting.m[k]; e.n > 1 {
-		waiting.m[k] = waiter{w: e.w, n: e.n - 1}
+		waiting.m[k] = waiter{n: e.n - 1} // shared until none is left
 	} else if e.n == 1 {
 		delete(waiting.m, k)
-		waiting.n.Add(-1)
+		if e.w != nil {
+			waiting.watched.Add(-1)
+		}
 	}
 	waiting.Unlock()
 }
@@ -107,7 +130,7 @@ func stopWaiting(id []byte) {
 var strRequestIDName = []byte("X-Request-Id: ")
 
 // waitingFor returns the watch of the exchange whose request head p is,
-// written on c, or nil when it does not wait.
+// written on c, or nil when it does not wait or its id is shared.
 func waitingFor(p []byte, c *timedConn) *watch {
 	id := requestIDIn(p)
 	if id == nil {
@@ -120,8 +143,8 @@ func waitingFor(p []byte, c *timedConn) *watch {
 	waiting.Lock()
 	defer waiting.Unlock()
 	e := waiting.m[k]
-	if e.n != 1 {
-		return nil // none, or ambiguous
+	if e.w == nil {
+		return nil // none, a stream, or ambiguous
 	}
 	e.w.up = c
 	return e.w
@@ -189,7 +212,7 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 		return dst, false
 	}
 	for k, e := range waiting.m {
-		if e.n == 1 && e.w.up != nil && e.w.since.Before(t) && !e.w.left.Load() {
+		if e.w != nil && e.w.up != nil && e.w.since.Before(t) && !e.w.left.Load() {
 			dst = append(dst, waitingClient{k, e.w, e.w.client})
 		}
 	}
@@ -203,7 +226,7 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 func wake(c waitingClient) {
 	waiting.Lock()
 	defer waiting.Unlock()
-	if e := waiting.m[c.k]; e.w != c.w || e.n != 1 {
+	if e := waiting.m[c.k]; e.w != c.w {
 		return // it stopped waiting meanwhile
 	}
 	c.w.left.Store(true)

@@ -21,3 +21,47 @@ func TestRequestIDIn(t *testing.T) {
 		}
 	}
 }
+
+// An id under which two requests were at once (a client's own, sent
+// twice) is watched for none until both have left, whichever leaves
+// first; a stream's registration counts with no watch; a watch
+// registered again forgets the connection of its last attempt.
+func TestWaitingSharedID(t *testing.T) {
+	const id = "client-own-id"
+	head := upstreamHead(t, id, 10)
+	c := &timedConn{}
+	var a, b watch
+	find := func(want *watch, when string) {
+		t.Helper()
+		if got := waitingFor(head, c); got != want {
+			t.Errorf("%s: the head's watch is %p, want %p", when, got, want)
+		}
+	}
+	a.up = c
+	startWaiting([]byte(id), &a)
+	if a.up != nil {
+		t.Error("a watch registered again keeps its last connection")
+	}
+	find(&a, "one waiting")
+	startWaiting([]byte(id), nil) // a stream under the same id
+	find(nil, "a stream too")
+	stopWaiting([]byte(id)) // the stream leaves first
+	find(nil, "the stream gone, the id shared before")
+	stopWaiting([]byte(id))
+	startWaiting([]byte(id), &a)
+	startWaiting([]byte(id), &b)
+	stopWaiting([]byte(id)) // the later one, b, leaves first
+	find(nil, "b gone, the id shared before")
+	stopWaiting([]byte(id))
+	startWaiting([]byte(id), &b)
+	find(&b, "all gone, one waiting again")
+	stopWaiting([]byte(id))
+	if n := waiting.watched.Load(); n != 0 {
+		t.Errorf("%d watches left", n)
+	}
+	startWaiting([]byte(id), nil)
+	defer stopWaiting([]byte(id))
+	if n := waiting.watched.Load(); n != 0 {
+		t.Errorf("a stream counts as %d watches", n)
+	}
+}

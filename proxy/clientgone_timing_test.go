@@ -70,3 +70,19 @@ func BenchmarkWaitingRequest(b *testing.B) {
 		stopWaiting([]byte(id))
 	}
 }
+
+// BenchmarkStreamRegistration is what a stream pays so that no whole
+// answer under its id is watched while its head may be written: its
+// registration with no watch and its removal, while another exchange
+// waits.
+func BenchmarkStreamRegistration(b *testing.B) {
+	id := []byte("req_0123456789abcdef01234567")
+	var other watch
+	startWaiting([]byte("req_another"), &other)
+	defer stopWaiting([]byte("req_another"))
+	b.ReportAllocs()
+	for b.Loop() {
+		startWaiting(id, nil)
+		stopWaiting(id)
+	}
+}

@@ -163,14 +163,17 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	upstreamHeaders.fill(&resp.Header) // a new one: with what a stream parked
 	g.prepare(req, x, c.ch, body)
 	resp.StreamBody = x.stream
-	if !x.stream { // a stream's relay notices a client gone on its own
-		x.watch.client, x.watch.since = ctx.Conn(), x.start
-		startWaiting(x.id, &x.watch)
-	}
-	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
+	// Registered while its head may be written, a stream too, with no
+	// watch (its relay notices a client gone on its own): no other
+	// request under its id (a client's own) may be watched meanwhile.
+	var w *watch
 	if !x.stream {
-		stopWaiting(x.id)
+		x.watch.client, x.watch.since = ctx.Conn(), x.start
+		w = &x.watch
 	}
+	startWaiting(x.id, w)
+	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
+	stopWaiting(x.id)
 	fasthttp.ReleaseRequest(req)
 
 	now := time.Now()

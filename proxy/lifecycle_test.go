@@ -32,7 +32,15 @@ func (tg *testGateway) openStream(t *testing.T, client *http.Client) (*http.Resp
 	return resp, bufio.NewReader(resp.Body)
 }
 
+// TestTimeouts: the first-byte, idle and total timeouts, over http and
+// https (through the TLS connection the gateway makes).
 func TestTimeouts(t *testing.T) {
+	for _, sc := range schemes {
+		t.Run(sc.name, func(t *testing.T) { timeouts(t, sc.start) })
+	}
+}
+
+func timeouts(t *testing.T, start mockStart) {
 	evs := events(fixture(t, "chat_stream.sse"))
 	hang := func(w http.ResponseWriter, r *http.Request, _ []byte) { <-r.Context().Done() }
 	stall := func(w http.ResponseWriter, r *http.Request, _ []byte) {
@@ -43,16 +51,11 @@ func TestTimeouts(t *testing.T) {
 		<-r.Context().Done()
 	}
 	t.Run("first byte", func(t *testing.T) {
-		tg := startGateway(t, channel("oa", newMock(t, hang).baseURL(), "timeouts: {first_byte: 200ms}"))
-		start := time.Now()
-		resp, body := tg.post(t, miniBody)
-		checkError(t, resp, body, 504, "upstream_timeout")
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("took %v with a 200ms first-byte timeout", d)
-		}
+		tg := startGateway(t, channel("oa", start(t, hang).baseURL(), "timeouts: {first_byte: 200ms}"))
+		postTimesOut(t, tg, "200ms first-byte")
 	})
 	t.Run("idle mid-stream", func(t *testing.T) {
-		tg := startGateway(t, channel("oa", newMock(t, stall).baseURL(), "timeouts: {idle: 200ms}"))
+		tg := startGateway(t, channel("oa", start(t, stall).baseURL(), "timeouts: {idle: 200ms}"))
 		resp, body := tg.post(t, streamBody)
 		if resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)
@@ -67,7 +70,7 @@ func TestTimeouts(t *testing.T) {
 		for range 200 {
 			many = append(many, evs[1])
 		}
-		tg := startGateway(t, channel("oa", newMock(t, streamReply(many, 10*time.Millisecond)).baseURL(),
+		tg := startGateway(t, channel("oa", start(t, streamReply(many, 10*time.Millisecond)).baseURL(),
 			"timeouts: {total: 300ms}"))
 		start := time.Now()
 		_, body := tg.post(t, streamBody)
@@ -80,16 +83,35 @@ func TestTimeouts(t *testing.T) {
 	})
 }
 
+// postTimesOut posts a request that meets timeout, and checks it is a 504
+// within 2 s.
+func postTimesOut(t *testing.T, tg *testGateway, timeout string) {
+	t.Helper()
+	start := time.Now()
+	resp, body := tg.post(t, miniBody)
+	checkError(t, resp, body, 504, "upstream_timeout")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v with a %s timeout", d, timeout)
+	}
+}
+
 // TestClientDisconnectCancelsUpstream: a client that goes away mid-stream
-// must end the upstream request and leave no goroutine behind.
+// must end the upstream request and leave no goroutine behind, over http
+// and https.
 func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	for _, sc := range schemes {
+		t.Run(sc.name, func(t *testing.T) { streamGoneCancels(t, sc.start) })
+	}
+}
+
+func streamGoneCancels(t *testing.T, start mockStart) {
 	evs := events(fixture(t, "chat_stream.sse"))
 	var many [][]byte
 	for range 500 {
 		many = append(many, evs[1])
 	}
 	var cancelled atomic.Int64
-	up := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+	up := start(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		streamReply(many, 20*time.Millisecond)(w, r, body)
 		if r.Context().Err() != nil {
 			cancelled.Add(1)

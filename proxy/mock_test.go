@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rosetta-gateway/rosetta/proxy"
 )
 
 // mockUpstream is an OpenAI-compatible provider on a loopback socket. Its
@@ -35,8 +37,28 @@ type recorded struct {
 
 func newMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
 	t.Helper()
+	m := newUnstartedMock(t, handle)
+	m.srv.Start()
+	return m
+}
+
+// mockStart starts a mock upstream: newMock or newTLSMock.
+type mockStart func(testing.TB, func(http.ResponseWriter, *http.Request, []byte)) *mockUpstream
+
+// newTLSMock is newMock serving https with a self-signed certificate
+// (httptest's), which the gateways the test starts trust.
+func newTLSMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
+	t.Helper()
+	m := newUnstartedMock(t, handle)
+	m.srv.StartTLS()
+	proxy.TrustUpstreamCert(t, m.srv.Certificate())
+	return m
+}
+
+// newUnstartedMock makes the mock's server, not started yet.
+func newUnstartedMock(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, body []byte)) *mockUpstream {
 	m := &mockUpstream{handle: handle}
-	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	m.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		m.hits.Add(1)
 		m.mu.Lock()

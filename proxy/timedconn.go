@@ -40,8 +40,11 @@ type timedConn struct {
 
 	// watch, when set, is the client of the request under way, waiting
 	// for a whole answer (see clientgone.go): when it has gone, the
-	// watcher wakes the read, which fails. The head of each request sets it.
-	watch *watch
+	// watcher wakes the read, which fails. The head of each request sets
+	// it: the head Write gets, or with secure the plaintext head the TLS
+	// connection above gets (tlsConn), Write seeing only ciphertext.
+	watch  *watch
+	secure bool
 
 	// With beforeWait set, a read asks the socket through raw (when the
 	// connection has one) whether it holds anything, and waits there.
@@ -100,12 +103,18 @@ func upstreamConn(resp *fasthttp.Response) *timedConn {
 	return nil
 }
 
+// watchHead sets the watch of the request whose head p is: its client's
+// if it waits for a whole answer, else none.
+func (c *timedConn) watchHead(p []byte) {
+	c.watch = nil
+	if waiting.watched.Load() > 0 {
+		c.watch = waitingFor(p, c)
+	}
+}
+
 func (c *timedConn) Write(p []byte) (int, error) {
-	if !c.awaiting.Swap(true) { // the head of a new request
-		c.watch = nil
-		if waiting.n.Load() > 0 {
-			c.watch = waitingFor(p, c)
-		}
+	if !c.awaiting.Swap(true) && !c.secure { // the head of a new request
+		c.watchHead(p)
 	}
 	n := 0
 	if c.raw != nil && !c.writeDue() {

@@ -1,0 +1,55 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// tlsConn is an https channel's upstream connection: TLS over a
+// timedConn. The gateway makes it in the channel's Dial rather than let
+// fasthttp wrap the timedConn (fasthttp wraps no connection that has a
+// Handshake method), so that the request's plaintext head passes here,
+// where the request id is found and the watch set on the timedConn
+// beneath, which sees only ciphertext. LocalAddr, deadlines and reads go
+// through tls.Conn to the timedConn as they would through fasthttp's.
+type tlsConn struct {
+	*tls.Conn
+	under    *timedConn
+	awaiting atomic.Bool // a head was written and no byte of its answer read yet
+}
+
+// upstreamRoots are the certificate authorities an https channel made
+// from then on trusts, nil for the system's; tests set their own.
+var upstreamRoots atomic.Pointer[x509.CertPool]
+
+// handshake makes the TLS connection over under and completes its
+// handshake within timeout, closing under when it fails.
+func handshake(under *timedConn, cfg *tls.Config, timeout time.Duration) (net.Conn, error) {
+	under.secure = true
+	c := &tlsConn{Conn: tls.Client(under, cfg), under: under}
+	under.SetDeadline(time.Now().Add(timeout)) //nolint:errcheck // never fails
+	if err := c.Handshake(); err != nil {
+		under.Close() //nolint:errcheck // the handshake's error says more
+		return nil, err
+	}
+	under.SetDeadline(time.Time{}) //nolint:errcheck // never fails
+	return c, nil
+}
+
+func (c *tlsConn) Write(p []byte) (int, error) {
+	if !c.awaiting.Swap(true) { // the head of a new request
+		c.under.watchHead(p)
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.awaiting.Load() {
+		c.awaiting.Store(false)
+	}
+	return n, err
+}
