@@ -42,7 +42,7 @@ func (c *timedConn) tryRead(fd uintptr) bool {
 		}
 		return false
 	case err != nil:
-		c.err = &net.OpError{Op: "read", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
+		c.err = c.opError("read", os.NewSyscallError("read", err))
 	case n == 0 && len(c.p) > 0:
 		c.err = io.EOF
 	default:
@@ -63,19 +63,15 @@ func (c *timedConn) tryWrite(fd uintptr) bool {
 		case err == syscall.EAGAIN:
 			return true // the rest waits under the deadline
 		case err != nil:
-			c.werr = c.writeError(os.NewSyscallError("write", err))
+			c.werr = c.opError("write", os.NewSyscallError("write", err))
 			return true
 		case n == 0:
-			c.werr = c.writeError(io.ErrUnexpectedEOF) // as poll.FD.Write reports a write of nothing
+			c.werr = c.opError("write", io.ErrUnexpectedEOF) // as poll.FD.Write reports a write of nothing
 			return true
 		}
 		c.wn += n
 	}
 	return true
-}
-
-func (c *timedConn) writeError(err error) error {
-	return &net.OpError{Op: "write", Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: err}
 }
 
 // clientGone reports whether the client closed its connection: its socket

@@ -137,6 +137,11 @@ func (c *timedConn) writeDue() bool {
 	return w != 0 && time.Now().UnixNano() >= w
 }
 
+// opError words err as the connection's own Read or Write (op) would.
+func (c *timedConn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local.Addr, Addr: c.RemoteAddr(), Err: err}
+}
+
 // writeNow writes what the socket takes of p without waiting, with no
 // deadline on Conn (a deadline left from a write that waited could have
 // passed since, which would fail the write).
@@ -147,7 +152,9 @@ func (c *timedConn) writeNow(p []byte) (int, error) {
 	c.wp, c.wn, c.werr = p, 0, nil
 	err := c.raw.Write(c.writeFD) // the poller's error: closed
 	n := c.wn
-	if err == nil {
+	if oe, ok := err.(*net.OpError); ok { // worded "raw-write", with no source
+		err = c.opError("write", oe.Err)
+	} else if err == nil {
 		err = c.werr
 	}
 	c.wp, c.werr = nil, nil
