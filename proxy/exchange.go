@@ -151,6 +151,7 @@ var (
 // exchange ends.
 type inbound interface {
 	AppendUpstream(dst, body []byte, model string) []byte
+	Unchanged(model string) bool // AppendUpstream would copy body as it is
 	DecodeRequest(body []byte, c *codec.Request) *codec.Error
 	Release()
 }

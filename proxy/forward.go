@@ -52,8 +52,8 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 		f.served = true
 		x.uri = uri
-		var e *codec.Error
-		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
+		up, e := g.upstreamBody(ctx, buf, x, body, c)
+		if e != nil {
 			f.last = e // this channel's style cannot carry the request; another may
 			continue
 		}
@@ -66,7 +66,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		if trace != nil {
 			from = x.tryStart()
 		}
-		e, retry := g.attempt(ctx, x, *buf, c)
+		e, retry := g.attempt(ctx, x, up, c)
 		if e == nil {
 			if trace != nil { // until the answer, or its stream, began
 				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode(), Duration: time.Since(from)})
@@ -292,12 +292,31 @@ func (x *exchange) relayStyle(ch *channel) codec.Dialect {
 	return ch.style.Dialect
 }
 
-// upstreamBody appends the body to send to candidate c: the client's bytes
-// with the model spliced in when the channel speaks the client's style, else
-// a translation through the canonical model. Features the channel's style
-// cannot carry are named in the X-Rosetta-Dropped response header, which
-// is the attempt's: a failed attempt's list goes with it.
-func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+// upstreamBody is the body to send to candidate c: the client's bytes with
+// the model spliced in when the channel speaks the client's style (body
+// itself when nothing changes), else a translation through the canonical
+// model; what it writes goes to *buf. Features the channel's style cannot
+// carry are named in the X-Rosetta-Dropped response header, which is the
+// attempt's: a failed attempt's list goes with it.
+func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, buf *[]byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	if x.sendsAsIs(c) {
+		x.clearDropped(ctx)
+		return body, nil // no copy of the client's bytes
+	}
+	var e *codec.Error
+	*buf, e = g.appendUpstreamBody(ctx, (*buf)[:0], x, body, c)
+	return *buf, e
+}
+
+// sendsAsIs reports whether candidate c gets the client's body byte for
+// byte: a pass-through of a body read whole that the channel's model name
+// leaves unchanged.
+func (x *exchange) sendsAsIs(c candidate) bool {
+	return x.target == "" && x.upload == nil && x.inbound != nil && passThrough(x, c.ch) && x.inbound.Unchanged(c.model)
+}
+
+// appendUpstreamBody appends the body upstreamBody sends.
+func (g *Gateway) appendUpstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
 	x.clearDropped(ctx)
 	if x.target != "" {
 		return dst, nil // a call on a response: no body
