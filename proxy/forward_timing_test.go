@@ -56,7 +56,8 @@ func BenchmarkUpstreamBody(b *testing.B) {
 	ctx := &fasthttp.RequestCtx{}
 	for _, model := range []string{"gpt-4o-mini", "gpt-4o-mini-2024-07-18"} {
 		b.Run(model, func(b *testing.B) {
-			buf := make([]byte, 0, 4096)
+			var buf bodyBuf
+			defer buf.release()
 			b.ReportAllocs()
 			for b.Loop() {
 				up, e := g.upstreamBody(ctx, &buf, x, body, candidate{ch, model})
