@@ -26,12 +26,8 @@ var (
 // passed over.
 func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
 	var f failover
-	buf := bodyBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= maxPooledBody {
-			bodyBufs.Put(buf)
-		}
-	}()
+	var buf bodyBuf
+	defer buf.release()
 	trace := x.trace // kept: an answered attempt may finish x
 	for _, c := range cands {
 		if x.ways != nil {
@@ -52,8 +48,8 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		}
 		f.served = true
 		x.uri = uri
-		var e *codec.Error
-		if *buf, e = g.upstreamBody(ctx, (*buf)[:0], x, body, c); e != nil {
+		up, e := g.upstreamBody(ctx, &buf, x, body, c)
+		if e != nil {
 			f.last = e // this channel's style cannot carry the request; another may
 			continue
 		}
@@ -66,7 +62,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		if trace != nil {
 			from = x.tryStart()
 		}
-		e, retry := g.attempt(ctx, x, *buf, c)
+		e, retry := g.attempt(ctx, x, up, c)
 		if e == nil {
 			if trace != nil { // until the answer, or its stream, began
 				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode(), Duration: time.Since(from)})
@@ -246,6 +242,25 @@ var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b
 
 const maxPooledBody = 1 << 20
 
+// bodyBuf is a forward's buffer for the bodies it writes, taken from
+// bodyBufs when the first is written: a body sent as the client sent it
+// needs none.
+type bodyBuf struct{ b *[]byte }
+
+func (p *bodyBuf) get() *[]byte {
+	if p.b == nil {
+		p.b = bodyBufs.Get().(*[]byte)
+	}
+	return p.b
+}
+
+// release hands the buffer back, if one was taken.
+func (p *bodyBuf) release() {
+	if p.b != nil && cap(*p.b) <= maxPooledBody {
+		bodyBufs.Put(p.b)
+	}
+}
+
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
 func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
@@ -295,12 +310,32 @@ func (x *exchange) relayStyle(ch *channel) codec.Dialect {
 	return ch.style.Dialect
 }
 
-// upstreamBody appends the body to send to candidate c: the client's bytes
-// with the model spliced in when the channel speaks the client's style, else
-// a translation through the canonical model. Features the channel's style
-// cannot carry are named in the X-Rosetta-Dropped response header, which
-// is the attempt's: a failed attempt's list goes with it.
-func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+// upstreamBody is the body to send to candidate c: the client's bytes with
+// the model spliced in when the channel speaks the client's style (body
+// itself when nothing changes), else a translation through the canonical
+// model; what it writes goes to buf. Features the channel's style cannot
+// carry are named in the X-Rosetta-Dropped response header, which is the
+// attempt's: a failed attempt's list goes with it.
+func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, buf *bodyBuf, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
+	if x.sendsAsIs(c) {
+		x.clearDropped(ctx)
+		return body, nil // no copy of the client's bytes, nor a buffer
+	}
+	b := buf.get()
+	var e *codec.Error
+	*b, e = g.appendUpstreamBody(ctx, (*b)[:0], x, body, c)
+	return *b, e
+}
+
+// sendsAsIs reports whether candidate c gets the client's body byte for
+// byte: a pass-through of a body read whole that the channel's model name
+// leaves unchanged.
+func (x *exchange) sendsAsIs(c candidate) bool {
+	return x.target == "" && x.upload == nil && x.inbound != nil && passThrough(x, c.ch) && x.inbound.Unchanged(c.model)
+}
+
+// appendUpstreamBody appends the body upstreamBody sends.
+func (g *Gateway) appendUpstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
 	x.clearDropped(ctx)
 	if x.target != "" {
 		return dst, nil // a call on a response: no body

@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,6 +36,23 @@ func TestRequestID(t *testing.T) {
 		if (id == given) != kept || !kept && !made.MatchString(id) {
 			t.Errorf("given %q: id %q, want it kept: %v", given, id, kept)
 		}
+	}
+}
+
+// hex8 writes the digits strconv does, padded to eight.
+func TestHex8(t *testing.T) {
+	check := func(v uint32) {
+		var got [8]byte
+		binary.BigEndian.PutUint64(got[:], hex8(v))
+		if want := fmt.Sprintf("%08x", v); string(got[:]) != want {
+			t.Fatalf("hex8(%#x) = %q, want %q", v, got, want)
+		}
+	}
+	for _, v := range []uint32{0, 1, 9, 10, 15, 16, 0x9a, 0xa9, 0x0f0f0f0f, 0xf0f0f0f0, 0x12345678, 0x89abcdef, 0x99999999, 0xaaaaaaaa, 1<<32 - 1} {
+		check(v)
+	}
+	for range 100000 {
+		check(rand.Uint32())
 	}
 }
 

@@ -23,7 +23,7 @@ func TestResponsesDroppedAllocsNothing(t *testing.T) {
 			if e := responses.DecodeRequest(body, x.canonical()); e != nil {
 				t.Fatal(e)
 			}
-			x.buf, _ = (*Gateway)(nil).upstreamBody(ctx, x.buf[:0], x, body, c)
+			_, _ = (*Gateway)(nil).upstreamBody(ctx, &bodyBuf{&x.buf}, x, body, c)
 		}
 		named := func() { translateResponses(t, x, c, ctx, body) }
 		named()

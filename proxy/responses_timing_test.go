@@ -83,7 +83,7 @@ func translateResponses(tb testing.TB, x *exchange, c candidate, ctx *fasthttp.R
 		tb.Fatal(e)
 	}
 	var e *codec.Error
-	if x.buf, e = (*Gateway)(nil).upstreamBody(ctx, x.buf[:0], x, body, c); e != nil {
+	if _, e = (*Gateway)(nil).upstreamBody(ctx, &bodyBuf{&x.buf}, x, body, c); e != nil {
 		tb.Fatal(e)
 	}
 }

@@ -201,3 +201,32 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestFailoverBodies: each channel tried gets the body for its own model
+// name, whether the client's bytes go as they are (the same name) or with
+// the name spliced in, in either order of a failover.
+func TestFailoverBodies(t *testing.T) {
+	ok := fixture(t, "chat_response.json")
+	boom := []byte(`{"error":{"message":"boom","type":"server_error","param":null,"code":null}}`)
+	mapped := strings.Replace(miniBody, `"gpt-4o-mini"`, `"gpt-4o-mini-2024-07-18"`, 1)
+	for _, sameFirst := range []bool{true, false} {
+		bad, good := newMock(t, jsonReply(500, boom)), newMock(t, jsonReply(200, ok))
+		same, other := bad, good
+		if !sameFirst {
+			same, other = good, bad
+		}
+		tg := startGateway(t, channel("same", same.baseURL(), "priority: "+map[bool]string{true: "0", false: "1"}[sameFirst])+
+			channel("other", other.baseURL(), `model_map: {gpt-4o-mini: gpt-4o-mini-2024-07-18}, priority: `+map[bool]string{true: "1", false: "0"}[sameFirst]))
+		for range 2 { // the second request reuses the pooled buffers
+			if resp, body := tg.post(t, miniBody); resp.StatusCode != 200 {
+				t.Fatalf("same first %v: status %d: %s", sameFirst, resp.StatusCode, body)
+			}
+			if got := string(same.lastRequest().body); got != miniBody {
+				t.Errorf("same first %v: the unmapped channel got %s", sameFirst, got)
+			}
+			if got := string(other.lastRequest().body); got != mapped {
+				t.Errorf("same first %v: the mapped channel got %s", sameFirst, got)
+			}
+		}
+	}
+}

@@ -251,6 +251,10 @@ func (r *FormRequest) DecodeRequest([]byte, *codec.Request) *codec.Error {
 	return invalid("", "This endpoint is served by OpenAI-compatible channels only.")
 }
 
+// Unchanged is false: the model part is always written again (its value is
+// not kept to compare).
+func (r *FormRequest) Unchanged(string) bool { return false }
+
 // Release drops what the form holds.
 func (r *FormRequest) Release() { *r = FormRequest{} }
 

@@ -257,6 +257,19 @@ const (
 	usageMember = `"stream_options":{"include_usage":true},`
 )
 
+// Unchanged reports whether AppendUpstream would append the body as it is
+// for model: the same name, and no usage to ask for. The caller can then
+// send the client's bytes themselves and copy nothing.
+func (r *ChatRequest) Unchanged(model string) bool {
+	return string(r.Model) == model && !r.addsUsage()
+}
+
+// addsUsage reports whether the upstream must be asked for usage the client
+// did not ask for: a stream, but not of images, whose have no stream_options.
+func (r *ChatRequest) addsUsage() bool {
+	return r.Stream && !r.IncludeUsage && r.kind < PassEmbeddings
+}
+
 // AppendUpstream appends the body to send upstream: the original body with
 // the model name replaced by model (when it differs) and, on a stream whose
 // client did not ask for usage, stream_options.include_usage switched on so
@@ -268,7 +281,7 @@ func (r *ChatRequest) AppendUpstream(dst, body []byte, model string) []byte {
 		edits[n] = edit{start: r.model.Start, end: r.model.End, model: true}
 		n++
 	}
-	if r.Stream && !r.IncludeUsage && r.kind < PassEmbeddings { // images' streams have no stream_options
+	if r.addsUsage() {
 		edits[n] = r.usageEdit(body)
 		n++
 	}

@@ -223,6 +223,9 @@ func TestAppendUpstream(t *testing.T) {
 			t.Fatalf("AppendUpstream(%s, %q):\ngot  %s\nwant prefix|%s", body, model, got, want)
 		}
 		checkUpstream(t, []byte(body), got[len("prefix|"):], model)
+		if r.Unchanged(model) != (want == body) {
+			t.Fatalf("Unchanged(%q) = %v for %s", model, r.Unchanged(model), body)
+		}
 	}
 	// The model alone, wherever it is.
 	f(`{"model":"a",`+msgs+`}`, "b", `{"model":"b",`+msgs+`}`)
@@ -297,6 +300,9 @@ func TestAppendUpstreamGolden(t *testing.T) {
 				t.Fatalf("got\n%s\nwant\n%s", got, want)
 			}
 			checkUpstream(t, body, got, model)
+			if r.Unchanged(model) != (want == string(body)) {
+				t.Fatalf("Unchanged(%q) = %v", model, r.Unchanged(model))
+			}
 		})
 	}
 }

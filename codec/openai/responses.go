@@ -169,10 +169,14 @@ func (r *ResponsesRequest) readPrevious(body []byte, f rawjson.Field) *codec.Err
 	return nil
 }
 
+// Unchanged reports whether AppendUpstream would append the body as it is
+// for model: it names the same model.
+func (r *ResponsesRequest) Unchanged(model string) bool { return string(r.Model) == model }
+
 // AppendUpstream appends the body to send upstream: the client's bytes
 // with the model replaced by model when it differs.
 func (r *ResponsesRequest) AppendUpstream(dst, body []byte, model string) []byte {
-	if string(r.Model) == model {
+	if r.Unchanged(model) {
 		return append(dst, body...)
 	}
 	dst = append(dst, body[:r.model.Start]...)

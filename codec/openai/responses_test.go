@@ -55,6 +55,9 @@ func TestResponsesAppendUpstream(t *testing.T) {
 	if got := string(r.AppendUpstream(nil, body, "fast")); got != string(body) {
 		t.Fatalf("same model: %s", got)
 	}
+	if r.Unchanged("gpt-4o") || !r.Unchanged("fast") {
+		t.Fatalf("Unchanged: %v for another model, %v for the same", r.Unchanged("gpt-4o"), r.Unchanged("fast"))
+	}
 }
 
 func TestResponsesReadRelayed(t *testing.T) {
