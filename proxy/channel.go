@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
@@ -167,7 +168,7 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 	d := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second}
 	var tlsCfg *tls.Config
 	if secure {
-		tlsCfg = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12, RootCAs: upstreamRoots.Load()}
+		tlsCfg = upstreamTLS(u.Hostname())
 	}
 	ch.client = &fasthttp.HostClient{
 		Addr:                     addr,
@@ -205,8 +206,12 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 
 // dialUpstream connects to addr: a timedConn, under TLS (tlsConn) when
 // tlsCfg is set.
+// The connect timeout bounds the dial and the handshake together.
 func dialUpstream(d *net.Dialer, addr string, tlsCfg *tls.Config, t config.Timeouts) (net.Conn, error) {
-	conn, err := d.Dial("tcp", addr)
+	deadline := time.Now().Add(t.Connect)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +219,7 @@ func dialUpstream(d *net.Dialer, addr string, tlsCfg *tls.Config, t config.Timeo
 	if tlsCfg == nil {
 		return c, nil
 	}
-	return handshake(c, tlsCfg, t.Connect)
+	return handshake(c, tlsCfg, deadline)
 }
 
 // dialApart dials on a goroutine of its own. Go's dial (a TLS handshake

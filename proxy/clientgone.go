@@ -101,12 +101,12 @@ func startWaiting(id []byte, w *watch) {
 		waiting.watched.Add(1)
 		w.up = nil // a failover's new attempt: the last one's connection may serve another request now
 		waiting.m[k] = waiter{w: w, n: 1}
+		if !waiting.watching {
+			waiting.watching = true
+			go watchClients()
+		}
 	default:
 		waiting.m[k] = waiter{n: 1}
-	}
-	if w != nil && !waiting.watching {
-		waiting.watching = true
-		go watchClients()
 	}
 	waiting.Unlock()
 }
@@ -207,7 +207,7 @@ type waitingClient struct {
 func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy bool) {
 	waiting.Lock()
 	defer waiting.Unlock()
-	if len(waiting.m) == 0 {
+	if waiting.watched.Load() == 0 { // streams alone need no watcher
 		waiting.watching = false
 		return dst, false
 	}
@@ -226,8 +226,8 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 func wake(c waitingClient) {
 	waiting.Lock()
 	defer waiting.Unlock()
-	if e := waiting.m[c.k]; e.w != c.w {
-		return // it stopped waiting meanwhile
+	if e := waiting.m[c.k]; e.w != c.w || c.w.up == nil {
+		return // it stopped waiting meanwhile, or waits again with no head written yet
 	}
 	c.w.left.Store(true)
 	c.w.up.Conn.SetReadDeadline(time.Unix(1, 0)) //nolint:errcheck // a closed connection needs no waking

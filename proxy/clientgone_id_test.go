@@ -65,3 +65,25 @@ func TestWaitingSharedID(t *testing.T) {
 		t.Errorf("a stream counts as %d watches", n)
 	}
 }
+
+// The watcher's look, taken while a first attempt waited on its upstream
+// connection, finds the exchange waiting again for a failover's attempt
+// whose head is not written yet: waking it must neither touch a
+// connection (it has none; this crashed the watcher) nor mark it gone.
+func TestWakeAfterFailoverBeforeHead(t *testing.T) {
+	const id = "failover-id"
+	var w watch
+	startWaiting([]byte(id), &w)
+	if got := waitingFor(upstreamHead(t, id, 10), &timedConn{}); got != &w {
+		t.Fatalf("the first attempt's head found %p, want %p", got, &w)
+	}
+	k, _ := keyOf([]byte(id))
+	seen := waitingClient{k, &w, nil}
+	stopWaiting([]byte(id))
+	startWaiting([]byte(id), &w) // the next channel's attempt
+	defer stopWaiting([]byte(id))
+	wake(seen)
+	if w.left.Load() {
+		t.Error("an attempt with no connection yet was marked gone")
+	}
+}

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -225,7 +224,7 @@ func (g *Gateway) dialOne(ctx *fasthttp.RequestCtx, x *exchange, c candidate) (*
 	addr := target
 	if u, err := url.Parse(target); err == nil {
 		addr = u.Host
-		d.TLSClientConfig = &tls.Config{ServerName: u.Hostname(), MinVersion: tls.VersionTLS12}
+		d.TLSClientConfig = upstreamTLS(u.Hostname())
 	}
 	conn, resp, err := d.DialContext(context.Background(), target, h)
 	now := time.Now()

@@ -25,12 +25,19 @@ type tlsConn struct {
 // from then on trusts, nil for the system's; tests set their own.
 var upstreamRoots atomic.Pointer[x509.CertPool]
 
+// upstreamTLS is the TLS configuration of a connection to an upstream
+// host: its certificate checked against the system's authorities (or the
+// tests' upstreamRoots), TLS 1.2 at least.
+func upstreamTLS(host string) *tls.Config {
+	return &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12, RootCAs: upstreamRoots.Load()}
+}
+
 // handshake makes the TLS connection over under and completes its
-// handshake within timeout, closing under when it fails.
-func handshake(under *timedConn, cfg *tls.Config, timeout time.Duration) (net.Conn, error) {
+// handshake by deadline, closing under when it fails.
+func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn, error) {
 	under.secure = true
 	c := &tlsConn{Conn: tls.Client(under, cfg), under: under}
-	under.SetDeadline(time.Now().Add(timeout)) //nolint:errcheck // never fails
+	under.SetDeadline(deadline) //nolint:errcheck // never fails
 	if err := c.Handshake(); err != nil {
 		under.Close() //nolint:errcheck // the handshake's error says more
 		return nil, err
