@@ -312,44 +312,37 @@ func (x *exchange) relayStyle(ch *channel) codec.Dialect {
 
 // upstreamBody is the body to send to candidate c: the client's bytes with
 // the model spliced in when the channel speaks the client's style (body
-// itself when nothing changes), else a translation through the canonical
-// model; what it writes goes to buf. Features the channel's style cannot
-// carry are named in the X-Rosetta-Dropped response header, which is the
-// attempt's: a failed attempt's list goes with it.
+// itself when nothing changes: no copy, no buffer), else a translation
+// through the canonical model; what it writes goes to buf. Features the
+// channel's style cannot carry are named in the X-Rosetta-Dropped response
+// header, which is the attempt's: a failed attempt's list goes with it.
 func (g *Gateway) upstreamBody(ctx *fasthttp.RequestCtx, buf *bodyBuf, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
-	if x.sendsAsIs(c) {
-		x.clearDropped(ctx)
-		return body, nil // no copy of the client's bytes, nor a buffer
+	x.clearDropped(ctx)
+	switch {
+	case x.target != "":
+		return nil, nil // a call on a response: no body
+	case !passThrough(x, c.ch):
+		b := buf.get()
+		var e *codec.Error
+		*b, e = g.translateBody(ctx, (*b)[:0], x, body, c)
+		return *b, e
+	case x.upload != nil:
+		x.upBody, x.upLen = x.upload.upstream(c.model)
+		return nil, nil
+	case x.inbound != nil && x.inbound.Unchanged(c.model):
+		return body, nil
 	}
 	b := buf.get()
-	var e *codec.Error
-	*b, e = g.appendUpstreamBody(ctx, (*b)[:0], x, body, c)
-	return *b, e
+	if x.inbound != nil {
+		*b = x.inbound.AppendUpstream((*b)[:0], body, c.model)
+	} else {
+		*b = x.style.AppendModelRequest((*b)[:0], body, c.model)
+	}
+	return *b, nil
 }
 
-// sendsAsIs reports whether candidate c gets the client's body byte for
-// byte: a pass-through of a body read whole that the channel's model name
-// leaves unchanged.
-func (x *exchange) sendsAsIs(c candidate) bool {
-	return x.target == "" && x.upload == nil && x.inbound != nil && passThrough(x, c.ch) && x.inbound.Unchanged(c.model)
-}
-
-// appendUpstreamBody appends the body upstreamBody sends.
-func (g *Gateway) appendUpstreamBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
-	x.clearDropped(ctx)
-	if x.target != "" {
-		return dst, nil // a call on a response: no body
-	}
-	if passThrough(x, c.ch) {
-		if x.upload != nil {
-			x.upBody, x.upLen = x.upload.upstream(c.model)
-			return dst, nil
-		}
-		if x.inbound != nil {
-			return x.inbound.AppendUpstream(dst, body, c.model), nil
-		}
-		return x.style.AppendModelRequest(dst, body, c.model), nil
-	}
+// translateBody appends the request translated for c's style.
+func (g *Gateway) translateBody(ctx *fasthttp.RequestCtx, dst []byte, x *exchange, body []byte, c candidate) ([]byte, *codec.Error) {
 	if !x.canonReady {
 		var e *codec.Error
 		if x.inbound != nil {
