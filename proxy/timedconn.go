@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -61,14 +62,19 @@ type timedConn struct {
 	// runtime's poller each time, and a request's head and body nearly
 	// always go into the socket's buffer at once. With raw, a write first
 	// writes what the socket takes without waiting (writeFD), under no
-	// deadline (armedW 0), and only what is left waits under the
-	// client's deadline.
-	wantW   atomic.Int64
-	armedW  int64                 // the write deadline set on Conn; used by Write alone
-	writeFD func(fd uintptr) bool // tryWrite, bound once
-	wp      []byte                // tryWrite's bytes and results: a TLS close may write while a read waits
-	wn      int
-	werr    error
+	// deadline (armedW 0) and with no look at the clock, and only what is
+	// left waits under the client's deadline (writeWaiting).
+	// A write that waits (waitingW) has its deadline moved by a later
+	// SetWriteDeadline, as net.Conn's contract says of pending I/O; wmu
+	// orders the two's settings of Conn's deadline (armedW).
+	wantW    atomic.Int64
+	waitingW atomic.Bool // set and cleared under wmu
+	wmu      sync.Mutex
+	armedW   int64                 // the write deadline set on Conn: by Write, or under wmu while waitingW
+	writeFD  func(fd uintptr) bool // tryWrite, bound once
+	wp       []byte                // tryWrite's bytes and results: a TLS close may write while a read waits
+	wn       int
+	werr     error
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
@@ -117,24 +123,32 @@ func (c *timedConn) Write(p []byte) (int, error) {
 		c.watchHead(p)
 	}
 	n := 0
-	if c.raw != nil && !c.writeDue() {
+	if c.raw != nil {
 		var err error
 		if n, err = c.writeNow(p); err != nil || n == len(p) {
 			return n, err
 		}
 	}
-	if err := c.armWrite(c.wantW.Load()); err != nil {
-		return n, err
-	}
-	m, err := c.Conn.Write(p[n:])
+	m, err := c.writeWaiting(p[n:])
 	return n + m, err
 }
 
-// writeDue reports whether the client's write deadline has passed: the
-// write then goes to Conn under it, which fails it as Conn would have.
-func (c *timedConn) writeDue() bool {
-	w := c.wantW.Load()
-	return w != 0 && time.Now().UnixNano() >= w
+// writeWaiting writes p under the client's write deadline, set on Conn,
+// where SetWriteDeadline moves it while the write waits. A deadline
+// already past fails the write as it would wait.
+func (c *timedConn) writeWaiting(p []byte) (int, error) {
+	c.wmu.Lock()
+	c.waitingW.Store(true)
+	err := c.armWrite(c.wantW.Load())
+	c.wmu.Unlock()
+	n := 0
+	if err == nil {
+		n, err = c.Conn.Write(p)
+	}
+	c.wmu.Lock()
+	c.waitingW.Store(false)
+	c.wmu.Unlock()
+	return n, err
 }
 
 // opError words err as the connection's own Read or Write (op) would.
@@ -277,14 +291,28 @@ func (c *timedConn) SetReadDeadline(t time.Time) error {
 	return nil // applied by the next Read
 }
 
-// SetWriteDeadline keeps t for the writes that wait (Write).
+// SetWriteDeadline keeps t for the writes that wait (writeWaiting), and
+// moves the deadline of one waiting now. A write that does not wait pays
+// the load of waitingW here.
+//
+// The store of wantW here and the store of waitingW in writeWaiting each
+// come before the other's load: either this sees the write waiting, or the
+// write arms the deadline stored here.
 func (c *timedConn) SetWriteDeadline(t time.Time) error {
 	var n int64
 	if !t.IsZero() {
 		n = t.UnixNano()
 	}
 	c.wantW.Store(n)
-	return nil
+	if !c.waitingW.Load() {
+		return nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.waitingW.Load() {
+		return nil // it ended meanwhile
+	}
+	return c.armWrite(c.wantW.Load()) // the latest, whichever of two calls takes the lock last
 }
 
 func (c *timedConn) SetDeadline(t time.Time) error {
