@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -26,9 +27,14 @@ import (
 type timedConn struct {
 	net.Conn
 	firstByte, idle time.Duration
-	awaiting        atomic.Bool
-	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
-	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
+	// awaiting: a request's head was written and no byte of its answer
+	// read yet. Under TLS (secure) the bytes are the plaintext's, which
+	// tlsConn writes and reads: TLS's own records (a handshake's, a
+	// session ticket, a record's header come before its body) are no
+	// request and no answer.
+	awaiting atomic.Bool
+	outer    atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+	armed    int64        // unix nanos of the deadline set on Conn; used by Read alone
 
 	// beforeWait, when set, runs when a read is about to wait for the
 	// upstream: the readers above the connection (fasthttp's, TLS's) have
@@ -84,6 +90,10 @@ func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
 	return c
 }
 
+// untimed is a timeout longer than any deadline a read is given: under it
+// a read waits until the client's deadline (SetReadDeadline) alone.
+const untimed = time.Duration(math.MaxInt64 / 4) // 73 years: now plus it fits in unix nanos
+
 // errClientGone ends an upstream read whose stream has no client left.
 var errClientGone = errors.New("client went away")
 
@@ -119,7 +129,7 @@ func (c *timedConn) watchHead(p []byte) {
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
-	if !c.awaiting.Swap(true) && !c.secure { // the head of a new request
+	if !c.secure && !c.awaiting.Swap(true) { // the head of a new request
 		c.watchHead(p)
 	}
 	n := 0
@@ -199,7 +209,9 @@ func (c *timedConn) Read(p []byte) (int, error) {
 			return 0, errClientGone
 		}
 		if err == nil || n > 0 || !c.woken(err) {
-			c.got(n)
+			if !c.secure {
+				c.got(n)
+			}
 			return n, err
 		}
 	}
@@ -258,10 +270,11 @@ func (c *timedConn) arm() error {
 	return nil
 }
 
-// got notes that a read returned bytes: the upstream has begun to answer,
-// so later reads wait under the idle timeout, not the first-byte one.
+// got notes that a read returned bytes of the answer: the upstream has
+// begun to answer, so later reads wait under the idle timeout, not the
+// first-byte one.
 func (c *timedConn) got(n int) {
-	if n > 0 {
+	if n > 0 && c.awaiting.Load() {
 		c.awaiting.Store(false)
 	}
 }

@@ -10,25 +10,31 @@ import (
 	"time"
 )
 
-// writeDeadlines counts the write deadlines set on a TCP connection; its
+// socketDeadlines records the deadlines set on a TCP connection; its
 // socket stays reachable (SyscallConn), as a dialed upstream's is.
-type writeDeadlines struct {
+type socketDeadlines struct {
 	*net.TCPConn
-	set  int
-	last time.Time
+	writes    int
+	lastWrite time.Time
+	reads     []time.Time
 }
 
-func (c *writeDeadlines) SetWriteDeadline(t time.Time) error {
-	c.set++
-	c.last = t
+func (c *socketDeadlines) SetWriteDeadline(t time.Time) error {
+	c.writes++
+	c.lastWrite = t
 	return c.TCPConn.SetWriteDeadline(t)
+}
+
+func (c *socketDeadlines) SetReadDeadline(t time.Time) error {
+	c.reads = append(c.reads, t)
+	return c.TCPConn.SetReadDeadline(t)
 }
 
 // A write the socket takes at once sets no write deadline, whatever the
 // client asked for: the request of each exchange is written, none set.
 func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 	client, server := tcpPair(t)
-	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
 	c := newTimedConn(under, time.Minute, time.Minute)
 	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
 	p := make([]byte, 3000)
@@ -38,8 +44,8 @@ func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 			t.Fatalf("wrote %d, %v", n, err)
 		}
 	}
-	if under.set != 0 {
-		t.Errorf("%d write deadlines set, want none", under.set)
+	if under.writes != 0 {
+		t.Errorf("%d write deadlines set, want none", under.writes)
 	}
 }
 
@@ -48,7 +54,7 @@ func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 // next write, which the socket takes at once, runs under no deadline.
 func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	client, server := tcpPair(t)
-	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
 	c := newTimedConn(under, time.Minute, time.Minute)
 	deadline := time.Now().Add(200 * time.Millisecond)
 	c.SetWriteDeadline(deadline) //nolint:errcheck // never fails
@@ -60,8 +66,8 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	if time.Now().Before(deadline) {
 		t.Error("the write failed before its deadline")
 	}
-	if under.set != 1 || !under.last.Equal(deadline) {
-		t.Fatalf("%d write deadlines set, the last %v; want the client's %v", under.set, under.last, deadline)
+	if under.writes != 1 || !under.lastWrite.Equal(deadline) {
+		t.Fatalf("%d write deadlines set, the last %v; want the client's %v", under.writes, under.lastWrite, deadline)
 	}
 	go io.Copy(io.Discard, server)                  //nolint:errcheck // until the test closes it
 	c.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // never fails
@@ -71,8 +77,8 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 			t.Fatalf("wrote %d, %v", n, err)
 		}
 	}
-	if under.set != 2 || !under.last.IsZero() {
-		t.Errorf("%d write deadlines set, the last %v; want the first write's cleared", under.set, under.last)
+	if under.writes != 2 || !under.lastWrite.IsZero() {
+		t.Errorf("%d write deadlines set, the last %v; want the first write's cleared", under.writes, under.lastWrite)
 	}
 }
 
