@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"os"
@@ -31,5 +32,32 @@ func TestHandshakeUnderDialDeadline(t *testing.T) {
 		if !d.Equal(deadline) {
 			t.Fatalf("read deadlines %v, want the dial's %v alone", under.reads, deadline)
 		}
+	}
+}
+
+// On an https channel too, a write waiting (its peer reads nothing) is
+// ended by a later write deadline in the past: tls.Conn passes it to the
+// timedConn beneath, which moves the waiting write's.
+func TestTLSPendingWriteObeysNewDeadline(t *testing.T) {
+	cfg := TrustedServerTLS(t)
+	client, server := tcpPair(t)
+	go tls.Server(server, cfg).Handshake() //nolint:errcheck // then it reads nothing
+	conn, err := handshake(newTimedConn(client, time.Minute, time.Minute), upstreamTLS("127.0.0.1"), time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := blockedWrite(conn)
+	set := time.Now()
+	conn.SetWriteDeadline(set.Add(-time.Second)) //nolint:errcheck // never fails
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("the write ended with %v, want a timeout", err)
+		}
+		if d := time.Since(set); d > 250*time.Millisecond {
+			t.Errorf("the write ended %v after its deadline was moved to the past", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the write still waits 5s after its deadline was moved to the past")
 	}
 }

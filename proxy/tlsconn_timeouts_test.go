@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +107,7 @@ func (u scriptedUpstream) start(t *testing.T) string {
 	var cfg *tls.Config
 	scheme := "http"
 	if u.secure {
-		cfg, scheme = trustedTLS(t), "https"
+		cfg, scheme = proxy.TrustedServerTLS(t), "https"
 	}
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
@@ -172,14 +171,4 @@ func (c *delayedRecords) Write(p []byte) (int, error) {
 	time.Sleep(c.wait)
 	m, err := c.Conn.Write(p[5:])
 	return n + m, err
-}
-
-// trustedTLS is a server TLS configuration with httptest's certificate,
-// which the gateways the test starts trust.
-func trustedTLS(t *testing.T) *tls.Config {
-	s := httptest.NewUnstartedServer(http.NotFoundHandler())
-	s.StartTLS()
-	t.Cleanup(s.Close)
-	proxy.TrustUpstreamCert(t, s.Certificate())
-	return &tls.Config{Certificates: s.TLS.Certificates}
 }
