@@ -1,7 +1,10 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"crypto/x509"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -12,4 +15,14 @@ func TrustUpstreamCert(t testing.TB, cert *x509.Certificate) {
 	pool.AddCert(cert)
 	old := upstreamRoots.Swap(pool)
 	t.Cleanup(func() { upstreamRoots.Store(old) })
+}
+
+// TrustedServerTLS is a test upstream's TLS configuration, with
+// httptest's certificate, which https channels trust until t ends.
+func TrustedServerTLS(t testing.TB) *tls.Config {
+	s := httptest.NewUnstartedServer(http.NotFoundHandler())
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	TrustUpstreamCert(t, s.Certificate())
+	return &tls.Config{Certificates: s.TLS.Certificates}
 }

@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"errors"
+	"math"
 	"net"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -25,9 +27,14 @@ import (
 type timedConn struct {
 	net.Conn
 	firstByte, idle time.Duration
-	awaiting        atomic.Bool
-	outer           atomic.Int64 // unix nanos of the client's read deadline, 0 for none
-	armed           int64        // unix nanos of the deadline set on Conn; used by Read alone
+	// awaiting: a request's head was written and no byte of its answer
+	// read yet. Under TLS (secure) the bytes are the plaintext's, which
+	// tlsConn writes and reads: TLS's own records (a handshake's, a
+	// session ticket, a record's header come before its body) are no
+	// request and no answer.
+	awaiting atomic.Bool
+	outer    atomic.Int64 // unix nanos of the client's read deadline, 0 for none
+	armed    int64        // unix nanos of the deadline set on Conn; used by Read alone
 
 	// beforeWait, when set, runs when a read is about to wait for the
 	// upstream: the readers above the connection (fasthttp's, TLS's) have
@@ -61,14 +68,19 @@ type timedConn struct {
 	// runtime's poller each time, and a request's head and body nearly
 	// always go into the socket's buffer at once. With raw, a write first
 	// writes what the socket takes without waiting (writeFD), under no
-	// deadline (armedW 0), and only what is left waits under the
-	// client's deadline.
-	wantW   atomic.Int64
-	armedW  int64                 // the write deadline set on Conn; used by Write alone
-	writeFD func(fd uintptr) bool // tryWrite, bound once
-	wp      []byte                // tryWrite's bytes and results: a TLS close may write while a read waits
-	wn      int
-	werr    error
+	// deadline (armedW 0) and with no look at the clock, and only what is
+	// left waits under the client's deadline (writeWaiting).
+	// A write that waits (waitingW) has its deadline moved by a later
+	// SetWriteDeadline, as net.Conn's contract says of pending I/O; wmu
+	// orders the two's settings of Conn's deadline (armedW).
+	wantW    atomic.Int64
+	waitingW atomic.Bool // set and cleared under wmu
+	wmu      sync.Mutex
+	armedW   int64                 // the write deadline set on Conn: by Write, or under wmu while waitingW
+	writeFD  func(fd uintptr) bool // tryWrite, bound once
+	wp       []byte                // tryWrite's bytes and results: a TLS close may write while a read waits
+	wn       int
+	werr     error
 }
 
 func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
@@ -77,6 +89,10 @@ func newTimedConn(conn net.Conn, firstByte, idle time.Duration) *timedConn {
 	c.useRawSocket()
 	return c
 }
+
+// untimed is a timeout longer than any deadline a read is given: under it
+// a read waits until the client's deadline (SetReadDeadline) alone.
+const untimed = time.Duration(math.MaxInt64 / 4) // 73 years: now plus it fits in unix nanos
 
 // errClientGone ends an upstream read whose stream has no client left.
 var errClientGone = errors.New("client went away")
@@ -113,28 +129,36 @@ func (c *timedConn) watchHead(p []byte) {
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
-	if !c.awaiting.Swap(true) && !c.secure { // the head of a new request
+	if !c.secure && !c.awaiting.Swap(true) { // the head of a new request
 		c.watchHead(p)
 	}
 	n := 0
-	if c.raw != nil && !c.writeDue() {
+	if c.raw != nil {
 		var err error
 		if n, err = c.writeNow(p); err != nil || n == len(p) {
 			return n, err
 		}
 	}
-	if err := c.armWrite(c.wantW.Load()); err != nil {
-		return n, err
-	}
-	m, err := c.Conn.Write(p[n:])
+	m, err := c.writeWaiting(p[n:])
 	return n + m, err
 }
 
-// writeDue reports whether the client's write deadline has passed: the
-// write then goes to Conn under it, which fails it as Conn would have.
-func (c *timedConn) writeDue() bool {
-	w := c.wantW.Load()
-	return w != 0 && time.Now().UnixNano() >= w
+// writeWaiting writes p under the client's write deadline, set on Conn,
+// where SetWriteDeadline moves it while the write waits. A deadline
+// already past fails the write as it would wait.
+func (c *timedConn) writeWaiting(p []byte) (int, error) {
+	c.wmu.Lock()
+	c.waitingW.Store(true)
+	err := c.armWrite(c.wantW.Load())
+	c.wmu.Unlock()
+	n := 0
+	if err == nil {
+		n, err = c.Conn.Write(p)
+	}
+	c.wmu.Lock()
+	c.waitingW.Store(false)
+	c.wmu.Unlock()
+	return n, err
 }
 
 // opError words err as the connection's own Read or Write (op) would.
@@ -185,7 +209,9 @@ func (c *timedConn) Read(p []byte) (int, error) {
 			return 0, errClientGone
 		}
 		if err == nil || n > 0 || !c.woken(err) {
-			c.got(n)
+			if !c.secure {
+				c.got(n)
+			}
 			return n, err
 		}
 	}
@@ -244,10 +270,11 @@ func (c *timedConn) arm() error {
 	return nil
 }
 
-// got notes that a read returned bytes: the upstream has begun to answer,
-// so later reads wait under the idle timeout, not the first-byte one.
+// got notes that a read returned bytes of the answer: the upstream has
+// begun to answer, so later reads wait under the idle timeout, not the
+// first-byte one.
 func (c *timedConn) got(n int) {
-	if n > 0 {
+	if n > 0 && c.awaiting.Load() {
 		c.awaiting.Store(false)
 	}
 }
@@ -277,14 +304,28 @@ func (c *timedConn) SetReadDeadline(t time.Time) error {
 	return nil // applied by the next Read
 }
 
-// SetWriteDeadline keeps t for the writes that wait (Write).
+// SetWriteDeadline keeps t for the writes that wait (writeWaiting), and
+// moves the deadline of one waiting now. A write that does not wait pays
+// the load of waitingW here.
+//
+// The store of wantW here and the store of waitingW in writeWaiting each
+// come before the other's load: either this sees the write waiting, or the
+// write arms the deadline stored here.
 func (c *timedConn) SetWriteDeadline(t time.Time) error {
 	var n int64
 	if !t.IsZero() {
 		n = t.UnixNano()
 	}
 	c.wantW.Store(n)
-	return nil
+	if !c.waitingW.Load() {
+		return nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if !c.waitingW.Load() {
+		return nil // it ended meanwhile
+	}
+	return c.armWrite(c.wantW.Load()) // the latest, whichever of two calls takes the lock last
 }
 
 func (c *timedConn) SetDeadline(t time.Time) error {

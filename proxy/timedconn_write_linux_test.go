@@ -10,25 +10,31 @@ import (
 	"time"
 )
 
-// writeDeadlines counts the write deadlines set on a TCP connection; its
+// socketDeadlines records the deadlines set on a TCP connection; its
 // socket stays reachable (SyscallConn), as a dialed upstream's is.
-type writeDeadlines struct {
+type socketDeadlines struct {
 	*net.TCPConn
-	set  int
-	last time.Time
+	writes    int
+	lastWrite time.Time
+	reads     []time.Time
 }
 
-func (c *writeDeadlines) SetWriteDeadline(t time.Time) error {
-	c.set++
-	c.last = t
+func (c *socketDeadlines) SetWriteDeadline(t time.Time) error {
+	c.writes++
+	c.lastWrite = t
 	return c.TCPConn.SetWriteDeadline(t)
+}
+
+func (c *socketDeadlines) SetReadDeadline(t time.Time) error {
+	c.reads = append(c.reads, t)
+	return c.TCPConn.SetReadDeadline(t)
 }
 
 // A write the socket takes at once sets no write deadline, whatever the
 // client asked for: the request of each exchange is written, none set.
 func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 	client, server := tcpPair(t)
-	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
 	c := newTimedConn(under, time.Minute, time.Minute)
 	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
 	p := make([]byte, 3000)
@@ -38,8 +44,8 @@ func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 			t.Fatalf("wrote %d, %v", n, err)
 		}
 	}
-	if under.set != 0 {
-		t.Errorf("%d write deadlines set, want none", under.set)
+	if under.writes != 0 {
+		t.Errorf("%d write deadlines set, want none", under.writes)
 	}
 }
 
@@ -48,7 +54,7 @@ func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 // next write, which the socket takes at once, runs under no deadline.
 func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	client, server := tcpPair(t)
-	under := &writeDeadlines{TCPConn: client.(*net.TCPConn)}
+	under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
 	c := newTimedConn(under, time.Minute, time.Minute)
 	deadline := time.Now().Add(200 * time.Millisecond)
 	c.SetWriteDeadline(deadline) //nolint:errcheck // never fails
@@ -60,8 +66,8 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	if time.Now().Before(deadline) {
 		t.Error("the write failed before its deadline")
 	}
-	if under.set != 1 || !under.last.Equal(deadline) {
-		t.Fatalf("%d write deadlines set, the last %v; want the client's %v", under.set, under.last, deadline)
+	if under.writes != 1 || !under.lastWrite.Equal(deadline) {
+		t.Fatalf("%d write deadlines set, the last %v; want the client's %v", under.writes, under.lastWrite, deadline)
 	}
 	go io.Copy(io.Discard, server)                  //nolint:errcheck // until the test closes it
 	c.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // never fails
@@ -71,19 +77,31 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 			t.Fatalf("wrote %d, %v", n, err)
 		}
 	}
-	if under.set != 2 || !under.last.IsZero() {
-		t.Errorf("%d write deadlines set, the last %v; want the first write's cleared", under.set, under.last)
+	if under.writes != 2 || !under.lastWrite.IsZero() {
+		t.Errorf("%d write deadlines set, the last %v; want the first write's cleared", under.writes, under.lastWrite)
 	}
 }
 
-// A write whose deadline has passed fails with a timeout, as it did on
-// the connection itself, even though the socket would take it.
+// A write whose deadline has passed fails with a timeout as it comes to
+// wait, at once, having written what the socket took; a write the socket
+// takes whole is not failed: the deadline, like the clock, is looked at
+// only by a write that waits.
 func TestTimedConnWritePastDeadline(t *testing.T) {
 	client, _ := tcpPair(t)
 	c := newTimedConn(client, time.Minute, time.Minute)
 	c.SetWriteDeadline(time.Now().Add(-time.Millisecond)) //nolint:errcheck // never fails
-	if n, err := c.Write([]byte("POST / HTTP/1.1\r\n\r\n")); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("wrote %d, %v; want a timeout", n, err)
+	head := []byte("POST / HTTP/1.1\r\n\r\n")
+	if n, err := c.Write(head); n != len(head) || err != nil {
+		t.Fatalf("wrote %d, %v; want the socket to take it all", n, err)
+	}
+	start := time.Now()
+	big := make([]byte, 64<<20)
+	n, err := c.Write(big)
+	if !errors.Is(err, os.ErrDeadlineExceeded) || n == 0 || n == len(big) {
+		t.Fatalf("wrote %d of %d, %v; want part of it and a timeout", n, len(big), err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the write failed %v after it began, want at once", d)
 	}
 }
 
@@ -112,5 +130,67 @@ func TestTimedConnWriteErrorWorded(t *testing.T) {
 	}
 	if words(err, client) != words(want, plain) {
 		t.Errorf("error %q, the connection's own Write says %q", err, want)
+	}
+}
+
+// blockedWrite starts a write on c of more than the sockets hold, the
+// peer reading nothing, and returns its result once it ends; it gives the
+// write time to fill the sockets and wait.
+func blockedWrite(c net.Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Write(make([]byte, 64<<20))
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	return done
+}
+
+// A write waiting under an older deadline, or none, is ended by a later
+// SetWriteDeadline in the past, at once, with a timeout: a deadline applies
+// to pending I/O too (net.Conn).
+func TestTimedConnPendingWriteObeysNewDeadline(t *testing.T) {
+	f := func(old time.Time) {
+		t.Helper()
+		client, _ := tcpPair(t)
+		c := newTimedConn(client, time.Minute, time.Minute)
+		c.SetWriteDeadline(old) //nolint:errcheck // never fails
+		done := blockedWrite(c)
+		set := time.Now()
+		c.SetWriteDeadline(set.Add(-time.Second)) //nolint:errcheck // never fails
+		select {
+		case err := <-done:
+			var ne net.Error
+			if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("the write ended with %v, want a timeout", err)
+			}
+			if d := time.Since(set); d > 250*time.Millisecond {
+				t.Errorf("the write ended %v after its deadline was moved to the past", d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the write still waits 5s after its deadline was moved to the past (old deadline %v)", old)
+		}
+	}
+	f(time.Time{})
+	f(time.Now().Add(time.Minute))
+}
+
+// A write waiting under a deadline that is then cleared waits on past it,
+// and completes once the peer reads.
+func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
+	client, server := tcpPair(t)
+	c := newTimedConn(client, time.Minute, time.Minute)
+	old := time.Now().Add(300 * time.Millisecond)
+	c.SetWriteDeadline(old) //nolint:errcheck // never fails
+	done := blockedWrite(c)
+	c.SetWriteDeadline(time.Time{}) //nolint:errcheck // never fails
+	select {
+	case err := <-done:
+		t.Fatalf("the write ended with %v under a cleared deadline", err)
+	case <-time.After(time.Until(old) + 300*time.Millisecond):
+	}
+	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
+	if err := <-done; err != nil {
+		t.Fatalf("the write failed once the peer read: %v", err)
 	}
 }

@@ -17,8 +17,7 @@ import (
 // through tls.Conn to the timedConn as they would through fasthttp's.
 type tlsConn struct {
 	*tls.Conn
-	under    *timedConn
-	awaiting atomic.Bool // a head was written and no byte of its answer read yet
+	under *timedConn
 }
 
 // upstreamRoots are the certificate authorities an https channel made
@@ -33,12 +32,18 @@ func upstreamTLS(host string) *tls.Config {
 }
 
 // handshake makes the TLS connection over under and completes its
-// handshake by deadline, closing under when it fails.
+// handshake by deadline, closing under when it fails. The handshake waits
+// under deadline alone, as the dial before it: the first-byte and idle
+// timeouts are the answer's.
 func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn, error) {
 	under.secure = true
 	c := &tlsConn{Conn: tls.Client(under, cfg), under: under}
+	firstByte, idle := under.firstByte, under.idle
+	under.firstByte, under.idle = untimed, untimed
 	under.SetDeadline(deadline) //nolint:errcheck // never fails
-	if err := c.Handshake(); err != nil {
+	err := c.Handshake()
+	under.firstByte, under.idle = firstByte, idle
+	if err != nil {
 		under.Close() //nolint:errcheck // the handshake's error says more
 		return nil, err
 	}
@@ -46,8 +51,10 @@ func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn,
 	return c, nil
 }
 
+// Write and Read keep the timedConn's awaiting by the plaintext: the
+// first-byte timeout lasts until the answer's first byte, as on http.
 func (c *tlsConn) Write(p []byte) (int, error) {
-	if !c.awaiting.Swap(true) { // the head of a new request
+	if !c.under.awaiting.Swap(true) { // the head of a new request
 		c.under.watchHead(p)
 	}
 	return c.Conn.Write(p)
@@ -55,8 +62,6 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 
 func (c *tlsConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 && c.awaiting.Load() {
-		c.awaiting.Store(false)
-	}
+	c.under.got(n)
 	return n, err
 }
