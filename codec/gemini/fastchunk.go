@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -94,47 +95,87 @@ type template struct {
 	b         []byte // its bytes; empty when there is none
 	holes     []hole
 	holeBuf   [maxHoles]hole
+	lit       []byte // b, its counts the last replay's: what the steps compare
 	steps     []step // the replay, compiled from the holes
 	stepBuf   [maxHoles + 1]step
+	counts    []countHole // the counts the steps read, in order
+	countBuf  [maxHoles]countHole
 	model, id string // the fixed modelVersion and responseId, in b
 	parts     int
-	learnt    bool                // the first replay fixed the counts that stayed
-	at        [maxHoles + 1]int32 // where the first replay read each step's value
+	learnt    bool            // the first replay fixed the counts that stayed
+	at        [maxHoles]int32 // where the first replay read each count
 }
 
 // step is one step of a replay: lit, bytes of the template, compared with
-// the chunk's (the fixed holes among them), then the value of a hole of
-// kind read from the chunk (the template's is vlen bytes).
+// the chunk's at once, then the string value of a hole of kind read from
+// the chunk. The counts before counts (an index in the template's) not
+// read by an earlier step lie in lit, at the same offsets in every chunk:
+// each is read from the chunk and copied into lit before the comparison,
+// which so checks every byte around them (the fixed holes among them) in
+// one run, where a step per count would compare a run between each two.
 type step struct {
-	lit  string // a view of the template's bytes
-	vlen int32
-	kind holeKind
-	part uint8
-	hole uint8 // its index in the template's holes
+	lit    []byte // a view of the template's lit
+	counts uint8
+	kind   holeKind
+	part   uint8
+}
+
+// countHole is a count a step reads, of vlen digits at off in its lit.
+// One whose digits end 8 bytes or more into the lit (every count but one
+// right after a string, which the keys before them rule out), and of at
+// most 8 digits, is read and copied as the word that ends with it: mask
+// keeps its digits, keep the template's bytes before them.
+type countHole struct {
+	off, vlen  int32
+	kind       holeKind
+	hole       uint8 // its index in the template's holes
+	word       bool
+	lead, zero uint8 // the shift to its first digit in the word, and '0' when that must not be one
+	mask, keep uint64
 }
 
 // compile turns the holes into the steps of the replay: each fixed hole
-// joins the bytes compared around it, so that a replay compares one run
-// of bytes between two values it reads. The fixed modelVersion and
-// responseId a replay reads are the template's own bytes.
+// joins the bytes compared around it, and a count the bytes of its step,
+// so that a replay compares one run of bytes before each string it
+// reads. The fixed modelVersion and responseId a replay reads are the
+// template's own bytes.
 func (t *template) compile() {
-	t.steps = t.stepBuf[:0]
+	t.steps, t.counts = t.stepBuf[:0], t.countBuf[:0]
+	t.lit = append(t.lit[:0], t.b...)
 	t.model, t.id = "", ""
 	run := int32(0) // where the literal bytes of the next step start
 	for k, h := range t.holes {
-		if h.fixed {
+		switch {
+		case h.fixed:
 			switch h.kind {
 			case holeModel:
 				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
 				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			}
-			continue
+		case h.kind >= holeCount:
+			t.counts = append(t.counts, t.countHole(h, uint8(k), run))
+		default:
+			t.steps = append(t.steps, step{lit: t.lit[run:h.at], counts: uint8(len(t.counts)), kind: h.kind, part: h.part})
+			run = h.end
 		}
-		t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:h.at]), vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
-		run = h.end
 	}
-	t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:]), kind: holeNone})
+	t.steps = append(t.steps, step{lit: t.lit[run:], counts: uint8(len(t.counts)), kind: holeNone})
+}
+
+// countHole is the count hole h (the k-th) of the step whose lit starts
+// at run.
+func (t *template) countHole(h hole, k uint8, run int32) countHole {
+	c := countHole{off: h.at - run, vlen: h.end - h.at, kind: h.kind, hole: k}
+	if c.vlen <= 8 && c.off+c.vlen >= 8 {
+		c.word, c.mask = true, digitsMask[c.vlen]
+		c.keep = rawjson.Word(t.b, int(h.end)-8) &^ c.mask
+		c.lead = uint8(64 - 8*c.vlen)
+		if c.vlen > 1 {
+			c.zero = '0'
+		}
+	}
+	return c
 }
 
 // fastScan is a cursor over one chunk. It uses the parser's scanner for
@@ -217,29 +258,34 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		return 0, false
 	}
 	c := &d.c // the template's values, or the last replay's: the holes are set
-	i := 0
+	i, ci := 0, 0
 	for k := range t.steps {
 		st := &t.steps[k]
-		if n := len(st.lit); len(data)-i < n || string(data[i:i+n]) != st.lit {
+		n := len(st.lit)
+		if len(data)-i < n {
 			return 0, false
 		}
-		i += len(st.lit)
-		switch {
-		case st.kind == holeNone:
-			if !t.learnt && i == len(data) {
-				t.fixCounts(data)
-			}
-			return t.parts, i == len(data)
-		case st.kind >= holeCount:
-			v, ok := countOfLen(data, i, int(st.vlen))
+		for ; ci < int(st.counts); ci++ {
+			ch := &t.counts[ci]
+			v, ok := ch.read(data[i:i+n], st.lit)
 			if !ok {
 				return 0, false
 			}
 			if !t.learnt {
-				t.at[k] = int32(i)
+				t.at[ci] = int32(i) + ch.off
 			}
-			i += int(st.vlen)
-			c.Usage.set(st.kind, v)
+			c.Usage.set(ch.kind, v)
+		}
+		if string(data[i:i+n]) != string(st.lit) {
+			return 0, false
+		}
+		i += n
+		switch st.kind {
+		case holeNone:
+			if !t.learnt && i == len(data) {
+				t.fixCounts(data)
+			}
+			return t.parts, i == len(data)
 		default:
 			p := parser{b: data, i: i}
 			v, plain, ok := p.text(&d.sd)
@@ -255,6 +301,24 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		}
 	}
 	return 0, false // (the last step returns)
+}
+
+// read reads the count from b, a chunk's bytes where a step's lit lies,
+// and copies it into lit: what countOfLen reads, the byte after it
+// checked by the step's comparison.
+func (c *countHole) read(b, lit []byte) (int, bool) {
+	if !c.word {
+		at := int(c.off)
+		copy(lit[at:at+int(c.vlen)], b[at:])
+		return countOfLen(b, at, int(c.vlen))
+	}
+	at := int(c.off+c.vlen) - 8
+	w := rawjson.Word(b, at) & c.mask
+	if byte(w>>c.lead) == c.zero {
+		return 0, false // a leading zero
+	}
+	binary.LittleEndian.PutUint64(lit[at:], c.keep|w)
+	return digits8(w | digitsFill[c.vlen])
 }
 
 // setString puts the string value v of a replay's step, not a text, where
@@ -295,12 +359,9 @@ func (u *wireUsage) set(kind holeKind, n int) {
 func (t *template) fixCounts(data []byte) {
 	t.learnt = true
 	fixed := false
-	for k, st := range t.steps {
-		if st.kind < holeCount || st.kind == holeNone {
-			continue
-		}
-		h := &t.holes[st.hole]
-		if at := int(t.at[k]); string(data[at:at+int(st.vlen)]) == string(t.b[h.at:h.end]) {
+	for k, c := range t.counts {
+		h := &t.holes[c.hole]
+		if at := int(t.at[k]); string(data[at:at+int(c.vlen)]) == string(t.b[h.at:h.end]) {
 			h.fixed, fixed = true, true
 		}
 	}

@@ -209,7 +209,7 @@ func TestReplayFixesCounts(t *testing.T) {
 	for i, c := range []struct {
 		chunk      []byte
 		replayed   bool
-		steps      int // of the template after the chunk
+		values     int // the template's steps and counts after the chunk
 		candidates int
 	}{
 		{counts("12", "35", "358"), false, 8, 35}, // the text and 6 counts, and the end
@@ -223,9 +223,10 @@ func TestReplayFixesCounts(t *testing.T) {
 			replayed = false
 			d.fastChunk(c.chunk)
 		}
-		if replayed != c.replayed || len(d.tmpl.steps) != c.steps || d.c.Usage.CandidatesTokenCount != c.candidates {
-			t.Errorf("chunk %d: replayed %v, %d steps, %+v; want %v, %d steps, %d candidates",
-				i, replayed, len(d.tmpl.steps), d.c.Usage, c.replayed, c.steps, c.candidates)
+		values := len(d.tmpl.steps) + len(d.tmpl.counts)
+		if replayed != c.replayed || values != c.values || d.c.Usage.CandidatesTokenCount != c.candidates {
+			t.Errorf("chunk %d: replayed %v, %d steps and counts, %+v; want %v, %d, %d candidates",
+				i, replayed, values, d.c.Usage, c.replayed, c.values, c.candidates)
 		}
 		checkFastAgreesAfter(t, c.chunk, counts("12", "35", "358"), counts("12", "36", "359"))
 	}

@@ -57,7 +57,7 @@ var _ codec.StreamDecoder = (*StreamDecoder)(nil)
 
 // Reset readies d for a new stream.
 func (d *StreamDecoder) Reset() {
-	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}, tmpl: template{b: d.tmpl.b[:0]}}
+	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}, tmpl: template{b: d.tmpl.b[:0], lit: d.tmpl.lit[:0]}}
 }
 
 // Decode appends the events of one chunk: the data of one SSE event, or
