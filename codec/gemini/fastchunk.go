@@ -267,13 +267,21 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		}
 		for ; ci < int(st.counts); ci++ {
 			ch := &t.counts[ci]
-			v, ok := ch.read(data[i:i+n], st.lit)
+			var v int
+			var ok bool
+			if ch.word { // (inline: most counts)
+				at := i + int(ch.off+ch.vlen) - 8
+				w := rawjson.Word(data, at) & ch.mask
+				binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
+				v, ok = digits8(w | digitsFill[ch.vlen])
+				ok = ok && byte(w>>ch.lead) != ch.zero // no leading zero
+			} else {
+				v, ok = ch.read(data[i:i+n], st.lit)
+			}
 			if !ok {
 				return 0, false
 			}
-			if !t.learnt {
-				t.at[ci] = int32(i) + ch.off
-			}
+			t.at[ci] = int32(i) + ch.off // (for the first replay's fixCounts)
 			c.Usage.set(ch.kind, v)
 		}
 		if string(data[i:i+n]) != string(st.lit) {
@@ -303,22 +311,15 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 	return 0, false // (the last step returns)
 }
 
-// read reads the count from b, a chunk's bytes where a step's lit lies,
-// and copies it into lit: what countOfLen reads, the byte after it
-// checked by the step's comparison.
+// read reads the count, not a word one, from b, a chunk's bytes where a
+// step's lit lies, and copies it into lit: what countOfLen reads, the
+// byte after it checked by the step's comparison. (The replay reads a word
+// count itself: the word that ends with it, its digits copied into lit's
+// word in one store.)
 func (c *countHole) read(b, lit []byte) (int, bool) {
-	if !c.word {
-		at := int(c.off)
-		copy(lit[at:at+int(c.vlen)], b[at:])
-		return countOfLen(b, at, int(c.vlen))
-	}
-	at := int(c.off+c.vlen) - 8
-	w := rawjson.Word(b, at) & c.mask
-	if byte(w>>c.lead) == c.zero {
-		return 0, false // a leading zero
-	}
-	binary.LittleEndian.PutUint64(lit[at:], c.keep|w)
-	return digits8(w | digitsFill[c.vlen])
+	at := int(c.off)
+	copy(lit[at:at+int(c.vlen)], b[at:])
+	return countOfLen(b, at, int(c.vlen))
 }
 
 // setString puts the string value v of a replay's step, not a text, where
