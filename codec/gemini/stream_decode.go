@@ -64,18 +64,27 @@ func (d *StreamDecoder) Reset() {
 // one element of the JSON-array form. event is ignored (Gemini names none).
 // A chunk that is not valid JSON is an error and changes nothing.
 func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.Event, error) {
+	if d.state.started && !d.state.finished {
+		// Most chunks: the template's replay, which starts no stream and
+		// names no calls.
+		d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
+		if n, ok := d.replay(data); ok {
+			dst = d.textParts(dst, n)
+			if d.c.HasUsage {
+				d.state.usage = decodeUsage(&d.c.Usage)
+			}
+			return d.stop(dst), nil
+		}
+	}
 	p := parser{b: data}
 	if d.state.finished || p.peek() == 0 {
 		return dst, nil
 	}
-	d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
+	d.sd.buf = d.sd.buf[:0]
 	d.callEvents = d.callBuf[:0]
 	from, calls := len(dst), d.state.calls
 	if n, fast := d.fastChunk(data); fast {
-		for i := range d.fastParts[:n] {
-			fp := &d.fastParts[i]
-			dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
-		}
+		dst = d.textParts(dst, n)
 	} else {
 		var err error
 		if dst, err = d.slowChunk(dst, &p); err != nil || d.state.finished {
@@ -98,13 +107,27 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if len(d.callEvents) > 0 {
 		d.nameCalls(dst, calls)
 	}
-	switch {
-	case c.FinishReason != "":
-		dst = d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
-	case !c.Candidate && c.BlockReason != "":
-		dst = d.finish(dst, codec.StopContentFilter)
+	return d.stop(dst), nil
+}
+
+// textParts appends the events of the n parts fastChunk or replay read.
+func (d *StreamDecoder) textParts(dst []codec.Event, n int) []codec.Event {
+	for i := range d.fastParts[:n] {
+		fp := &d.fastParts[i]
+		dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
 	}
-	return dst, nil
+	return dst
+}
+
+// stop appends the end of the stream when the chunk read (d.c) ends it.
+func (d *StreamDecoder) stop(dst []codec.Event) []codec.Event {
+	switch c := &d.c; {
+	case c.FinishReason != "":
+		return d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
+	case !c.Candidate && c.BlockReason != "":
+		return d.finish(dst, codec.StopContentFilter)
+	}
+	return dst
 }
 
 // slowChunk appends the events of the chunk at p that the fast path
