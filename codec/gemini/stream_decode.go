@@ -114,7 +114,7 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 func (d *StreamDecoder) textParts(dst []codec.Event, n int) []codec.Event {
 	for i := range d.fastParts[:n] {
 		fp := &d.fastParts[i]
-		dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
+		dst = d.textPart(dst, fp)
 	}
 	return dst
 }
@@ -188,18 +188,19 @@ func (d *StreamDecoder) part(dst []codec.Event, p *wirePart) []codec.Event {
 	if p.FunctionResponse.Name != "" || p.InlineData.Data != "" || p.FileData.FileURI != "" || p.ServerSide {
 		return dst
 	}
-	return d.textPart(dst, p.Text, sig, p.Thought, false)
+	return d.textPart(dst, &fastPart{text: p.Text, sig: sig, thought: p.Thought})
 }
 
 // textPart appends the events of a text or thought part (the only parts
 // the fast path reads); plain marks the text's Delta (codec.Event.Plain).
-func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, plain bool) []codec.Event {
+func (d *StreamDecoder) textPart(dst []codec.Event, p *fastPart) []codec.Event {
+	text, sig := p.text, p.sig
 	if text == "" && sig == "" {
 		return dst
 	}
 	st := &d.state
 	kind := codec.PartText
-	if thought {
+	if p.thought {
 		kind = codec.PartThinking
 		if data, ok := strings.CutPrefix(sig, redactedPrefix); ok {
 			// Redacted thinking the gateway gave a Gemini client (AppendResponse).
@@ -219,7 +220,7 @@ func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, p
 	// (Set in place: an Event literal appended is built, then copied.)
 	dst = append(dst, codec.Event{})
 	e := &dst[len(dst)-1]
-	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, plain, text, sig
+	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, p.plain, text, sig
 	return dst
 }
 
