@@ -267,22 +267,27 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		}
 		for ; ci < int(st.counts); ci++ {
 			ch := &t.counts[ci]
-			var v int
-			var ok bool
-			if ch.word { // (inline: most counts)
-				at := i + int(ch.off+ch.vlen) - 8
-				w := rawjson.Word(data, at) & ch.mask
-				binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
-				v, ok = digits8(w | digitsFill[ch.vlen])
-				ok = ok && byte(w>>ch.lead) != ch.zero // no leading zero
-			} else {
-				v, ok = ch.read(data[i:i+n], st.lit)
+			if !t.learnt {
+				t.at[ci] = int32(i) + ch.off // (for fixCounts)
 			}
-			if !ok {
+			if !ch.word {
+				v, ok := ch.read(data[i:i+n], st.lit)
+				if !ok {
+					return 0, false
+				}
+				c.Usage.set(ch.kind, v)
+				continue
+			}
+			// (Inline, most counts: the word that ends with it.)
+			at := i + int(ch.off+ch.vlen) - 8
+			w := rawjson.Word(data, at) & ch.mask
+			binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
+			if w |= digitsFill[ch.vlen]; !isDigits8(w) || byte(w>>ch.lead) == ch.zero { // (no leading zero)
 				return 0, false
 			}
-			t.at[ci] = int32(i) + ch.off // (for the first replay's fixCounts)
-			c.Usage.set(ch.kind, v)
+			if ch.kind != holeCount { // (a count dropped needs only checking)
+				c.Usage.set(ch.kind, sumDigits8(w))
+			}
 		}
 		if string(data[i:i+n]) != string(st.lit) {
 			return 0, false
@@ -406,14 +411,24 @@ var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
 // carry), and summed in three multiplications, pairs of digits, then
 // pairs of those, then of fours.
 func digits8(w uint64) (int, bool) {
-	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
-	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros {
+	if !isDigits8(w) {
 		return 0, false
 	}
-	w -= zeros
+	return sumDigits8(w), true
+}
+
+// isDigits8 is digits8's test.
+func isDigits8(w uint64) bool {
+	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
+	return w&highs == zeros && (w+0x0606060606060606)&highs == zeros
+}
+
+// sumDigits8 is digits8's sum, of a w that isDigits8.
+func sumDigits8(w uint64) int {
+	w -= 0x3030303030303030
 	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
 	w = (w*100 + w>>16) & 0x0000ffff0000ffff
-	return int((w*10000 + w>>32) & 0xffffffff), true
+	return int((w*10000 + w>>32) & 0xffffffff)
 }
 
 func (s *fastScan) decline() bool {
