@@ -232,6 +232,34 @@ func TestReplayFixesCounts(t *testing.T) {
 	}
 }
 
+// A count of more than 8 digits is read and copied by countHole.read, not
+// as a word; a replay reads it, and rejects a leading zero or a byte that
+// is not a digit in it as readChunk's reading does.
+func TestReplayLongCounts(t *testing.T) {
+	chunk := func(total string) []byte {
+		return []byte(strings.Replace(fastText, `"totalTokenCount": 358`, `"totalTokenCount": `+total, 1))
+	}
+	var d StreamDecoder
+	d.fastChunk(chunk("1234567890"))
+	for _, c := range []struct {
+		total    string
+		replayed bool
+	}{
+		{"1234567891", true},
+		{"9999999999", true},
+		{"0234567891", false}, // a leading zero: readChunk's reading rejects it, and so does fastChunk
+		{"12345678x1", false},
+		{"123456789", false}, // a digit fewer: read in full
+	} {
+		_, ok := d.replay(chunk(c.total))
+		if ok != c.replayed {
+			t.Errorf("total %s: replayed %v, want %v", c.total, ok, c.replayed)
+		}
+		checkFastAgreesAfter(t, chunk(c.total), chunk("1234567890"), chunk("1234567891"))
+		d.fastChunk(chunk("1234567890")) // the template again
+	}
+}
+
 // The fast path must take the common chunks, and the replay those that
 // follow one of the same shape, or it quietly stops paying.
 func TestFastChunkCoverage(t *testing.T) {
