@@ -108,8 +108,8 @@ type template struct {
 
 // step is one step of a replay: lit, bytes of the template, compared with
 // the chunk's at once, then the string value of a hole of kind read from
-// the chunk. The counts before counts (an index in the template's) not
-// read by an earlier step lie in lit, at the same offsets in every chunk:
+// the chunk. Its counts, the template's from the last step's counts up to
+// its own (an end index), lie in lit, at the same offsets in every chunk:
 // each is read from the chunk and copied into lit before the comparison,
 // which so checks every byte around them (the fixed holes among them) in
 // one run, where a step per count would compare a run between each two.
