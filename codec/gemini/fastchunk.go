@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -94,47 +95,87 @@ type template struct {
 	b         []byte // its bytes; empty when there is none
 	holes     []hole
 	holeBuf   [maxHoles]hole
+	lit       []byte // b, its counts the last replay's: what the steps compare
 	steps     []step // the replay, compiled from the holes
 	stepBuf   [maxHoles + 1]step
+	counts    []countHole // the counts the steps read, in order
+	countBuf  [maxHoles]countHole
 	model, id string // the fixed modelVersion and responseId, in b
 	parts     int
-	learnt    bool                // the first replay fixed the counts that stayed
-	at        [maxHoles + 1]int32 // where the first replay read each step's value
+	learnt    bool            // the first replay fixed the counts that stayed
+	at        [maxHoles]int32 // where the first replay read each count
 }
 
 // step is one step of a replay: lit, bytes of the template, compared with
-// the chunk's (the fixed holes among them), then the value of a hole of
-// kind read from the chunk (the template's is vlen bytes).
+// the chunk's at once, then the string value of a hole of kind read from
+// the chunk. Its counts, the template's from the last step's counts up to
+// its own (an end index), lie in lit, at the same offsets in every chunk:
+// each is read from the chunk and copied into lit before the comparison,
+// which so checks every byte around them (the fixed holes among them) in
+// one run, where a step per count would compare a run between each two.
 type step struct {
-	lit  string // a view of the template's bytes
-	vlen int32
-	kind holeKind
-	part uint8
-	hole uint8 // its index in the template's holes
+	lit    []byte // a view of the template's lit
+	counts uint8
+	kind   holeKind
+	part   uint8
+}
+
+// countHole is a count a step reads, of vlen digits at off in its lit.
+// One whose digits end 8 bytes or more into the lit (every count but one
+// right after a string, which the keys before them rule out), and of at
+// most 8 digits, is read and copied as the word that ends with it: mask
+// keeps its digits, keep the template's bytes before them.
+type countHole struct {
+	off, vlen  int32
+	kind       holeKind
+	hole       uint8 // its index in the template's holes
+	word       bool
+	lead, zero uint8 // the shift to its first digit in the word, and '0' when that must not be one
+	mask, keep uint64
 }
 
 // compile turns the holes into the steps of the replay: each fixed hole
-// joins the bytes compared around it, so that a replay compares one run
-// of bytes between two values it reads. The fixed modelVersion and
-// responseId a replay reads are the template's own bytes.
+// joins the bytes compared around it, and a count the bytes of its step,
+// so that a replay compares one run of bytes before each string it
+// reads. The fixed modelVersion and responseId a replay reads are the
+// template's own bytes.
 func (t *template) compile() {
-	t.steps = t.stepBuf[:0]
+	t.steps, t.counts = t.stepBuf[:0], t.countBuf[:0]
+	t.lit = append(t.lit[:0], t.b...)
 	t.model, t.id = "", ""
 	run := int32(0) // where the literal bytes of the next step start
 	for k, h := range t.holes {
-		if h.fixed {
+		switch {
+		case h.fixed:
 			switch h.kind {
 			case holeModel:
 				t.model = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			case holeResponseID:
 				t.id = rawjson.UnsafeString(t.b[h.at+1 : h.end-1])
 			}
-			continue
+		case h.kind >= holeCount:
+			t.counts = append(t.counts, t.countHole(h, uint8(k), run))
+		default:
+			t.steps = append(t.steps, step{lit: t.lit[run:h.at], counts: uint8(len(t.counts)), kind: h.kind, part: h.part})
+			run = h.end
 		}
-		t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:h.at]), vlen: h.end - h.at, kind: h.kind, part: h.part, hole: uint8(k)})
-		run = h.end
 	}
-	t.steps = append(t.steps, step{lit: rawjson.UnsafeString(t.b[run:]), kind: holeNone})
+	t.steps = append(t.steps, step{lit: t.lit[run:], counts: uint8(len(t.counts)), kind: holeNone})
+}
+
+// countHole is the count hole h (the k-th) of the step whose lit starts
+// at run.
+func (t *template) countHole(h hole, k uint8, run int32) countHole {
+	c := countHole{off: h.at - run, vlen: h.end - h.at, kind: h.kind, hole: k}
+	if c.vlen <= 8 && c.off+c.vlen >= 8 {
+		c.word, c.mask = true, digitsMask[c.vlen]
+		c.keep = rawjson.Word(t.b, int(h.end)-8) &^ c.mask
+		c.lead = uint8(64 - 8*c.vlen)
+		if c.vlen > 1 {
+			c.zero = '0'
+		}
+	}
+	return c
 }
 
 // fastScan is a cursor over one chunk. It uses the parser's scanner for
@@ -217,29 +258,47 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		return 0, false
 	}
 	c := &d.c // the template's values, or the last replay's: the holes are set
-	i := 0
+	i, ci := 0, 0
 	for k := range t.steps {
 		st := &t.steps[k]
-		if n := len(st.lit); len(data)-i < n || string(data[i:i+n]) != st.lit {
+		n := len(st.lit)
+		if len(data)-i < n {
 			return 0, false
 		}
-		i += len(st.lit)
-		switch {
-		case st.kind == holeNone:
+		for ; ci < int(st.counts); ci++ {
+			ch := &t.counts[ci]
+			if !t.learnt {
+				t.at[ci] = int32(i) + ch.off // (for fixCounts)
+			}
+			if !ch.word {
+				v, ok := ch.read(data[i:i+n], st.lit)
+				if !ok {
+					return 0, false
+				}
+				c.Usage.set(ch.kind, v)
+				continue
+			}
+			// (Inline, most counts: the word that ends with it.)
+			at := i + int(ch.off+ch.vlen) - 8
+			w := rawjson.Word(data, at) & ch.mask
+			binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
+			if w |= digitsFill[ch.vlen]; !isDigits8(w) || byte(w>>ch.lead) == ch.zero { // (no leading zero)
+				return 0, false
+			}
+			if ch.kind != holeCount { // (a count dropped needs only checking)
+				c.Usage.set(ch.kind, sumDigits8(w))
+			}
+		}
+		if string(data[i:i+n]) != string(st.lit) {
+			return 0, false
+		}
+		i += n
+		switch st.kind {
+		case holeNone:
 			if !t.learnt && i == len(data) {
 				t.fixCounts(data)
 			}
 			return t.parts, i == len(data)
-		case st.kind >= holeCount:
-			v, ok := countOfLen(data, i, int(st.vlen))
-			if !ok {
-				return 0, false
-			}
-			if !t.learnt {
-				t.at[k] = int32(i)
-			}
-			i += int(st.vlen)
-			c.Usage.set(st.kind, v)
 		default:
 			p := parser{b: data, i: i}
 			v, plain, ok := p.text(&d.sd)
@@ -255,6 +314,17 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 		}
 	}
 	return 0, false // (the last step returns)
+}
+
+// read reads the count, not a word one, from b, a chunk's bytes where a
+// step's lit lies, and copies it into lit: what countOfLen reads, the
+// byte after it checked by the step's comparison. (The replay reads a word
+// count itself: the word that ends with it, its digits copied into lit's
+// word in one store.)
+func (c *countHole) read(b, lit []byte) (int, bool) {
+	at := int(c.off)
+	copy(lit[at:at+int(c.vlen)], b[at:])
+	return countOfLen(b, at, int(c.vlen))
 }
 
 // setString puts the string value v of a replay's step, not a text, where
@@ -295,12 +365,9 @@ func (u *wireUsage) set(kind holeKind, n int) {
 func (t *template) fixCounts(data []byte) {
 	t.learnt = true
 	fixed := false
-	for k, st := range t.steps {
-		if st.kind < holeCount || st.kind == holeNone {
-			continue
-		}
-		h := &t.holes[st.hole]
-		if at := int(t.at[k]); string(data[at:at+int(st.vlen)]) == string(t.b[h.at:h.end]) {
+	for k, c := range t.counts {
+		h := &t.holes[c.hole]
+		if at := int(t.at[k]); string(data[at:at+int(c.vlen)]) == string(t.b[h.at:h.end]) {
 			h.fixed, fixed = true, true
 		}
 	}
@@ -344,14 +411,24 @@ var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
 // carry), and summed in three multiplications, pairs of digits, then
 // pairs of those, then of fours.
 func digits8(w uint64) (int, bool) {
-	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
-	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros {
+	if !isDigits8(w) {
 		return 0, false
 	}
-	w -= zeros
+	return sumDigits8(w), true
+}
+
+// isDigits8 is digits8's test.
+func isDigits8(w uint64) bool {
+	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
+	return w&highs == zeros && (w+0x0606060606060606)&highs == zeros
+}
+
+// sumDigits8 is digits8's sum, of a w that isDigits8.
+func sumDigits8(w uint64) int {
+	w -= 0x3030303030303030
 	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
 	w = (w*100 + w>>16) & 0x0000ffff0000ffff
-	return int((w*10000 + w>>32) & 0xffffffff), true
+	return int((w*10000 + w>>32) & 0xffffffff)
 }
 
 func (s *fastScan) decline() bool {

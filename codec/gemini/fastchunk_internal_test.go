@@ -209,7 +209,7 @@ func TestReplayFixesCounts(t *testing.T) {
 	for i, c := range []struct {
 		chunk      []byte
 		replayed   bool
-		steps      int // of the template after the chunk
+		values     int // the template's steps and counts after the chunk
 		candidates int
 	}{
 		{counts("12", "35", "358"), false, 8, 35}, // the text and 6 counts, and the end
@@ -223,11 +223,40 @@ func TestReplayFixesCounts(t *testing.T) {
 			replayed = false
 			d.fastChunk(c.chunk)
 		}
-		if replayed != c.replayed || len(d.tmpl.steps) != c.steps || d.c.Usage.CandidatesTokenCount != c.candidates {
-			t.Errorf("chunk %d: replayed %v, %d steps, %+v; want %v, %d steps, %d candidates",
-				i, replayed, len(d.tmpl.steps), d.c.Usage, c.replayed, c.steps, c.candidates)
+		values := len(d.tmpl.steps) + len(d.tmpl.counts)
+		if replayed != c.replayed || values != c.values || d.c.Usage.CandidatesTokenCount != c.candidates {
+			t.Errorf("chunk %d: replayed %v, %d steps and counts, %+v; want %v, %d, %d candidates",
+				i, replayed, values, d.c.Usage, c.replayed, c.values, c.candidates)
 		}
 		checkFastAgreesAfter(t, c.chunk, counts("12", "35", "358"), counts("12", "36", "359"))
+	}
+}
+
+// A count of more than 8 digits is read and copied by countHole.read, not
+// as a word; a replay reads it, and rejects a leading zero or a byte that
+// is not a digit in it as readChunk's reading does.
+func TestReplayLongCounts(t *testing.T) {
+	chunk := func(total string) []byte {
+		return []byte(strings.Replace(fastText, `"totalTokenCount": 358`, `"totalTokenCount": `+total, 1))
+	}
+	var d StreamDecoder
+	d.fastChunk(chunk("1234567890"))
+	for _, c := range []struct {
+		total    string
+		replayed bool
+	}{
+		{"1234567891", true},
+		{"9999999999", true},
+		{"0234567891", false}, // a leading zero: readChunk's reading rejects it, and so does fastChunk
+		{"12345678x1", false},
+		{"123456789", false}, // a digit fewer: read in full
+	} {
+		_, ok := d.replay(chunk(c.total))
+		if ok != c.replayed {
+			t.Errorf("total %s: replayed %v, want %v", c.total, ok, c.replayed)
+		}
+		checkFastAgreesAfter(t, chunk(c.total), chunk("1234567890"), chunk("1234567891"))
+		d.fastChunk(chunk("1234567890")) // the template again
 	}
 }
 

@@ -57,25 +57,34 @@ var _ codec.StreamDecoder = (*StreamDecoder)(nil)
 
 // Reset readies d for a new stream.
 func (d *StreamDecoder) Reset() {
-	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}, tmpl: template{b: d.tmpl.b[:0]}}
+	*d = StreamDecoder{sd: strDecoder{buf: d.sd.buf[:0]}, tmpl: template{b: d.tmpl.b[:0], lit: d.tmpl.lit[:0]}}
 }
 
 // Decode appends the events of one chunk: the data of one SSE event, or
 // one element of the JSON-array form. event is ignored (Gemini names none).
 // A chunk that is not valid JSON is an error and changes nothing.
 func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.Event, error) {
+	if d.state.started && !d.state.finished {
+		// Most chunks: the template's replay, which starts no stream and
+		// names no calls.
+		d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
+		if n, ok := d.replay(data); ok {
+			dst = d.textParts(dst, n)
+			if d.c.HasUsage {
+				d.state.usage = decodeUsage(&d.c.Usage)
+			}
+			return d.stop(dst), nil
+		}
+	}
 	p := parser{b: data}
 	if d.state.finished || p.peek() == 0 {
 		return dst, nil
 	}
-	d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
+	d.sd.buf = d.sd.buf[:0]
 	d.callEvents = d.callBuf[:0]
 	from, calls := len(dst), d.state.calls
 	if n, fast := d.fastChunk(data); fast {
-		for i := range d.fastParts[:n] {
-			fp := &d.fastParts[i]
-			dst = d.textPart(dst, fp.text, fp.sig, fp.thought, fp.plain)
-		}
+		dst = d.textParts(dst, n)
 	} else {
 		var err error
 		if dst, err = d.slowChunk(dst, &p); err != nil || d.state.finished {
@@ -98,13 +107,27 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if len(d.callEvents) > 0 {
 		d.nameCalls(dst, calls)
 	}
-	switch {
-	case c.FinishReason != "":
-		dst = d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
-	case !c.Candidate && c.BlockReason != "":
-		dst = d.finish(dst, codec.StopContentFilter)
+	return d.stop(dst), nil
+}
+
+// textParts appends the events of the n parts fastChunk or replay read.
+func (d *StreamDecoder) textParts(dst []codec.Event, n int) []codec.Event {
+	for i := range d.fastParts[:n] {
+		fp := &d.fastParts[i]
+		dst = d.textPart(dst, fp)
 	}
-	return dst, nil
+	return dst
+}
+
+// stop appends the end of the stream when the chunk read (d.c) ends it.
+func (d *StreamDecoder) stop(dst []codec.Event) []codec.Event {
+	switch c := &d.c; {
+	case c.FinishReason != "":
+		return d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
+	case !c.Candidate && c.BlockReason != "":
+		return d.finish(dst, codec.StopContentFilter)
+	}
+	return dst
 }
 
 // slowChunk appends the events of the chunk at p that the fast path
@@ -165,18 +188,19 @@ func (d *StreamDecoder) part(dst []codec.Event, p *wirePart) []codec.Event {
 	if p.FunctionResponse.Name != "" || p.InlineData.Data != "" || p.FileData.FileURI != "" || p.ServerSide {
 		return dst
 	}
-	return d.textPart(dst, p.Text, sig, p.Thought, false)
+	return d.textPart(dst, &fastPart{text: p.Text, sig: sig, thought: p.Thought})
 }
 
 // textPart appends the events of a text or thought part (the only parts
 // the fast path reads); plain marks the text's Delta (codec.Event.Plain).
-func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, plain bool) []codec.Event {
+func (d *StreamDecoder) textPart(dst []codec.Event, p *fastPart) []codec.Event {
+	text, sig := p.text, p.sig
 	if text == "" && sig == "" {
 		return dst
 	}
 	st := &d.state
 	kind := codec.PartText
-	if thought {
+	if p.thought {
 		kind = codec.PartThinking
 		if data, ok := strings.CutPrefix(sig, redactedPrefix); ok {
 			// Redacted thinking the gateway gave a Gemini client (AppendResponse).
@@ -196,7 +220,7 @@ func (d *StreamDecoder) textPart(dst []codec.Event, text, sig string, thought, p
 	// (Set in place: an Event literal appended is built, then copied.)
 	dst = append(dst, codec.Event{})
 	e := &dst[len(dst)-1]
-	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, plain, text, sig
+	e.Kind, e.Index, e.Block, e.Plain, e.Text, e.Signature = codec.EventDelta, st.index, kind, p.plain, text, sig
 	return dst
 }
 
