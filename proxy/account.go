@@ -34,7 +34,11 @@ func (g *Gateway) finishAt(x *exchange, now time.Time) {
 	}
 	x.dropTranslation()
 	clear(x.tries) // lets the causes go
-	*x = exchange{g: g, buf: x.buf[:0], parked: x.parked, uri: x.uri[:0], tries: x.tries[:0]}
+	// Cleared whole, then given back what it keeps: a literal that reads x
+	// itself is built aside and copied over it, twice the work.
+	buf, parked, uri, tries := x.buf[:0], x.parked, x.uri[:0], x.tries[:0]
+	*x = exchange{}
+	x.g, x.buf, x.parked, x.uri, x.tries = g, buf, parked, uri, tries
 	g.exchanges.Put(x)
 }
 
