@@ -131,6 +131,26 @@ type keyring struct {
 	// so a key that worked keeps working instead of getting a 500. It
 	// holds only real keys, each until it is invalidated or found gone.
 	known sync.Map // [sha256.Size]byte → *Key
+	// front holds the answers the source gave last, each in the slot of
+	// its hash's first bits until its entry in cache expires: a hit costs
+	// a load and the hash's comparison, where cache.Get takes a lock, a
+	// pool round trip, its access counters and a clock reading. An entry
+	// serves only while gen is what it was before the source was asked:
+	// any invalidation empties the front at once (its keys are then found
+	// in cache until their next lookup).
+	front [frontSlots]atomic.Pointer[frontEntry]
+}
+
+// frontSlots is the front's size: keys in use at once on a node, with room.
+const frontSlots = 256
+
+// frontEntry is an answer of the source: key, nil for a hash it does not
+// know, kept until until.
+type frontEntry struct {
+	hash  [sha256.Size]byte
+	key   *Key
+	until time.Time
+	gen   uint64
 }
 
 func newKeyring(src KeySource) (*keyring, error) {
@@ -146,14 +166,18 @@ func newKeyring(src KeySource) (*keyring, error) {
 	return &keyring{cache: c, src: src}, nil
 }
 
-// find returns the key whose secret this is, or nil. The key may
-// have expired: the caller checks, to say so.
-func (kr *keyring) find(secret []byte) (*Key, error) {
+// find returns the key whose secret this is, or nil, as of now (the
+// request's start). The key may have expired: the caller checks, to say so.
+func (kr *keyring) find(secret []byte, now time.Time) (*Key, error) {
 	if len(secret) == 0 {
 		return nil, nil
 	}
 	h := HashKey(secret)
 	id := binary.LittleEndian.Uint64(h[:8])
+	if e := kr.front[id%frontSlots].Load(); e != nil && e.gen == kr.gen.Load() && now.Before(e.until) &&
+		subtle.ConstantTimeCompare(e.hash[:], h[:]) == 1 {
+		return e.key, nil
+	}
 	if k, ok := kr.cache.Get(id); ok && subtle.ConstantTimeCompare(k.Hash[:], h[:]) == 1 {
 		if k.unknown {
 			return nil, nil
@@ -181,6 +205,7 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 		kr.known.Store(h, k)
 	}
 	kr.cache.SetWithTTL(id, entry, 1, ttl)
+	kr.front[id%frontSlots].Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: gen})
 	if kr.gen.Load() != gen {
 		kr.cache.Del(id)
 		kr.known.Delete(h)

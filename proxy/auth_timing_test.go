@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rosetta-gateway/rosetta/config"
 )
@@ -13,7 +14,7 @@ func newTestKeyring(tb testing.TB) (*keyring, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	k, _ := kr.find([]byte(secret)) // fills the cache
+	k, _ := kr.find([]byte(secret), time.Now()) // fills the cache
 	if k == nil {
 		tb.Fatal("key not found")
 	}
@@ -25,7 +26,7 @@ func TestKeyring(t *testing.T) {
 	kr, secret := newTestKeyring(t)
 	f := func(s string, want bool) {
 		t.Helper()
-		k, err := kr.find([]byte(s))
+		k, err := kr.find([]byte(s), time.Now())
 		if err != nil || (k != nil) != want {
 			t.Fatalf("authenticate(%q) = %v, %v; want found=%v", s, k, err, want)
 		}
@@ -60,7 +61,7 @@ func BenchmarkKeyLookup(b *testing.B) {
 	kr, secret := newTestKeyring(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if k, _ := kr.find(secret); k == nil {
+		if k, _ := kr.find(secret, time.Now()); k == nil {
 			b.Fatal("miss")
 		}
 	}

@@ -39,7 +39,7 @@ func (g *Gateway) authenticate(ctx *fasthttp.RequestCtx, x *exchange) *Key {
 		return g.checkExpiry(ctx, x, p.key)
 	}
 	secret := secret(ctx, x.style.http)
-	k, err := g.keys.find(secret)
+	k, err := g.keys.find(secret, x.start)
 	switch {
 	case err != nil:
 		g.log.Error("cannot look up key", "id", string(x.id), "err", err)

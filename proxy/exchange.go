@@ -163,7 +163,7 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 	if x == nil {
 		x = &exchange{g: g}
 	}
-	x.endpoint, x.start, x.style = endpoint, time.Now(), s
+	x.endpoint, x.start, x.style = endpoint, requestTime(ctx), s
 	x.unparkBuf()
 	if id := handlerID(ctx); id != nil {
 		x.id = append(x.idBuf[:0], id...) // set by the router, as the header says
@@ -174,6 +174,15 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 		ctx.Response.Header.SetCanonical(strRequestID, x.id)
 	}
 	return x
+}
+
+// requestTime is when the request's handler was called, as fasthttp read
+// the clock for it (once per request in any case), else now.
+func requestTime(ctx *fasthttp.RequestCtx) time.Time {
+	if t := ctx.Time(); !t.IsZero() {
+		return t
+	}
+	return time.Now()
 }
 
 // requestID keeps a client's own request id when it is a sane token, else

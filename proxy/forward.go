@@ -232,7 +232,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
 	c.ch.breaker.success()
 	fasthttp.ReleaseResponse(resp)
-	g.finish(x)
+	g.finishAt(x, now) // the answer's arrival: its latency, as its ttfb
 	return nil, false
 }
 

@@ -47,7 +47,7 @@ func newFakeKeyring(t *testing.T, secrets ...string) (*keyring, *fakeKeys) {
 func TestUnknownKeyIsCachedNegatively(t *testing.T) {
 	kr, f := newFakeKeyring(t)
 	for range 5 {
-		if k, err := kr.find([]byte("sk-garbage-0123456789")); k != nil || err != nil {
+		if k, err := kr.find([]byte("sk-garbage-0123456789"), time.Now()); k != nil || err != nil {
 			t.Fatalf("garbage key: %v, %v", k, err)
 		}
 		kr.cache.Wait()
@@ -59,7 +59,7 @@ func TestUnknownKeyIsCachedNegatively(t *testing.T) {
 	h := HashKey([]byte("sk-garbage-0123456789"))
 	f.keys[h] = &Key{Name: "late", Hash: h}
 	kr.invalidate(h)
-	if k, _ := kr.find([]byte("sk-garbage-0123456789")); k == nil || k.Name != "late" {
+	if k, _ := kr.find([]byte("sk-garbage-0123456789"), time.Now()); k == nil || k.Name != "late" {
 		t.Fatalf("after invalidate: %v", k)
 	}
 }
@@ -67,12 +67,12 @@ func TestUnknownKeyIsCachedNegatively(t *testing.T) {
 func TestKeySourceErrorIsNotCached(t *testing.T) {
 	kr, f := newFakeKeyring(t, "sk-known-0123456789")
 	f.err = errors.New("database is down")
-	if k, err := kr.find([]byte("sk-known-0123456789")); k != nil || err == nil {
+	if k, err := kr.find([]byte("sk-known-0123456789"), time.Now()); k != nil || err == nil {
 		t.Fatalf("with the source failing: %v, %v", k, err)
 	}
 	kr.cache.Wait()
 	f.err = nil
-	if k, err := kr.find([]byte("sk-known-0123456789")); k == nil || err != nil {
+	if k, err := kr.find([]byte("sk-known-0123456789"), time.Now()); k == nil || err != nil {
 		t.Fatalf("after the source recovered: %v, %v", k, err)
 	}
 }
@@ -84,7 +84,7 @@ func TestInvalidateDuringLookup(t *testing.T) {
 	f.gate, f.entered = make(chan struct{}), make(chan struct{})
 	done := make(chan *Key)
 	go func() {
-		k, _ := kr.find([]byte("sk-revoked-0123456789"))
+		k, _ := kr.find([]byte("sk-revoked-0123456789"), time.Now())
 		done <- k
 	}()
 	<-f.entered // the lookup has read the key
@@ -97,7 +97,7 @@ func TestInvalidateDuringLookup(t *testing.T) {
 	}
 	kr.cache.Wait()
 	f.gate = nil
-	if k, _ := kr.find([]byte("sk-revoked-0123456789")); k != nil {
+	if k, _ := kr.find([]byte("sk-revoked-0123456789"), time.Now()); k != nil {
 		t.Fatal("revoked key came back from the cache")
 	}
 }
@@ -106,13 +106,13 @@ func TestCachedKeyExpires(t *testing.T) {
 	kr, f := newFakeKeyring(t, "sk-expiring-0123456789")
 	k := f.keys[HashKey([]byte("sk-expiring-0123456789"))]
 	k.Expires = time.Now().Add(time.Hour)
-	got, _ := kr.find([]byte("sk-expiring-0123456789"))
+	got, _ := kr.find([]byte("sk-expiring-0123456789"), time.Now())
 	if got == nil || got.expired() {
 		t.Fatalf("fresh key: %v", got)
 	}
 	kr.cache.Wait()
 	k.Expires = time.Now().Add(-time.Second) // the cached pointer: as if time passed
-	if got, _ := kr.find([]byte("sk-expiring-0123456789")); got == nil || !got.expired() {
+	if got, _ := kr.find([]byte("sk-expiring-0123456789"), time.Now()); got == nil || !got.expired() {
 		t.Fatalf("expired key must be reported expired, got %v", got)
 	}
 	if n := f.lookups.Load(); n != 1 {
@@ -125,14 +125,15 @@ func TestCachedKeyExpires(t *testing.T) {
 func TestKnownKeyServesWhileTheSourceFails(t *testing.T) {
 	const secret = "sk-known-0123456789"
 	kr, f := newFakeKeyring(t, secret)
-	if k, err := kr.find([]byte(secret)); k == nil || err != nil {
+	if k, err := kr.find([]byte(secret), time.Now()); k == nil || err != nil {
 		t.Fatalf("first use: %v, %v", k, err)
 	}
 	kr.cache.Wait()
 	h := HashKey([]byte(secret))
 	kr.cache.Del(binary.LittleEndian.Uint64(h[:8])) // as if keyTTL passed
+	later := time.Now().Add(keyTTL + time.Second)   // for the front too
 	f.err = errors.New("database is down")
-	if k, err := kr.find([]byte(secret)); k == nil || err != nil {
+	if k, err := kr.find([]byte(secret), later); k == nil || err != nil {
 		t.Fatalf("known key with the source down: %v, %v", k, err)
 	}
 	if n := f.lookups.Load(); n != 2 {
@@ -141,12 +142,51 @@ func TestKnownKeyServesWhileTheSourceFails(t *testing.T) {
 	f.err = nil
 	delete(f.keys, h) // revoked meanwhile
 	kr.cache.Wait()
-	if k, err := kr.find([]byte(secret)); k != nil || err != nil {
+	if k, err := kr.find([]byte(secret), later); k != nil || err != nil {
 		t.Fatalf("a key the source no longer has: %v, %v", k, err)
 	}
 	f.err = errors.New("database is down again")
 	kr.invalidate(h)
-	if k, err := kr.find([]byte(secret)); k != nil || err == nil {
+	if k, err := kr.find([]byte(secret), time.Now()); k != nil || err == nil {
 		t.Fatalf("a key found gone is not served from memory: %v, %v", k, err)
 	}
+}
+
+// TestKeyFront: an answer of the source is served from the front, without
+// the cache, until the cache's entry for it would expire (keyTTL, or
+// unknownTTL for a hash found nowhere), and never after an invalidation.
+func TestKeyFront(t *testing.T) {
+	const secret, garbage = "sk-front-0123456789", "sk-garbage-0123456789"
+	kr, f := newFakeKeyring(t, secret)
+	now := time.Now()
+	lookups := func(want int64) {
+		t.Helper()
+		if n := f.lookups.Load(); n != want {
+			t.Fatalf("%d source lookups, want %d", n, want)
+		}
+	}
+	find := func(s string, at time.Time, found bool) {
+		t.Helper()
+		kr.cache.Wait()
+		h := HashKey([]byte(s))
+		kr.cache.Del(binary.LittleEndian.Uint64(h[:8])) // only the front can answer without the source
+		if k, err := kr.find([]byte(s), at); err != nil || (k != nil) != found {
+			t.Fatalf("find(%q) at %v = %v, %v; want found %v", s, at.Sub(now), k, err, found)
+		}
+	}
+	find(secret, now, true)
+	find(secret, now.Add(keyTTL-time.Second), true)
+	lookups(1)
+	find(secret, now.Add(keyTTL+time.Second), true) // expired: asked again
+	lookups(2)
+	find(garbage, now, false)
+	find(garbage, now.Add(unknownTTL-time.Second), false)
+	lookups(3)
+	find(garbage, now.Add(unknownTTL+time.Second), false)
+	lookups(4)
+	find(secret, now, true)
+	lookups(4)
+	kr.invalidate(HashKey([]byte(garbage))) // another key's: the front is emptied all the same
+	find(secret, now, true)
+	lookups(5)
 }

@@ -12,10 +12,15 @@ import (
 // escape, which took 30 s for 4 MB of prose with line breaks (\n); the
 // quote found is now kept, so such a string is searched once, and one with
 // escaped quotes (\") at most once per escaped quote: 16 times as often
-// for 16 times the text.
+// for 16 times the text. The vector search (plainRun) stops at either,
+// so it reads each byte once and searches nothing again.
 func TestValidLongEscapedString(t *testing.T) {
 	countSearches = true
 	defer func() { countSearches = false }()
+	bothWays(t, func(way string) { validLongEscapedString(t, way) })
+}
+
+func validLongEscapedString(t *testing.T, way string) {
 	searched := func(line string, lines int) (valid, checked int64) {
 		t.Helper()
 		s := `"` + strings.Repeat(line, lines) + `"`
@@ -34,9 +39,9 @@ func TestValidLongEscapedString(t *testing.T) {
 		sv, sc := searched(line, small)
 		lv, lc := searched(line, large)
 		quotes := int64(strings.Count(line, `\"`)) * large
-		if quotes == 0 {
+		if quotes == 0 || way == "vector" {
 			if sv+sc+lv+lc != 0 {
-				t.Errorf("%q: searched again %d, %d, %d, %d times, want never", line, sv, sc, lv, lc)
+				t.Errorf("%s: %q: searched again %d, %d, %d, %d times, want never", way, line, sv, sc, lv, lc)
 			}
 			continue
 		}
