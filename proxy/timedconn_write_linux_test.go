@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -252,5 +253,34 @@ func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
 	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
 	if err := <-done; err != nil {
 		t.Fatalf("the write failed once the peer read: %v", err)
+	}
+}
+
+// errSocketDeadline is the failure of refusingDeadlines' SetWriteDeadline.
+var errSocketDeadline = errors.New("the socket's write deadline cannot be set")
+
+// refusingDeadlines is a TCP connection whose SetWriteDeadline fails once
+// refuse is set, as a closed connection's does.
+type refusingDeadlines struct {
+	*net.TCPConn
+	refuse atomic.Bool
+}
+
+func (c *refusingDeadlines) SetWriteDeadline(t time.Time) error {
+	if c.refuse.Load() {
+		return errSocketDeadline
+	}
+	return c.TCPConn.SetWriteDeadline(t)
+}
+
+// SetDeadline fails when the deadline of a waiting write cannot be moved.
+func TestTimedConnSetDeadlineFails(t *testing.T) {
+	client, _ := tcpPair(t)
+	under := &refusingDeadlines{TCPConn: client.(*net.TCPConn)}
+	c := newTimedConn(under, time.Minute, time.Minute)
+	blockedWrite(t, c) // ended when the test closes the connection
+	under.refuse.Store(true)
+	if err := c.SetDeadline(time.Now().Add(time.Minute)); !errors.Is(err, errSocketDeadline) {
+		t.Errorf("SetDeadline returned %v, want the socket's error", err)
 	}
 }
