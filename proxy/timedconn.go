@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -119,18 +120,31 @@ func upstreamConn(resp *fasthttp.Response) *timedConn {
 	return nil
 }
 
-// watchHead sets the watch of the request whose head p is: its client's
-// if it waits for a whole answer, else none.
-func (c *timedConn) watchHead(p []byte) {
+// beginRequest begins the request whose head p is, about to be written:
+// it sets the request's watch, its client's if it waits for a whole
+// answer, else none. When the request's write deadline has passed it
+// fails with a timeout instead, before a byte of the request goes out:
+// fasthttp computes the deadline before it takes a connection, so a dial
+// and handshake may have used it up, and a request written then would be
+// sent (and billed) with no time left to read its answer. The clock is
+// read here, once a request, not at every write.
+func (c *timedConn) beginRequest(p []byte) error {
 	c.watch = nil
+	if w := c.wantW.Load(); w != 0 && time.Now().UnixNano() >= w {
+		c.awaiting.Store(false)
+		return c.opError("write", os.ErrDeadlineExceeded)
+	}
 	if waiting.watched.Load() > 0 {
 		c.watch = waitingFor(p, c)
 	}
+	return nil
 }
 
 func (c *timedConn) Write(p []byte) (int, error) {
 	if !c.secure && !c.awaiting.Swap(true) { // the head of a new request
-		c.watchHead(p)
+		if err := c.beginRequest(p); err != nil {
+			return 0, err
+		}
 	}
 	n := 0
 	if c.raw != nil {
@@ -328,9 +342,10 @@ func (c *timedConn) SetWriteDeadline(t time.Time) error {
 	return c.armWrite(c.wantW.Load()) // the latest, whichever of two calls takes the lock last
 }
 
+// SetDeadline fails when moving the deadline of a waiting write fails
+// (the connection is closed, say).
 func (c *timedConn) SetDeadline(t time.Time) error {
-	c.SetWriteDeadline(t) //nolint:errcheck // never fails
-	return c.SetReadDeadline(t)
+	return errors.Join(c.SetWriteDeadline(t), c.SetReadDeadline(t))
 }
 
 // isTimeout reports whether err is a timeout of any layer.

@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -82,15 +84,62 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	}
 }
 
-// A write whose deadline has passed fails with a timeout as it comes to
-// wait, at once, having written what the socket took; a write the socket
-// takes whole is not failed: the deadline, like the clock, is looked at
-// only by a write that waits.
+// A request whose write deadline has passed (a slow dial and handshake
+// used it up) fails at its first write, the head, with a timeout, and
+// nothing of it reaches the peer: over http and https.
 func TestTimedConnWritePastDeadline(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		conn, received := peerCounting(t, secure)
+		conn.SetWriteDeadline(time.Now().Add(-time.Millisecond)) //nolint:errcheck // no write waits
+		n, err := conn.Write([]byte("POST / HTTP/1.1\r\n\r\n"))
+		var ne net.Error
+		if n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("secure=%v: wrote %d, %v; want nothing and a timeout", secure, n, err)
+		}
+		conn.Close()
+		if got := <-received; got != 0 {
+			t.Errorf("secure=%v: the peer received %d bytes of the request, want 0", secure, got)
+		}
+	}
+}
+
+// peerCounting returns an upstream connection, a timedConn or with secure
+// a tlsConn whose handshake is done, and the number of (plaintext) bytes
+// its peer will have received once it is closed.
+func peerCounting(t *testing.T, secure bool) (net.Conn, <-chan int64) {
+	client, server := tcpPair(t)
+	var conn net.Conn = newTimedConn(client, time.Minute, time.Minute)
+	peer := server
+	if secure {
+		peer = tls.Server(server, TrustedServerTLS(t))
+	}
+	received := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, peer) //nolint:errcheck // the count is all
+		received <- n
+	}()
+	if secure {
+		var err error
+		if conn, err = handshake(conn.(*timedConn), upstreamTLS("127.0.0.1"), time.Now().Add(5*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return conn, received
+}
+
+// Past its head, a request's write is held to its deadline only when it
+// has to wait: a write the socket takes whole is written, one that waits
+// fails at once, having written what the socket took. The clock is read
+// once a request, not at every write.
+func TestTimedConnBodyPastDeadline(t *testing.T) {
 	client, _ := tcpPair(t)
 	c := newTimedConn(client, time.Minute, time.Minute)
-	c.SetWriteDeadline(time.Now().Add(-time.Millisecond)) //nolint:errcheck // never fails
+	c.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // no write waits
 	head := []byte("POST / HTTP/1.1\r\n\r\n")
+	if n, err := c.Write(head); n != len(head) || err != nil {
+		t.Fatalf("wrote %d of the head, %v", n, err)
+	}
+	c.SetWriteDeadline(time.Now().Add(-time.Millisecond)) //nolint:errcheck // no write waits
 	if n, err := c.Write(head); n != len(head) || err != nil {
 		t.Fatalf("wrote %d, %v; want the socket to take it all", n, err)
 	}
@@ -133,16 +182,28 @@ func TestTimedConnWriteErrorWorded(t *testing.T) {
 	}
 }
 
-// blockedWrite starts a write on c of more than the sockets hold, the
-// peer reading nothing, and returns its result once it ends; it gives the
-// write time to fill the sockets and wait.
-func blockedWrite(c net.Conn) <-chan error {
+// blockedWrite starts a write on c (a timedConn or tlsConn) of more than
+// the sockets hold, the peer reading nothing, and returns its result once
+// it ends; it returns when the write waits under the write deadline.
+func blockedWrite(t *testing.T, c net.Conn) <-chan error {
+	t.Helper()
+	under, ok := c.(*timedConn)
+	if tc, secure := c.(*tlsConn); secure {
+		under, ok = tc.under, true
+	}
+	if !ok {
+		t.Fatalf("%T is no upstream connection", c)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Write(make([]byte, 64<<20))
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	for give := time.Now().Add(5 * time.Second); !under.waitingW.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(give) {
+			t.Fatal("the write does not wait 5s after it began")
+		}
+	}
 	return done
 }
 
@@ -155,7 +216,7 @@ func TestTimedConnPendingWriteObeysNewDeadline(t *testing.T) {
 		client, _ := tcpPair(t)
 		c := newTimedConn(client, time.Minute, time.Minute)
 		c.SetWriteDeadline(old) //nolint:errcheck // never fails
-		done := blockedWrite(c)
+		done := blockedWrite(t, c)
 		set := time.Now()
 		c.SetWriteDeadline(set.Add(-time.Second)) //nolint:errcheck // never fails
 		select {
@@ -182,7 +243,7 @@ func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
 	c := newTimedConn(client, time.Minute, time.Minute)
 	old := time.Now().Add(300 * time.Millisecond)
 	c.SetWriteDeadline(old) //nolint:errcheck // never fails
-	done := blockedWrite(c)
+	done := blockedWrite(t, c)
 	c.SetWriteDeadline(time.Time{}) //nolint:errcheck // never fails
 	select {
 	case err := <-done:
@@ -192,5 +253,34 @@ func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
 	go io.Copy(io.Discard, server) //nolint:errcheck // until the test closes it
 	if err := <-done; err != nil {
 		t.Fatalf("the write failed once the peer read: %v", err)
+	}
+}
+
+// errSocketDeadline is the failure of refusingDeadlines' SetWriteDeadline.
+var errSocketDeadline = errors.New("the socket's write deadline cannot be set")
+
+// refusingDeadlines is a TCP connection whose SetWriteDeadline fails once
+// refuse is set, as a closed connection's does.
+type refusingDeadlines struct {
+	*net.TCPConn
+	refuse atomic.Bool
+}
+
+func (c *refusingDeadlines) SetWriteDeadline(t time.Time) error {
+	if c.refuse.Load() {
+		return errSocketDeadline
+	}
+	return c.TCPConn.SetWriteDeadline(t)
+}
+
+// SetDeadline fails when the deadline of a waiting write cannot be moved.
+func TestTimedConnSetDeadlineFails(t *testing.T) {
+	client, _ := tcpPair(t)
+	under := &refusingDeadlines{TCPConn: client.(*net.TCPConn)}
+	c := newTimedConn(under, time.Minute, time.Minute)
+	blockedWrite(t, c) // ended when the test closes the connection
+	under.refuse.Store(true)
+	if err := c.SetDeadline(time.Now().Add(time.Minute)); !errors.Is(err, errSocketDeadline) {
+		t.Errorf("SetDeadline returned %v, want the socket's error", err)
 	}
 }

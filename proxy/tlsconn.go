@@ -40,14 +40,14 @@ func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn,
 	c := &tlsConn{Conn: tls.Client(under, cfg), under: under}
 	firstByte, idle := under.firstByte, under.idle
 	under.firstByte, under.idle = untimed, untimed
-	under.SetDeadline(deadline) //nolint:errcheck // never fails
+	under.SetDeadline(deadline) //nolint:errcheck // fails only moving a waiting write's deadline: none waits
 	err := c.Handshake()
 	under.firstByte, under.idle = firstByte, idle
 	if err != nil {
 		under.Close() //nolint:errcheck // the handshake's error says more
 		return nil, err
 	}
-	under.SetDeadline(time.Time{}) //nolint:errcheck // never fails
+	under.SetDeadline(time.Time{}) //nolint:errcheck // as above
 	return c, nil
 }
 
@@ -55,7 +55,9 @@ func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn,
 // first-byte timeout lasts until the answer's first byte, as on http.
 func (c *tlsConn) Write(p []byte) (int, error) {
 	if !c.under.awaiting.Swap(true) { // the head of a new request
-		c.under.watchHead(p)
+		if err := c.under.beginRequest(p); err != nil {
+			return 0, err
+		}
 	}
 	return c.Conn.Write(p)
 }

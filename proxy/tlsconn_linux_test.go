@@ -46,7 +46,7 @@ func TestTLSPendingWriteObeysNewDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := blockedWrite(conn)
+	done := blockedWrite(t, conn)
 	set := time.Now()
 	conn.SetWriteDeadline(set.Add(-time.Second)) //nolint:errcheck // never fails
 	select {

@@ -49,6 +49,23 @@ func TestTLSHandshakeUnderConnectTimeout(t *testing.T) {
 	up.check(t, "{connect: 300ms, first_byte: 5s, idle: 5s}", 504)
 }
 
+// A request whose total timeout a slow handshake used up is not sent: the
+// upstream, which finishes its handshake within the connect timeout but
+// past the total one, receives no request, and the client gets a 504.
+func TestTotalUsedUpBeforeRequest(t *testing.T) {
+	requests := make(chan bool, 8)
+	up := scriptedUpstream{secure: true, handshakeWait: 600 * time.Millisecond, pieces: answerPieces(t, 0, 0), requests: requests}
+	up.check(t, "{connect: 5s, first_byte: 5s, idle: 5s, total: 300ms}", 504)
+	select {
+	case got := <-requests:
+		if got {
+			t.Error("the upstream received the request after its total timeout had passed")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the gateway's connection to the upstream still open 5s after its 504")
+	}
+}
+
 // answerPieces is chat_response.json's answer: its head a line a piece
 // (the first after firstWait, the others 100 ms apart), then its body in
 // two halves, the second after bodyWait.
@@ -95,6 +112,7 @@ type scriptedUpstream struct {
 	secure        bool
 	handshakeWait time.Duration
 	pieces        []piece
+	requests      chan<- bool // when set, told of each connection whether it brought a request
 }
 
 // start starts the upstream until t ends and returns its base URL.
@@ -137,6 +155,10 @@ func (u scriptedUpstream) answer(conn net.Conn, cfg *tls.Config) {
 		c = tls.Server(d, cfg)
 	}
 	req, err := http.ReadRequest(bufio.NewReader(c))
+	select {
+	case u.requests <- err == nil: // none when nil
+	default: // full: the test has its answer
+	}
 	if err != nil {
 		return
 	}
