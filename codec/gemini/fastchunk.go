@@ -130,7 +130,6 @@ type countHole struct {
 	kind       holeKind
 	hole       uint8 // its index in the template's holes
 	word       bool
-	lead, zero uint8 // the shift to its first digit in the word, and '0' when that must not be one
 	mask, keep uint64
 }
 
@@ -170,10 +169,6 @@ func (t *template) countHole(h hole, k uint8, run int32) countHole {
 	if c.vlen <= 8 && c.off+c.vlen >= 8 {
 		c.word, c.mask = true, digitsMask[c.vlen]
 		c.keep = rawjson.Word(t.b, int(h.end)-8) &^ c.mask
-		c.lead = uint8(64 - 8*c.vlen)
-		if c.vlen > 1 {
-			c.zero = '0'
-		}
 	}
 	return c
 }
@@ -202,14 +197,12 @@ var (
 	fastDetailKeys = [...]string{`"modality"`, `"tokenCount"`}
 )
 
-// fastChunk reads data into d.c and d.fastParts if it has the common shape;
-// it returns the number of parts and false when it declines (d.c and
-// d.sd.buf may then hold anything; readChunk resets them).
+// fastChunk reads data in full into d.c and d.fastParts if it has the
+// common shape, and makes it the template; it returns the number of parts
+// and false when it declines (d.c and d.sd.buf may then hold anything;
+// readChunk resets them). Decode tries the replay first: fastChunk is for
+// a chunk the replay declined.
 func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
-	if n, ok := d.replay(data); ok {
-		return n, true
-	}
-	d.sd.buf = d.sd.buf[:0]
 	t := &d.tmpl
 	d.c = wireChunk{}
 	s := fastScan{parser: parser{b: data}, sd: &d.sd, c: &d.c, parts: d.fastParts[:0], holes: t.holeBuf[:0]}
@@ -282,12 +275,11 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			at := i + int(ch.off+ch.vlen) - 8
 			w := rawjson.Word(data, at) & ch.mask
 			binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
-			if w |= digitsFill[ch.vlen]; !isDigits8(w) || byte(w>>ch.lead) == ch.zero { // (no leading zero)
+			v, ok := wordCount(w, ch.vlen)
+			if !ok {
 				return 0, false
 			}
-			if ch.kind != holeCount { // (a count dropped needs only checking)
-				c.Usage.set(ch.kind, sumDigits8(w))
-			}
+			c.Usage.set(ch.kind, v)
 		}
 		if string(data[i:i+n]) != string(st.lit) {
 			return 0, false
@@ -377,15 +369,13 @@ func (t *template) fixCounts(data []byte) {
 }
 
 // countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
-// template held): what readCount reads when the byte after them ends the
-// number, which the replay's next comparison checks. A count of up to 8
-// digits is read from the word that ends with it (digits8).
+// template held), one digit at a time: what readCount reads when the byte
+// after them ends the number, which the replay's next comparison checks.
+// (The replay reads a count of up to 8 digits, 8 bytes or more into its
+// step, with wordCount.)
 func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
-	}
-	if n <= 8 && i+n >= 8 {
-		return digits8(rawjson.Word(b, i+n-8)&digitsMask[n] | digitsFill[n])
 	}
 	for _, c := range b[i : i+n] {
 		if c -= '0'; c > 9 {
@@ -406,29 +396,22 @@ var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
 	return mask, fill
 }()
 
-// digits8 reads the 8 bytes of w, little-endian, as decimal digits: all
-// tested at once (a high nibble of 3, a low one that adding 6 does not
-// carry), and summed in three multiplications, pairs of digits, then
-// pairs of those, then of fours.
-func digits8(w uint64) (int, bool) {
-	if !isDigits8(w) {
+// wordCount reads the count of n digits (1 ≤ n ≤ 8) that ends the word w
+// (little-endian: its last n bytes; the others are ignored) as readCount
+// does when the byte after them ends the number: all n bytes digits, no
+// leading zero. The digits are tested at once (a high nibble of 3, a low
+// one that adding 6 does not carry) and summed in three multiplications,
+// pairs of digits, then pairs of those, then of fours.
+func wordCount(w uint64, n int32) (int, bool) {
+	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
+	w = w&digitsMask[n] | digitsFill[n]
+	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros || n > 1 && byte(w>>(64-8*n)) == '0' {
 		return 0, false
 	}
-	return sumDigits8(w), true
-}
-
-// isDigits8 is digits8's test.
-func isDigits8(w uint64) bool {
-	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
-	return w&highs == zeros && (w+0x0606060606060606)&highs == zeros
-}
-
-// sumDigits8 is digits8's sum, of a w that isDigits8.
-func sumDigits8(w uint64) int {
-	w -= 0x3030303030303030
+	w -= zeros
 	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
 	w = (w*100 + w>>16) & 0x0000ffff0000ffff
-	return int((w*10000 + w>>32) & 0xffffffff)
+	return int((w*10000 + w>>32) & 0xffffffff), true
 }
 
 func (s *fastScan) decline() bool {

@@ -64,30 +64,26 @@ func (d *StreamDecoder) Reset() {
 // one element of the JSON-array form. event is ignored (Gemini names none).
 // A chunk that is not valid JSON is an error and changes nothing.
 func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.Event, error) {
-	if d.state.started && !d.state.finished {
-		// Most chunks: the template's replay, which starts no stream and
-		// names no calls.
-		d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
-		if n, ok := d.replay(data); ok {
-			dst = d.textParts(dst, n)
-			if d.c.HasUsage {
-				d.state.usage = decodeUsage(&d.c.Usage)
-			}
-			return d.stop(dst), nil
-		}
-	}
-	p := parser{b: data}
-	if d.state.finished || p.peek() == 0 {
+	if d.state.finished {
 		return dst, nil
 	}
+	// The previous chunk's strings are done with. (Those a replay unescapes
+	// before it declines stay until the next chunk.)
 	d.sd.buf = d.sd.buf[:0]
 	d.callEvents = d.callBuf[:0]
 	from, calls := len(dst), d.state.calls
-	if n, fast := d.fastChunk(data); fast {
+	// Most chunks: the template's replay (none before the first chunk).
+	if n, ok := d.replay(data); ok {
 		dst = d.textParts(dst, n)
 	} else {
+		p := parser{b: data}
+		if p.peek() == 0 {
+			return dst, nil
+		}
 		var err error
-		if dst, err = d.slowChunk(dst, &p); err != nil || d.state.finished {
+		if n, ok := d.fastChunk(data); ok {
+			dst = d.textParts(dst, n)
+		} else if dst, err = d.slowChunk(dst, &p); err != nil || d.state.finished {
 			return dst, err // malformed, or an error
 		}
 	}
