@@ -275,11 +275,13 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			at := i + int(ch.off+ch.vlen) - 8
 			w := rawjson.Word(data, at) & ch.mask
 			binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
-			v, ok := wordCount(w, ch.vlen)
+			digits, ok := wordDigits(w, ch.vlen)
 			if !ok {
 				return 0, false
 			}
-			c.Usage.set(ch.kind, v)
+			if ch.kind != holeCount { // (a count dropped needs only checking)
+				c.Usage.set(ch.kind, sumDigits8(digits))
+			}
 		}
 		if string(data[i:i+n]) != string(st.lit) {
 			return 0, false
@@ -372,7 +374,7 @@ func (t *template) fixCounts(data []byte) {
 // template held), one digit at a time: what readCount reads when the byte
 // after them ends the number, which the replay's next comparison checks.
 // (The replay reads a count of up to 8 digits, 8 bytes or more into its
-// step, with wordCount.)
+// step, with wordDigits.)
 func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
@@ -386,32 +388,51 @@ func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	return v, true
 }
 
-// digitsMask keeps the last n bytes of a word (little-endian), digitsFill
-// makes the others '0'.
-var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
+// digitsMask keeps the last n bytes of a word (little-endian).
+var digitsMask = func() (mask [9]uint64) {
 	for n := range 9 {
 		mask[n] = ^uint64(0) << (64 - 8*n)
-		fill[n] = 0x3030303030303030 &^ mask[n]
 	}
-	return mask, fill
+	return mask
 }()
 
-// wordCount reads the count of n digits (1 ≤ n ≤ 8) that ends the word w
-// (little-endian: its last n bytes; the others are ignored) as readCount
-// does when the byte after them ends the number: all n bytes digits, no
-// leading zero. The digits are tested at once (a high nibble of 3, a low
-// one that adding 6 does not carry) and summed in three multiplications,
-// pairs of digits, then pairs of those, then of fours.
-func wordCount(w uint64, n int32) (int, bool) {
+// wordDigits checks the count of n digits (1 ≤ n ≤ 8) in the last n
+// bytes of w, little-endian, its other bytes zero, as readCount reads one
+// whose next byte ends the number: all digits, no leading zero. It tests
+// them at once (a high nibble of 3, a low one that adding 6 does not
+// carry), and returns w with the other bytes made '0', for sumDigits8 (a
+// count the replay drops is only checked).
+func wordDigits(w uint64, n int32) (uint64, bool) {
 	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
-	w = w&digitsMask[n] | digitsFill[n]
-	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros || n > 1 && byte(w>>(64-8*n)) == '0' {
-		return 0, false
+	cw := &countWords[n]
+	w |= cw.fill
+	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros || w&cw.first == cw.zeroFirst {
+		return w, false
 	}
-	w -= zeros
+	return w, true
+}
+
+// countWords[n] is, for a count of n digits that ends a word, the bytes
+// that make the others '0' (fill), and its first digit's byte (first) and
+// what that byte must not be, a zero (zeroFirst; for one digit it cannot
+// be, nothing is excluded).
+var countWords = func() (t [9]struct{ fill, first, zeroFirst uint64 }) {
+	for n := 1; n <= 8; n++ {
+		shift := 64 - 8*n
+		t[n].fill = 0x3030303030303030 &^ digitsMask[n]
+		t[n].first, t[n].zeroFirst = 0xff<<shift, '0'<<shift
+	}
+	t[1].first, t[1].zeroFirst = 0, 1
+	return t
+}()
+
+// sumDigits8 reads the 8 digits of w, little-endian (wordDigits), in three
+// multiplications: pairs of digits, then pairs of those, then of fours.
+func sumDigits8(w uint64) int {
+	w -= 0x3030303030303030
 	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff
 	w = (w*100 + w>>16) & 0x0000ffff0000ffff
-	return int((w*10000 + w>>32) & 0xffffffff), true
+	return int((w*10000 + w>>32) & 0xffffffff)
 }
 
 func (s *fastScan) decline() bool {
