@@ -130,7 +130,6 @@ type countHole struct {
 	kind       holeKind
 	hole       uint8 // its index in the template's holes
 	word       bool
-	lead, zero uint8 // the shift to its first digit in the word, and '0' when that must not be one
 	mask, keep uint64
 }
 
@@ -170,10 +169,6 @@ func (t *template) countHole(h hole, k uint8, run int32) countHole {
 	if c.vlen <= 8 && c.off+c.vlen >= 8 {
 		c.word, c.mask = true, digitsMask[c.vlen]
 		c.keep = rawjson.Word(t.b, int(h.end)-8) &^ c.mask
-		c.lead = uint8(64 - 8*c.vlen)
-		if c.vlen > 1 {
-			c.zero = '0'
-		}
 	}
 	return c
 }
@@ -202,14 +197,12 @@ var (
 	fastDetailKeys = [...]string{`"modality"`, `"tokenCount"`}
 )
 
-// fastChunk reads data into d.c and d.fastParts if it has the common shape;
-// it returns the number of parts and false when it declines (d.c and
-// d.sd.buf may then hold anything; readChunk resets them).
+// fastChunk reads data in full into d.c and d.fastParts if it has the
+// common shape, and makes it the template; it returns the number of parts
+// and false when it declines (d.c and d.sd.buf may then hold anything;
+// readChunk resets them). Decode tries the replay first: fastChunk is for
+// a chunk the replay declined.
 func (d *StreamDecoder) fastChunk(data []byte) (int, bool) {
-	if n, ok := d.replay(data); ok {
-		return n, true
-	}
-	d.sd.buf = d.sd.buf[:0]
 	t := &d.tmpl
 	d.c = wireChunk{}
 	s := fastScan{parser: parser{b: data}, sd: &d.sd, c: &d.c, parts: d.fastParts[:0], holes: t.holeBuf[:0]}
@@ -282,11 +275,12 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 			at := i + int(ch.off+ch.vlen) - 8
 			w := rawjson.Word(data, at) & ch.mask
 			binary.LittleEndian.PutUint64(st.lit[at-i:], ch.keep|w)
-			if w |= digitsFill[ch.vlen]; !isDigits8(w) || byte(w>>ch.lead) == ch.zero { // (no leading zero)
+			digits, ok := wordDigits(w, ch.vlen)
+			if !ok {
 				return 0, false
 			}
 			if ch.kind != holeCount { // (a count dropped needs only checking)
-				c.Usage.set(ch.kind, sumDigits8(w))
+				c.Usage.set(ch.kind, sumDigits8(digits))
 			}
 		}
 		if string(data[i:i+n]) != string(st.lit) {
@@ -377,15 +371,13 @@ func (t *template) fixCounts(data []byte) {
 }
 
 // countOfLen reads the count of n digits at b[i] (1 ≤ n ≤ 15: a count the
-// template held): what readCount reads when the byte after them ends the
-// number, which the replay's next comparison checks. A count of up to 8
-// digits is read from the word that ends with it (digits8).
+// template held), one digit at a time: what readCount reads when the byte
+// after them ends the number, which the replay's next comparison checks.
+// (The replay reads a count of up to 8 digits, 8 bytes or more into its
+// step, with wordDigits.)
 func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	if len(b)-i < n || n > 1 && b[i] == '0' {
 		return 0, false
-	}
-	if n <= 8 && i+n >= 8 {
-		return digits8(rawjson.Word(b, i+n-8)&digitsMask[n] | digitsFill[n])
 	}
 	for _, c := range b[i : i+n] {
 		if c -= '0'; c > 9 {
@@ -396,34 +388,46 @@ func countOfLen(b []byte, i, n int) (v int, ok bool) {
 	return v, true
 }
 
-// digitsMask keeps the last n bytes of a word (little-endian), digitsFill
-// makes the others '0'.
-var digitsMask, digitsFill = func() (mask, fill [9]uint64) {
+// digitsMask keeps the last n bytes of a word (little-endian).
+var digitsMask = func() (mask [9]uint64) {
 	for n := range 9 {
 		mask[n] = ^uint64(0) << (64 - 8*n)
-		fill[n] = 0x3030303030303030 &^ mask[n]
 	}
-	return mask, fill
+	return mask
 }()
 
-// digits8 reads the 8 bytes of w, little-endian, as decimal digits: all
-// tested at once (a high nibble of 3, a low one that adding 6 does not
-// carry), and summed in three multiplications, pairs of digits, then
-// pairs of those, then of fours.
-func digits8(w uint64) (int, bool) {
-	if !isDigits8(w) {
-		return 0, false
-	}
-	return sumDigits8(w), true
-}
-
-// isDigits8 is digits8's test.
-func isDigits8(w uint64) bool {
+// wordDigits checks the count of n digits (1 ≤ n ≤ 8) in the last n
+// bytes of w, little-endian, its other bytes zero, as readCount reads one
+// whose next byte ends the number: all digits, no leading zero. It tests
+// them at once (a high nibble of 3, a low one that adding 6 does not
+// carry), and returns w with the other bytes made '0', for sumDigits8 (a
+// count the replay drops is only checked).
+func wordDigits(w uint64, n int32) (uint64, bool) {
 	const zeros, highs = 0x3030303030303030, 0xf0f0f0f0f0f0f0f0
-	return w&highs == zeros && (w+0x0606060606060606)&highs == zeros
+	cw := &countWords[n]
+	w |= cw.fill
+	if w&highs != zeros || (w+0x0606060606060606)&highs != zeros || w&cw.first == cw.zeroFirst {
+		return w, false
+	}
+	return w, true
 }
 
-// sumDigits8 is digits8's sum, of a w that isDigits8.
+// countWords[n] is, for a count of n digits that ends a word, the bytes
+// that make the others '0' (fill), and its first digit's byte (first) and
+// what that byte must not be, a zero (zeroFirst; for one digit it cannot
+// be, nothing is excluded).
+var countWords = func() (t [9]struct{ fill, first, zeroFirst uint64 }) {
+	for n := 1; n <= 8; n++ {
+		shift := 64 - 8*n
+		t[n].fill = 0x3030303030303030 &^ digitsMask[n]
+		t[n].first, t[n].zeroFirst = 0xff<<shift, '0'<<shift
+	}
+	t[1].first, t[1].zeroFirst = 0, 1
+	return t
+}()
+
+// sumDigits8 reads the 8 digits of w, little-endian (wordDigits), in three
+// multiplications: pairs of digits, then pairs of those, then of fours.
 func sumDigits8(w uint64) int {
 	w -= 0x3030303030303030
 	w = (w*10 + w>>8) & 0x00ff00ff00ff00ff

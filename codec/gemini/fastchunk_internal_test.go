@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"os"
 	"reflect"
 	"strings"
@@ -119,11 +120,19 @@ func slowRead(data []byte) (read, bool) {
 	return r, ok
 }
 
-// fastRead reads data with d's fast path; replay forces the template
-// replay, which must then accept.
+// fastChunkOrReplay reads data as Decode's fast paths do: the template's
+// replay, or else fastChunk.
+func fastChunkOrReplay(d *StreamDecoder, data []byte) (int, bool) {
+	if n, ok := d.replay(data); ok {
+		return n, true
+	}
+	return d.fastChunk(data)
+}
+
+// fastRead reads data with d's fast paths.
 func fastRead(d *StreamDecoder, data []byte) (read, bool) {
 	d.sd.buf = d.sd.buf[:0]
-	n, ok := d.fastChunk(data)
+	n, ok := fastChunkOrReplay(d, data)
 	if !ok {
 		return read{}, false
 	}
@@ -260,6 +269,39 @@ func TestReplayLongCounts(t *testing.T) {
 	}
 }
 
+// A count read as a word is checked as readChunk reads it, and so are the
+// template's bytes in the word before it, which the replay copies back
+// into the step it compares: a leading zero, and a byte changed in the key
+// or the colon before a count that changes (read, not fixed), fail the
+// replay, and readChunk reads those chunks as fastChunk does.
+func TestReplayChecksWordCounts(t *testing.T) {
+	chunk := func(candidates string) []byte {
+		return []byte(strings.Replace(fastText, `"candidatesTokenCount": 35`, candidates, 1))
+	}
+	template, learn := chunk(`"candidatesTokenCount": 35`), chunk(`"candidatesTokenCount": 36`)
+	for _, c := range []struct {
+		candidates string
+		replayed   bool
+	}{
+		{`"candidatesTokenCount": 37`, true},
+		{`"candidatesTokenCount": 03`, false}, // readChunk rejects a leading zero
+		{`"candidatesTokenCounx": 37`, false}, // an unknown key: readChunk reads no count
+		{`"candidatesTokenCount"; 37`, false},
+		{`"candidatesTokenCount":\t37`, false},
+	} {
+		var d StreamDecoder
+		fastChunkOrReplay(&d, template)
+		fastChunkOrReplay(&d, learn) // the first replay: the count changed, it stays read
+		if cs := d.tmpl.counts; !d.tmpl.learnt || len(cs) != 1 || cs[0].kind != holeCandidates || !cs[0].word {
+			t.Fatalf("the template does not read candidatesTokenCount alone, as a word: %+v", cs)
+		}
+		if _, ok := d.replay(chunk(c.candidates)); ok != c.replayed {
+			t.Errorf("%s: replayed %v, want %v", c.candidates, ok, c.replayed)
+		}
+		checkFastAgreesAfter(t, chunk(c.candidates), template, learn)
+	}
+}
+
 // The fast path must take the common chunks, and the replay those that
 // follow one of the same shape, or it quietly stops paying.
 func TestFastChunkCoverage(t *testing.T) {
@@ -289,7 +331,7 @@ func TestFastChunkCoverage(t *testing.T) {
 				continue
 			}
 			total++
-			if _, ok := d.fastChunk(data); ok {
+			if _, ok := fastChunkOrReplay(&d, data); ok {
 				fast++
 			}
 		}
@@ -360,40 +402,90 @@ func TestFastChunkDeclinesUnknownKeys(t *testing.T) {
 func FuzzFastChunk(f *testing.F) {
 	for _, c := range geminiChunks(f) {
 		f.Add(c, []byte(fastText))
+		f.Add(c, c) // data mutated from its template
 	}
 	f.Fuzz(func(t *testing.T, data, prime []byte) {
 		checkFastAgrees(t, nil, data)
 		checkFastAgrees(t, prime, data)
 		checkFastAgrees(t, data, data)
+		// A template that learnt from a chunk whose counts all changed still
+		// reads them: the replay's reading of counts is fuzzed too.
+		checkFastAgreesAfter(t, data, prime, bumpCounts(prime))
+		checkFastAgreesAfter(t, prime, data, bumpCounts(data))
 	})
 }
 
-// countOfLen reads what readCount reads of a count of the template's
-// length, at every length, in the word-at-once read (digits8) and the
-// loop after it (too close to the end for a word), and declines every
-// byte that is not a digit in every place, and a leading zero.
-func TestCountOfLen(t *testing.T) {
-	check := func(b []byte, n int) {
-		t.Helper()
-		got, ok := countOfLen(b, 1, n)
-		want, end := readCount(b, 1)
-		if wantOK := end == 1+n; ok != wantOK || ok && got != want {
-			t.Fatalf("countOfLen(%q, %d) = %d, %v; readCount %d, %d", b, n, got, ok, want, end)
+// bumpCounts returns a copy of chunk with the last digit of every number
+// outside its strings changed (a 9 to 8, others up by one): the same
+// shape, every count another of as many digits.
+func bumpCounts(chunk []byte) []byte {
+	b := append([]byte(nil), chunk...)
+	inString := false
+	for i, c := range b {
+		switch {
+		case inString:
+			inString = c != '"' || escaped(b[:i])
+		case c == '"':
+			inString = true
+		case '0' <= c && c <= '9' && (i+1 == len(b) || b[i+1] < '0' || b[i+1] > '9'):
+			b[i] = "1234567898"[c-'0']
 		}
 	}
-	for n := 1; n <= 15; n++ {
+	return b
+}
+
+// escaped says whether the byte after b is escaped: b ends with an odd
+// number of backslashes.
+func escaped(b []byte) bool {
+	n := len(b) - len(bytes.TrimRight(b, `\`))
+	return n%2 == 1
+}
+
+// countOfLen, for counts the replay does not read as a word, reads what
+// readCount reads of a count of the template's length, at every length,
+// and declines every byte that is not a digit in every place, and a
+// leading zero.
+func TestCountOfLen(t *testing.T) {
+	eachCount(t, 15, func(b []byte, i, n int) (int, bool) { return countOfLen(b, i, n) })
+}
+
+// wordDigits and sumDigits8 read what readCount reads of a count of up to
+// 8 digits from the word that ends with it, whatever the bytes before it
+// in the word (which the replay masks off).
+func TestWordDigits(t *testing.T) {
+	eachCount(t, 8, func(b []byte, i, n int) (int, bool) {
+		w, ok := wordDigits(rawjson.Word(b, i+n-8)&digitsMask[n], int32(n))
+		return sumDigits8(w), ok
+	})
+}
+
+// eachCount checks read(b, i, n), a count of n digits at b[i], against
+// readCount, for n up to most: digits, a digit fewer or more, a leading
+// zero, and every byte in every place from 8 before the count's end.
+func eachCount(t *testing.T, most int, read func(b []byte, i, n int) (int, bool)) {
+	check := func(b []byte, i, n int) {
+		t.Helper()
+		got, ok := read(b, i, n)
+		want, end := readCount(b, i)
+		if wantOK := end == i+n; ok != wantOK || ok && got != want {
+			t.Fatalf("%q, %d digits: %d, %v; readCount %d, %d", b, n, got, ok, want, end)
+		}
+	}
+	const key = `"totalTokenCount":`
+	for n := 1; n <= most; n++ {
 		for _, v := range []string{"1", "9", "10", "0", "123456789012345"} {
 			for len(v) < n {
 				v += v[len(v)-1:]
 			}
 			for _, tail := range []string{",", `,"totalTokenCount": 1}`} {
-				b := []byte(":" + v[:n] + tail)
-				check(b, n)
-				for pos := 1; pos <= n; pos++ {
+				b := []byte(key + v[:n] + tail)
+				i := len(key)
+				check(b, i, n)
+				for pos := min(i, i+n-8); pos < i+n; pos++ {
 					for c := range 256 {
 						b := append([]byte(nil), b...)
 						b[pos] = byte(c)
-						check(b, n)
+						check(b, i, n)
 					}
 				}
 			}

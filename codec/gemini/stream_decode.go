@@ -64,23 +64,21 @@ func (d *StreamDecoder) Reset() {
 // one element of the JSON-array form. event is ignored (Gemini names none).
 // A chunk that is not valid JSON is an error and changes nothing.
 func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.Event, error) {
-	if d.state.started && !d.state.finished {
-		// Most chunks: the template's replay, which starts no stream and
-		// names no calls.
-		d.sd.buf = d.sd.buf[:0] // the previous chunk's strings are done with
-		if n, ok := d.replay(data); ok {
-			dst = d.textParts(dst, n)
-			if d.c.HasUsage {
-				d.state.usage = decodeUsage(&d.c.Usage)
-			}
-			return d.stop(dst), nil
-		}
-	}
-	p := parser{b: data}
-	if d.state.finished || p.peek() == 0 {
+	if d.state.finished {
 		return dst, nil
 	}
+	// The previous chunk's strings are done with. (Those a replay unescapes
+	// before it declines stay until the next chunk.)
 	d.sd.buf = d.sd.buf[:0]
+	// Most chunks: the template's replay (there is none before the first
+	// chunk), which starts no stream and names no calls.
+	if n, ok := d.replay(data); ok {
+		return d.endChunk(d.textParts(dst, n)), nil
+	}
+	p := parser{b: data}
+	if p.peek() == 0 {
+		return dst, nil
+	}
 	d.callEvents = d.callBuf[:0]
 	from, calls := len(dst), d.state.calls
 	if n, fast := d.fastChunk(data); fast {
@@ -91,12 +89,10 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 			return dst, err // malformed, or an error
 		}
 	}
-	c := &d.c
-	if c.HasUsage {
-		d.state.usage = decodeUsage(&c.Usage)
-	}
+	dst = d.endChunk(dst)
 	if !d.state.started {
 		d.state.started = true
+		c := &d.c
 		d.scope = strings.Clone(responseScope(c.ResponseID, data))
 		dst = insertEvent(dst, from, codec.Event{Kind: codec.EventStart, ID: c.ResponseID, Model: c.ModelVersion,
 			Usage: codec.Usage{Input: d.state.usage.Input}})
@@ -107,7 +103,7 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if len(d.callEvents) > 0 {
 		d.nameCalls(dst, calls)
 	}
-	return d.stop(dst), nil
+	return dst, nil
 }
 
 // textParts appends the events of the n parts fastChunk or replay read.
@@ -119,9 +115,16 @@ func (d *StreamDecoder) textParts(dst []codec.Event, n int) []codec.Event {
 	return dst
 }
 
-// stop appends the end of the stream when the chunk read (d.c) ends it.
-func (d *StreamDecoder) stop(dst []codec.Event) []codec.Event {
-	switch c := &d.c; {
+// endChunk takes the usage of the chunk read (d.c), and appends the end of
+// the stream when the chunk ends it (before a first chunk's Start is
+// inserted: the Start carries the usage, and goes before the chunk's
+// events).
+func (d *StreamDecoder) endChunk(dst []codec.Event) []codec.Event {
+	c := &d.c
+	if c.HasUsage {
+		d.state.usage = decodeUsage(&c.Usage)
+	}
+	switch {
 	case c.FinishReason != "":
 		return d.finish(dst, stopReason(c.FinishReason, d.state.calls > 0))
 	case !c.Candidate && c.BlockReason != "":
