@@ -171,12 +171,17 @@ func newChannel(c config.Channel, id int64, log *slog.Logger) (*channel, error) 
 		tlsCfg = upstreamTLS(u.Hostname())
 	}
 	ch.client = &fasthttp.HostClient{
-		Addr:                     addr,
-		Name:                     "rosetta",
-		IsTLS:                    secure,
-		TLSConfig:                tlsCfg, // used by Dial: the connection it returns is TLS already
-		MaxConns:                 maxUpstreamConns,
-		MaxIdleConnDuration:      30 * time.Second,
+		Addr:                addr,
+		Name:                "rosetta",
+		IsTLS:               secure,
+		TLSConfig:           tlsCfg, // used by Dial: the connection it returns is TLS already
+		MaxConns:            maxUpstreamConns,
+		MaxIdleConnDuration: 30 * time.Second,
+		// The connection idle the shortest goes out next: its memory and
+		// its socket's are still in the cache. fasthttp's default, FIFO,
+		// goes round all of them, as many as the client connections at
+		// the peak, each cold by its turn.
+		ConnPoolStrategy:         fasthttp.LIFO,
 		MaxResponseBodySize:      256 << 20,
 		DisablePathNormalizing:   true,
 		NoDefaultUserAgentHeader: true,

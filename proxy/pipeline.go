@@ -136,8 +136,17 @@ var candLists = sync.Pool{New: func() any { return new(candList) }}
 
 func takeCandList() *candList { return candLists.Get().(*candList) }
 
+// release lets go of the channels and hands the list back. Candidates
+// are appended from the first entry on, so the first empty one ends those
+// used: the rest, most of the list (a request has a candidate or two), is
+// neither cleared nor brought into the cache to be.
 func (cl *candList) release() {
-	*cl = candList{} // lets go of the channels
+	for i := range cl {
+		if cl[i].ch == nil {
+			break
+		}
+		cl[i] = candidate{}
+	}
 	candLists.Put(cl)
 }
 

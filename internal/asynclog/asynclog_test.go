@@ -62,3 +62,27 @@ func TestFullBufferDropsInsteadOfBlocking(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestWritesAt64KiB: 64 KiB of pending lines are written at once, long
+// before the interval, however large the limit.
+func TestWritesAt64KiB(t *testing.T) {
+	var out syncBuffer
+	w := New(&out, time.Hour, 4<<20)
+	defer w.Close()
+	line := []byte(strings.Repeat("x", 1023) + "\n")
+	for range 63 {
+		w.Write(line)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := len(out.String()); n != 0 {
+		t.Fatalf("%d bytes written with 63 KiB pending, want none before the interval", n)
+	}
+	w.Write(line)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(out.String()) < 64<<10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes written within 5s of 64 KiB pending, want 65536", len(out.String()))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
