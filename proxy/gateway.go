@@ -180,7 +180,12 @@ func (g *Gateway) newServer(h fasthttp.RequestHandler, readBuf int) *fasthttp.Se
 		// would hand it back: hence a small one (headconn.go).
 		StreamRequestBody:  true,
 		MaxRequestBodySize: int(g.cfg.Server.MaxBody),
-		HeaderReceived:     g.headerReceived,
+		// The clock is read at the first ctx.Time(), begin's, once the
+		// body is in: not as the handler is called, with only the head
+		// read, which would count the client's upload in the latency and
+		// take it from the upstream's deadline.
+		LazyRequestTime: true,
+		HeaderReceived:  g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it
 		// into a form of its own first.
 		DisablePreParseMultipartForm: true,
