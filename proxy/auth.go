@@ -131,21 +131,28 @@ type keyring struct {
 	// so a key that worked keeps working instead of getting a 500. It
 	// holds only real keys, each until it is invalidated or found gone.
 	known sync.Map // [sha256.Size]byte → *Key
-	// front holds the answers the source gave last, each in the slot of
-	// its hash's first bits until its entry in cache expires: a hit costs
-	// a load and the hash's comparison, where cache.Get takes a lock, a
-	// pool round trip, its access counters and a clock reading. An entry
-	// serves only while gen is what it was before the source was asked:
-	// any invalidation empties the front at once (its keys are then found
-	// in cache until their next lookup).
-	front [frontSlots]atomic.Pointer[frontEntry]
+	// front holds the keys the source found last, each in the slot of its
+	// hash's first bits until its entry in cache expires: a hit costs two
+	// loads and the hash's comparison, where cache.Get takes a lock, a pool
+	// round trip, its access counters and a clock reading. Hashes found
+	// nowhere stay out, so that a spray of wrong keys cannot push the keys
+	// in use out of it.
+	front [frontSlots]frontSlot
+}
+
+// frontSlot is one of the front's slots. An entry serves only while the
+// slot's gen is what it was before the source was asked: invalidate bumps
+// it for its key's slot alone, and so also turns away the entry of a
+// lookup that read the source before the change and stores after it.
+type frontSlot struct {
+	entry atomic.Pointer[frontEntry]
+	gen   atomic.Uint64
 }
 
 // frontSlots is the front's size: keys in use at once on a node, with room.
 const frontSlots = 256
 
-// frontEntry is an answer of the source: key, nil for a hash it does not
-// know, kept until until.
+// frontEntry is a key the source found, kept until until.
 type frontEntry struct {
 	hash  [sha256.Size]byte
 	key   *Key
@@ -174,7 +181,8 @@ func (kr *keyring) find(secret []byte, now time.Time) (*Key, error) {
 	}
 	h := HashKey(secret)
 	id := binary.LittleEndian.Uint64(h[:8])
-	if e := kr.front[id%frontSlots].Load(); e != nil && e.gen == kr.gen.Load() && now.Before(e.until) &&
+	slot := &kr.front[id%frontSlots]
+	if e := slot.entry.Load(); e != nil && e.gen == slot.gen.Load() && now.Before(e.until) &&
 		subtle.ConstantTimeCompare(e.hash[:], h[:]) == 1 {
 		return e.key, nil
 	}
@@ -189,7 +197,8 @@ func (kr *keyring) find(secret []byte, now time.Time) (*Key, error) {
 
 // lookup asks the source for a hash that is not cached, and caches the answer.
 func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
-	gen := kr.gen.Load()
+	slot := &kr.front[id%frontSlots]
+	gen, slotGen := kr.gen.Load(), slot.gen.Load()
 	k, err := kr.src.KeyByHash(h)
 	if err != nil { // not cached: the next request asks again
 		if last, ok := kr.known.Load(h); ok {
@@ -203,9 +212,9 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 		kr.known.Delete(h)
 	} else {
 		kr.known.Store(h, k)
+		slot.entry.Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: slotGen})
 	}
 	kr.cache.SetWithTTL(id, entry, 1, ttl)
-	kr.front[id%frontSlots].Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: gen})
 	if kr.gen.Load() != gen {
 		kr.cache.Del(id)
 		kr.known.Delete(h)
@@ -218,8 +227,10 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 // Del runs would show its entry until the buffered delete follows it, so
 // invalidate waits for the buffer (changes are rare; requests never wait).
 func (kr *keyring) invalidate(h [sha256.Size]byte) {
+	id := binary.LittleEndian.Uint64(h[:8])
 	kr.gen.Add(1)
-	kr.cache.Del(binary.LittleEndian.Uint64(h[:8]))
+	kr.front[id%frontSlots].gen.Add(1) // before the drop: a racing lookup's entry carries the old one
+	kr.cache.Del(id)
 	kr.cache.Wait()
 	kr.known.Delete(h)
 }

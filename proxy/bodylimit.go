@@ -20,14 +20,11 @@ import (
 	"github.com/rosetta-gateway/rosetta/config"
 )
 
-// uploadPaths are the routes whose bodies are multipart uploads, bounded by
-// server.max_upload rather than server.max_body.
-var uploadPaths = [...]string{"/v1/images/edits", "/v1/images/variations", "/v1/audio/transcriptions", "/v1/audio/translations"}
-
-// isUpload reports whether a request is a POST to an upload route. The
-// path is compared as sent (the query cut off): any other spelling of it
-// gets the JSON limit, the smaller one, and the router's redirect.
-func isUpload(h *fasthttp.RequestHeader) bool {
+// uploadHead reports whether a request's head is that of a POST to an
+// upload route (postRoutes). The path is taken as sent (the query cut off),
+// as the handler takes it: any other spelling of it gets the JSON limit,
+// the smaller one, and the router's redirect.
+func (g *Gateway) uploadHead(h *fasthttp.RequestHeader) bool {
 	if !h.IsPost() {
 		return false
 	}
@@ -35,12 +32,7 @@ func isUpload(h *fasthttp.RequestHeader) bool {
 	if i := bytes.IndexByte(path, '?'); i >= 0 {
 		path = path[:i]
 	}
-	for _, p := range uploadPaths {
-		if string(path) == p {
-			return true
-		}
-	}
-	return false
+	return g.posts[string(path)].upload
 }
 
 // headerReceived lets the handler of a request whose Content-Length is
@@ -50,7 +42,7 @@ func isUpload(h *fasthttp.RequestHeader) bool {
 // answer would not send.
 func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	limit := g.cfg.Server.MaxBody
-	if isUpload(h) {
+	if g.uploadHead(h) {
 		limit = g.cfg.Server.MaxUpload
 	}
 	if h.ContentLength() > int(limit) {

@@ -176,8 +176,8 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 	return x
 }
 
-// requestTime is when the request's handler was called, as fasthttp read
-// the clock for it (once per request in any case), else now.
+// requestTime is the request's time as fasthttp reads it (LazyRequestTime:
+// at this first call, after the body was read), else now.
 func requestTime(ctx *fasthttp.RequestCtx) time.Time {
 	if t := ctx.Time(); !t.IsZero() {
 		return t

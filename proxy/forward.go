@@ -232,7 +232,11 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
 	c.ch.breaker.success()
 	fasthttp.ReleaseResponse(resp)
-	g.finishAt(x, now) // the answer's arrival: its latency, as its ttfb
+	if x.stream { // resp.StreamBody: a whole answer to a stream request, its body read since now
+		g.finish(x)
+	} else {
+		g.finishAt(x, now) // the answer's arrival: its latency, as its ttfb
+	}
 	return nil, false
 }
 

@@ -82,8 +82,9 @@ type Gateway struct {
 	log        *slog.Logger
 	access     *accessLog // nil: access lines go to log
 	keys       *keyring
-	store      store.Store // nil without one
-	usage      UsageSink   // nil without one
+	posts      map[string]postRoute // read only once built
+	store      store.Store          // nil without one
+	usage      UsageSink            // nil without one
 	limiter    *ratelimit.Limiter
 	cluster    *cluster.Node // nil on a single node
 	server     *fasthttp.Server
@@ -155,6 +156,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 			g.watchStore(seen, keyEvery, channelEvery, g.stopWatch)
 		}()
 	}
+	g.posts = g.postRoutes()
 	g.api = g.handler(nil)
 	h := g.handler(opts.Mount)
 	g.server = g.newServer(h, readBufferSize)
@@ -180,7 +182,12 @@ func (g *Gateway) newServer(h fasthttp.RequestHandler, readBuf int) *fasthttp.Se
 		// would hand it back: hence a small one (headconn.go).
 		StreamRequestBody:  true,
 		MaxRequestBodySize: int(g.cfg.Server.MaxBody),
-		HeaderReceived:     g.headerReceived,
+		// The clock is read at the first ctx.Time(), begin's, once the
+		// body is in: not as the handler is called, with only the head
+		// read, which would count the client's upload in the latency and
+		// take it from the upstream's deadline.
+		LazyRequestTime: true,
+		HeaderReceived:  g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it
 		// into a form of its own first.
 		DisablePreParseMultipartForm: true,
@@ -229,37 +236,18 @@ func (g *Gateway) loadTable() error {
 // behind the request-id header every response carries.
 func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r := router.New()
-	// The POST routes without parameters, also by their path: found in a
-	// map, where the router's tree walk costs about five times as much.
-	posts := map[string]fasthttp.RequestHandler{}
-	post := func(path string, h fasthttp.RequestHandler) {
-		r.POST(path, h)
-		posts[path] = h
+	for path, p := range g.posts {
+		r.POST(path, p.handle)
 	}
 	r.GET("/v1/models", g.listModels)
 	r.GET("/v1/models/{model:*}", g.retrieveModel)
-	post("/v1/chat/completions", g.chatCompletions)
-	post("/v1/completions", g.completions)
-	post("/v1/embeddings", g.embeddings)
-	post("/v1/rerank", g.rerank)
-	post("/v1/images/generations", g.imageGenerations)
-	post("/v1/images/edits", g.imageEdits)
-	post("/v1/images/variations", g.imageVariations)
-	post("/v1/audio/speech", g.speech)
-	post("/v1/audio/transcriptions", g.transcriptions)
-	post("/v1/audio/translations", g.translations)
 	r.GET("/v1/realtime", g.realtime)
-	post("/v1/responses", g.responsesCreate)
-	post("/v1/responses/input_tokens", g.responsesInputTokens)
-	post("/v1/responses/compact", g.responsesCompact)
 	r.GET("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.get", opResponseGet) })
 	r.DELETE("/v1/responses/{id}", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.delete", opResponseDelete) })
 	r.POST("/v1/responses/{id}/cancel", func(ctx *fasthttp.RequestCtx) { g.responseCall(ctx, "responses.cancel", opResponseCancel) })
 	r.GET("/v1/responses/{id}/input_items", func(ctx *fasthttp.RequestCtx) {
 		g.responseCall(ctx, "responses.input_items", opResponseItems)
 	})
-	post("/v1/messages", g.messages)
-	post("/v1/messages/count_tokens", g.countTokens)
 	r.POST("/v1beta/models/{target}", g.geminiPost)
 	r.GET("/v1beta/models", g.geminiModels)
 	r.GET("/v1beta/models/{model}", g.geminiModels)
@@ -288,16 +276,49 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 			var buf [40]byte
 			ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], given))
 		}
-		if !isUpload(&ctx.Request.Header) && !g.readBody(ctx) {
+		var p postRoute
+		if ctx.IsPost() { // what the router would find, as it finds it (by the path as sent)
+			p = g.posts[string(ctx.Request.URI().PathOriginal())]
+		}
+		if !p.upload && !g.readBody(ctx) {
 			return // refused
 		}
-		// What the router would find, as it finds it (by the path as sent).
-		if h := posts[string(ctx.Request.URI().PathOriginal())]; h != nil && ctx.IsPost() {
+		if p.handle != nil {
 			defer g.recoverPanic(ctx) // as the router's PanicHandler
-			h(ctx)
+			p.handle(ctx)
 			return
 		}
 		r.Handler(ctx)
+	}
+}
+
+// postRoute is a POST route without parameters, found by its path in a
+// map, where the router's tree walk costs about five times as much; upload
+// says its body is a multipart upload, bounded by server.max_upload and
+// spooled by its handler rather than read whole before routing.
+type postRoute struct {
+	handle fasthttp.RequestHandler
+	upload bool
+}
+
+// postRoutes are the gateway's POST routes without parameters.
+func (g *Gateway) postRoutes() map[string]postRoute {
+	return map[string]postRoute{
+		"/v1/chat/completions":       {g.chatCompletions, false},
+		"/v1/completions":            {g.completions, false},
+		"/v1/embeddings":             {g.embeddings, false},
+		"/v1/rerank":                 {g.rerank, false},
+		"/v1/images/generations":     {g.imageGenerations, false},
+		"/v1/images/edits":           {g.imageEdits, true},
+		"/v1/images/variations":      {g.imageVariations, true},
+		"/v1/audio/speech":           {g.speech, false},
+		"/v1/audio/transcriptions":   {g.transcriptions, true},
+		"/v1/audio/translations":     {g.translations, true},
+		"/v1/responses":              {g.responsesCreate, false},
+		"/v1/responses/input_tokens": {g.responsesInputTokens, false},
+		"/v1/responses/compact":      {g.responsesCompact, false},
+		"/v1/messages":               {g.messages, false},
+		"/v1/messages/count_tokens":  {g.countTokens, false},
 	}
 }
 

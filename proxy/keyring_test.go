@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,12 +153,16 @@ func TestKnownKeyServesWhileTheSourceFails(t *testing.T) {
 	}
 }
 
-// TestKeyFront: an answer of the source is served from the front, without
-// the cache, until the cache's entry for it would expire (keyTTL, or
-// unknownTTL for a hash found nowhere), and never after an invalidation.
+// TestKeyFront: a key the source found is served from the front, without
+// the cache, until the cache's entry for it would expire (keyTTL), and
+// never after its invalidation; a hash found nowhere stays out of it, and
+// another key's invalidation leaves it.
 func TestKeyFront(t *testing.T) {
 	const secret, garbage = "sk-front-0123456789", "sk-garbage-0123456789"
 	kr, f := newFakeKeyring(t, secret)
+	if frontSlotOf(secret) == frontSlotOf(garbage) {
+		t.Fatal("the two hashes share a slot: pick another garbage key")
+	}
 	now := time.Now()
 	lookups := func(want int64) {
 		t.Helper()
@@ -180,13 +185,43 @@ func TestKeyFront(t *testing.T) {
 	find(secret, now.Add(keyTTL+time.Second), true) // expired: asked again
 	lookups(2)
 	find(garbage, now, false)
-	find(garbage, now.Add(unknownTTL-time.Second), false)
-	lookups(3)
-	find(garbage, now.Add(unknownTTL+time.Second), false)
+	find(garbage, now, false) // not in the front: asked again
 	lookups(4)
 	find(secret, now, true)
 	lookups(4)
-	kr.invalidate(HashKey([]byte(garbage))) // another key's: the front is emptied all the same
+	kr.invalidate(HashKey([]byte(garbage))) // another slot's: the front keeps the key
+	find(secret, now, true)
+	lookups(4)
+	kr.invalidate(HashKey([]byte(secret)))
 	find(secret, now, true)
 	lookups(5)
+}
+
+// frontSlotOf is the front's slot of a secret's hash.
+func frontSlotOf(secret string) uint64 {
+	h := HashKey([]byte(secret))
+	return binary.LittleEndian.Uint64(h[:8]) % frontSlots
+}
+
+// TestKeyFrontGarbageSpray: wrong keys, however many, do not push a key in
+// use out of the front.
+func TestKeyFrontGarbageSpray(t *testing.T) {
+	const secret = "sk-hot-0123456789"
+	kr, f := newFakeKeyring(t, secret)
+	now := time.Now()
+	if k, _ := kr.find([]byte(secret), now); k == nil {
+		t.Fatal("key not found")
+	}
+	for i := range 4 * frontSlots {
+		if k, _ := kr.find(fmt.Appendf(nil, "sk-garbage-%d", i), now); k != nil {
+			t.Fatalf("garbage key %d found", i)
+		}
+	}
+	kr.cache.Wait()
+	h := HashKey([]byte(secret))
+	kr.cache.Del(binary.LittleEndian.Uint64(h[:8])) // only the front can answer without the source
+	before := f.lookups.Load()
+	if k, _ := kr.find([]byte(secret), now); k == nil || f.lookups.Load() != before {
+		t.Fatalf("hot key after the spray: %v, %d source lookups, want none", k, f.lookups.Load()-before)
+	}
 }

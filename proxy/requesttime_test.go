@@ -1,7 +1,13 @@
 package proxy_test
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,4 +47,83 @@ func TestWholeAnswerTimes(t *testing.T) {
 	if start := at.Add(-time.Duration(latency)); start.Before(sent.Add(-time.Millisecond)) || at.After(got.Add(time.Millisecond)) {
 		t.Errorf("line's time %v, request's start %v: not within the client's %v to %v", at, start, sent, got)
 	}
+}
+
+// TestSlowUploadTimes: a request's time starts once its body is in, not
+// at its head: a client uploading for longer than the upstream's deadline
+// leaves gets its answer, and the latency leaves the upload out.
+func TestSlowUploadTimes(t *testing.T) {
+	const upload, delay = 400 * time.Millisecond, 300 * time.Millisecond
+	m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		time.Sleep(delay)
+		jsonReply(200, fixture(t, "chat_response.json"))(w, r, body)
+	})
+	tg := startGateway(t, channel("oa", m.baseURL(), "timeouts: {total: 600ms}"))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Past the 8 KiB fasthttp reads before it calls the handler: the rest
+	// comes after the upload's time.
+	body := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("hi ", 4000) + `"}]}`
+	const first = 8 << 10
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", clientKey, len(body), body[:first])
+	time.Sleep(upload)
+	sent := time.Now()
+	if _, err := io.WriteString(conn, body[first:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := time.Now()
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s: the upload counted against timeouts.total", resp.StatusCode, answer)
+	}
+	latency := lineLatency(t, tg)
+	if latency < delay || latency > got.Sub(sent) {
+		t.Errorf("latency %v: want between %v and %v, the upload (%v) left out", latency, delay, got.Sub(sent), upload)
+	}
+}
+
+// TestStreamAskedWholeAnswerLatency: a stream request answered with plain
+// JSON ends when the answer's body is in, not at its head.
+func TestStreamAskedWholeAnswerLatency(t *testing.T) {
+	const delay = 300 * time.Millisecond
+	answer := fixture(t, "chat_response.json")
+	m := newMock(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		time.Sleep(delay)
+		w.Write(answer)
+	})
+	tg := startGateway(t, channel("oa", m.baseURL(), ""))
+	resp, body := tg.post(t, `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if latency := lineLatency(t, tg); latency < delay {
+		t.Errorf("latency %v: want at least the body's %v", latency, delay)
+	}
+}
+
+// lineLatency is the latency of the one access line tg writes.
+func lineLatency(t *testing.T, tg *testGateway) time.Duration {
+	t.Helper()
+	var latency float64
+	waitFor(t, "the access line", func() bool {
+		lines := tg.accessLines(t)
+		if len(lines) == 1 {
+			latency, _ = lines[0]["latency"].(float64)
+		}
+		return len(lines) == 1
+	})
+	return time.Duration(latency)
 }

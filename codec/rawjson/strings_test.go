@@ -9,9 +9,12 @@ import (
 func TestValidStrings(t *testing.T) {
 	f := func(doc string) {
 		t.Helper()
-		if got, want := ValidStrings([]byte(doc)), json.Valid([]byte(doc)); got != want {
-			t.Fatalf("ValidStrings(%q) = %v, encoding/json says %v", doc, got, want)
-		}
+		want := json.Valid([]byte(doc))
+		bothWays(t, func(way string) {
+			if got := ValidStrings([]byte(doc)); got != want {
+				t.Fatalf("%s: ValidStrings(%q) = %v, encoding/json says %v", way, doc, got, want)
+			}
+		})
 	}
 	f(`{"a":"plain","b":["x","y"]}`)
 	f(`{"a":"escapes \" \\ \/ \b \f \n \r \t \u00e9 \uD83D\uDE00"}`)
@@ -43,9 +46,12 @@ func TestValidStringsMatchesQuoted(t *testing.T) {
 		`"00000000000000000000000000000000`, ` "00000000000000000000000000000000`,
 	}
 	for _, d := range docs {
-		if got, want := ValidStrings([]byte(d)), validStringsQuoted([]byte(d)); got != want {
-			t.Errorf("ValidStrings(%q) = %v, following the quotes %v", d, got, want)
-		}
+		want := validStringsQuoted([]byte(d))
+		bothWays(t, func(way string) {
+			if got := ValidStrings([]byte(d)); got != want {
+				t.Errorf("%s: ValidStrings(%q) = %v, following the quotes %v", way, d, got, want)
+			}
+		})
 	}
 }
 

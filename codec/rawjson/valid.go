@@ -362,16 +362,11 @@ func longString(b []byte, i, quote int) (int, int) {
 	if vectorRuns {
 		// One read of each byte for all three: the search stops at any of
 		// them, so a string is read once however many escapes it holds.
-		i += plainRun(b[i:])
-		for ; i+8 <= len(b); i += 8 {
-			if m := special(word(b, i)); m != 0 {
-				return i + bits.TrailingZeros64(m)>>3, quote
-			}
+		whole := (len(b) - i) &^ 31
+		if j := plainRun(b[i:]); j < whole {
+			return i + j, quote
 		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++ // the last bytes of b
-		}
-		return i, quote
+		return tailSpecial(b, i+whole), quote
 	}
 	if quote < i {
 		if quote >= 0 && countSearches { // the quote found before was escaped
@@ -409,6 +404,24 @@ func longString(b []byte, i, quote int) (int, int) {
 		}
 	}
 	return end, quote
+}
+
+// tailSpecial is longString's search in b's last bytes, from b[i], fewer
+// than 32: a word at a time, the last one the word ending with b. Its bytes
+// before b[i], if any, are plain: longString's callers pass i with
+// i+8 <= len(b) (what lies before an escape) or with b[i-8:i] passed.
+func tailSpecial(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := special(word(b, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if i < len(b) {
+		if m := special(word(b, len(b)-8)); m != 0 {
+			return len(b) - 8 + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return len(b)
 }
 
 // searchedAgain counts longString's searches for a quote made again, the

@@ -183,15 +183,19 @@ func TestValidIndented(t *testing.T) {
 	}
 }
 
-// FuzzValid holds Valid to encoding/json.Valid on every input: an event
-// that Valid passes reaches a client's parser, and an event that
-// encoding/json takes must not end a stream.
+// FuzzValid holds Valid to encoding/json.Valid on every input, with the
+// vector search for long strings and without: an event that Valid passes
+// reaches a client's parser, and an event that encoding/json takes must not
+// end a stream.
 func FuzzValid(f *testing.F) {
 	addValidSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := rawjson.Valid(b), json.Valid(b); got != want {
-			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
-		}
+		want := json.Valid(b)
+		rawjson.BothWays(t, func(way string) {
+			if got := rawjson.Valid(b); got != want {
+				t.Fatalf("%s: Valid(%q) = %v, encoding/json says %v", way, b, got, want)
+			}
+		})
 	})
 }
 
