@@ -68,17 +68,17 @@ var textStream = map[string]struct {
 // A benchmarked stream starts again, off the clock, as the proxy starts
 // each stream with pooled state (Reset keeps the buffers), after
 // streamDeltas deltas or streamText bytes of text, whichever comes first:
-// a long answer, the same length whatever the delta's. The Responses
-// encoder keeps a stream's text for its closing events, and spills one
-// past 64 KiB into a pooled buffer, copying it: with 1024 of Gemini's
-// 76-byte deltas every benchmarked stream was a 78 KB answer and paid
-// that copy, where OpenAI's and Anthropic's were 3 and 10 KB. The copy
-// is measured by BenchmarkPairsTranscodeLongAnswer. (Under cachegrind,
+// a long answer, but under the 64 KiB of text a Responses encoder keeps
+// as its own. Past that it spills the text into a pooled buffer, copying
+// it: with 1024 of Gemini's 76-byte deltas every benchmarked stream was a
+// 78 KB answer that paid that copy (~2 of its 3.9 L1 misses a delta),
+// where OpenAI's and Anthropic's were 3 and 10 KB.
+// BenchmarkPairsTranscodeLongAnswer measures the copy. (Under cachegrind,
 // which counts every instruction, a restart adds ~10 instructions per
-// delta at 1024 deltas a stream.)
+// delta at 1024 deltas a stream, ~16 at Gemini's 646.)
 const (
 	streamDeltas = 1024
-	streamText   = 32 << 10
+	streamText   = 48 << 10
 )
 
 // deltasPerStream is how many deltas of text bytes each make a stream of
