@@ -41,7 +41,10 @@ func BenchmarkPairsTranscodeGeminiDeltas(b *testing.B) {
 			if out, _ := tc.Transcode(nil, deltas[0]); tc.Err() != nil || !bytes.Contains(out, []byte("data: ")) {
 				b.Fatalf("the delta transcodes to nothing: %v", tc.Err())
 			}
-			b.Run(filepath.Base(p.dir)+"/"+kind, func(b *testing.B) { transcodeDeltas(b, tc, start, deltas) })
+			text := len(ts.text) - 2 - len(`\u003c`) + len(texts[kind]) // without its quotes
+			b.Run(filepath.Base(p.dir)+"/"+kind, func(b *testing.B) {
+				transcodeDeltas(b, tc, start, deltas, deltasPerStream(text, streamText))
+			})
 		}
 	}
 }
