@@ -210,10 +210,13 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 		k, entry, ttl = nil, &Key{Hash: h, unknown: true}, unknownTTL
 		kr.known.Delete(h)
 		// The key is gone: a racing earlier lookup may have put it in
-		// front, where it would serve until keyTTL.
+		// front, and its Set may still be in ristretto's buffer, where it
+		// would win over this one's (a second Set of a key not yet in is
+		// refused); either would serve the key until keyTTL.
 		if e := slot.entry.Load(); e != nil && e.hash == h {
 			slot.entry.CompareAndSwap(e, nil)
 		}
+		kr.cache.Del(id)
 	} else {
 		kr.known.Store(h, k)
 		slot.entry.Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: gen})
