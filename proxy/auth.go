@@ -122,10 +122,6 @@ const (
 type keyring struct {
 	cache *ristretto.Cache[uint64, *Key]
 	src   KeySource
-	// gen counts invalidations. A lookup that raced one (it read the
-	// source before the change and caches after the drop) drops its own
-	// entry again, so a revoked key cannot come back for keyTTL.
-	gen atomic.Uint64
 	// known holds, by hash, every key the source has returned and not
 	// since dropped: the answer when the source fails (the store is down),
 	// so a key that worked keeps working instead of getting a 500. It
@@ -143,7 +139,10 @@ type keyring struct {
 // frontSlot is one of the front's slots. An entry serves only while the
 // slot's gen is what it was before the source was asked: invalidate bumps
 // it for its key's slot alone, and so also turns away the entry of a
-// lookup that read the source before the change and stores after it.
+// lookup that read the source before the change and stores after it. The
+// same gen tells such a lookup to drop what it put in cache and known, so
+// a revoked key cannot come back for keyTTL, while invalidations of keys
+// in other slots leave lookups alone.
 type frontSlot struct {
 	entry atomic.Pointer[frontEntry]
 	gen   atomic.Uint64
@@ -198,7 +197,7 @@ func (kr *keyring) find(secret []byte, now time.Time) (*Key, error) {
 // lookup asks the source for a hash that is not cached, and caches the answer.
 func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 	slot := &kr.front[id%frontSlots]
-	gen, slotGen := kr.gen.Load(), slot.gen.Load()
+	gen := slot.gen.Load()
 	k, err := kr.src.KeyByHash(h)
 	if err != nil { // not cached: the next request asks again
 		if last, ok := kr.known.Load(h); ok {
@@ -210,12 +209,20 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 	if k == nil || subtle.ConstantTimeCompare(k.Hash[:], h[:]) != 1 {
 		k, entry, ttl = nil, &Key{Hash: h, unknown: true}, unknownTTL
 		kr.known.Delete(h)
+		// The key is gone: a racing earlier lookup may have put it in
+		// front, and its Set may still be in ristretto's buffer, where it
+		// would win over this one's (a second Set of a key not yet in is
+		// refused); either would serve the key until keyTTL.
+		if e := slot.entry.Load(); e != nil && e.hash == h {
+			slot.entry.CompareAndSwap(e, nil)
+		}
+		kr.cache.Del(id)
 	} else {
 		kr.known.Store(h, k)
-		slot.entry.Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: slotGen})
+		slot.entry.Store(&frontEntry{hash: h, key: k, until: time.Now().Add(ttl), gen: gen})
 	}
 	kr.cache.SetWithTTL(id, entry, 1, ttl)
-	if kr.gen.Load() != gen {
+	if slot.gen.Load() != gen {
 		kr.cache.Del(id)
 		kr.known.Delete(h)
 	}
@@ -228,7 +235,6 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 // invalidate waits for the buffer (changes are rare; requests never wait).
 func (kr *keyring) invalidate(h [sha256.Size]byte) {
 	id := binary.LittleEndian.Uint64(h[:8])
-	kr.gen.Add(1)
 	kr.front[id%frontSlots].gen.Add(1) // before the drop: a racing lookup's entry carries the old one
 	kr.cache.Del(id)
 	kr.cache.Wait()

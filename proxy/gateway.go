@@ -185,7 +185,8 @@ func (g *Gateway) newServer(h fasthttp.RequestHandler, readBuf int) *fasthttp.Se
 		// The clock is read at the first ctx.Time(), begin's, once the
 		// body is in: not as the handler is called, with only the head
 		// read, which would count the client's upload in the latency and
-		// take it from the upstream's deadline.
+		// take it from the upstream's deadline. (A multipart upload is
+		// read by its handler, which starts the clock again once it is in.)
 		LazyRequestTime: true,
 		HeaderReceived:  g.headerReceived,
 		// An upload is relayed as its bytes: fasthttp must not read it

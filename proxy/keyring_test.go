@@ -225,3 +225,58 @@ func TestKeyFrontGarbageSpray(t *testing.T) {
 		t.Fatalf("hot key after the spray: %v, %d source lookups, want none", k, f.lookups.Load()-before)
 	}
 }
+
+// TestLookupKeepsEntryWhenAnotherKeyIsInvalidated: an invalidation of a
+// key in another slot does not make a racing lookup drop its cache entry.
+func TestLookupKeepsEntryWhenAnotherKeyIsInvalidated(t *testing.T) {
+	const secret, other = "sk-kept-0123456789", "sk-other-0123456789"
+	if frontSlotOf(secret) == frontSlotOf(other) {
+		t.Fatal("the two hashes share a slot: pick another key")
+	}
+	kr, f := newFakeKeyring(t, secret)
+	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	done := make(chan *Key)
+	go func() {
+		k, _ := kr.find([]byte(secret), time.Now())
+		done <- k
+	}()
+	<-f.entered
+	kr.invalidate(HashKey([]byte(other)))
+	f.gate <- struct{}{}
+	if k := <-done; k == nil {
+		t.Fatal("key not found")
+	}
+	kr.cache.Wait()
+	h := HashKey([]byte(secret))
+	if _, ok := kr.cache.Get(binary.LittleEndian.Uint64(h[:8])); !ok {
+		t.Fatal("another key's invalidation dropped this key's cache entry")
+	}
+}
+
+// TestGoneAnswerClearsFront: a lookup that finds the key gone clears the
+// front entry a racing earlier lookup stored for it.
+func TestGoneAnswerClearsFront(t *testing.T) {
+	const secret = "sk-gone-0123456789"
+	kr, f := newFakeKeyring(t, secret)
+	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	first, second := make(chan *Key), make(chan *Key)
+	find := func(into chan *Key) { k, _ := kr.find([]byte(secret), time.Now()); into <- k }
+	go find(first)
+	<-f.entered // the first lookup has read the key
+	delete(f.keys, HashKey([]byte(secret)))
+	go find(second)
+	<-f.entered // the second has read nothing
+	f.gate <- struct{}{}
+	if k := <-first; k == nil {
+		t.Fatal("the first lookup read the key before it went")
+	}
+	f.gate <- struct{}{}
+	if k := <-second; k != nil {
+		t.Fatal("the second lookup read the key after it went")
+	}
+	kr.cache.Wait()
+	f.gate = nil
+	if k, _ := kr.find([]byte(secret), time.Now()); k != nil {
+		t.Fatal("a key found gone is still served from the front")
+	}
+}

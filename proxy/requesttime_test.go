@@ -51,28 +51,48 @@ func TestWholeAnswerTimes(t *testing.T) {
 
 // TestSlowUploadTimes: a request's time starts once its body is in, not
 // at its head: a client uploading for longer than the upstream's deadline
-// leaves gets its answer, and the latency leaves the upload out.
+// leaves gets its answer, and the latency leaves the upload out. A JSON
+// body is read before its handler runs; a multipart upload (an audio
+// transcription, its model after the file) is spooled by its handler.
 func TestSlowUploadTimes(t *testing.T) {
-	const upload, delay = 400 * time.Millisecond, 300 * time.Millisecond
-	m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-		time.Sleep(delay)
-		jsonReply(200, fixture(t, "chat_response.json"))(w, r, body)
+	const delay = 300 * time.Millisecond
+	t.Run("json", func(t *testing.T) {
+		m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+			time.Sleep(delay)
+			jsonReply(200, fixture(t, "chat_response.json"))(w, r, body)
+		})
+		tg := startGateway(t, channel("oa", m.baseURL(), "timeouts: {total: 600ms}"))
+		body := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("hi ", 4000) + `"}]}`
+		slowUpload(t, tg, "/v1/chat/completions", "application/json", []byte(body), delay)
 	})
-	tg := startGateway(t, channel("oa", m.baseURL(), "timeouts: {total: 600ms}"))
+	t.Run("multipart", func(t *testing.T) {
+		m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+			time.Sleep(delay)
+			jsonReply(200, []byte(transcriptAnswer))(w, r, body)
+		})
+		tg := startGateway(t, mediaChannel("up", m, ", timeouts: {total: 600ms}"))
+		form, ct := uploadForm("file", 16<<10, "model", "gpt-ears")
+		slowUpload(t, tg, "/v1/audio/transcriptions", ct, form, delay)
+	})
+}
+
+// slowUpload posts body to path, its tail 400 ms after its first 8 KiB
+// (what fasthttp reads before it calls the handler), and checks that the
+// answer is a 200 whose latency, at least the upstream's delay, leaves the
+// upload out.
+func slowUpload(t *testing.T, tg *testGateway, path, ct string, body []byte, delay time.Duration) {
+	t.Helper()
+	const upload, first = 400 * time.Millisecond, 8 << 10
 	conn, err := net.Dial("tcp", strings.TrimPrefix(tg.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// Past the 8 KiB fasthttp reads before it calls the handler: the rest
-	// comes after the upload's time.
-	body := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + strings.Repeat("hi ", 4000) + `"}]}`
-	const first = 8 << 10
-	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", clientKey, len(body), body[:first])
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: %s\r\nContent-Length: %d\r\n\r\n%s", path, clientKey, ct, len(body), body[:first])
 	time.Sleep(upload)
 	sent := time.Now()
-	if _, err := io.WriteString(conn, body[first:]); err != nil {
+	if _, err := conn.Write(body[first:]); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)

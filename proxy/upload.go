@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -56,6 +57,10 @@ func (g *Gateway) serveForm(ctx *fasthttp.RequestCtx, endpoint string, op *opera
 		return // answered
 	}
 	defer sp.close()
+	// The request's time starts now, its body in, as a JSON request's
+	// does (LazyRequestTime): the client's upload is neither latency nor
+	// taken from the upstream's deadline.
+	x.start = time.Now()
 	if e := form.CheckFile(op.files...); e != nil {
 		g.fail(ctx, x, e)
 		return

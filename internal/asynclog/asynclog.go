@@ -19,6 +19,7 @@ type Writer struct {
 	mu       sync.Mutex
 	buf      []byte
 	spare    []byte
+	woken    bool // wake was signalled for buf; under mu, cleared when flush takes buf
 	wake     chan struct{}
 	done     chan struct{}
 	closed   chan struct{}
@@ -57,9 +58,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	w.buf = append(w.buf, p...)
-	full := len(w.buf) >= w.wakeAt
+	// One signal per buffer: while out is slow, the lines after the one
+	// that filled it need not try the channel again.
+	signal := !w.woken && len(w.buf) >= w.wakeAt
+	w.woken = w.woken || signal
 	w.mu.Unlock()
-	if full {
+	if signal {
 		select {
 		case w.wake <- struct{}{}:
 		default:
@@ -97,6 +101,7 @@ func (w *Writer) run() {
 func (w *Writer) flush() {
 	w.mu.Lock()
 	w.buf, w.spare = w.spare[:0], w.buf
+	w.woken = false
 	w.mu.Unlock()
 	if len(w.spare) > 0 {
 		w.out.Write(w.spare) //nolint:errcheck // nowhere left to report a failing log

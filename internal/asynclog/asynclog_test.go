@@ -64,7 +64,8 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // TestWritesAt64KiB: 64 KiB of pending lines are written at once, long
-// before the interval, however large the limit.
+// before the interval, however large the limit; and the next 64 KiB too
+// (each buffer the writer takes gets its own wake-up).
 func TestWritesAt64KiB(t *testing.T) {
 	var out syncBuffer
 	w := New(&out, time.Hour, 4<<20)
@@ -78,10 +79,20 @@ func TestWritesAt64KiB(t *testing.T) {
 		t.Fatalf("%d bytes written with 63 KiB pending, want none before the interval", n)
 	}
 	w.Write(line)
+	waitWritten(t, &out, 64<<10)
+	for range 64 {
+		w.Write(line)
+	}
+	waitWritten(t, &out, 128<<10)
+}
+
+// waitWritten waits up to 5 s for n bytes in out.
+func waitWritten(t *testing.T, out *syncBuffer, n int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(out.String()) < 64<<10 {
+	for len(out.String()) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d bytes written within 5s of 64 KiB pending, want 65536", len(out.String()))
+			t.Fatalf("%d bytes written within 5s of %d pending, want %d", len(out.String()), n, n)
 		}
 		time.Sleep(time.Millisecond)
 	}
