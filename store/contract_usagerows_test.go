@@ -9,7 +9,7 @@ import (
 
 // testUsageRowsUncheckedMigration writes a row into the schema of 0009 and
 // opens the store, which applies 0010: on SQLite usage_rows loses its NOT
-// NULL and STRICT checks in place, the old row reads back as it was, new
+// NULL, STRICT and column types in place, the old row reads back as it was, new
 // rows are written after it, the file is sound, and a connection that read
 // the schema before the migration reads it again (it can then insert what
 // the old text refused).
@@ -40,7 +40,7 @@ func testUsageRowsUncheckedMigration(t *testing.T, f *fixture) {
 	}
 	var text, check string
 	must(t, g.raw().QueryRowContext(f.ctx, `SELECT sql FROM sqlite_schema WHERE name = 'usage_rows'`).Scan(&text))
-	if strings.Contains(text, "NOT NULL") || strings.Contains(text, "STRICT") {
+	if strings.Contains(text, "NOT NULL") || strings.Contains(text, "STRICT") || strings.Count(text, "INTEGER") != 1 {
 		t.Fatalf("usage_rows after 0010:\n%s", text)
 	}
 	must(t, g.raw().QueryRowContext(f.ctx, `PRAGMA integrity_check`).Scan(&check))
