@@ -6,6 +6,11 @@
 -- never refused a row nor changed a value, and reads compare the columns
 -- with integers only (the table has no index but its rowid).
 --
+-- The columns a batch may bind once get DEFAULT 0: a batch's INSERT leaves out the
+-- columns that are 0 in all its rows (usually cached and reasoning tokens,
+-- and a non-stream request's time to first token), and SQLite then sets
+-- them once for the batch, not copies them for each row.
+--
 -- Every stored record stays valid as it is, so the table's text is changed
 -- in place with writable_schema, as SQLite's ALTER TABLE documentation
 -- gives for dropping NOT NULL; dropping STRICT and the types changes no
@@ -17,13 +22,13 @@ PRAGMA writable_schema = ON;
 UPDATE sqlite_schema SET sql = 'CREATE TABLE usage_rows (
 	id               INTEGER PRIMARY KEY,
 	time_ns,
-	label_id,
-	input_tokens,
-	output_tokens,
-	cached_tokens,
-	reasoning_tokens,
+	label_id         DEFAULT 0,
+	input_tokens     DEFAULT 0,
+	output_tokens    DEFAULT 0,
+	cached_tokens    DEFAULT 0,
+	reasoning_tokens DEFAULT 0,
 	latency_ns,
-	first_token_ns,
+	first_token_ns   DEFAULT 0,
 	request_id
 )' WHERE type = 'table' AND name = 'usage_rows';
 PRAGMA writable_schema = RESET;
