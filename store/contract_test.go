@@ -64,6 +64,7 @@ var contractTests = []struct {
 	{"UsageMigration", testUsageMigration},
 	{"UsageEndpointMigration", testUsageEndpointMigration},
 	{"UsageUnitsMigration", testUsageUnitsMigration},
+	{"UsageRowsUncheckedMigration", testUsageRowsUncheckedMigration},
 	{"UsageAttempts", testUsageAttempts},
 	{"DeleteUsageAttempts", testDeleteUsageAttempts},
 	{"UsageLatency", testUsageLatency},

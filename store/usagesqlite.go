@@ -34,40 +34,53 @@ import (
 // text is parsed again at every Exec.
 type sqliteStmts struct {
 	conn any // the driver connection they were prepared on
-	// inserts by the set of the batch's columns that are the same in
-	// every row (sameColumns), prepared when first needed.
-	inserts map[uint8]driver.StmtExecContext
+	// inserts by the columns of the batch that are the same in every row
+	// (sameColumns) and those of them that are 0 (insertKey), prepared
+	// when first needed.
+	inserts map[insertKey]driver.StmtExecContext
 	sums    [len(sumSQL)]driver.StmtExecContext
 }
 
+// insertKey says which columns a batch's INSERT takes once, not from the
+// virtual table: same, a bit per column of rowCols whose value is the same
+// in every row; zero, those of same whose value is 0.
+type insertKey struct{ same, zero uint8 }
+
 // insertRowsSQLite copies a batch from temp.usage_batch (below), the
-// columns of same (a bit per column of rowCols) given once as parameters,
-// in column order. It is INSERT OR FAIL: a multi-row INSERT that may abort
-// halfway (OR ABORT, the default) keeps a statement journal to undo its
-// own rows, a copy of every page it changes; AddUsage rolls the whole
-// transaction back on any error, so FAIL, which keeps no journal, loses
-// nothing.
+// columns of k.same given once as parameters in column order, but those of
+// k.zero, which the INSERT leaves out. It is INSERT OR FAIL: a multi-row
+// INSERT that may abort halfway (OR ABORT, the default) keeps a statement
+// journal to undo its own rows, a copy of every page it changes; AddUsage
+// rolls the whole transaction back on any error, so FAIL, which keeps no
+// journal, loses nothing.
 //
 // SQLite asks the table for a column only when the statement reads it,
 // and each value the table gives costs ~0.1 µs (modernc.org/sqlite finds
 // the cursor in a map under a lock, then copies the value in): a column the
 // same in every row of the batch (the label of a gateway that serves one
-// key and model, cached and reasoning tokens at 0) is bound once instead.
-func insertRowsSQLite(same uint8) string {
-	q := `INSERT OR FAIL INTO usage_rows (` + rowCols + `) SELECT `
+// key and model) is bound once instead. A parameter is still read and
+// copied for each row; a column left out takes its DEFAULT 0 (migration
+// 0010), which SQLite sets once before the loop: cached and reasoning
+// tokens and the time to first token of a non-stream request, usually 0,
+// then cost a row nothing but their byte in the record.
+func insertRowsSQLite(k insertKey) string {
+	var cols, vals []string
 	n := 0
 	for i, col := range strings.Split(rowCols, ",") {
-		if i > 0 {
-			q += ", "
-		}
-		if same&(1<<i) != 0 {
+		col = strings.TrimSpace(col)
+		switch {
+		case k.zero&(1<<i) != 0:
+			continue
+		case k.same&(1<<i) != 0:
 			n++
-			q += "$" + strconv.Itoa(n)
-		} else {
-			q += strings.TrimSpace(col)
+			vals = append(vals, "$"+strconv.Itoa(n))
+		default:
+			vals = append(vals, col)
 		}
+		cols = append(cols, col)
 	}
-	return q + ` FROM temp.usage_batch ORDER BY rowid`
+	return `INSERT OR FAIL INTO usage_rows (` + strings.Join(cols, ", ") + `) SELECT ` + strings.Join(vals, ", ") +
+		` FROM temp.usage_batch ORDER BY rowid`
 }
 
 // sameColumns are the columns that may be bound once for a batch: label,
@@ -75,21 +88,27 @@ func insertRowsSQLite(same uint8) string {
 // from row to row).
 var sameColumns = [...]int{1, 2, 3, 4, 5, 7}
 
-// sameValues returns the set of sameColumns whose value is the same in
-// every row, and those values in column order.
-func sameValues(c *batchCursor, args []driver.NamedValue) (uint8, []driver.NamedValue) {
-	var same uint8
+// sameValues returns which sameColumns have the same value in every row of
+// slot, and which of those are 0, and the values of the others in column
+// order.
+func sameValues(slot *batchSlot, args []driver.NamedValue) (insertKey, []driver.NamedValue) {
+	var k insertKey
+	ints := slot.ints
 	for _, col := range sameColumns {
-		c.i = 0
-		v := c.int(col)
-		for c.i = 1; c.i < len(c.slot.rows) && c.int(col) == v; c.i++ {
+		v, i := ints[col], col+intCols
+		for ; i < len(ints) && ints[i] == v; i += intCols {
 		}
-		if c.i == len(c.slot.rows) {
-			same |= 1 << col
+		switch {
+		case i < len(ints):
+		case v == 0:
+			k.same |= 1 << col
+			k.zero |= 1 << col
+		default:
+			k.same |= 1 << col
 			args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 		}
 	}
-	return same, args
+	return k, args
 }
 
 // insertUsageSQLite inserts rows on the SQLite connection dc and returns
@@ -103,15 +122,15 @@ func insertUsageSQLite(ctx context.Context, s *sqlStore, dc any, rows []Usage, l
 	if err != nil {
 		return 0, err
 	}
-	s.slot.rows, s.slot.labels = rows, labels
+	s.slot.fill(rows, labels)
 	var buf [len(sameColumns)]driver.NamedValue
-	same, args := sameValues(&batchCursor{slot: s.slot}, buf[:0])
-	insert, err := st.insert(ctx, same)
+	k, args := sameValues(s.slot, buf[:0])
+	insert, err := st.insert(ctx, k)
 	var res driver.Result
 	if err == nil {
 		res, err = insert.ExecContext(ctx, args)
 	}
-	s.slot.rows, s.slot.labels = nil, nil
+	s.slot.rows = nil
 	if err != nil {
 		return 0, err
 	}
@@ -133,7 +152,7 @@ func (s *sqlStore) sqliteStmts(ctx context.Context, dc any) (*sqliteStmts, error
 	if err != nil {
 		return nil, err
 	}
-	st := &sqliteStmts{conn: dc, inserts: map[uint8]driver.StmtExecContext{}}
+	st := &sqliteStmts{conn: dc, inserts: map[insertKey]driver.StmtExecContext{}}
 	for i, q := range sumSQL {
 		if st.sums[i], err = prepare(ctx, dc, q); err != nil {
 			st.close()
@@ -152,17 +171,17 @@ func prepare(ctx context.Context, dc any, query string) (driver.StmtExecContext,
 	return st.(driver.StmtExecContext), nil
 }
 
-// insert returns the INSERT of a batch whose columns same are bound,
+// insert returns the INSERT of a batch whose columns k takes once,
 // preparing it the first time.
-func (st *sqliteStmts) insert(ctx context.Context, same uint8) (driver.StmtExecContext, error) {
-	if x := st.inserts[same]; x != nil {
+func (st *sqliteStmts) insert(ctx context.Context, k insertKey) (driver.StmtExecContext, error) {
+	if x := st.inserts[k]; x != nil {
 		return x, nil
 	}
-	x, err := prepare(ctx, st.conn, insertRowsSQLite(same))
+	x, err := prepare(ctx, st.conn, insertRowsSQLite(k))
 	if err != nil {
 		return nil, err
 	}
-	st.inserts[same] = x
+	st.inserts[k] = x
 	return x, nil
 }
 
@@ -204,10 +223,25 @@ func init() {
 	}
 }
 
-// batchSlot is a store's batch being written: rows and their label ids.
+// batchSlot is a store's batch being written: its rows, and their integer
+// columns (intCols a row, in rowCols' order), worked out once before
+// SQLite reads them.
 type batchSlot struct {
-	rows   []Usage
-	labels []int64
+	rows []Usage
+	ints []int64
+}
+
+// intCols is the number of integer columns of rowCols, the first ones.
+const intCols = 8
+
+// fill sets the slot to rows, whose label ids are labels.
+func (s *batchSlot) fill(rows []Usage, labels []int64) {
+	s.rows, s.ints = rows, s.ints[:0]
+	for i := range rows {
+		u := &rows[i]
+		s.ints = append(s.ints, toNS(u.Time), labels[i], u.Input, u.Output, u.Cached, u.Reasoning,
+			int64(u.Latency), int64(u.FirstToken))
+	}
 }
 
 // batchSlots are the slots of the open stores, by number.
@@ -275,7 +309,6 @@ func (batchTable) Destroy() error               { return nil }
 type batchCursor struct {
 	slot *batchSlot
 	i    int
-	v    int64 // the integer value Column gave last
 }
 
 func (c *batchCursor) Filter(int, string, []vtab.Value) error { c.i = 0; return nil }
@@ -286,17 +319,15 @@ func (c *batchCursor) Close() error                           { return nil }
 
 // Column gives a value without boxing it (a heap allocation for every
 // value but small integers and empty strings): the interface points at the
-// row's request id, or at c.v for an integer, which modernc.org/sqlite's
-// trampoline copies into SQLite before it returns, before the cursor is
-// called again. 4 to 6 allocations a row, ~0.1 µs each on this VM, were
-// most of the Go heap the writer used.
+// row's request id, or at its integer in the slot, which modernc.org/sqlite's
+// trampoline copies into SQLite before it returns. 4 to 6 allocations a
+// row, ~0.1 µs each on this VM, were most of the Go heap the writer used.
 func (c *batchCursor) Column(col int) (vtab.Value, error) {
-	switch col {
-	case 8:
+	if col == intCols {
 		return valueAt(stringType, unsafe.Pointer(&c.slot.rows[c.i].RequestID)), nil
-	case 0, 1, 2, 3, 4, 5, 6, 7:
-		c.v = c.int(col)
-		return valueAt(int64Type, unsafe.Pointer(&c.v)), nil
+	}
+	if uint(col) < intCols {
+		return valueAt(int64Type, unsafe.Pointer(&c.slot.ints[c.i*intCols+col])), nil
 	}
 	return nil, errors.New(usageBatchModule + ": no column " + strconv.Itoa(col))
 }
@@ -318,28 +349,4 @@ func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
 func valueAt(typ, p unsafe.Pointer) any {
 	e := eface{typ: typ, data: p}
 	return *(*any)(unsafe.Pointer(&e))
-}
-
-// int is the value of the current row's integer column col.
-func (c *batchCursor) int(col int) int64 {
-	u := &c.slot.rows[c.i]
-	switch col {
-	case 0:
-		return toNS(u.Time)
-	case 1:
-		return c.slot.labels[c.i]
-	case 2:
-		return u.Input
-	case 3:
-		return u.Output
-	case 4:
-		return u.Cached
-	case 5:
-		return u.Reasoning
-	case 6:
-		return int64(u.Latency)
-	case 7:
-		return int64(u.FirstToken)
-	}
-	panic("BUG: usage_batch has no integer column " + strconv.Itoa(col))
 }

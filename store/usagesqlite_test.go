@@ -86,15 +86,16 @@ func TestUsageUnitPlans(t *testing.T) {
 }
 
 // TestUsageSameColumns: a batch's columns that are the same in every row
-// are bound once, the others read row by row; either way every row reads
-// back as written, whichever of its columns vary, in batches of one row
-// too.
+// are bound once (left out for their default when 0), the others read row
+// by row; either way every row reads back as written, whichever of its
+// columns vary, in batches of one row too.
 func TestUsageSameColumns(t *testing.T) {
 	f, s := sqliteFixture(t)
 	base := Usage{KeyID: 3, KeyName: "k", Model: "m", Channel: "c", Status: 200, Input: 10, Output: 20, Cached: 0,
 		Reasoning: 0, Latency: time.Second, FirstToken: time.Millisecond, ClientStyle: "openai", Endpoint: "chat"}
 	vary := map[string]func(u *Usage, i int){
 		"none":   func(*Usage, int) {},
+		"zeros":  func(u *Usage, _ int) { u.Input, u.Output, u.FirstToken = 0, 0, 0 },
 		"label":  func(u *Usage, i int) { u.Model = fmt.Sprint("m", i) },
 		"input":  func(u *Usage, i int) { u.Input += int64(i) },
 		"output": func(u *Usage, i int) { u.Output += int64(i) },
@@ -137,7 +138,15 @@ func TestUsageSameColumns(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("%d rows, want %d", len(got), len(want))
 	}
-	if n := len(s.stmts.inserts); n < 7 {
-		t.Errorf("%d INSERTs prepared, want one for each set of columns alike: at least 7", n)
+	if n := len(s.stmts.inserts); n < 8 {
+		t.Errorf("%d INSERTs prepared, want one for each set of columns alike: at least 8", n)
+	}
+	zeros := insertKey{same: 0b10111110, zero: 0b10111100}
+	if s.stmts.inserts[zeros] == nil {
+		t.Errorf("no INSERT leaving out the columns at 0 in every row: %v", s.stmts.inserts)
+	}
+	if q, want := insertRowsSQLite(zeros), `INSERT OR FAIL INTO usage_rows (time_ns, label_id, latency_ns, request_id) `+
+		`SELECT time_ns, $1, latency_ns, request_id FROM temp.usage_batch ORDER BY rowid`; q != want {
+		t.Errorf("the INSERT of %+v:\n%s\nwant\n%s", zeros, q, want)
 	}
 }
