@@ -17,7 +17,8 @@ GLOBL crs<>(SB), RODATA|NOPTR, $32
 
 // func lineEndAVX2(b []byte) int
 //
-// The offset of b's first "\n" or "\r", or -1; len(b) ≥ 32. The bytes
+// The offset of b's first "\n" or "\r", or -1; len(b) ≥ 32. 128 bytes a
+// turn while they last (an event is some hundreds), then 32; the bytes
 // after the last whole block are looked at in b's last 32 bytes, those
 // already looked at masked off, so no read leaves b.
 TEXT ·lineEndAVX2(SB), NOSPLIT, $0-32
@@ -28,12 +29,51 @@ TEXT ·lineEndAVX2(SB), NOSPLIT, $0-32
 	VMOVDQU lfs<>(SB), Y1
 	VMOVDQU crs<>(SB), Y2
 
+loop128:
+	CMPQ     CX, $128
+	JB       loop
+	VPCMPEQB (SI), Y1, Y3
+	VPCMPEQB (SI), Y2, Y4
+	VPCMPEQB 32(SI), Y1, Y5
+	VPCMPEQB 32(SI), Y2, Y6
+	VPCMPEQB 64(SI), Y1, Y7
+	VPCMPEQB 64(SI), Y2, Y8
+	VPCMPEQB 96(SI), Y1, Y9
+	VPCMPEQB 96(SI), Y2, Y10
+	VPOR     Y4, Y3, Y3 // each block's line ends
+	VPOR     Y6, Y5, Y5
+	VPOR     Y8, Y7, Y7
+	VPOR     Y10, Y9, Y9
+	VPOR     Y5, Y3, Y11
+	VPOR     Y9, Y7, Y12
+	VPOR     Y12, Y11, Y11
+	VPTEST   Y11, Y11
+	JNZ      found128
+	ADDQ     $128, SI
+	SUBQ     $128, CX
+	JMP      loop128
+
+found128:
+	VPMOVMSKB Y3, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	VPMOVMSKB Y5, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	VPMOVMSKB Y7, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	VPMOVMSKB Y9, AX
+	JMP       found
+
 loop:
 	CMPQ      SI, R8
 	JA        last
-	VMOVDQU   (SI), Y0
-	VPCMPEQB  Y1, Y0, Y3
-	VPCMPEQB  Y2, Y0, Y4
+	VPCMPEQB  (SI), Y1, Y3
+	VPCMPEQB  (SI), Y2, Y4
 	VPOR      Y4, Y3, Y3
 	VPMOVMSKB Y3, AX
 	TESTL     AX, AX
@@ -46,9 +86,8 @@ last:
 	SUBQ      R8, CX // the last block's bytes already looked at: 1 to 32
 	CMPQ      CX, $32
 	JEQ       none
-	VMOVDQU   (R8), Y0
-	VPCMPEQB  Y1, Y0, Y3
-	VPCMPEQB  Y2, Y0, Y4
+	VPCMPEQB  (R8), Y1, Y3
+	VPCMPEQB  (R8), Y2, Y4
 	VPOR      Y4, Y3, Y3
 	VPMOVMSKB Y3, AX
 	SHRL      CX, AX

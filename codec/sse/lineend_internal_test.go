@@ -35,7 +35,7 @@ func bothWays(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
-// TestLineEnd holds lineEnd to its reference on every length to 130, with
+// TestLineEnd holds lineEnd to its reference on every length to 260, with
 // "\n" or "\r" (or a byte next to them) at each place, one or two of them,
 // at every alignment, and on random bytes.
 func TestLineEnd(t *testing.T) {
@@ -47,7 +47,7 @@ func TestLineEnd(t *testing.T) {
 			}
 		}
 		marks := []byte{'\n', '\r', 0x0b, 0x0c, 0x09, 0x8a, 0x8d, 0}
-		for n := range 131 {
+		for n := range 261 {
 			buf := []byte(strings.Repeat("d", n))
 			f(buf)
 			for at := range n {
