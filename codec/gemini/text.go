@@ -63,11 +63,9 @@ var vectorText = rawjson.TextStopVector
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
 // before it are valid UTF-8. With vectorText, rawjson.TextStop finds it,
-// 32 bytes a look, or a byte above 0x7f before it: the UTF-8 sequences
-// from there up to the next ASCII byte are checked here, and the search
-// goes on from that byte (a text is mostly ASCII, a few sequences apart).
-// The last partial block of b, when the run reaches it, is searched a
-// word at a time (plainRunWords).
+// 32 bytes a look, stepping over valid sequences of two and three bytes;
+// it leaves the others (four bytes, invalid) to skipRune, and the last
+// partial block of b, when the run reaches it, to plainRunWords.
 func plainRun(b []byte, i int) (end int, valid bool) {
 	if !vectorText {
 		return plainRunWords(b, i)
@@ -77,18 +75,16 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 		if i += rawjson.TextStop(b[i:]); i == len(b) {
 			return i, valid
 		}
-		if b[i] < utf8.RuneSelf {
-			if b[i] < 0x20 || b[i] == '"' || b[i] == '\\' {
-				return i, valid
-			}
-			end, tailValid := plainRunWords(b, i) // the last partial block
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i, valid
+		}
+		if b[i] < utf8.RuneSelf || len(b)-i < 32 {
+			end, tailValid := plainRunWords(b, i)
 			return end, valid && tailValid
 		}
-		for i < len(b) && b[i] >= utf8.RuneSelf {
-			var ok bool
-			if i, ok = skipRune(b, i); !ok {
-				valid = false
-			}
+		var ok bool
+		if i, ok = skipRune(b, i); !ok {
+			valid = false
 		}
 	}
 }

@@ -9,11 +9,13 @@ import "golang.org/x/sys/cpu"
 // caller searches on its own. Read-only.
 var TextStopVector = cpu.X86.HasAVX2
 
-// TextStop returns the offset in b of the first byte EscapeMask flags (a
-// quote, a backslash, a control character, a byte above 0x7f) when one
-// lies in b's whole 32-byte blocks, else where its last partial block
-// begins (len(b) when there is none): where a JSON string's plain ASCII
-// run ends, in one read of each byte. Only when TextStopVector.
+// TextStop returns the offset in b of the first byte from which a JSON
+// string's plain run needs a closer look: a quote, a backslash, a control
+// character, or a byte above 0x7f that does not begin a valid UTF-8
+// sequence of two or three bytes (four-byte ones included). It looks at
+// 32 bytes at a time, steps over the valid sequences it meets, and stops
+// where fewer than 32 bytes are left (len(b) when none are). Only when
+// TextStopVector.
 func TextStop(b []byte) int { return textStopAVX2(b) }
 
 // textStopAVX2 is in textstop_amd64.s.

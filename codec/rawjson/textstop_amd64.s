@@ -24,9 +24,10 @@ GLOBL controls<>(SB), RODATA|NOPTR, $32
 
 // func textStopAVX2(b []byte) int
 //
-// The offset of b's first quote, backslash, byte below 0x20 or byte above
-// 0x7f when one lies in its whole 32-byte blocks, else where its last
-// partial block begins. A byte above 0x7f is flagged by its own sign bit.
+// TextStop: 32 bytes a look from SI, CX bytes left; a block's first
+// flagged byte (a byte above 0x7f is flagged by its own sign bit) that
+// begins a valid sequence of two or three bytes is stepped over, and the
+// look goes on from the byte after it.
 TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_base+0(FP), SI
 	MOVQ    b_len+8(FP), CX
@@ -54,8 +55,49 @@ loop:
 	JMP       loop
 
 found:
-	BSFL AX, AX
-	ADDQ AX, SI
+	BSFL    AX, AX
+	ADDQ    AX, SI
+	SUBQ    AX, CX
+	MOVBLZX (SI), DX
+	CMPL    DX, $0xc2
+	JB      done     // a quote, backslash or control, or no lead byte
+	CMPL    DX, $0xe0
+	JAE     three
+	CMPQ    CX, $2   // U+0080 to U+07FF: a lead and a continuation
+	JB      done
+	MOVBLZX 1(SI), R9
+	ANDL    $0xc0, R9
+	CMPL    R9, $0x80
+	JNE     done
+	ADDQ    $2, SI
+	SUBQ    $2, CX
+	JMP     loop
+
+three:
+	CMPL    DX, $0xf0
+	JAE     done     // four bytes, or no lead byte: the caller's
+	CMPQ    CX, $3
+	JB      done
+	MOVL    $0x80, R10 // the second byte's range: 0x80 to 0xbf,
+	MOVL    $0xbf, R11
+	MOVL    $0xa0, R12 // 0xa0 up after 0xe0 (no overlong form),
+	CMPL    DX, $0xe0
+	CMOVLEQ R12, R10
+	MOVL    $0x9f, R12 // 0x9f down after 0xed (no surrogate)
+	CMPL    DX, $0xed
+	CMOVLEQ R12, R11
+	MOVBLZX 1(SI), R9
+	CMPL    R9, R10
+	JB      done
+	CMPL    R9, R11
+	JA      done
+	MOVBLZX 2(SI), R9
+	ANDL    $0xc0, R9
+	CMPL    R9, $0x80
+	JNE     done
+	ADDQ    $3, SI
+	SUBQ    $3, CX
+	JMP     loop
 
 done:
 	SUBQ       DI, SI
