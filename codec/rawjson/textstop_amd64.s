@@ -2,25 +2,11 @@
 
 #include "textflag.h"
 
-// Each byte of a 32-byte block: a quote, a backslash, the highest control
-// character.
-DATA quotes<>+0(SB)/8, $0x2222222222222222
-DATA quotes<>+8(SB)/8, $0x2222222222222222
-DATA quotes<>+16(SB)/8, $0x2222222222222222
-DATA quotes<>+24(SB)/8, $0x2222222222222222
-GLOBL quotes<>(SB), RODATA|NOPTR, $32
-
-DATA backslashes<>+0(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA backslashes<>+8(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA backslashes<>+16(SB)/8, $0x5c5c5c5c5c5c5c5c
-DATA backslashes<>+24(SB)/8, $0x5c5c5c5c5c5c5c5c
-GLOBL backslashes<>(SB), RODATA|NOPTR, $32
-
-DATA controls<>+0(SB)/8, $0x1f1f1f1f1f1f1f1f
-DATA controls<>+8(SB)/8, $0x1f1f1f1f1f1f1f1f
-DATA controls<>+16(SB)/8, $0x1f1f1f1f1f1f1f1f
-DATA controls<>+24(SB)/8, $0x1f1f1f1f1f1f1f1f
-GLOBL controls<>(SB), RODATA|NOPTR, $32
+// BROADCAST fills the 32 bytes of y with the byte c.
+#define BROADCAST(c, y) \
+	MOVL         c, AX \
+	MOVD         AX, X0 \
+	VPBROADCASTB X0, y
 
 // func textStopAVX2(b []byte) int
 //
@@ -32,9 +18,9 @@ TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_base+0(FP), SI
 	MOVQ    b_len+8(FP), CX
 	MOVQ    SI, DI
-	VMOVDQU quotes<>(SB), Y1
-	VMOVDQU backslashes<>(SB), Y2
-	VMOVDQU controls<>(SB), Y3
+	BROADCAST($0x22, Y1) // quotes
+	BROADCAST($0x5c, Y2) // backslashes
+	BROADCAST($0x1f, Y3) // the highest control character
 
 loop:
 	CMPQ      CX, $32

@@ -2,18 +2,18 @@
 
 #include "textflag.h"
 
-// Each byte of a 32-byte block: "\n", "\r".
-DATA lfs<>+0(SB)/8, $0x0a0a0a0a0a0a0a0a
-DATA lfs<>+8(SB)/8, $0x0a0a0a0a0a0a0a0a
-DATA lfs<>+16(SB)/8, $0x0a0a0a0a0a0a0a0a
-DATA lfs<>+24(SB)/8, $0x0a0a0a0a0a0a0a0a
-GLOBL lfs<>(SB), RODATA|NOPTR, $32
+// BROADCAST fills the 32 bytes of y with the byte c.
+#define BROADCAST(c, y) \
+	MOVL         c, AX \
+	MOVD         AX, X0 \
+	VPBROADCASTB X0, y
 
-DATA crs<>+0(SB)/8, $0x0d0d0d0d0d0d0d0d
-DATA crs<>+8(SB)/8, $0x0d0d0d0d0d0d0d0d
-DATA crs<>+16(SB)/8, $0x0d0d0d0d0d0d0d0d
-DATA crs<>+24(SB)/8, $0x0d0d0d0d0d0d0d0d
-GLOBL crs<>(SB), RODATA|NOPTR, $32
+// LINEENDS sets AX to the mask of the line ends in the 32 bytes at m.
+#define LINEENDS(m) \
+	VPCMPEQB  m, Y1, Y3 \
+	VPCMPEQB  m, Y2, Y4 \
+	VPOR      Y4, Y3, Y3 \
+	VPMOVMSKB Y3, AX
 
 // func lineEndAVX2(b []byte) int
 //
@@ -26,8 +26,8 @@ TEXT ·lineEndAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_len+8(FP), CX
 	MOVQ    SI, DI
 	LEAQ    -32(SI)(CX*1), R8 // the last block's start
-	VMOVDQU lfs<>(SB), Y1
-	VMOVDQU crs<>(SB), Y2
+	BROADCAST($0x0a, Y1)
+	BROADCAST($0x0d, Y2)
 
 loop128:
 	CMPQ     CX, $128
@@ -72,10 +72,7 @@ found128:
 loop:
 	CMPQ      SI, R8
 	JA        last
-	VPCMPEQB  (SI), Y1, Y3
-	VPCMPEQB  (SI), Y2, Y4
-	VPOR      Y4, Y3, Y3
-	VPMOVMSKB Y3, AX
+	LINEENDS((SI))
 	TESTL     AX, AX
 	JNZ       found
 	ADDQ      $32, SI
@@ -86,10 +83,7 @@ last:
 	SUBQ      R8, CX // the last block's bytes already looked at: 1 to 32
 	CMPQ      CX, $32
 	JEQ       none
-	VPCMPEQB  (R8), Y1, Y3
-	VPCMPEQB  (R8), Y2, Y4
-	VPOR      Y4, Y3, Y3
-	VPMOVMSKB Y3, AX
+	LINEENDS((R8))
 	SHRL      CX, AX
 	SHLL      CX, AX
 	TESTL     AX, AX
