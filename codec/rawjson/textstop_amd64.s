@@ -2,11 +2,12 @@
 
 #include "textflag.h"
 
-// BROADCAST fills the 32 bytes of y with the byte c.
-#define BROADCAST(c, y) \
-	MOVL         c, AX \
-	MOVD         AX, X0 \
-	VPBROADCASTB X0, y
+// The bytes a plain run stops at or below: a quote, a backslash, the
+// highest control character; each is broadcast to a 32-byte register.
+DATA textStops<>+0(SB)/1, $0x22
+DATA textStops<>+1(SB)/1, $0x5c
+DATA textStops<>+2(SB)/1, $0x1f
+GLOBL textStops<>(SB), RODATA|NOPTR, $3
 
 // func textStopAVX2(b []byte) int
 //
@@ -18,9 +19,9 @@ TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_base+0(FP), SI
 	MOVQ    b_len+8(FP), CX
 	MOVQ    SI, DI
-	BROADCAST($0x22, Y1) // quotes
-	BROADCAST($0x5c, Y2) // backslashes
-	BROADCAST($0x1f, Y3) // the highest control character
+	VPBROADCASTB textStops<>+0(SB), Y1
+	VPBROADCASTB textStops<>+1(SB), Y2
+	VPBROADCASTB textStops<>+2(SB), Y3
 
 loop:
 	CMPQ      CX, $32

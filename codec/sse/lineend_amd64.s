@@ -2,11 +2,11 @@
 
 #include "textflag.h"
 
-// BROADCAST fills the 32 bytes of y with the byte c.
-#define BROADCAST(c, y) \
-	MOVL         c, AX \
-	MOVD         AX, X0 \
-	VPBROADCASTB X0, y
+// The line-end bytes, "\n" and "\r"; each is broadcast to a 32-byte
+// register.
+DATA lineEnds<>+0(SB)/1, $0x0a
+DATA lineEnds<>+1(SB)/1, $0x0d
+GLOBL lineEnds<>(SB), RODATA|NOPTR, $2
 
 // LINEENDS sets AX to the mask of the line ends in the 32 bytes at m.
 #define LINEENDS(m) \
@@ -26,8 +26,8 @@ TEXT ·lineEndAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_len+8(FP), CX
 	MOVQ    SI, DI
 	LEAQ    -32(SI)(CX*1), R8 // the last block's start
-	BROADCAST($0x0a, Y1)
-	BROADCAST($0x0d, Y2)
+	VPBROADCASTB lineEnds<>+0(SB), Y1
+	VPBROADCASTB lineEnds<>+1(SB), Y2
 
 loop128:
 	CMPQ     CX, $128
