@@ -35,7 +35,7 @@ func bothWays(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
-// TestLineEnd holds lineEnd to its reference on every length to 260, with
+// TestLineEnd holds lineEnd to its reference on every length to 140 (the 128-byte loop, the 32-byte one and the last block), with
 // "\n" or "\r" (or a byte next to them) at each place, one or two of them,
 // at every alignment, and on random bytes.
 func TestLineEnd(t *testing.T) {
@@ -46,8 +46,8 @@ func TestLineEnd(t *testing.T) {
 				t.Fatalf("lineEnd(%q) = %d, want %d", b, got, want)
 			}
 		}
-		marks := []byte{'\n', '\r', 0x0b, 0x0c, 0x09, 0x8a, 0x8d, 0}
-		for n := range 261 {
+		marks := []byte{'\n', '\r', 0x0b, 0x8d}
+		for n := range 141 {
 			buf := []byte(strings.Repeat("d", n))
 			f(buf)
 			for at := range n {
