@@ -283,7 +283,7 @@ func (d *StreamDecoder) replay(data []byte) (int, bool) {
 				c.Usage.set(ch.kind, sumDigits8(digits))
 			}
 		}
-		if string(data[i:i+n]) != string(st.lit) {
+		if !rawjson.Equal(data[i:i+n], st.lit) {
 			return 0, false
 		}
 		i += n

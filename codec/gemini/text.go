@@ -56,14 +56,56 @@ func (p *parser) text(sd *strDecoder) (v string, plain, ok bool) {
 	}
 }
 
+// vectorText: plainRun looks with rawjson.TextStop (a variable, so that
+// tests turn it off).
+var vectorText = rawjson.TextStopVector
+
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
-// before it are valid UTF-8. It stops only at the bytes
+// before it are valid UTF-8. With vectorText, rawjson.TextStop finds it,
+// 32 bytes a look, stepping over valid sequences of two and three bytes;
+// it leaves the others (four bytes, invalid) to skipRune, and the last
+// partial block of b, when the run reaches it, to plainRunWords.
+func plainRun(b []byte, i int) (end int, valid bool) {
+	if !vectorText {
+		return plainRunWords(b, i)
+	}
+	valid = true
+	for {
+		if i += rawjson.TextStop(b[i:]); i == len(b) {
+			return i, valid
+		}
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i, valid
+		}
+		if b[i] < utf8.RuneSelf || len(b)-i < 32 {
+			end, tailValid := plainRunWords(b, i)
+			return end, valid && tailValid
+		}
+		var ok bool
+		if i, ok = skipRune(b, i); !ok {
+			valid = false
+		}
+	}
+}
+
+// skipRune returns the offset past the UTF-8 sequence at b[i], a byte
+// above 0x7f, and whether it is valid (else it skips that byte alone).
+// A two-byte sequence, U+0080 to U+07FF, is checked inline.
+func skipRune(b []byte, i int) (int, bool) {
+	if c := b[i]; c >= 0xc2 && c < 0xe0 && i+1 < len(b) && b[i+1]&0xc0 == 0x80 {
+		return i + 2, true
+	}
+	r, n := utf8.DecodeRune(b[i:])
+	return i + n, r != utf8.RuneError || n != 1
+}
+
+// plainRunWords is plainRun without a vector search. It stops only at the bytes
 // rawjson.EscapeMask flags (those, and bytes above 0x7f), testing two
 // words a turn (one branch for both: a text is mostly plain); a two-byte
 // UTF-8 sequence is checked inline. A sequence cannot run into the byte
 // that ends the run: its bytes after the first are all above 0x7f.
-func plainRun(b []byte, i int) (end int, valid bool) {
+func plainRunWords(b []byte, i int) (end int, valid bool) {
 	valid = true
 	for {
 		found := false
@@ -85,15 +127,10 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 		if i >= len(b) || b[i] < utf8.RuneSelf {
 			return i, valid
 		}
-		if c := b[i]; c >= 0xc2 && c < 0xe0 && i+1 < len(b) && b[i+1]&0xc0 == 0x80 {
-			i += 2 // U+0080 to U+07FF
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
+		var ok bool
+		if i, ok = skipRune(b, i); !ok {
 			valid = false
 		}
-		i += n
 	}
 }
 

@@ -1,7 +1,5 @@
 package sse
 
-import "bytes"
-
 // NextEvent is NextData, and the value of the event's "event" field as
 // Field(ev, "event") reads it (empty when it has none). A translating
 // relay needs both for every event: the two shapes of nearly every event,
@@ -10,24 +8,25 @@ import "bytes"
 // framed and read in one look for their line endings, where Next, Data
 // and Field would cut the lines three times.
 func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
-	i := bytes.IndexByte(b, '\n')
-	if k, line := oneLine(b, i); k > 0 {
+	e := lineEnd(b)
+	if k, line := oneLine(b, e); k > 0 {
 		if data, ok = dataValue(b[:line]); ok {
 			return k, nil, data, false, true
 		}
-	} else if i > 0 && i+1 < len(b) && b[i+1] != '\n' && b[i+1] != '\r' {
-		if j := bytes.IndexByte(b[i+1:], '\n'); j > 0 {
-			j += i + 1
-			if j+1 < len(b) && b[j+1] == '\n' && bytes.IndexByte(b[:j], '\r') < 0 {
-				name, isName := eventValue(b[:i])
-				data, isData := dataValue(b[i+1 : j])
+	} else if e > 0 && b[e] == '\n' && e+1 < len(b) && b[e+1] != '\n' && b[e+1] != '\r' {
+		// Two lines, "\n" endings: the second's end must be a "\n" too.
+		if j := lineEnd(b[e+1:]); j > 0 {
+			j += e + 1
+			if b[j] == '\n' && j+1 < len(b) && b[j+1] == '\n' {
+				name, isName := eventValue(b[:e])
+				data, isData := dataValue(b[e+1 : j])
 				if isName && isData {
 					return j + 2, name, data, false, true
 				}
 			}
 		}
 	}
-	if n = next(b, i); n > 0 {
+	if n = next(b, firstLF(b, e)); n > 0 {
 		data, multi, ok = Data(b[:n])
 		name, _ = Field(b[:n], "event")
 	}

@@ -20,19 +20,21 @@ var (
 // blank line included, or 0 when b holds no complete event yet.
 func Next(b []byte) int {
 	// The common cases: one line and the blank line, with "\n" or "\r\n"
-	// endings, found by the first "\n"; then any event with "\n" endings
-	// only. Only the candidate event is searched for "\r", never the rest
-	// of the buffer.
-	return next(b, bytes.IndexByte(b, '\n'))
+	// endings, found by the first line end; then any event with "\n"
+	// endings only. Only the candidate event is searched for "\r", never
+	// the rest of the buffer.
+	e := lineEnd(b)
+	if n, _ := oneLine(b, e); n > 0 {
+		return n
+	}
+	return next(b, firstLF(b, e))
 }
 
-// next is Next, given the offset of b's first "\n" (below 0: none).
+// next is Next past its one-line case, given the offset of b's first "\n"
+// (below 0: none).
 func next(b []byte, nl int) int {
 	if nl == 0 {
 		return 1 // an empty line: an event with no fields
-	}
-	if n, _ := oneLine(b, nl); n > 0 {
-		return n
 	}
 	i := -1
 	if nl > 0 {
@@ -51,15 +53,15 @@ func next(b []byte, nl int) int {
 
 // NextData is Next, and Data of the event it finds (nothing when it finds
 // none). The usual event of a stream, one data line and the blank line, is
-// framed and read in one look for its "\n": the relay looks at each event
-// once, not once to frame it and again for its data.
+// framed and read in one look for its line end: the relay looks at each
+// event once, not once to frame it and again for its data.
 func NextData(b []byte) (n int, data []byte, multi, ok bool) {
-	nl := bytes.IndexByte(b, '\n')
-	if n, line := oneLine(b, nl); n > 0 {
+	e := lineEnd(b)
+	if n, line := oneLine(b, e); n > 0 {
 		data, ok = dataValue(b[:line])
 		return n, data, false, ok
 	}
-	if n = next(b, nl); n > 0 {
+	if n = next(b, firstLF(b, e)); n > 0 {
 		data, multi, ok = Data(b[:n])
 	}
 	return n, data, multi, ok
@@ -67,14 +69,17 @@ func NextData(b []byte) (n int, data []byte, multi, ok bool) {
 
 // oneLine returns the length of the event b starts with when it is one
 // line that is not blank and the blank line, both ending in "\n" or both
-// in "\r\n" (Gemini's), and the length of that line; 0, 0 otherwise. i
-// is the offset of b's first "\n" (below 0: none).
-func oneLine(b []byte, i int) (n, line int) {
+// in "\r\n" (Gemini's), and the length of that line; 0, 0 otherwise. e
+// is the offset of b's first line end (lineEnd; below 0: none).
+func oneLine(b []byte, e int) (n, line int) {
 	switch {
-	case i > 0 && i+1 < len(b) && b[i+1] == '\n' && bytes.IndexByte(b[:i], '\r') < 0:
-		return i + 2, i
-	case i > 1 && i+2 < len(b) && b[i-1] == '\r' && b[i+1] == '\r' && b[i+2] == '\n' && bytes.IndexByte(b[:i-1], '\r') < 0:
-		return i + 3, i - 1
+	case e <= 0:
+	case b[e] == '\n':
+		if e+1 < len(b) && b[e+1] == '\n' {
+			return e + 2, e
+		}
+	case e+3 < len(b) && b[e+1] == '\n' && b[e+2] == '\r' && b[e+3] == '\n':
+		return e + 4, e
 	}
 	return 0, 0
 }

@@ -1,0 +1,12 @@
+package rawjson
+
+// Equal reports whether a and b, of the same length, hold the same bytes:
+// for a and b of 32 bytes or more, with vectorEqual, 32 bytes a look
+// without the byte loops runtime.memequal ends with (its last block is
+// compared overlapping the one before); else as string(a) == string(b).
+func Equal(a, b []byte) bool {
+	if vectorEqual && len(a) >= 32 {
+		return equalVector(a, b)
+	}
+	return string(a) == string(b)
+}

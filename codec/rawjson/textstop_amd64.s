@@ -1,0 +1,93 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The bytes a plain run stops at or below: a quote, a backslash, the
+// highest control character; each is broadcast to a 32-byte register.
+DATA textStops<>+0(SB)/1, $0x22
+DATA textStops<>+1(SB)/1, $0x5c
+DATA textStops<>+2(SB)/1, $0x1f
+GLOBL textStops<>(SB), RODATA|NOPTR, $3
+
+// func textStopAVX2(b []byte) int
+//
+// TextStop: 32 bytes a look from SI, CX bytes left; a block's first
+// flagged byte (a byte above 0x7f is flagged by its own sign bit) that
+// begins a valid sequence of two or three bytes is stepped over, and the
+// look goes on from the byte after it.
+TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
+	MOVQ    b_base+0(FP), SI
+	MOVQ    b_len+8(FP), CX
+	MOVQ    SI, DI
+	VPBROADCASTB textStops<>+0(SB), Y1
+	VPBROADCASTB textStops<>+1(SB), Y2
+	VPBROADCASTB textStops<>+2(SB), Y3
+
+loop:
+	CMPQ      CX, $32
+	JB        done
+	VMOVDQU   (SI), Y0
+	VPCMPEQB  Y1, Y0, Y4
+	VPCMPEQB  Y2, Y0, Y5
+	VPMINUB   Y3, Y0, Y6 // a byte at or below 0x1f is its own minimum with it
+	VPCMPEQB  Y6, Y0, Y6
+	VPOR      Y5, Y4, Y4
+	VPOR      Y6, Y0, Y6
+	VPOR      Y6, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	SUBQ      $32, CX
+	JMP       loop
+
+found:
+	BSFL    AX, AX
+	ADDQ    AX, SI
+	SUBQ    AX, CX
+	MOVBLZX (SI), DX
+	CMPL    DX, $0xc2
+	JB      done     // a quote, backslash or control, or no lead byte
+	CMPL    DX, $0xe0
+	JAE     three
+	CMPQ    CX, $2   // U+0080 to U+07FF: a lead and a continuation
+	JB      done
+	MOVBLZX 1(SI), R9
+	ANDL    $0xc0, R9
+	CMPL    R9, $0x80
+	JNE     done
+	ADDQ    $2, SI
+	SUBQ    $2, CX
+	JMP     loop
+
+three:
+	CMPL    DX, $0xf0
+	JAE     done     // four bytes, or no lead byte: the caller's
+	CMPQ    CX, $3
+	JB      done
+	MOVL    $0x80, R10 // the second byte's range: 0x80 to 0xbf,
+	MOVL    $0xbf, R11
+	MOVL    $0xa0, R12 // 0xa0 up after 0xe0 (no overlong form),
+	CMPL    DX, $0xe0
+	CMOVLEQ R12, R10
+	MOVL    $0x9f, R12 // 0x9f down after 0xed (no surrogate)
+	CMPL    DX, $0xed
+	CMOVLEQ R12, R11
+	MOVBLZX 1(SI), R9
+	CMPL    R9, R10
+	JB      done
+	CMPL    R9, R11
+	JA      done
+	MOVBLZX 2(SI), R9
+	ANDL    $0xc0, R9
+	CMPL    R9, $0x80
+	JNE     done
+	ADDQ    $3, SI
+	SUBQ    $3, CX
+	JMP     loop
+
+done:
+	SUBQ       DI, SI
+	MOVQ       SI, ret+24(FP)
+	VZEROUPPER
+	RET
