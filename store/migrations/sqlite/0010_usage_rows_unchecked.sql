@@ -6,10 +6,12 @@
 -- never refused a row nor changed a value, and reads compare the columns
 -- with integers only (the table has no index but its rowid).
 --
--- The columns a batch may bind once get DEFAULT 0: a batch's INSERT leaves out the
--- columns that are 0 in all its rows (usually cached and reasoning tokens,
--- and a non-stream request's time to first token), and SQLite then sets
--- them once for the batch, not copies them for each row.
+-- The token columns and the time to first token get DEFAULT 0: a batch's
+-- INSERT leaves out those that are 0 in all its rows (usually cached and
+-- reasoning tokens, and a non-stream request's time to first token), and
+-- SQLite then sets them once for the batch, not copies them for each row.
+-- label_id gets none and is never left out: label ids start at 1, and a
+-- row at label 0 would be missing from usage_log's join.
 --
 -- Every stored record stays valid as it is, so the table's text is changed
 -- in place with writable_schema, as SQLite's ALTER TABLE documentation
@@ -22,7 +24,7 @@ PRAGMA writable_schema = ON;
 UPDATE sqlite_schema SET sql = 'CREATE TABLE usage_rows (
 	id               INTEGER PRIMARY KEY,
 	time_ns,
-	label_id         DEFAULT 0,
+	label_id,
 	input_tokens     DEFAULT 0,
 	output_tokens    DEFAULT 0,
 	cached_tokens    DEFAULT 0,
