@@ -42,6 +42,49 @@ func TestUsageRowsUncheckedMigration(t *testing.T) {
 	}
 }
 
+// TestUsageRowsChangedElsewhere: 0010 rewrites usage_rows' text only when
+// it is the one 0003 made; on a table changed outside Rosetta, however
+// little, Open fails naming the migration and the table is left as it
+// was, 0010 not recorded.
+func TestUsageRowsChangedElsewhere(t *testing.T) {
+	changes := map[string]string{
+		"column added": `ALTER TABLE usage_rows ADD COLUMN note TEXT`,
+		"whitespace": `PRAGMA writable_schema = ON;
+			UPDATE sqlite_schema SET sql = sql || ' ' WHERE name = 'usage_rows';
+			PRAGMA writable_schema = RESET`,
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			f, _ := sqliteFixture(t)
+			old, dsn := migratedBefore(t, f, 10)
+			_, err := old.w.ExecContext(f.ctx, change)
+			must(t, err)
+			before := usageRowsText(t, old.w)
+			must(t, old.Close())
+			s, err := Open(f.ctx, "sqlite", dsn, Options{SecretKey: f.secret})
+			if err == nil {
+				s.Close()
+				t.Fatal("Open rewrote a usage_rows changed outside Rosetta")
+			}
+			if msg := err.Error(); !strings.Contains(msg, "0010_usage_rows_unchecked") ||
+				!strings.Contains(msg, "not the table migration 0003 made") {
+				t.Fatalf("Open's error does not say which migration stopped and why: %v", err)
+			}
+			db, err := sql.Open("sqlite", dsn)
+			must(t, err)
+			defer db.Close()
+			if after := usageRowsText(t, db); after != before {
+				t.Fatalf("usage_rows changed by the failed migration:\n%s\nwas\n%s", after, before)
+			}
+			var n int
+			must(t, db.QueryRowContext(f.ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = 10`).Scan(&n))
+			if n != 0 {
+				t.Fatal("0010 recorded though it failed")
+			}
+		})
+	}
+}
+
 // usageRowsText is usage_rows' text in db's schema.
 func usageRowsText(t *testing.T, db *sql.DB) string {
 	t.Helper()
