@@ -64,7 +64,6 @@ var contractTests = []struct {
 	{"UsageMigration", testUsageMigration},
 	{"UsageEndpointMigration", testUsageEndpointMigration},
 	{"UsageUnitsMigration", testUsageUnitsMigration},
-	{"UsageRowsUncheckedMigration", testUsageRowsUncheckedMigration},
 	{"UsageAttempts", testUsageAttempts},
 	{"DeleteUsageAttempts", testDeleteUsageAttempts},
 	{"UsageLatency", testUsageLatency},

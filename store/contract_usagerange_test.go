@@ -288,21 +288,6 @@ func migratedBefore(t *testing.T, f *fixture, version int) (old *sqlStore, dsn s
 	return old, dsn
 }
 
-// applyMigrationNumbered applies the driver's migration numbered version
-// to old.
-func applyMigrationNumbered(t *testing.T, f *fixture, old *sqlStore, version int) {
-	t.Helper()
-	list, err := migrations(f.driver)
-	must(t, err)
-	for _, m := range list {
-		if m.version == version {
-			must(t, old.applyMigration(f.ctx, m))
-			return
-		}
-	}
-	t.Fatalf("no migration %d", version)
-}
-
 // reopen closes old and opens the store on its database, which applies
 // the migrations old lacked, each recorded once.
 func reopen(t *testing.T, f *fixture, old *sqlStore, dsn string) *fixture {

@@ -11,20 +11,23 @@ import (
 // written after add to them.
 func testUsageUnitsMigration(t *testing.T, f *fixture) {
 	old, dsn := migratedBefore(t, f, 7)
-	// This AddUsage leaves out the columns that are 0 in every row, for
-	// their defaults; 0010, which gives them, touches no table of 0007's.
-	applyMigrationNumbered(t, f, old, 10)
-	old.labels = make(map[usageLabel]int64) // as Open makes it
-	// Written without units (this code would add them to the table 0007
-	// makes), which are then put in usage_units as before 0007.
-	row := func(d time.Duration, key int64, unit string) Usage {
-		return Usage{Time: at(d), KeyID: key, Model: "m", Endpoint: "audio.speech", Unit: unit}
-	}
-	must(t, old.AddUsage(f.ctx, []Usage{
-		row(0, 1, UnitCharacters), row(time.Second, 1, UnitCharacters), row(2*time.Second, 1, UnitSeconds),
-		row(time.Minute, 1, UnitCharacters), row(0, 2, UnitImages), row(0, 2, ""),
-	}))
-	_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_units (id, units) VALUES (1, 5), (2, 7), (3, 11), (4, 13), (5, 2)`)
+	// Rows as the writer before 0007 left them, every column given (label
+	// ids clear of those PostgreSQL's identity gives next), and their units
+	// in usage_units.
+	insertOldLabels(t, f, old, `key_id, key_name, model, channel, status, client_style, endpoint, unit`,
+		`(11, 1, '', 'm', '', 0, '', 'audio.speech', 'characters'), (12, 1, '', 'm', '', 0, '', 'audio.speech', 'seconds'),
+		(13, 2, '', 'm', '', 0, '', 'audio.speech', 'images'), (14, 2, '', 'm', '', 0, '', 'audio.speech', '')`)
+	_, err := old.w.ExecContext(f.ctx, `INSERT INTO usage_rows (`+usageRowCols0003+`) VALUES
+		(1, $1, 11, 0, 0, 0, 0, 0, 0, ''), (2, $2, 11, 0, 0, 0, 0, 0, 0, ''), (3, $3, 12, 0, 0, 0, 0, 0, 0, ''),
+		(4, $4, 11, 0, 0, 0, 0, 0, 0, ''), (5, $1, 13, 0, 0, 0, 0, 0, 0, ''), (6, $1, 14, 0, 0, 0, 0, 0, 0, '')`,
+		toNS(at(0)), toNS(at(time.Second)), toNS(at(2*time.Second)), toNS(at(time.Minute)))
+	must(t, err)
+	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_minutes (key_id, minute, first_id, last_id, requests,
+			input_tokens, output_tokens)
+		SELECT l.key_id, r.time_ns / 60000000000, MIN(r.id), MAX(r.id), COUNT(*), SUM(r.input_tokens), SUM(r.output_tokens)
+		FROM usage_rows r JOIN usage_labels l ON l.id = r.label_id GROUP BY l.key_id, r.time_ns / 60000000000`)
+	must(t, err)
+	_, err = old.w.ExecContext(f.ctx, `INSERT INTO usage_units (id, units) VALUES (1, 5), (2, 7), (3, 11), (4, 13), (5, 2)`)
 	must(t, err)
 	g := reopen(t, f, old, dsn)
 	if n := g.count(t, `SELECT COUNT(*) FROM usage_minute_units`); n != 4 {

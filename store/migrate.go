@@ -10,7 +10,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -101,10 +103,37 @@ func (s *sqlStore) applyMigration(ctx context.Context, m migration) error {
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
 	}
+	if check := migrationChecks[s.d.name+"/"+m.name]; check != nil {
+		if err := check(ctx, tx); err != nil {
+			return err
+		}
+	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_ns) VALUES ($1, $2, $3)`,
 		m.version, m.name, toNS(now()))
 	if err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// migrationChecks fail a migration, inside its transaction, when its SQL
+// did not change what it must on this database (by driver/file name).
+var migrationChecks = map[string]func(context.Context, *sql.Tx) error{
+	"sqlite/0010_usage_rows_unchecked.sql": checkOneChanged(
+		"usage_rows is not the table migration 0003 made (was it changed outside Rosetta?), so 0010 leaves it as it is"),
+}
+
+// checkOneChanged fails with msg unless the migration's last statement to
+// change rows changed exactly one.
+func checkOneChanged(msg string) func(context.Context, *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT changes()`).Scan(&n); err != nil {
+			return err
+		}
+		if n != 1 {
+			return errors.New(msg)
+		}
+		return nil
+	}
 }

@@ -150,3 +150,44 @@ func TestUsageSameColumns(t *testing.T) {
 		t.Errorf("the INSERT of %+v:\n%s\nwant\n%s", zeros, q, want)
 	}
 }
+
+// TestUsageRowsDefaults: on SQLite each column a batch may leave out at 0
+// has a DEFAULT in usage_rows, as the writer's INSERT needs (without one
+// the row would hold NULL, which no write refuses since 0010 but which
+// breaks every Usage query that reads it), and the others have none, the
+// label above all (a row at a default label is missing from usage_log).
+func TestUsageRowsDefaults(t *testing.T) {
+	f, _ := sqliteFixture(t)
+	rows, err := f.raw().QueryContext(f.ctx, `SELECT name, dflt_value IS NOT NULL FROM pragma_table_info('usage_rows')`)
+	must(t, err)
+	defer rows.Close()
+	hasDefault := map[string]bool{}
+	for rows.Next() {
+		var name string
+		var ok bool
+		must(t, rows.Scan(&name, &ok))
+		hasDefault[name] = ok
+	}
+	must(t, rows.Err())
+	for i, col := range strings.Split(rowCols, ",") {
+		col = strings.TrimSpace(col)
+		if leftOut := zeroColumns&(1<<i) != 0; hasDefault[col] != leftOut {
+			t.Errorf("usage_rows.%s has a DEFAULT: %v; the writer may leave it out: %v", col, hasDefault[col], leftOut)
+		}
+	}
+}
+
+// TestUsageLabelNeverLeftOut: a batch whose label ids are all 0 binds the
+// label rather than leave it out, while its token columns at 0 are left
+// out.
+func TestUsageLabelNeverLeftOut(t *testing.T) {
+	var slot batchSlot
+	slot.fill([]Usage{{Latency: 1}, {Latency: 2}}, []int64{0, 0})
+	k, args := sameValues(&slot, nil)
+	if want := (insertKey{same: 0b10111110, zero: 0b10111100}); k != want {
+		t.Errorf("columns taken once: %+v, want %+v", k, want)
+	}
+	if len(args) != 1 || args[0].Value != int64(0) {
+		t.Errorf("bound: %v, want the label 0 alone", args)
+	}
+}
