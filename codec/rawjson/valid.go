@@ -473,14 +473,18 @@ var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2
 // backslash or below 0x20, and in no byte below the lowest of those; bytes
 // above it may be flagged too. Its other bits are 0.
 //
-// A byte's difference with 0x20, or with 1 once a quote or a backslash is
-// made 0, has its high bit set when the byte is flagged or was at 0x80 or
-// above; the last is told by w's own high bit for all three, which is
-// cleared once.
+// A quote xor 2 is a space, and a control character xor 2 is still one: a
+// byte's difference with 0x21 once xored with 2 has its high bit set when
+// it is a quote or a control character, its difference with 1 once xored
+// with a backslash when it is one, and either when the byte was at 0x80 or
+// above, which w's own high bit tells; a borrow only leaves a flagged
+// byte. Two constants fewer than a test for each of the three: this runs
+// on every word of every string.
 func special(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, e := w^'"'*ones, w^'\\'*ones // zero bytes where w has '"' or '\\'
-	return ((w - 0x20*ones) | (q - ones) | (e - ones)) &^ w & highs
+	qc := w ^ 2*ones    // a quote is a space, a control character is one still
+	bs := w ^ '\\'*ones // a backslash is 0
+	return ((qc - 0x21*ones) | (bs - ones)) &^ w & highs
 }
 
 // validNumber checks the number at b[i] by the JSON grammar,
