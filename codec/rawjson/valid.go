@@ -227,11 +227,11 @@ str: // i is just past the opening quote of a string
 	for {
 		// The string's first quote, backslash or control character, two
 		// words a turn (SWAR, special): keys, ids and model names end in
-		// their first two words. Past the string's first 16 bytes where the
-		// CPU has AVX2, 48 elsewhere (prose: a conversation's turns;
-		// base64), it goes to longString, whose vectorized searches cost
-		// less from there on (plainRun's setup is paid back by a third
-		// word: 580 instructions less on a 3 KB conversation).
+		// their first two words. Past the string's first 32 bytes (prose:
+		// a conversation's turns; base64) it goes to longString, whose
+		// vectorized searches cost less from there on (after 48 bytes, a
+		// 3 KB conversation cost 4 % more; after 16, a stream chunk's id
+		// went there and the chunk cost 4 % more).
 		for i+16 <= len(b) {
 			if m := special(word(b, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -241,7 +241,7 @@ str: // i is just past the opening quote of a string
 				i += 8 + bits.TrailingZeros64(m)>>3
 				goto flagged
 			}
-			if i += 16; vectorRuns || i-ks >= 48 {
+			if i += 16; i-ks >= 32 {
 				i, quote = longString(b, i, quote)
 				goto flagged
 			}
