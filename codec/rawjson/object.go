@@ -67,11 +67,11 @@ func object(b []byte, depth int, f *finder, lens uint64, visit func(key []byte, 
 		if i >= len(b) || b[i] != '"' {
 			return errSyntax, noKey, i
 		}
-		ke, plain := stringEnd(b, i+1)
+		ks := i + 1
+		ke, plain := stringEnd(b, ks)
 		if ke < 0 {
 			return errSyntax, badKey, i
 		}
-		k := b[i+1 : ke-1]
 		if i = ke; i >= len(b) || b[i] != ':' {
 			if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return errSyntax, noColon, i
@@ -81,8 +81,8 @@ func object(b []byte, depth int, f *finder, lens uint64, visit func(key []byte, 
 			i = SkipSpace(b, i)
 		}
 		end := 0
-		if !plain || lens>>(len(k)&63)&1 != 0 {
-			end = visit(k, i, plain)
+		if !plain || lens>>((ke-1-ks)&63)&1 != 0 {
+			end = visit(b[ks:ke-1], i, plain) // the key sliced only here
 		}
 		if end == 0 {
 			end = topValue(b, i, f, maxDepth-depth)
