@@ -8,6 +8,18 @@
 // in the same pass, and Valid checks a document of any kind; both accept what encoding/json.Valid
 // accepts. Besides the standard library, the package imports sonic's decoder, whose native Skip
 // Lookup uses on containers.
+//
+// Object reads an object whole, member by member, in one loop that calls its caller only for the
+// keys it looks for (an answer and its usage; LookupValid's fields); Members and Elements are
+// cursors for readers that stop or nest as they go.
+//
+// Where the instructions go (cachegrind, per line): a checked token costs ~100 instructions,
+// most of them in validValue's string loop: the compiler spills seven registers as a string
+// starts (its state: the document, the stack of containers, the finder) and reloads them as it
+// ends, about a tenth of a token's cost, and the word test (special) and the dispatch on the
+// next byte most of the rest; a long string's vectorized search (plainRun) is ~100 instructions
+// per string. Fewer instructions per token would take a structural index of each 64 bytes
+// (quotes, backslashes, structural characters, the in-string mask) walked by a loop of its own.
 package rawjson
 
 import (
