@@ -128,45 +128,47 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelayed(body, &chatUsage) }
 
 // readRelayed is ReadRelayed for an answer whose usage has the keys k: the
-// first top-level members named model and usage count.
+// first top-level members named model and usage count (the first usage
+// that is an object).
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
 	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
 		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
-	model, usage := false, false
-	m := rawjson.Members(body)
-	for m.NextKey() {
-		v := m.ValueStart()
-		switch string(m.Key()) {
+	model, usage := -1, false
+	end := rawjson.Object(body, 1, relayedLens, func(key []byte, v int, _ bool) int {
+		switch string(key) {
 		case "model":
-			if m.SkipValue() && !model {
-				r.ModelStart, r.ModelEnd = modelSpanAt(body, v)
-				model = true
+			if model < 0 {
+				model = v // checked by Object
 			}
 		case "usage":
 			if usage || v >= len(body) || body[v] != '{' {
-				m.SkipValue()
 				break
 			}
 			usage = true
 			u, end, err := readUsage(body[v:], 2, k)
-			if end < 0 {
-				m.EndValue(-1)
-				break
-			}
-			if m.EndValue(v+end) && err == nil {
+			if end >= 0 && err == nil {
 				r.Usage, r.HasUsage = u, true
 			}
-		default:
-			m.SkipValue()
+			if end < 0 {
+				return end
+			}
+			return v + end
 		}
-	}
-	if end := m.End(); end < 0 || rawjson.SkipSpace(body, end) != len(body) {
+		return 0
+	})
+	if end < 0 || rawjson.SkipSpace(body, end) != len(body) {
 		return codec.Relayed{}, false
+	}
+	if model >= 0 {
+		r.ModelStart, r.ModelEnd = modelSpanAt(body, model)
 	}
 	return r, true
 }
+
+// relayedLens are the lengths of the members readRelayed reads.
+var relayedLens = rawjson.KeyLengths("model", "usage")
 
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
 func (dialect) DecodesRelayed() bool { return false }

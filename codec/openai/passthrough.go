@@ -381,9 +381,18 @@ func DecodeUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &chatUsa
 
 // usageKeys name the members of a usage object: the input and output
 // counts, and the details objects that hold the cached and reasoning ones.
-type usageKeys struct{ input, output, inputDetails, outputDetails string }
+// lens are their lengths (rawjson.KeyLengths).
+type usageKeys struct {
+	input, output, inputDetails, outputDetails string
+	lens                                       uint64
+}
 
-var chatUsage = usageKeys{"prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"}
+func newUsageKeys(input, output, inputDetails, outputDetails string) usageKeys {
+	return usageKeys{input, output, inputDetails, outputDetails,
+		rawjson.KeyLengths(input, output, inputDetails, outputDetails)}
+}
+
+var chatUsage = newUsageKeys("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
 
 func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 	u, _, err := readUsage(b, 1, k)
@@ -393,70 +402,85 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // readUsage reads the usage object at the start of b, nested depth levels
 // deep in its document, in one pass that also checks it as rawjson.Valid
 // does, and returns it with the offset just past it: end is -1 when it is
-// not JSON, err also set when a count is no count.
+// not JSON (err then set too), err also set when a count is no count (the
+// last of a repeated count counts, the first error is reported).
 func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
-	m := rawjson.MembersAt(b, depth)
-	for m.NextKey() {
+	end = rawjson.Object(b, depth, k.lens, func(key []byte, v int, _ bool) int {
+		var n *int
 		var e error
-		switch key := m.Key(); { // compared in place, not copied to a string
-		case string(key) == k.input || string(key) == k.output:
-			if !m.SkipValue() {
-				break
-			}
-			n, ok := m.Count() // read as it was checked
-			if !ok {
-				n, e = count(m.Value())
-			}
-			if string(key) == k.input {
-				u.Input = n
-			} else {
-				u.Output = n
-			}
+		end := 0
+		switch { // compared in place, not copied to a string
+		case string(key) == k.input:
+			n = &u.Input
+		case string(key) == k.output:
+			n = &u.Output
 		case string(key) == k.inputDetails:
-			u.CachedInput, e = detail(&m, b, depth+1, "cached_tokens")
+			u.CachedInput, end, e = detail(b, v, depth, "cached_tokens")
 		case string(key) == k.outputDetails:
-			u.Reasoning, e = detail(&m, b, depth+1, "reasoning_tokens")
+			u.Reasoning, end, e = detail(b, v, depth, "reasoning_tokens")
 		default:
-			m.SkipValue()
+			return 0
+		}
+		if n != nil {
+			*n, end, e = countAt(b, v, depth)
 		}
 		if err == nil {
 			err = e
 		}
+		return end
+	})
+	if end < 0 {
+		return u, -1, errNotJSON
 	}
-	if e := m.Err(); e != nil {
-		return u, -1, e
-	}
-	return u, m.End(), err
+	return u, end, err
 }
 
-// detail reads one count of the details object (which may be null) that
-// is the value m's NextKey left in b, at depth, checking it, and moves m
-// past it.
-func detail(m *rawjson.MemberReader, b []byte, depth int, key string) (n int, err error) {
-	v := b[m.ValueStart():]
-	if rawjson.KindOf(v) != rawjson.KindObject {
-		if m.SkipValue() && rawjson.KindOf(m.Value()) != rawjson.KindNull {
-			return 0, fmt.Errorf("usage: %.20q is not a details object", m.Value())
-		}
-		return 0, nil
+// errNotJSON is readUsage's error for a usage object that is not JSON.
+var errNotJSON = &rawjson.SyntaxError{Msg: "invalid usage object"}
+
+// countAt checks the value at b[v], a member of an object nested depth
+// levels deep, and reads it as a token count: end is the offset just past
+// it, below 0 when it is not JSON.
+func countAt(b []byte, v, depth int) (n, end int, err error) {
+	if n, j := rawjson.Count(b, v); j > 0 && j < len(b) && (b[j] == ',' || b[j] == '}') {
+		return n, j, nil // an integer that a separator follows: checked as it is read
 	}
-	d := rawjson.MembersAt(v, depth)
+	if end = rawjson.CheckValue(b, v, depth); end < 0 {
+		return 0, end, nil
+	}
+	if n, j := rawjson.Count(b, v); j == end {
+		return n, end, nil // an integer, what a count is
+	}
+	n, err = count(b[v:end])
+	return n, end, err
+}
+
+// detail reads one count of the details object (which may be null) at
+// b[v], a member of the usage object nested depth levels deep, checking it:
+// end is the offset just past it, below 0 when it is not JSON.
+func detail(b []byte, v, depth int, key string) (n, end int, err error) {
+	if rawjson.KindOf(b[v:]) != rawjson.KindObject {
+		end = rawjson.CheckValue(b, v, depth)
+		if end >= 0 && rawjson.KindOf(b[v:end]) != rawjson.KindNull {
+			err = fmt.Errorf("usage: %.20q is not a details object", b[v:end])
+		}
+		return 0, end, err
+	}
+	d := b[v:]
 	found := false
-	for d.Next() {
-		if !found && string(d.Key()) == key {
-			var ok bool
-			if n, ok = d.Count(); !ok {
-				n, err = count(d.Value())
-			}
-			found = true
+	end = rawjson.Object(d, depth+1, rawjson.KeyLengths(key), func(k []byte, w int, _ bool) int {
+		if found || string(k) != key {
+			return 0
 		}
+		found = true
+		var end int
+		n, end, err = countAt(d, w, depth+1)
+		return end
+	})
+	if end < 0 {
+		return 0, end, nil
 	}
-	if d.End() < 0 {
-		m.EndValue(-1) // not JSON
-		return 0, nil
-	}
-	m.EndValue(m.ValueStart() + d.End())
-	return n, err
+	return n, v + end, err
 }
 
 // count reads a token count: null is 0, anything but a non-negative

@@ -1,7 +1,11 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,7 +59,8 @@ func TestMembers(t *testing.T) {
 // A document is read whole without an error exactly when it is a valid
 // JSON object, as encoding/json sees it; every member Next yields is one.
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1,"b":[true,{"c":null}]}`, `{"a":"\u00e9"}`, `{"a":1,}`, `{"a" :-0.5e3 }`, `[1]`} {
+	for _, s := range []string{`{}`, `{"a":1,"b":[true,{"c":null}]}`, `{"a":"\u00e9"}`, `{"a":1,}`, `{"a" :-0.5e3 }`, `[1]`,
+		`{"k\u0065y":1,"key":{"a":[]},"ab":"x"}`, `{"a":1 , "bb" : 2 }x`, `{"a":"\q"}`, `{"a`, `{"a":`, `{"a":{}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -77,6 +82,7 @@ func FuzzMembers(f *testing.F) {
 				t.Fatalf("%q: PassValue ends at %d with %d members left, Next at %d", b, p.End(), n, end)
 			}
 		}
+		objectAgrees(t, b, end)
 		var obj map[string]json.RawMessage
 		valid := end >= 0 && json.Unmarshal(b[:end], &obj) == nil
 		if (end >= 0) != valid {
@@ -140,5 +146,63 @@ func TestCount(t *testing.T) {
 		if n, end := Count([]byte(c.in), 0); n != c.n || end != c.end {
 			t.Errorf("Count(%q) = %d, %d; want %d, %d", c.in, n, end, c.n, c.end)
 		}
+	}
+}
+
+// objectAgrees holds Object to MemberReader on b, which Members ends at
+// end: the same end, the same members visited, their values checked by
+// Object or by the visitor (CheckValue) alike, and of the keys of length
+// 1 only those and the keys with escapes visited when lens says so.
+func objectAgrees(t *testing.T, b []byte, end int) {
+	t.Helper()
+	var want []string // key@value offset of each member Next yields, then of those of 1 byte or escaped
+	var short []string
+	for m := Members(b); m.Next(); {
+		kv := string(m.Key()) + "@" + strconv.Itoa(m.ValueStart())
+		want = append(want, kv)
+		if len(m.Key()) == 1 || bytes.IndexByte(m.Key(), '\\') >= 0 {
+			short = append(short, kv)
+		}
+	}
+	for _, c := range []struct {
+		lens  uint64
+		check bool
+		want  []string
+	}{{^uint64(0), false, want}, {^uint64(0), true, want}, {KeyLengths("x"), true, short}} {
+		var got []string
+		e := Object(b, 1, c.lens, func(k []byte, v int, plain bool) int {
+			if plain == (bytes.IndexByte(k, '\\') >= 0) {
+				t.Fatalf("%q: key %q plain %v", b, k, plain)
+			}
+			got = append(got, string(k)+"@"+strconv.Itoa(v))
+			if c.check {
+				return CheckValue(b, v, 1)
+			}
+			return 0
+		})
+		if e != end && !(e < 0 && end < 0) {
+			t.Fatalf("%q: Object ends at %d, Members at %d", b, e, end)
+		}
+		if end >= 0 && !slices.Equal(got, c.want) {
+			t.Fatalf("%q: Object visits %q, want %q", b, got, c.want)
+		}
+	}
+}
+
+// TestObjectDepth: Object holds the values of an object depth levels deep
+// to what is left of encoding/json's nesting limit.
+func TestObjectDepth(t *testing.T) {
+	visit := func([]byte, int, bool) int { return 0 }
+	nest := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+	}
+	if end := Object(nest(9999), 1, 0, visit); end < 0 {
+		t.Errorf("10000 levels at depth 1: %d", end)
+	}
+	if end := Object(nest(9998), 2, 0, visit); end < 0 {
+		t.Errorf("10000 levels at depth 2: %d", end)
+	}
+	if end := Object(nest(9999), 2, 0, visit); end >= 0 {
+		t.Errorf("10001 levels at depth 2: %d", end)
 	}
 }

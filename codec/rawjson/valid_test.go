@@ -341,6 +341,12 @@ func TestLookupValid(t *testing.T) {
 	bad(`{"x":01}`)
 	bad(`{"x":1}x`)
 	bad(`{"x":"` + strings.Repeat("a", 40))
+	// Top-level strings and numbers, checked outside validValue.
+	ok(`{"model":"","stream":-0.5e+3,"a":"\u00e9","b":0,"c":"x"}`)
+	for _, v := range []string{`-`, `1.`, `.5`, `+1`, `1e`, `-01`, `"\u12"`, `"\q"`, `"a`, "\"\t\"", `"`} {
+		bad(`{"model":` + v + `}`)
+		bad(`{"model":` + v)
+	}
 	// Answers as main gave them at 9f73b4a, before lookupValid read keys
 	// itself: spans of model and stream, and the error, exactly.
 	long := strings.Repeat("k", 80)
@@ -447,6 +453,9 @@ func TestLookupValidMarked(t *testing.T) {
 		`{"a":" rosetta:x","b":"Rosetta:x"}`: false,
 		`{"a":{"b":[1,{"c":"rosetta:"}]}}`:   true,
 		`{"a":"\u0072osetta:x"}`:             false, // escapes are not decoded
+		`{"a":"rosetta:"}`:                   true,  // all 8 bytes, then the quote
+		`{"a":"rosetta"}`:                    false,
+		`{"rosetta:":1,"b":2}`:               false,
 	} {
 		fields := lookupFields()
 		marked, err := rawjson.LookupValidMarked([]byte(doc), fields, &testMark)
