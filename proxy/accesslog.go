@@ -215,7 +215,7 @@ func escapeName(name string) string {
 
 func (l *line) int(f *field, v int64) {
 	l.key(f)
-	l.b = strconv.AppendInt(l.b, v, 10)
+	l.b = appendDecimal(l.b, v)
 }
 
 // dur appends d as slog does: integer nanoseconds in JSON,
@@ -225,7 +225,7 @@ func (l *line) dur(f *field, d time.Duration) {
 	if l.text {
 		l.b = appendDuration(l.b, d)
 	} else {
-		l.b = strconv.AppendInt(l.b, int64(d), 10)
+		l.b = appendDecimal(l.b, int64(d))
 	}
 }
 

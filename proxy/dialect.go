@@ -34,21 +34,23 @@ type dialect struct {
 	decoders, encoders sync.Pool
 	// passed are the headers of an answer a client of the style gets
 	// from an upstream of its style (see passSameStyle): its request id,
-	// first, under strUpstreamRequestID, and the others as they are; by
-	// the length of their names (lenBucket), so that most of an answer's
-	// headers are passed over at one look.
-	passed [64][]*passedHeader
+	// under strUpstreamRequestID, and the others as they are; by a hash of
+	// their names (passSlot), so that most of an answer's headers are
+	// passed over at one look, and the others compared with one name.
+	passed [passSlots]*passedHeader
 }
 
-// passedHeader is the name of an upstream's header to find (folded), the
-// name a client gets it under, as fasthttp spells it once read (as bytes,
-// to be set without a conversion), whether it tells of a quota, and its
-// bit, one of a dialect's own.
+// passedHeader is the name of an upstream's header to find (folded, and
+// as words), the name a client gets it under, as fasthttp spells it once
+// read (as bytes, to be set without a conversion), whether it tells of a
+// quota, its bit, one of a dialect's own, and the next name of its slot.
 type passedHeader struct {
 	folded    foldedName
+	words     foldedWords
 	canonical []byte
 	quota     bool
 	bit       uint64
+	next      *passedHeader
 }
 
 // foldedName is a header name to find in any case, eight bytes at a time:
@@ -123,8 +125,9 @@ func newDialect(d codec.Dialect) *dialect {
 		if n == 64 {
 			panic("BUG: a dialect passes more than 64 headers")
 		}
-		b := &s.passed[lenBucket(len(name))]
-		*b = append(*b, &passedHeader{folded: foldName(name), canonical: as, quota: quota, bit: 1 << n})
+		slot := &s.passed[passSlot([]byte(name))]
+		f := foldName(name)
+		*slot = &passedHeader{folded: f, words: foldWords(f), canonical: as, quota: quota, bit: 1 << n, next: *slot}
 		n++
 	}
 	pass := func(name string, quota bool) { passAs(name, []byte(name), quota) }
@@ -182,17 +185,79 @@ func ChannelTypes() []string { return append(dialects.Names(), "demo") }
 
 func (s *dialect) String() string { return s.Name() }
 
-// lenBucket is the index in passed of the names n bytes long (and
-// longer, for the last).
-func lenBucket(n int) int { return min(n, 63) }
+// passSlots is the size of a dialect's table of passed headers: a power
+// of two, many times the most names a style passes (8).
+const passSlots = 128
+
+// passSlot is the index in passed of the name k, in any case: a hash of
+// its length and of two of its bytes, case folded (a non-letter may fold
+// with another, which the comparison then tells apart). The bytes are
+// where the styles' names of one length differ: OpenAI's
+// x-ratelimit-limit-tokens and x-ratelimit-reset-tokens in the middle,
+// Anthropic's anthropic-ratelimit-tokens-limit and -reset near the end
+// (TestPassedHeaderSlots holds every style's names to slots of their own).
+func passSlot(k []byte) uint {
+	n := uint(len(k))
+	if n < 3 {
+		return n
+	}
+	return (n*5 + uint(k[n/2]|0x20)*3 + uint(k[n-3]|0x20)) % passSlots
+}
 
 // passes returns how a client of the style gets the header named k (in
 // any case) of an upstream of its own style, or nil when it does not.
 func (s *dialect) passes(k []byte) *passedHeader {
-	for _, p := range s.passed[lenBucket(len(k))] {
-		if p.folded.matches(k) {
+	return s.passed[passSlot(k)].find(k)
+}
+
+// find returns the header named k among p and the names after it in its
+// slot, nil when none is.
+func (p *passedHeader) find(k []byte) *passedHeader {
+	for ; p != nil; p = p.next {
+		if p.words.matches(k, &p.folded) {
 			return p
 		}
 	}
 	return nil
+}
+
+// foldedWords is a foldedName of 8 to 40 bytes as the words matches
+// compares, made once: those at 0, 8, 16... before the last eight bytes,
+// and the last eight, lower and mask; n is 0 for a name of another length.
+type foldedWords struct {
+	n           int
+	lower, mask [5]uint64
+}
+
+func foldWords(f foldedName) foldedWords {
+	n := len(f.lower)
+	if n < 8 || n > 40 {
+		return foldedWords{}
+	}
+	w := foldedWords{n: n}
+	j := 0
+	for i := 0; i < n-8; i += 8 {
+		w.lower[j], w.mask[j] = word(f.lower, i), word(f.mask, i)
+		j++
+	}
+	w.lower[4], w.mask[4] = word(f.lower, n-8), word(f.mask, n-8)
+	return w
+}
+
+// matches is f.matches(k) for the name w was made of, f, with its words
+// ready.
+func (w *foldedWords) matches(k []byte, f *foldedName) bool {
+	n := len(k)
+	if w.n == 0 {
+		return f.matches(k)
+	}
+	if n != w.n || word(k, n-8)|w.mask[4] != w.lower[4] {
+		return false
+	}
+	for i, j := 0, 0; i < n-8; i, j = i+8, j+1 {
+		if word(k, i)|w.mask[j] != w.lower[j] {
+			return false
+		}
+	}
+	return true
 }

@@ -127,7 +127,12 @@ func mayBeSpecial(first byte) bool {
 // appendArg does. The caller knows that name is no special header's, that
 // the header announces no trailer, and that value holds no line break.
 func appendPair(pairs *[]headerPair, name, value []byte) {
-	ps := *pairs
+	*pairs = withPair(*pairs, name, value)
+}
+
+// withPair is appendPair on a slice of pairs the caller holds, which it
+// returns longer by one: a loop appending several keeps it in registers.
+func withPair(ps []headerPair, name, value []byte) []headerPair {
 	n := len(ps)
 	if n < cap(ps) {
 		ps = ps[:n+1]
@@ -138,7 +143,7 @@ func appendPair(pairs *[]headerPair, name, value []byte) {
 	kv.key = append(kv.key[:0], name...)
 	kv.value = append(kv.value[:0], value...)
 	kv.noValue = false
-	*pairs = ps
+	return ps
 }
 
 // setNew sets name: value, name spelled as fasthttp spells it, on an

@@ -63,8 +63,8 @@ func TestHeaderPairs(t *testing.T) {
 func appendedNames() [][]byte {
 	names := [][]byte{strAccept, strRequestID}
 	for _, s := range append(slices.Collect(maps.Values(registry)), styleResponses) {
-		for _, b := range s.passed {
-			for _, p := range b {
+		for _, p := range s.passed {
+			for ; p != nil; p = p.next {
 				names = append(names, p.canonical)
 			}
 		}
@@ -175,4 +175,30 @@ func TestFoldedNameMatches(t *testing.T) {
 		}
 	}
 	f("X-Request-Id", "X\rRequest-Id", false) // '-' and '\r' differ by 0x20
+}
+
+// TestPassedHeaderSlots: every style's passed headers are found by their
+// names in any case, each alone in its slot of the style's table (one
+// comparison a name), and a name one letter off is not passed.
+func TestPassedHeaderSlots(t *testing.T) {
+	for _, s := range append(slices.Collect(maps.Values(registry)), styleResponses) {
+		for slot, p := range s.passed {
+			if p != nil && p.next != nil {
+				t.Errorf("%s: slot %d holds %s and %s", s, slot, p.folded.lower, p.next.folded.lower)
+			}
+			for ; p != nil; p = p.next {
+				name := string(p.folded.lower)
+				for _, k := range []string{name, strings.ToUpper(name)} {
+					if got := s.passes([]byte(k)); got != p {
+						t.Errorf("%s: %q passes as %v, want %s", s, k, got, p.canonical)
+					}
+				}
+				off := []byte(name)
+				off[len(off)-1]++
+				if got := s.passes(off); got != nil {
+					t.Errorf("%s: %q passes as %s", s, off, got.canonical)
+				}
+			}
+		}
+	}
 }

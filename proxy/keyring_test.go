@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -278,5 +279,21 @@ func TestGoneAnswerClearsFront(t *testing.T) {
 	f.gate = nil
 	if k, _ := kr.find([]byte(secret), time.Now()); k != nil {
 		t.Fatal("a key found gone is still served from the front")
+	}
+}
+
+// TestSameHash: sameHash tells hashes apart as subtle.ConstantTimeCompare
+// does, for a difference of one bit at every place.
+func TestSameHash(t *testing.T) {
+	a := HashKey([]byte("sk-one"))
+	if b := a; !sameHash(&a, &b) {
+		t.Fatal("a hash differs from itself")
+	}
+	for i := range len(a) * 8 {
+		b := a
+		b[i/8] ^= 1 << (i % 8)
+		if sameHash(&a, &b) || subtle.ConstantTimeCompare(a[:], b[:]) == 1 {
+			t.Fatalf("hashes differing in bit %d are the same", i)
+		}
 	}
 }

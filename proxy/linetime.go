@@ -45,9 +45,14 @@ func appendLineTime(b []byte, now time.Time, digits int) []byte {
 	}
 	var frac [10]byte
 	frac[0] = '.'
-	for i := digits; i > 0; i-- {
-		frac[i] = byte('0' + ns%10)
-		ns /= 10
+	i := digits
+	for ; i >= 2; i -= 2 { // two digits at a time, from the last
+		d := ns % 100 * 2
+		ns /= 100
+		frac[i-1], frac[i] = digitPairs[d], digitPairs[d+1]
+	}
+	if i == 1 {
+		frac[1] = byte('0' + ns)
 	}
 	n := digits + 1
 	if digits == 9 {

@@ -175,18 +175,28 @@ func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.Response
 		setSameStyle(h, s, up, keyLimited)
 		return
 	}
+	// The two headers' pairs are held in locals for the loop: through
+	// their pointers, each pair read and appended would load them again.
+	in, out := *from, *to
 	var added uint64 // the passed headers appended, by their bits
-	for i := range *from {
-		kv := &(*from)[i] // as the upstream spelled it
-		switch p := s.passes(kv.key); {
+	for i := range in {
+		kv := &in[i] // as the upstream spelled it
+		p := s.passed[passSlot(kv.key)]
+		if p == nil {
+			continue // most headers: passed over with no call
+		}
+		switch p = p.find(kv.key); {
 		case p == nil || p.quota && keyLimited:
 		case added&p.bit != 0 || p.quota && quotaSet:
+			*to = out
 			h.SetCanonical(p.canonical, kv.value)
+			out = *to
 		default:
 			added |= p.bit
-			appendPair(to, p.canonical, kv.value)
+			out = withPair(out, p.canonical, kv.value)
 		}
 	}
+	*to = out
 }
 
 // setSameStyle is passSameStyle through fasthttp's setters, for a

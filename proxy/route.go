@@ -53,6 +53,9 @@ type candidate struct {
 // circuit is open are left out; reopen reports when the first of them may be
 // probed again.
 func (r *route) order(dst []candidate) (out []candidate, reopen time.Duration) {
+	if len(r.channels) == 1 && len(dst) < maxCandidates {
+		return r.orderOne(dst)
+	}
 	for start := 0; start < len(r.channels) && len(dst) < maxCandidates; {
 		end := start + 1
 		prio := r.channels[start].cfg.Priority
@@ -89,6 +92,15 @@ func (r *route) order(dst []candidate) (out []candidate, reopen time.Duration) {
 		start = end
 	}
 	return dst, reopen
+}
+
+// orderOne is order for a route of one channel, the commonest: no tier
+// to make, no draw.
+func (r *route) orderOne(dst []candidate) ([]candidate, time.Duration) {
+	if wait := r.channels[0].breaker.readyNow(); wait > 0 {
+		return dst, wait
+	}
+	return append(dst, candidate{r.channels[0], r.upstream[0]}), 0
 }
 
 // sortRoute orders a route's channels by priority, keeping configuration order within one.
