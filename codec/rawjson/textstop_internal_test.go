@@ -77,3 +77,14 @@ func TestTextStop(t *testing.T) {
 		f([]byte(sb.String()))
 	}
 }
+
+// TestTextStopOff: without TextStopVector, TextStop returns 0 and runs no
+// vector instruction (a CPU without AVX2 would fault on them).
+func TestTextStopOff(t *testing.T) {
+	saved := TextStopVector
+	defer func() { TextStopVector = saved }()
+	TextStopVector = false
+	if got := TextStop([]byte(strings.Repeat("plain", 20))); got != 0 {
+		t.Fatalf("TextStop without TextStopVector = %d, want 0", got)
+	}
+}
