@@ -1,6 +1,6 @@
 package sse
 
-// NextMixed is nextMixed, the framer of any mix of line endings that
+// NextMixed is nextMixedScan, the framer of any mix of line endings that
 // looks for them with IndexByte alone: the fuzzers hold Next, built on
 // lineEnd, to it.
-var NextMixed = nextMixed
+var NextMixed = nextMixedScan
