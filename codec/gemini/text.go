@@ -63,9 +63,9 @@ var vectorText = rawjson.TextStopVector
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
 // before it are valid UTF-8. With vectorText, rawjson.TextStop finds it,
-// 32 bytes a look, stepping over valid sequences of two and three bytes;
-// it leaves the others (four bytes, invalid) to skipRune, and the last
-// partial block of b, when the run reaches it, to plainRunWords.
+// 32 bytes a look, stepping over valid UTF-8 sequences; it leaves the
+// invalid ones to skipRune, and the last partial block of b, when the run
+// reaches it, to plainRunWords.
 func plainRun(b []byte, i int) (end int, valid bool) {
 	if !vectorText || len(b)-i < 32 {
 		return plainRunWords(b, i) // TextStop would return at once

@@ -12,7 +12,7 @@ var TextStopVector = cpu.X86.HasAVX2
 // TextStop returns the offset in b of the first byte from which a JSON
 // string's plain run needs a closer look: a quote, a backslash, a control
 // character, or a byte above 0x7f that does not begin a valid UTF-8
-// sequence of two or three bytes (four-byte ones included). It looks at
+// sequence (of two, three or four bytes). It looks at
 // 32 bytes at a time, steps over the valid sequences it meets, and stops
 // where fewer than 32 bytes are left (len(b) when none are). Only when
 // TextStopVector.
