@@ -14,16 +14,17 @@ import (
 // output and total tokens one more than the last (of as many digits),
 // where the benchmark above repeats one delta. "escaped" is the wire
 // fixture's delta (an escape and two "°"), "plain" the same text as
-// Gemini mostly spells one, without the escape.
+// Gemini mostly spells one, without the escape, "emoji" with two emoji
+// (four-byte UTF-8 sequences) in the escape's place.
 func BenchmarkPairsTranscodeGeminiDeltas(b *testing.B) {
 	ts := textStream["gemini"]
 	events := goldentest.Events(goldentest.Read(b, ts.path))
-	texts := map[string][]byte{"escaped": []byte(`\u003c`), "plain": []byte(`below`)}
+	texts := map[string][]byte{"escaped": []byte(`\u003c`), "plain": []byte(`below`), "emoji": []byte(`below 🧥🌡️`)}
 	for _, p := range pairs() {
 		if p.to.name() != "gemini" {
 			continue
 		}
-		for _, kind := range []string{"escaped", "plain"} {
+		for _, kind := range []string{"escaped", "plain", "emoji"} {
 			var deltas [][]byte
 			for k := range 64 {
 				d := bytes.Replace(events[ts.delta], []byte(`\u003c`), texts[kind], 1)

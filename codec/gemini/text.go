@@ -63,12 +63,12 @@ var vectorText = rawjson.TextStopVector
 // plainRun returns the offset of the first quote, backslash or control
 // byte from b[i] on (len(b) when there is none), and whether the bytes
 // before it are valid UTF-8. With vectorText, rawjson.TextStop finds it,
-// 32 bytes a look, stepping over valid sequences of two and three bytes;
-// it leaves the others (four bytes, invalid) to skipRune, and the last
-// partial block of b, when the run reaches it, to plainRunWords.
+// 32 bytes a look, stepping over valid UTF-8 sequences; it leaves the
+// invalid ones to skipRune, and the last partial block of b, when the run
+// reaches it, to plainRunWords.
 func plainRun(b []byte, i int) (end int, valid bool) {
-	if !vectorText {
-		return plainRunWords(b, i)
+	if !vectorText || len(b)-i < 32 {
+		return plainRunWords(b, i) // TextStop would return at once
 	}
 	valid = true
 	for {
@@ -78,14 +78,17 @@ func plainRun(b []byte, i int) (end int, valid bool) {
 		if c := b[i]; c < 0x20 || c == '"' || c == '\\' {
 			return i, valid
 		}
-		if b[i] < utf8.RuneSelf || len(b)-i < 32 {
-			end, tailValid := plainRunWords(b, i)
-			return end, valid && tailValid
+		if len(b)-i >= 32 { // a stop in a whole block: a byte above 0x7f
+			var ok bool
+			if i, ok = skipRune(b, i); !ok {
+				valid = false
+			}
+			if len(b)-i >= 32 {
+				continue
+			}
 		}
-		var ok bool
-		if i, ok = skipRune(b, i); !ok {
-			valid = false
-		}
+		end, tailValid := plainRunWords(b, i)
+		return end, valid && tailValid
 	}
 }
 

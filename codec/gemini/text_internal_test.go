@@ -39,7 +39,8 @@ func TestPlainRun(t *testing.T) {
 			}
 		}
 		marks := []string{`"`, `\`, "\x00", "\n", "\x1f", " ", "\x7f", "°", "’", "😀", "\xc2", "\xe2\x80",
-			"\xf0\x9f\x98", "\x80", "\xff", "\xc0\xaf", "\xed\xa0\x80", "°\"", "’\\"}
+			"\xf0\x9f\x98", "\x80", "\xff", "\xc0\xaf", "\xed\xa0\x80", "°\"", "’\\",
+			"\U0010ffff", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "😀\""}
 		for n := range 81 {
 			base := strings.Repeat("a", n)
 			for at := 0; at <= n; at++ {
@@ -56,7 +57,7 @@ func TestPlainRun(t *testing.T) {
 			}
 		}
 		rnd := rand.New(rand.NewPCG(9, 10))
-		pieces := []string{"a", "plain text ", "°", "é", "’", "😀", "\xe2", "\x80", `"`, `\`, "\n"}
+		pieces := []string{"a", "plain text ", "°", "é", "’", "😀", "🧥", "\xe2", "\x80", "\xf0\x9f", "\xf4\x90\x80\x80", `"`, `\`, "\n"}
 		for range 20000 {
 			var sb strings.Builder
 			for range rnd.IntN(40) {

@@ -13,8 +13,8 @@ GLOBL textStops<>(SB), RODATA|NOPTR, $3
 //
 // TextStop: 32 bytes a look from SI, CX bytes left; a block's first
 // flagged byte (a byte above 0x7f is flagged by its own sign bit) that
-// begins a valid sequence of two or three bytes is stepped over, and the
-// look goes on from the byte after it.
+// begins a valid sequence of two, three or four bytes is stepped over, and
+// the look goes on from the byte after it.
 TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_base+0(FP), SI
 	MOVQ    b_len+8(FP), CX
@@ -62,9 +62,8 @@ found:
 
 three:
 	CMPL    DX, $0xf0
-	JAE     done     // four bytes, or no lead byte: the caller's
-	CMPQ    CX, $3
-	JB      done
+	JAE     four
+	MOVL    $3, R13    // the sequence's length
 	MOVL    $0x80, R10 // the second byte's range: 0x80 to 0xbf,
 	MOVL    $0xbf, R11
 	MOVL    $0xa0, R12 // 0xa0 up after 0xe0 (no overlong form),
@@ -73,6 +72,24 @@ three:
 	MOVL    $0x9f, R12 // 0x9f down after 0xed (no surrogate)
 	CMPL    DX, $0xed
 	CMOVLEQ R12, R11
+	JMP     second
+
+four:
+	CMPL    DX, $0xf4
+	JA      done       // 0xf5 to 0xff: no lead byte
+	MOVL    $4, R13
+	MOVL    $0x80, R10 // the second byte's range: 0x80 to 0xbf,
+	MOVL    $0xbf, R11
+	MOVL    $0x90, R12 // 0x90 up after 0xf0 (no overlong form),
+	CMPL    DX, $0xf0
+	CMOVLEQ R12, R10
+	MOVL    $0x8f, R12 // 0x8f down after 0xf4 (nothing above U+10FFFF)
+	CMPL    DX, $0xf4
+	CMOVLEQ R12, R11
+
+second: // R13 bytes from SI: the second in R10..R11, the rest continuations
+	CMPQ    CX, R13
+	JB      done
 	MOVBLZX 1(SI), R9
 	CMPL    R9, R10
 	JB      done
@@ -82,8 +99,16 @@ three:
 	ANDL    $0xc0, R9
 	CMPL    R9, $0x80
 	JNE     done
-	ADDQ    $3, SI
-	SUBQ    $3, CX
+	CMPL    R13, $4
+	JB      step
+	MOVBLZX 3(SI), R9
+	ANDL    $0xc0, R9
+	CMPL    R9, $0x80
+	JNE     done
+
+step:
+	ADDQ    R13, SI
+	SUBQ    R13, CX
 	JMP     loop
 
 done:

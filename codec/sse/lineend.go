@@ -21,15 +21,3 @@ func lineEnd(b []byte) int {
 	}
 	return i
 }
-
-// firstLF returns the offset of b's first "\n", or -1, given e, its first
-// line end (lineEnd).
-func firstLF(b []byte, e int) int {
-	if e < 0 || b[e] == '\n' {
-		return e
-	}
-	if i := bytes.IndexByte(b[e+1:], '\n'); i >= 0 {
-		return e + 1 + i
-	}
-	return -1
-}

@@ -79,9 +79,10 @@ func TestLineEnd(t *testing.T) {
 	})
 }
 
-// TestNextLikeMixed holds Next, and so its one-line case found by
-// lineEnd, to nextMixed, which frames any event by itself, on random
-// events of short lines with every kind of line ending, both ways.
+// TestNextLikeMixed holds Next, and so its one-line case and nextMixed
+// stepping with lineEnd, to nextMixedScan, which frames any event by
+// itself with IndexByte, on random events of short lines with every kind
+// of line ending, both ways.
 func TestNextLikeMixed(t *testing.T) {
 	bothWays(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(5, 6))
@@ -92,8 +93,8 @@ func TestNextLikeMixed(t *testing.T) {
 				sb.WriteString(parts[rnd.IntN(len(parts))])
 			}
 			b := []byte(sb.String())
-			if got, want := Next(b), nextMixed(b); got != want {
-				t.Fatalf("Next(%q) = %d, nextMixed: %d", b, got, want)
+			if got, want := Next(b), nextMixedScan(b); got != want {
+				t.Fatalf("Next(%q) = %d, nextMixedScan: %d", b, got, want)
 			}
 		}
 	})

@@ -26,7 +26,7 @@ func NextEvent(b []byte) (n int, name, data []byte, multi, ok bool) {
 			}
 		}
 	}
-	if n = next(b, firstLF(b, e)); n > 0 {
+	if n = nextFrom(b, e); n > 0 {
 		data, multi, ok = Data(b[:n])
 		name, _ = Field(b[:n], "event")
 	}

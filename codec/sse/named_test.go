@@ -50,13 +50,15 @@ func TestNextEvent(t *testing.T) {
 	f("\r\n\r\n")
 }
 
-// checkNextEvent holds NextEvent to Next, Data and Field.
+// checkNextEvent holds NextEvent to Next, Data and Field, and Next to
+// NextMixed.
 func checkNextEvent(t *testing.T, in []byte) {
 	t.Helper()
 	n, name, data, multi, ok := sse.NextEvent(in)
 	var wantName, wantData []byte
 	var wantMulti, wantOK bool
 	wantN := sse.Next(in)
+	checkNextLikeMixed(t, in, wantN)
 	if wantN > 0 {
 		wantData, wantMulti, wantOK = sse.Data(in[:wantN])
 		wantName, _ = sse.Field(in[:wantN], "event")
@@ -67,7 +69,8 @@ func checkNextEvent(t *testing.T, in []byte) {
 	}
 }
 
-// FuzzNextEvent holds NextEvent to Next, Data and Field, whatever the bytes.
+// FuzzNextEvent holds NextEvent to Next, Data and Field, and Next to
+// NextMixed, whatever the bytes.
 func FuzzNextEvent(f *testing.F) {
 	for _, s := range []string{"data: x\n\n", "event: a\ndata: b\n\n", "event: a\ndata: b\ndata: c\n\n",
 		"event:a\r\ndata: b\n\n", "event\ndata\n\n", "id: 1\ndata: x\n\n", "\n\n", "data: x\r\n\r\n", "event: a\r\n\r\n"} {

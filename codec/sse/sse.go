@@ -27,10 +27,20 @@ func Next(b []byte) int {
 	if n, _ := oneLine(b, e); n > 0 {
 		return n
 	}
-	return next(b, firstLF(b, e))
+	return nextFrom(b, e)
 }
 
-// next is Next past its one-line case, given the offset of b's first "\n"
+// nextFrom is Next past its one-line case, given e, the offset of b's
+// first line end (lineEnd; below 0: none). An event with a "\r" before
+// its first "\n" is nextMixed's alone, so no search for that "\n" is made.
+func nextFrom(b []byte, e int) int {
+	if e >= 0 && b[e] == '\r' {
+		return nextMixed(b)
+	}
+	return next(b, e)
+}
+
+// next is nextFrom when b has no "\r" before its first "\n", at nl
 // (below 0: none).
 func next(b []byte, nl int) int {
 	if nl == 0 {
@@ -61,7 +71,7 @@ func NextData(b []byte) (n int, data []byte, multi, ok bool) {
 		data, ok = dataValue(b[:line])
 		return n, data, false, ok
 	}
-	if n = next(b, firstLF(b, e)); n > 0 {
+	if n = nextFrom(b, e); n > 0 {
 		data, multi, ok = Data(b[:n])
 	}
 	return n, data, multi, ok
@@ -84,10 +94,33 @@ func oneLine(b []byte, e int) (n, line int) {
 	return 0, 0
 }
 
-// nextMixed handles any mix of "\n", "\r\n" and "\r" line endings. It jumps
-// from one line ending to the next with IndexByte, and looks for each "\n"
-// once, so that a long run of "\r" lines stays linear.
+// nextMixed handles any mix of "\n", "\r\n" and "\r" line endings,
+// from one line end to the next: with lineEnd when its vector search is
+// on (it stops at the first of either byte: one look at each byte), else
+// with nextMixedScan.
 func nextMixed(b []byte) int {
+	if !vectorLineEnd {
+		return nextMixedScan(b)
+	}
+	lineStart := 0
+	for {
+		e := lineEnd(b[lineStart:])
+		if e < 0 {
+			return 0
+		}
+		i := lineStart + e
+		end := pastLineEnd(b, i)
+		if end < 0 || i == lineStart {
+			return max(end, 0)
+		}
+		lineStart = end
+	}
+}
+
+// nextMixedScan is nextMixed by IndexByte: it looks for each "\n" once,
+// so that a long run of "\r" lines stays linear (lineEnd without its
+// vector search looks for the "\n" first, through the rest of b).
+func nextMixedScan(b []byte) int {
 	lineStart, nl := 0, -1 // nl: the first "\n" at or after lineStart, or len(b)
 	for {
 		if nl < lineStart {
@@ -104,20 +137,28 @@ func nextMixed(b []byte) int {
 		if i == len(b) {
 			return 0
 		}
-		end := i + 1
-		if b[i] == '\r' {
-			if end == len(b) {
-				return 0 // "\r" or "\r\n": undecidable until the next byte
-			}
-			if b[end] == '\n' {
-				end++
-			}
-		}
-		if i == lineStart {
-			return end
+		end := pastLineEnd(b, i)
+		if end < 0 || i == lineStart {
+			return max(end, 0)
 		}
 		lineStart = end
 	}
+}
+
+// pastLineEnd returns the offset past the line ending at b[i], a "\n" or
+// a "\r", or -1 for a "\r" at b's end: "\r" or "\r\n", undecidable
+// until the next byte.
+func pastLineEnd(b []byte, i int) int {
+	end := i + 1
+	if b[i] == '\r' {
+		if end == len(b) {
+			return -1
+		}
+		if b[end] == '\n' {
+			end++
+		}
+	}
+	return end
 }
 
 // Data returns the value of the first "data" field of the event ev, without

@@ -70,13 +70,14 @@ func TestNext(t *testing.T) {
 	f("data: x\r\ndata: y\r\n\r\n", "data: x\r\ndata: y\r\n\r\n")
 }
 
-// checkNextData holds NextData to Next and Data.
+// checkNextData holds NextData to Next and Data, and Next to NextMixed.
 func checkNextData(t *testing.T, in []byte) {
 	t.Helper()
 	n, data, multi, ok := sse.NextData(in)
 	var wantData []byte
 	var wantMulti, wantOK bool
 	wantN := sse.Next(in)
+	checkNextLikeMixed(t, in, wantN)
 	if wantN > 0 {
 		wantData, wantMulti, wantOK = sse.Data(in[:wantN])
 	}
@@ -85,7 +86,17 @@ func checkNextData(t *testing.T, in []byte) {
 	}
 }
 
-// FuzzNextData holds NextData to Next and Data, whatever the bytes.
+// checkNextLikeMixed fails t when Next(in), n, is not what NextMixed, a
+// framer independent of lineEnd, finds.
+func checkNextLikeMixed(t *testing.T, in []byte, n int) {
+	t.Helper()
+	if want := sse.NextMixed(in); n != want {
+		t.Fatalf("Next(%q) = %d, NextMixed: %d", in, n, want)
+	}
+}
+
+// FuzzNextData holds NextData to Next and Data, and Next to NextMixed,
+// whatever the bytes.
 func FuzzNextData(f *testing.F) {
 	for _, s := range []string{"data: x\n\n", "data: a\ndata: b\n\n", ": ping\n\n", "data: x\r\n\r\n", "\n\n", "data: x\n", "data\n\n", "\r\n\r\n", "data: a\rb\r\n\r\n"} {
 		f.Add([]byte(s))
