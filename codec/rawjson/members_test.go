@@ -155,12 +155,12 @@ func TestCount(t *testing.T) {
 // 1 only those and the keys with escapes visited when lens says so.
 func objectAgrees(t *testing.T, b []byte, end int) {
 	t.Helper()
-	var want []string // key@value offset of each member Next yields, then of those of 1 byte or escaped
+	var want []string // key@value offset of each member Next yields, then of those of 1 byte (modulo 64, as KeyLengths has it) or escaped
 	var short []string
 	for m := Members(b); m.Next(); {
 		kv := string(m.Key()) + "@" + strconv.Itoa(m.ValueStart())
 		want = append(want, kv)
-		if len(m.Key()) == 1 || bytes.IndexByte(m.Key(), '\\') >= 0 {
+		if len(m.Key())&63 == 1 || bytes.IndexByte(m.Key(), '\\') >= 0 {
 			short = append(short, kv)
 		}
 	}
