@@ -442,14 +442,15 @@ var errNotJSON = &rawjson.SyntaxError{Msg: "invalid usage object"}
 // levels deep, and reads it as a token count: end is the offset just past
 // it, below 0 when it is not JSON.
 func countAt(b []byte, v, depth int) (n, end int, err error) {
-	if n, j := rawjson.Count(b, v); j > 0 && j < len(b) && (b[j] == ',' || b[j] == '}') {
+	n, j := rawjson.Count(b, v)
+	if j > 0 && j < len(b) && (b[j] == ',' || b[j] == '}') {
 		return n, j, nil // an integer that a separator follows: checked as it is read
 	}
 	if end = rawjson.CheckValue(b, v, depth); end < 0 {
 		return 0, end, nil
 	}
-	if n, j := rawjson.Count(b, v); j == end {
-		return n, end, nil // an integer, what a count is
+	if j == end {
+		return n, end, nil // an integer, what a count is (whitespace followed it)
 	}
 	n, err = count(b[v:end])
 	return n, end, err
