@@ -405,7 +405,7 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // not JSON (err then set too), err also set when a count is no count (the
 // last of a repeated count counts, the first error is reported).
 func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
-	end = rawjson.Object(b, depth, k.lens, func(key []byte, v int, _ bool) int {
+	end, broken := rawjson.ObjectError(b, depth, k.lens, func(key []byte, v int, _ bool) int {
 		var n *int
 		var e error
 		end := 0
@@ -429,14 +429,11 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 		}
 		return end
 	})
-	if end < 0 {
-		return u, -1, errNotJSON
+	if broken != nil {
+		return u, -1, broken
 	}
 	return u, end, err
 }
-
-// errNotJSON is readUsage's error for a usage object that is not JSON.
-var errNotJSON = &rawjson.SyntaxError{Msg: "invalid usage object"}
 
 // countAt checks the value at b[v], a member of an object nested depth
 // levels deep, and reads it as a token count: end is the offset just past
