@@ -39,6 +39,16 @@ func faultError(b []byte, why fault, at int) error {
 	return errAt(b, at, faults[why])
 }
 
+// KeyIs reports whether k, a key as Object passes it to visit, names key
+// as a JSON parser reads it: a key with escapes (plain false) is compared
+// with its escapes decoded, which Object checked.
+func KeyIs(k []byte, plain bool, key string) bool {
+	if plain {
+		return string(k) == key
+	}
+	return unescapedEqual(k, key)
+}
+
 // KeyLengths is the lens of Object for keys: bit n is set when one of them
 // is n bytes long, modulo 64 (a longer key is compared in vain, not missed).
 func KeyLengths(keys ...string) uint64 {
