@@ -128,31 +128,32 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelayed(body, &chatUsage) }
 
 // readRelayed is ReadRelayed for an answer whose usage has the keys k: the
-// first top-level members named model and usage count (the first usage
-// that is an object).
+// last top-level members named model and usage count, keys with escapes
+// as they decode, as a client's JSON parser reads them.
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
 	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
 		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
-	model, usage := -1, false
-	end := rawjson.Object(body, 1, relayedLens, func(key []byte, v int, _ bool) int {
+	model := -1
+	end := rawjson.Object(body, 1, relayedLens, func(key []byte, v int, plain bool) int {
+		if !plain {
+			key = unescaped(key, relayedNames)
+		}
 		switch string(key) {
 		case "model":
-			if model < 0 {
-				model = v // checked by Object
-			}
+			model = v // checked by Object
 		case "usage":
-			if usage || v >= len(body) || body[v] != '{' {
+			r.Usage, r.HasUsage = codec.Usage{}, false // a usage before is not read
+			if v >= len(body) || body[v] != '{' {
 				break
 			}
-			usage = true
 			u, end, err := readUsage(body[v:], 2, k)
-			if end >= 0 && err == nil {
-				r.Usage, r.HasUsage = u, true
-			}
 			if end < 0 {
 				return end
+			}
+			if err == nil {
+				r.Usage, r.HasUsage = u, true
 			}
 			return v + end
 		}
@@ -167,8 +168,12 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	return r, true
 }
 
-// relayedLens are the lengths of the members readRelayed reads.
-var relayedLens = rawjson.KeyLengths("model", "usage")
+// relayedLens are the lengths of the members readRelayed reads, relayedNames
+// their names.
+var (
+	relayedLens  = rawjson.KeyLengths("model", "usage")
+	relayedNames = [][]byte{[]byte("model"), []byte("usage")}
+)
 
 // DecodesRelayed is false: RelayEvent reads a chunk's usage in place.
 func (dialect) DecodesRelayed() bool { return false }

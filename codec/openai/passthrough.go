@@ -381,15 +381,29 @@ func DecodeUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &chatUsa
 
 // usageKeys name the members of a usage object: the input and output
 // counts, and the details objects that hold the cached and reasoning ones.
-// lens are their lengths (rawjson.KeyLengths).
+// lens are their lengths (rawjson.KeyLengths), names the four as bytes.
 type usageKeys struct {
 	input, output, inputDetails, outputDetails string
 	lens                                       uint64
+	names                                      [][]byte
 }
 
 func newUsageKeys(input, output, inputDetails, outputDetails string) usageKeys {
 	return usageKeys{input, output, inputDetails, outputDetails,
-		rawjson.KeyLengths(input, output, inputDetails, outputDetails)}
+		rawjson.KeyLengths(input, output, inputDetails, outputDetails),
+		[][]byte{[]byte(input), []byte(output), []byte(inputDetails), []byte(outputDetails)}}
+}
+
+// unescaped is the one of names that key, spelled with escapes, decodes
+// to (rawjson.KeyIs), or nil: the key a client's JSON parser reads. Such a
+// key is rare; the common ones are compared as they are.
+func unescaped(key []byte, names [][]byte) []byte {
+	for _, n := range names {
+		if rawjson.KeyIs(key, false, string(n)) {
+			return n
+		}
+	}
+	return nil
 }
 
 var chatUsage = newUsageKeys("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
@@ -403,17 +417,21 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // deep in its document, in one pass that also checks it as rawjson.Valid
 // does, and returns it with the offset just past it: end is -1 when it is
 // not JSON (err then set too), err also set when a count is no count (the
-// last of a repeated count counts, the first error is reported).
+// first error is reported). A member read twice counts as its last
+// occurrence, a key with escapes as it decodes: what a client's JSON
+// parser reads.
 func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
-	end = rawjson.Object(b, depth, k.lens, func(key []byte, v int, _ bool) int {
-		var n *int
+	end, broken := rawjson.ObjectError(b, depth, k.lens, func(key []byte, v int, plain bool) int {
+		if !plain {
+			key = unescaped(key, k.names)
+		}
 		var e error
 		end := 0
 		switch { // compared in place, not copied to a string
 		case string(key) == k.input:
-			n = &u.Input
+			u.Input, end, e = countAt(b, v, depth)
 		case string(key) == k.output:
-			n = &u.Output
+			u.Output, end, e = countAt(b, v, depth)
 		case string(key) == k.inputDetails:
 			u.CachedInput, end, e = detail(b, v, depth, "cached_tokens")
 		case string(key) == k.outputDetails:
@@ -421,35 +439,30 @@ func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err e
 		default:
 			return 0
 		}
-		if n != nil {
-			*n, end, e = countAt(b, v, depth)
-		}
 		if err == nil {
 			err = e
 		}
 		return end
 	})
-	if end < 0 {
-		return u, -1, errNotJSON
+	if broken != nil {
+		return u, -1, broken
 	}
 	return u, end, err
 }
-
-// errNotJSON is readUsage's error for a usage object that is not JSON.
-var errNotJSON = &rawjson.SyntaxError{Msg: "invalid usage object"}
 
 // countAt checks the value at b[v], a member of an object nested depth
 // levels deep, and reads it as a token count: end is the offset just past
 // it, below 0 when it is not JSON.
 func countAt(b []byte, v, depth int) (n, end int, err error) {
-	if n, j := rawjson.Count(b, v); j > 0 && j < len(b) && (b[j] == ',' || b[j] == '}') {
+	n, j := rawjson.Count(b, v)
+	if j > 0 && j < len(b) && (b[j] == ',' || b[j] == '}') {
 		return n, j, nil // an integer that a separator follows: checked as it is read
 	}
 	if end = rawjson.CheckValue(b, v, depth); end < 0 {
 		return 0, end, nil
 	}
-	if n, j := rawjson.Count(b, v); j == end {
-		return n, end, nil // an integer, what a count is
+	if j == end {
+		return n, end, nil // an integer, what a count is (whitespace followed it)
 	}
 	n, err = count(b[v:end])
 	return n, end, err
@@ -467,12 +480,10 @@ func detail(b []byte, v, depth int, key string) (n, end int, err error) {
 		return 0, end, err
 	}
 	d := b[v:]
-	found := false
-	end = rawjson.Object(d, depth+1, rawjson.KeyLengths(key), func(k []byte, w int, _ bool) int {
-		if found || string(k) != key {
+	end = rawjson.Object(d, depth+1, rawjson.KeyLengths(key), func(k []byte, w int, plain bool) int {
+		if !rawjson.KeyIs(k, plain, key) {
 			return 0
 		}
-		found = true
 		var end int
 		n, end, err = countAt(d, w, depth+1)
 		return end

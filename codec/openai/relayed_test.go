@@ -2,6 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -50,18 +52,19 @@ func TestReadRelayed(t *testing.T) {
 	}
 }
 
-// readRelayedReference is what ReadRelayed did before it read the usage as
-// it checked it: a check (here encoding/json's), then the first top-level
-// model and usage, each read in a pass of its own.
+// readRelayedReference is what ReadRelayed must find, read as a client's
+// JSON parser reads the answer: a check (here encoding/json's), then the
+// last top-level model and usage, keys compared unescaped, each read in a
+// pass of its own.
 func readRelayedReference(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	if !json.Valid(body) {
 		return codec.Relayed{}, false
 	}
 	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
-	if v := firstMember(body, "model"); v != nil {
+	if v := lastMember(body, "model"); v != nil {
 		r.ModelStart, r.ModelEnd = modelSpanAt(body, cap(body)-cap(v))
 	}
-	if v := firstMember(body, "usage"); rawjson.KindOf(v) == rawjson.KindObject {
+	if v := lastMember(body, "usage"); rawjson.KindOf(v) == rawjson.KindObject {
 		if u, err := decodeUsageReference(v, k); err == nil {
 			r.Usage, r.HasUsage = u, true
 		}
@@ -69,36 +72,43 @@ func readRelayedReference(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	return r, true
 }
 
-// firstMember is the value of the first top-level member of b named key
-// (as spelled), or nil.
-func firstMember(b []byte, key string) []byte {
+// lastMember is the value of the last top-level member of b whose key
+// decodes to key, or nil.
+func lastMember(b []byte, key string) []byte {
+	var last []byte
 	for m := rawjson.Members(b); m.Next(); {
-		if string(m.Key()) == key {
-			return m.Value()
+		if keyName(m.Key()) == key {
+			last = m.Value()
 		}
 	}
-	return nil
+	return last
+}
+
+// keyName is the key spelled k between its quotes, decoded.
+func keyName(k []byte) string {
+	name, _ := rawjson.Unquote([]byte(`"` + string(k) + `"`))
+	return name
 }
 
 // decodeUsageReference reads a checked usage object member by member, the
-// details objects in passes of their own: the last of a repeated count
-// counts, the first of a repeated detail.
+// details objects in passes of their own: the last of a repeated member
+// counts.
 func decodeUsageReference(b []byte, k *usageKeys) (u codec.Usage, err error) {
 	detail := func(v []byte, key string) (int, error) {
-		if rawjson.KindOf(v) == rawjson.KindNull {
+		switch rawjson.KindOf(v) {
+		case rawjson.KindNull:
 			return 0, nil
+		case rawjson.KindObject:
+		default:
+			return 0, errors.New("not a details object")
 		}
-		m := rawjson.Members(v)
-		for m.Next() {
-			if string(m.Key()) == key {
-				return count(m.Value())
-			}
+		if v := lastMember(v, key); v != nil {
+			return count(v)
 		}
-		return 0, m.Err()
+		return 0, nil
 	}
-	m := rawjson.Members(b)
-	for m.Next() && err == nil {
-		switch v := m.Value(); string(m.Key()) {
+	for m := rawjson.Members(b); m.Next() && err == nil; {
+		switch v := m.Value(); keyName(m.Key()) {
 		case k.input:
 			u.Input, err = count(v)
 		case k.output:
@@ -146,4 +156,68 @@ func FuzzReadRelayed(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadRelayedAsClientsRead: an answer whose read keys are each
+// repeated with another value, and spelled with escapes, is billed and
+// renamed as encoding/json (and Python's json, JavaScript's JSON.parse)
+// reads it: the last occurrence of a key, compared unescaped.
+func TestReadRelayedAsClientsRead(t *testing.T) {
+	for _, c := range []struct {
+		k                            *usageKeys
+		in, out, inDetail, outDetail string
+	}{
+		{&chatUsage, "prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details"},
+		{&responsesUsage, "input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"},
+	} {
+		usage := `{"` + c.in + `":1,"` + c.out + `":2,"` + c.inDetail + `":{"cached_tokens":3,"cached_tokens":4},` +
+			`"` + c.outDetail + `":{"reasoning_tokens":5},"\u0063ompletion_tokens_details":{"reasoning_tokens":6},` +
+			`"` + c.outDetail + `":{"reasoning_tokens":7,"re\u0061soning_tokens":8},` +
+			`"` + escapeFirst(c.in) + `":9,"` + c.out + `":10,"` + c.inDetail + `":{"cached_tokens":11,"c\u0061ched_tokens":12}}`
+		body := `{"model":"a","usage":{"` + c.in + `":100},"mod\u0065l":"b","us\u0061ge":` + usage + `,"model":"c","x":{"model":"d"}}`
+		want := clientUsage(t, usage, c.in, c.out, c.inDetail, c.outDetail)
+		if want != (codec.Usage{Input: 9, Output: 10, CachedInput: 12, Reasoning: 8}) {
+			t.Fatalf("encoding/json reads %+v", want) // the test's own premise
+		}
+		r, ok := readRelayed([]byte(body), c.k)
+		if !ok || !r.HasUsage || r.Usage != want || body[r.ModelStart:r.ModelEnd] != "c" {
+			t.Errorf("readRelayed(%s) = %+v, %v; want usage %+v, model c", body, r, ok, want)
+		}
+		if u, err := decodeUsage([]byte(usage), c.k); err != nil || u != want {
+			t.Errorf("decodeUsage(%s) = %+v, %v; want %+v", usage, u, err, want)
+		}
+		// The last usage, when not an object, leaves none.
+		if r, ok := readRelayed([]byte(`{"usage":`+usage+`,"usage":null}`), c.k); !ok || r.HasUsage {
+			t.Errorf("a usage followed by null: %+v, %v", r, ok)
+		}
+	}
+	if u, err := DecodeResponsesUsage([]byte(`{"input_tokens":1,"input_tokens":2,"output_t\u006fkens":3}`)); err != nil || u != (codec.Usage{Input: 2, Output: 3}) {
+		t.Errorf("DecodeResponsesUsage = %+v, %v", u, err)
+	}
+	if u, err := DecodeUsage([]byte(`{"prompt_tokens":1,"prompt_tokens":2,"completion_t\u006fkens":3}`)); err != nil || u != (codec.Usage{Input: 2, Output: 3}) {
+		t.Errorf("DecodeUsage = %+v, %v", u, err)
+	}
+}
+
+// escapeFirst spells key's first letter as a \u escape.
+func escapeFirst(key string) string { return fmt.Sprintf(`\u%04x`, key[0]) + key[1:] }
+
+// clientUsage is the usage encoding/json decodes from the usage object b
+// into a generic value, as a client without the API's types reads it.
+func clientUsage(t *testing.T, b, in, out, inDetail, outDetail string) codec.Usage {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(b), &m); err != nil {
+		t.Fatal(err)
+	}
+	num := func(m map[string]any, key string) int {
+		f, _ := m[key].(float64)
+		return int(f)
+	}
+	detail := func(key, count string) int {
+		d, _ := m[key].(map[string]any)
+		return num(d, count)
+	}
+	return codec.Usage{Input: num(m, in), Output: num(m, out),
+		CachedInput: detail(inDetail, "cached_tokens"), Reasoning: detail(outDetail, "reasoning_tokens")}
 }

@@ -325,3 +325,20 @@ func TestRelayEvent(t *testing.T) {
 	f("data: [DONE]\n\n", "data: [DONE]\n\n")
 	f(": ping\n\n", ": ping\n\n")
 }
+
+// TestDecodeUsageOffset: a usage object that is not JSON is reported at
+// the offset where it broke.
+func TestDecodeUsageOffset(t *testing.T) {
+	for b, want := range map[string]string{
+		`{"prompt_tokens":12x}`:                          "invalid JSON at offset 19: want ',' or '}'",
+		`{"prompt_tokens":1,"completion_tokens":tru}`:    "invalid JSON at offset 39: invalid value",
+		`{"prompt_tokens_details":{"cached_tokens":1,}}`: "invalid JSON at offset 25: invalid value",
+		`{"prompt_tokens":1,"total_tokens":[1,}`:         "invalid JSON at offset 34: invalid value",
+		`{"prompt_tokens":1 "completion_tokens":2}`:      "invalid JSON at offset 19: want ',' or '}'",
+		`[]`: "invalid JSON at offset 0: want a JSON object",
+	} {
+		if _, err := openai.DecodeUsage([]byte(b)); err == nil || err.Error() != want {
+			t.Errorf("DecodeUsage(%s) = %v, want %q", b, err, want)
+		}
+	}
+}

@@ -196,12 +196,12 @@ func lookupValid(b []byte, fields []Field, f *finder) error {
 	case err != nil:
 		return err
 	case why != noFault:
-		return errAt(b, at, faults[why])
+		return faultError(b, why, at)
 	}
 	return endAt(b, end-1)
 }
 
-// faults are lookupValid's messages for object's faults.
+// faults are the messages of object's faults.
 var faults = [...]string{
 	notObject: "want a JSON object",
 	noKey:     "want an object key",

@@ -35,7 +35,6 @@ type cursor struct {
 	i      int // the separator or closing before the next value (checked by next); -1 once done
 	vs, ve int // the current value
 	end    int // just past the container, or where it broke
-	count  int // the current value when SkipValue read it as a count, else -1 (set by next)
 	err    bool
 	sep    byte // what precedes the next value: the opening, then ','
 	limit  int  // the nesting a value may have
@@ -67,7 +66,6 @@ func (c *cursor) next(closing byte) int {
 			return -1
 		}
 	}
-	c.count = -1 // until SkipValue reads the value as one
 	return i
 }
 
@@ -121,35 +119,7 @@ func (c *cursor) Rest() []byte { return c.b[c.vs:] }
 
 // SkipValue checks the value NextKey (or NextValue) left and moves past
 // it; false when it is not JSON (then the reader is done, with an error).
-func (c *cursor) SkipValue() bool {
-	if c.vs < len(c.b) {
-		switch v := c.b[c.vs]; {
-		case '0' <= v && v <= '9':
-			// A count, read here when a separator follows its digits.
-			n, j := Count(c.b, c.vs)
-			if uint(j) < uint(len(c.b)) && (c.b[j] == ',' || c.b[j] == '}' || c.b[j] == ']') {
-				c.count = n
-				return c.EndValue(j)
-			}
-			return c.EndValue(validNumber(c.b, c.vs)) // no call to the whole check
-		case v == '-':
-			return c.EndValue(validNumber(c.b, c.vs))
-		case v == '"':
-			end, _ := stringEnd(c.b, c.vs+1) // an id, a name: nor for a string
-			return c.EndValue(end)
-		}
-	}
-	end := validValue(c.b, c.vs, nil, nil, c.limit)
-	if end == errDeep {
-		end = validDeep(c.b, c.vs, nil, c.limit)
-	}
-	return c.EndValue(end)
-}
-
-// Count is the value SkipValue (or Next) just passed when it was an
-// integer of 1 to 18 digits, read as it was checked: a usage count is not
-// read twice. ok is false for any other value.
-func (c *cursor) Count() (n int, ok bool) { return c.count, c.count >= 0 }
+func (c *cursor) SkipValue() bool { return c.EndValue(topValue(c.b, c.vs, nil, c.limit)) }
 
 // PassValue moves past the value NextKey (or NextValue) left without
 // checking it, for a document checked already: a string is passed over

@@ -23,6 +23,32 @@ func Object(b []byte, depth int, lens uint64, visit func(key []byte, v int, plai
 	return end
 }
 
+// ObjectError is Object for a caller that reports why b is not an object:
+// err is then a *SyntaxError at the offset where it broke (the start of a
+// value that is not JSON, or that visit refused).
+func ObjectError(b []byte, depth int, lens uint64, visit func(key []byte, v int, plain bool) int) (end int, err error) {
+	end, why, at := object(b, depth, nil, lens, visit)
+	return end, faultError(b, why, at)
+}
+
+// faultError is the error for object's fault why at b[at], nil for none.
+func faultError(b []byte, why fault, at int) error {
+	if why == noFault {
+		return nil
+	}
+	return errAt(b, at, faults[why])
+}
+
+// KeyIs reports whether k, a key as Object passes it to visit, names key
+// as a JSON parser reads it: a key with escapes (plain false) is compared
+// with its escapes decoded, which Object checked.
+func KeyIs(k []byte, plain bool, key string) bool {
+	if plain {
+		return string(k) == key
+	}
+	return unescapedEqual(k, key)
+}
+
 // KeyLengths is the lens of Object for keys: bit n is set when one of them
 // is n bytes long, modulo 64 (a longer key is compared in vain, not missed).
 func KeyLengths(keys ...string) uint64 {

@@ -15,7 +15,7 @@ var vectorRuns = cpu.X86.HasAVX2
 // when vectorRuns.
 func plainRun(b []byte) int { return plainRunAVX2(b) }
 
-// plainRunAVX2 is in plainrun_amd64.s.
+// plainRunAVX2 is in stops_amd64.s.
 //
 //go:noescape
 func plainRunAVX2(b []byte) int

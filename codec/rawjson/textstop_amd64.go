@@ -23,7 +23,7 @@ func TextStop(b []byte) int {
 	return textStopAVX2(b)
 }
 
-// textStopAVX2 is in textstop_amd64.s.
+// textStopAVX2 is in stops_amd64.s.
 //
 //go:noescape
 func textStopAVX2(b []byte) int

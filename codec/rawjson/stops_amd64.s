@@ -2,12 +2,87 @@
 
 #include "textflag.h"
 
+// The two searches for where a JSON string's plain run stops, plainRun's
+// and TextStop's, share their constants and the test of a block.
+
 // The bytes a plain run stops at or below: a quote, a backslash, the
 // highest control character; each is broadcast to a 32-byte register.
-DATA textStops<>+0(SB)/1, $0x22
-DATA textStops<>+1(SB)/1, $0x5c
-DATA textStops<>+2(SB)/1, $0x1f
-GLOBL textStops<>(SB), RODATA|NOPTR, $3
+DATA stops<>+0(SB)/1, $0x22
+DATA stops<>+1(SB)/1, $0x5c
+DATA stops<>+2(SB)/1, $0x1f
+GLOBL stops<>(SB), RODATA|NOPTR, $3
+
+// STOPSETUP broadcasts the stops to Y1, Y2 and Y3, which STOPS reads.
+#define STOPSETUP \
+	VPBROADCASTB stops<>+0(SB), Y1 \
+	VPBROADCASTB stops<>+1(SB), Y2 \
+	VPBROADCASTB stops<>+2(SB), Y3
+
+// STOPS sets each byte of flags whose byte in the block src is a quote, a
+// backslash or a control character (a byte at or below 0x1f is its own
+// minimum with 0x1f); t1 and t2 are scratch.
+#define STOPS(src, flags, t1, t2) \
+	VPCMPEQB Y1, src, flags \
+	VPCMPEQB Y2, src, t1    \
+	VPMINUB  Y3, src, t2    \
+	VPCMPEQB t2, src, t2    \
+	VPOR     t1, flags, flags \
+	VPOR     t2, flags, flags
+
+// func plainRunAVX2(b []byte) int
+//
+// The offset of b's first quote, backslash or byte below 0x20 when one lies
+// in its whole 32-byte blocks, else where its last partial block begins:
+// 64 bytes a turn while they last, then 32.
+TEXT ·plainRunAVX2(SB), NOSPLIT, $0-32
+	MOVQ    b_base+0(FP), SI
+	MOVQ    b_len+8(FP), CX
+	MOVQ    SI, DI
+	STOPSETUP
+
+loop64:
+	CMPQ     CX, $64
+	JB       loop32
+	VMOVDQU  (SI), Y0
+	VMOVDQU  32(SI), Y7
+	STOPS(Y0, Y4, Y5, Y6)  // the first block's flags
+	STOPS(Y7, Y8, Y9, Y10) // the second's
+	VPOR     Y8, Y4, Y11
+	VPTEST   Y11, Y11
+	JNZ      found64
+	ADDQ     $64, SI
+	SUBQ     $64, CX
+	JMP      loop64
+
+found64:
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	VPMOVMSKB Y8, AX
+	JMP       found
+
+loop32:
+	CMPQ      CX, $32
+	JB        done
+	VMOVDQU   (SI), Y0
+	STOPS(Y0, Y4, Y5, Y6)
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       found
+	ADDQ      $32, SI
+	SUBQ      $32, CX
+	JMP       loop32
+
+found:
+	BSFL AX, AX
+	ADDQ AX, SI
+
+done:
+	SUBQ       DI, SI
+	MOVQ       SI, ret+24(FP)
+	VZEROUPPER
+	RET
 
 // func textStopAVX2(b []byte) int
 //
@@ -19,21 +94,14 @@ TEXT ·textStopAVX2(SB), NOSPLIT, $0-32
 	MOVQ    b_base+0(FP), SI
 	MOVQ    b_len+8(FP), CX
 	MOVQ    SI, DI
-	VPBROADCASTB textStops<>+0(SB), Y1
-	VPBROADCASTB textStops<>+1(SB), Y2
-	VPBROADCASTB textStops<>+2(SB), Y3
+	STOPSETUP
 
 loop:
 	CMPQ      CX, $32
 	JB        done
 	VMOVDQU   (SI), Y0
-	VPCMPEQB  Y1, Y0, Y4
-	VPCMPEQB  Y2, Y0, Y5
-	VPMINUB   Y3, Y0, Y6 // a byte at or below 0x1f is its own minimum with it
-	VPCMPEQB  Y6, Y0, Y6
-	VPOR      Y5, Y4, Y4
-	VPOR      Y6, Y0, Y6
-	VPOR      Y6, Y4, Y4
+	STOPS(Y0, Y4, Y5, Y6)
+	VPOR      Y0, Y4, Y4 // and a byte above 0x7f, by its own sign bit
 	VPMOVMSKB Y4, AX
 	TESTL     AX, AX
 	JNZ       found
