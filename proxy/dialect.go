@@ -146,6 +146,11 @@ func newDialect(d codec.Dialect) *dialect {
 			panic("BUG: a dialect passes more than 64 headers")
 		}
 		slot := &s.passed[passSlot([]byte(name))]
+		if (*slot).find([]byte(name)) != nil {
+			// The one found would shadow or be shadowed by the other:
+			// one of them would never be passed as it says.
+			panic("BUG: dialect " + d.Name() + " passes the header " + name + " twice (in any case)")
+		}
 		f := foldName(name)
 		*slot = &passedHeader{folded: f, canonical: as, quota: quota, bit: 1 << n, next: *slot}
 		n++

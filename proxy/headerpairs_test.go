@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
 // TestHeaderPairs: fasthttp's headers keep their pairs as headerPair is
@@ -221,6 +224,32 @@ func TestPassedHeaderSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestPassedHeaderTwice: a dialect that passes a header twice, in any
+// case, fails at once by name, rather than passing one of the two as the
+// other says (the request id under its own name).
+func TestPassedHeaderTwice(t *testing.T) {
+	for _, passed := range [][]string{{"x-request-id"}, {"A-Passed-Header", "a-passed-header"}} {
+		h := *styleOpenAI.http
+		h.RequestIDHeader, h.PassedHeaders, h.Quota = "X-Request-Id", passed, nil
+		msg := func() (msg any) {
+			defer func() { msg = recover() }()
+			newDialect(httpOf{openai.Dialect, &h})
+			return nil
+		}()
+		if s, _ := msg.(string); !strings.Contains(s, "twice") || !strings.Contains(strings.ToLower(s), passed[len(passed)-1]) {
+			t.Errorf("passing %q and the request id %s: panic %v, want one naming the header twice", passed, h.RequestIDHeader, msg)
+		}
+	}
+}
+
+// httpOf is a dialect with the HTTP of another.
+type httpOf struct {
+	codec.Dialect
+	http *codec.HTTP
+}
+
+func (d httpOf) HTTP() *codec.HTTP { return d.http }
 
 // foldByte is c in lower case when it is a letter.
 func foldByte(c byte) byte {
