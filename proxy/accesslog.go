@@ -289,22 +289,22 @@ func appendDuration(b []byte, d time.Duration) []byte {
 			buf[w] = 'm'
 		}
 		w, u = fmtFrac(buf[:w], u, prec)
-		w = fmtInt(buf[:w], u)
+		w = putDecimal(buf[:w], u)
 	} else {
 		w--
 		buf[w] = 's'
 		w, u = fmtFrac(buf[:w], u, 9)
-		w = fmtInt(buf[:w], u%60) // seconds
+		w = putDecimal(buf[:w], u%60) // seconds
 		u /= 60
 		if u > 0 {
 			w--
 			buf[w] = 'm'
-			w = fmtInt(buf[:w], u%60) // minutes
+			w = putDecimal(buf[:w], u%60) // minutes
 			u /= 60
 			if u > 0 {
 				w--
 				buf[w] = 'h'
-				w = fmtInt(buf[:w], u) // hours
+				w = putDecimal(buf[:w], u) // hours
 			}
 		}
 	}
@@ -335,22 +335,6 @@ func fmtFrac(buf []byte, v uint64, prec int) (int, uint64) {
 		buf[w] = '.'
 	}
 	return w, v
-}
-
-// fmtInt writes v at the end of buf and returns where it begins.
-func fmtInt(buf []byte, v uint64) int {
-	w := len(buf)
-	if v == 0 {
-		w--
-		buf[w] = '0'
-		return w
-	}
-	for v > 0 {
-		w--
-		buf[w] = byte(v%10) + '0'
-		v /= 10
-	}
-	return w
 }
 
 // logExchange writes the access-log line of x through the slog logger,

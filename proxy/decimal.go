@@ -13,24 +13,29 @@ func appendDecimal(b []byte, v int64) []byte {
 	if v < 0 || cap(b)-len(b) < maxDecimal {
 		return strconv.AppendInt(b, v, 10)
 	}
-	u := uint64(v)
 	n := len(b)
-	b = b[:n+decimalLen(u)]
-	t := b[n:] // the digits' room, written from its end
-	i := uint(len(t))
-	for u >= 100 {
-		q := u / 100
-		d := uint(u-q*100) * 2
-		u = q
-		i -= 2
-		t[i+1], t[i] = digitPairs[d+1], digitPairs[d]
-	}
-	if u >= 10 {
-		t[1], t[0] = digitPairs[u*2+1], digitPairs[u*2]
-	} else {
-		t[0] = byte('0' + u)
-	}
+	b = b[:n+decimalLen(uint64(v))]
+	putDecimal(b[n:], uint64(v))
 	return b
+}
+
+// putDecimal writes u in decimal at the end of buf, two digits at a time,
+// and returns where it begins; buf must have room for its digits.
+func putDecimal(buf []byte, u uint64) int {
+	i := uint(len(buf))
+	for u >= 100 {
+		d := uint(u%100) * 2
+		u /= 100
+		i -= 2
+		buf[i+1], buf[i] = digitPairs[d+1], digitPairs[d]
+	}
+	i--
+	buf[i] = digitPairs[u*2+1] // u's last digit
+	if u >= 10 {
+		i--
+		buf[i] = digitPairs[u*2]
+	}
+	return int(i)
 }
 
 // maxDecimal is the most digits of a non-negative int64.

@@ -40,13 +40,11 @@ type dialect struct {
 	passed [passSlots]*passedHeader
 }
 
-// passedHeader is the name of an upstream's header to find (folded, and
-// as words), the name a client gets it under, as fasthttp spells it once
+// passedHeader is the name of an upstream's header to find (folded), the name a client gets it under, as fasthttp spells it once
 // read (as bytes, to be set without a conversion), whether it tells of a
 // quota, its bit, one of a dialect's own, and the next name of its slot.
 type passedHeader struct {
 	folded    foldedName
-	words     foldedWords
 	canonical []byte
 	quota     bool
 	bit       uint64
@@ -55,60 +53,82 @@ type passedHeader struct {
 
 // foldedName is a header name to find in any case, eight bytes at a time:
 // lower is the name with its letters in lower case, and mask has 0x20
-// where a letter is, so that a name k is it when k|mask is lower, word by
-// word (exactly: only a letter's two cases become the same byte).
-type foldedName struct{ lower, mask []byte }
-
-func foldName(name string) foldedName {
-	return foldInto(make([]byte, 0, len(name)), make([]byte, 0, len(name)), name)
+// where a letter is, as little-endian words, so that a name k is it when
+// k|mask is lower, word by word (exactly: only a letter's two cases become
+// the same byte). Made once, so each comparison loads only k: the words
+// are those at 0, 8, 16... before the name's last eight bytes, and the
+// last eight (at lastWord), overlapping the one before them; a name of
+// fewer than eight bytes is one word, its bytes and zeros.
+type foldedName struct {
+	n           int
+	lower, mask [maxFolded / 8]uint64
 }
 
-// foldInto is foldName appending to lower and mask, which may be a
-// caller's arrays on its stack.
-func foldInto(lower, mask []byte, name string) foldedName {
-	for i := range len(name) {
+// maxFolded is the longest name a foldedName holds: well over the
+// codec's longest (38 bytes, Anthropic-Ratelimit-Requests-Remaining).
+const maxFolded = 64
+
+func foldName(name string) foldedName {
+	n := len(name)
+	if n > maxFolded {
+		panic("BUG: a header name of more than 64 bytes to find: " + name)
+	}
+	var lower, mask [maxFolded]byte
+	for i := range n {
 		c, m := name[i], byte(0)
 		if l := c | 0x20; 'a' <= l && l <= 'z' {
 			c, m = l, 0x20
 		}
-		lower, mask = append(lower, c), append(mask, m)
+		lower[i], mask[i] = c, m
 	}
-	return foldedName{lower, mask}
+	f := foldedName{n: n}
+	if n < 8 {
+		f.lower[0], f.mask[0] = word(lower[:], 0), word(mask[:], 0)
+		return f
+	}
+	for i, j := 0, 0; i < n-8; i, j = i+8, j+1 {
+		f.lower[j], f.mask[j] = word(lower[:], i), word(mask[:], i)
+	}
+	f.lower[lastWord], f.mask[lastWord] = word(lower[:], n-8), word(mask[:], n-8)
+	return f
 }
+
+// lastWord is where a foldedName of eight bytes or more keeps its last
+// word: at a constant place, so that matches compares it first with no
+// arithmetic.
+const lastWord = maxFolded/8 - 1
 
 // findHeader returns the value of h's header named f, in any case; nil
 // when there is none, or f is empty.
 func findHeader(h *fasthttp.ResponseHeader, f *foldedName) []byte {
-	if len(f.lower) == 0 {
+	if f.n == 0 {
 		return nil
 	}
-	return findPair(h, f.lower[0], f.matches)
+	return findPair(h, byte(f.lower[0]), f.matches)
 }
 
 // matches reports whether the header name k is f's, in any case.
 func (f *foldedName) matches(k []byte) bool {
 	n := len(k)
-	if n != len(f.lower) || n > len(f.mask) {
+	if n != f.n {
 		return false
 	}
-	l, m := f.lower[:n], f.mask[:n]
 	if n < 8 {
+		var w uint64
 		for i := range n {
-			if k[i]|m[i] != l[i] {
-				return false
-			}
+			w |= uint64(k[i]) << (8 * i)
 		}
-		return true
+		return w|f.mask[0] == f.lower[0]
 	}
-	// Eight bytes at a time, the last eight as one word whatever the
-	// length, overlapping the word before them where a byte loop took
-	// the rest.
-	for i := 0; i < n-8; i += 8 {
-		if word(k, i)|word(m, i) != word(l, i) {
+	if word(k, n-8)|f.mask[lastWord] != f.lower[lastWord] {
+		return false
+	}
+	for i, j := 0, 0; i < n-8; i, j = i+8, j+1 {
+		if word(k, i)|f.mask[j] != f.lower[j] {
 			return false
 		}
 	}
-	return word(k, n-8)|word(m, n-8) == word(l, n-8)
+	return true
 }
 
 // word is the eight bytes of b from i.
@@ -126,8 +146,13 @@ func newDialect(d codec.Dialect) *dialect {
 			panic("BUG: a dialect passes more than 64 headers")
 		}
 		slot := &s.passed[passSlot([]byte(name))]
+		if (*slot).find([]byte(name)) != nil {
+			// The one found would shadow or be shadowed by the other:
+			// one of them would never be passed as it says.
+			panic("BUG: dialect " + d.Name() + " passes the header " + name + " twice (in any case)")
+		}
 		f := foldName(name)
-		*slot = &passedHeader{folded: f, words: foldWords(f), canonical: as, quota: quota, bit: 1 << n, next: *slot}
+		*slot = &passedHeader{folded: f, canonical: as, quota: quota, bit: 1 << n, next: *slot}
 		n++
 	}
 	pass := func(name string, quota bool) { passAs(name, []byte(name), quota) }
@@ -214,50 +239,9 @@ func (s *dialect) passes(k []byte) *passedHeader {
 // slot, nil when none is.
 func (p *passedHeader) find(k []byte) *passedHeader {
 	for ; p != nil; p = p.next {
-		if p.words.matches(k, &p.folded) {
+		if p.folded.matches(k) {
 			return p
 		}
 	}
 	return nil
-}
-
-// foldedWords is a foldedName of 8 to 40 bytes as the words matches
-// compares, made once: those at 0, 8, 16... before the last eight bytes,
-// and the last eight, lower and mask; n is 0 for a name of another length.
-type foldedWords struct {
-	n           int
-	lower, mask [5]uint64
-}
-
-func foldWords(f foldedName) foldedWords {
-	n := len(f.lower)
-	if n < 8 || n > 40 {
-		return foldedWords{}
-	}
-	w := foldedWords{n: n}
-	j := 0
-	for i := 0; i < n-8; i += 8 {
-		w.lower[j], w.mask[j] = word(f.lower, i), word(f.mask, i)
-		j++
-	}
-	w.lower[4], w.mask[4] = word(f.lower, n-8), word(f.mask, n-8)
-	return w
-}
-
-// matches is f.matches(k) for the name w was made of, f, with its words
-// ready.
-func (w *foldedWords) matches(k []byte, f *foldedName) bool {
-	n := len(k)
-	if w.n == 0 {
-		return f.matches(k)
-	}
-	if n != w.n || word(k, n-8)|w.mask[4] != w.lower[4] {
-		return false
-	}
-	for i, j := 0, 0; i < n-8; i, j = i+8, j+1 {
-		if word(k, i)|w.mask[j] != w.lower[j] {
-			return false
-		}
-	}
-	return true
 }

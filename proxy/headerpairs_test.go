@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/binary"
 	"iter"
 	"maps"
 	"slices"
@@ -8,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
 // TestHeaderPairs: fasthttp's headers keep their pairs as headerPair is
@@ -159,7 +163,8 @@ func TestFoldedNameMatches(t *testing.T) {
 			t.Errorf("%q matches %q: %t, want %t", name, k, got, want)
 		}
 	}
-	for _, name := range []string{"Ab", "X-Request-Id", "Openai-Processing-Ms", "X-Ratelimit-Reset-Requests", "Request-Id", "Via1234", "Abcdefgh", "Abcdefgh-Ijklmnop"} {
+	for _, name := range []string{"Ab", "X-Request-Id", "Openai-Processing-Ms", "X-Ratelimit-Reset-Requests", "Request-Id", "Via1234", "Abcdefgh", "Abcdefgh-Ijklmnop",
+		"Anthropic-Ratelimit-Requests-Remaining", strings.Repeat("Ab-1", 14) + "Z", strings.Repeat("Ab-1", maxFolded/4)} {
 		f(name, name, true)
 		f(name, strings.ToLower(name), true)
 		f(name, strings.ToUpper(name), true)
@@ -175,30 +180,96 @@ func TestFoldedNameMatches(t *testing.T) {
 		}
 	}
 	f("X-Request-Id", "X\rRequest-Id", false) // '-' and '\r' differ by 0x20
+	f("", "", true)
+	f("", "a", false)
+	defer func() {
+		if recover() == nil {
+			t.Error("a name longer than maxFolded was folded")
+		}
+	}()
+	foldName(strings.Repeat("a", maxFolded+1))
 }
 
 // TestPassedHeaderSlots: every style's passed headers are found by their
 // names in any case, each alone in its slot of the style's table (one
-// comparison a name), and a name one letter off is not passed.
+// comparison a name), and a name with any one byte changed to any other
+// value is not passed unless it is the same name in another case.
 func TestPassedHeaderSlots(t *testing.T) {
 	for _, s := range append(slices.Collect(maps.Values(registry)), styleResponses) {
 		for slot, p := range s.passed {
 			if p != nil && p.next != nil {
-				t.Errorf("%s: slot %d holds %s and %s", s, slot, p.folded.lower, p.next.folded.lower)
+				t.Errorf("%s: slot %d holds %s and %s", s, slot, foldedString(&p.folded), foldedString(&p.next.folded))
 			}
 			for ; p != nil; p = p.next {
-				name := string(p.folded.lower)
+				name := foldedString(&p.folded)
 				for _, k := range []string{name, strings.ToUpper(name)} {
 					if got := s.passes([]byte(k)); got != p {
 						t.Errorf("%s: %q passes as %v, want %s", s, k, got, p.canonical)
 					}
 				}
-				off := []byte(name)
-				off[len(off)-1]++
-				if got := s.passes(off); got != nil {
-					t.Errorf("%s: %q passes as %s", s, off, got.canonical)
+				for i := range len(name) {
+					off := []byte(name)
+					for v := range 256 {
+						off[i] = byte(v)
+						want := p
+						if foldByte(off[i]) != foldByte(name[i]) {
+							want = nil
+						}
+						if got := s.passes(off); got != want {
+							t.Errorf("%s: %q passes: %t, want %t", s, off, got != nil, want != nil)
+						}
+					}
 				}
 			}
 		}
 	}
+}
+
+// TestPassedHeaderTwice: a dialect that passes a header twice, in any
+// case, fails at once by name, rather than passing one of the two as the
+// other says (the request id under its own name).
+func TestPassedHeaderTwice(t *testing.T) {
+	for _, passed := range [][]string{{"x-request-id"}, {"A-Passed-Header", "a-passed-header"}} {
+		h := *styleOpenAI.http
+		h.RequestIDHeader, h.PassedHeaders, h.Quota = "X-Request-Id", passed, nil
+		msg := func() (msg any) {
+			defer func() { msg = recover() }()
+			newDialect(httpOf{openai.Dialect, &h})
+			return nil
+		}()
+		if s, _ := msg.(string); !strings.Contains(s, "twice") || !strings.Contains(strings.ToLower(s), passed[len(passed)-1]) {
+			t.Errorf("passing %q and the request id %s: panic %v, want one naming the header twice", passed, h.RequestIDHeader, msg)
+		}
+	}
+}
+
+// httpOf is a dialect with the HTTP of another.
+type httpOf struct {
+	codec.Dialect
+	http *codec.HTTP
+}
+
+func (d httpOf) HTTP() *codec.HTTP { return d.http }
+
+// foldByte is c in lower case when it is a letter.
+func foldByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c | 0x20
+	}
+	return c
+}
+
+// foldedString is the name f was made of, in lower case.
+func foldedString(f *foldedName) string {
+	var b []byte
+	if f.n < 8 {
+		b = binary.LittleEndian.AppendUint64(nil, f.lower[0])
+	}
+	for j := range (f.n - 1) / 8 {
+		b = binary.LittleEndian.AppendUint64(b, f.lower[j])
+	}
+	if f.n >= 8 {
+		b = binary.LittleEndian.AppendUint64(b[:f.n-8], f.lower[lastWord])
+	}
+	return string(b[:f.n])
 }

@@ -292,8 +292,9 @@ func TestSameHash(t *testing.T) {
 	for i := range len(a) * 8 {
 		b := a
 		b[i/8] ^= 1 << (i % 8)
-		if sameHash(&a, &b) || subtle.ConstantTimeCompare(a[:], b[:]) == 1 {
-			t.Fatalf("hashes differing in bit %d are the same", i)
+		want := subtle.ConstantTimeCompare(a[:], b[:]) == 1
+		if got := sameHash(&a, &b); got != want {
+			t.Fatalf("hashes differing in bit %d: sameHash %t, want %t", i, got, want)
 		}
 	}
 }

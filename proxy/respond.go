@@ -139,14 +139,13 @@ type (
 // Peek folds name only once a header of its length shows up: most
 // names asked for are not in the answer.
 func (r canonicalReader) Peek(name string) []byte {
-	var lower, mask [64]byte // room for the codec's names: no allocation
-	var f foldedName
+	var f foldedName // on the stack: no allocation
 	match := func(k []byte) bool {
 		if len(k) != len(name) {
 			return false
 		}
-		if f.lower == nil {
-			f = foldInto(lower[:0], mask[:0], name)
+		if f.n == 0 {
+			f = foldName(name)
 		}
 		return f.matches(k)
 	}
