@@ -224,7 +224,7 @@ func (kr *keyring) lookup(h [sha256.Size]byte, id uint64) (*Key, error) {
 		// front, and its Set may still be in ristretto's buffer, where it
 		// would win over this one's (a second Set of a key not yet in is
 		// refused); either would serve the key until keyTTL.
-		if e := slot.entry.Load(); e != nil && e.hash == h {
+		if e := slot.entry.Load(); e != nil && sameHash(&e.hash, &h) {
 			slot.entry.CompareAndSwap(e, nil)
 		}
 		kr.cache.Del(id)

@@ -40,9 +40,10 @@ type dialect struct {
 	passed [passSlots]*passedHeader
 }
 
-// passedHeader is the name of an upstream's header to find (folded), the name a client gets it under, as fasthttp spells it once
-// read (as bytes, to be set without a conversion), whether it tells of a
-// quota, its bit, one of a dialect's own, and the next name of its slot.
+// passedHeader is the name of an upstream's header to find (folded), the
+// name a client gets it under, as fasthttp spells it once read (as bytes,
+// to be set without a conversion), whether it tells of a quota, its bit,
+// one of a dialect's own, and the next name of its slot.
 type passedHeader struct {
 	folded    foldedName
 	canonical []byte
