@@ -60,11 +60,15 @@ func headPath(h *fasthttp.RequestHeader) []byte {
 // it runs a handler, which a client that sent its headers and waits for an
 // answer would not send.
 func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	size := h.ContentLength()
+	if size <= int(min(g.cfg.Server.MaxBody, g.cfg.Server.MaxUpload)) {
+		return fasthttp.RequestConfig{} // under either limit: the route need not be found
+	}
 	limit := g.cfg.Server.MaxBody
 	if g.uploadHead(h) {
 		limit = g.cfg.Server.MaxUpload
 	}
-	if h.ContentLength() > int(limit) {
+	if size > int(limit) {
 		return fasthttp.RequestConfig{MaxRequestBodySize: 1}
 	}
 	return fasthttp.RequestConfig{}
