@@ -2,31 +2,31 @@ package proxy
 
 import "testing"
 
-// TestCandListRelease: a list handed back holds no channel, whether its
-// request had one candidate, several, or the most a route gives.
-func TestCandListRelease(t *testing.T) {
+// TestForwardStateRelease: a state handed back holds no channel, whether
+// its request had one candidate, several, or the most a route gives.
+func TestForwardStateRelease(t *testing.T) {
 	ch := &channel{name: "c"}
 	for _, n := range []int{0, 1, 3, maxCandidates} {
-		cl := takeCandList()
-		cands := cl[:0]
+		st := takeForwardState()
+		cands := st.cands[:0]
 		for range n {
 			cands = append(cands, candidate{ch, "m"})
 		}
-		cl.release()
-		if *cl != (candList{}) {
-			t.Errorf("%d candidates: the released list still holds %v", n, *cl)
+		st.release()
+		if st.cands != (candList{}) {
+			t.Errorf("%d candidates: the released list still holds %v", n, st.cands)
 		}
 	}
 }
 
-// BenchmarkCandList is a request's list taken, one candidate appended, and
-// handed back.
-func BenchmarkCandList(b *testing.B) {
+// BenchmarkForwardState is a request's state taken, one candidate
+// appended, and handed back.
+func BenchmarkForwardState(b *testing.B) {
 	ch := &channel{name: "c"}
 	b.ReportAllocs()
 	for b.Loop() {
-		cl := takeCandList()
-		_ = append(cl[:0], candidate{ch, "m"})
-		cl.release()
+		st := takeForwardState()
+		_ = append(st.cands[:0], candidate{ch, "m"})
+		st.release()
 	}
 }
