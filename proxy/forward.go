@@ -156,7 +156,7 @@ func errNotServed(x *exchange) *codec.Error {
 func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate, st *forwardState) (*codec.Error, bool) {
 	req, resp := &st.req, st.response(x)
 	upstreamHeaders.fill(&resp.Header) // a new one: with what a stream parked
-	g.prepare(req, x, c.ch, body)
+	g.prepare(st, x, c.ch, body)
 	resp.StreamBody = x.stream
 	// Registered while its head may be written, a stream too, with no
 	// watch (its relay notices a client gone on its own): no other
@@ -169,7 +169,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	startWaiting(x.id, w)
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	stopWaiting(x.id)
-	req.Reset()
+	st.resetRequest()
 
 	now := time.Now()
 	if x.watch.left.Load() { // fasthttp reports the ended read as a plain error
@@ -266,8 +266,9 @@ func (p *bodyBuf) release() {
 
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
-func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
-	ch.setURI(req, x.uri, x.target == "") // a response's id makes a URL of its own
+func (g *Gateway) prepare(st *forwardState, x *exchange, ch *channel, body []byte) {
+	req := &st.req
+	st.setURI(ch, x.uri, x.target == "") // a response's id makes a URL of its own
 	x.upKeyUsed = ch.setHeaders(req, x.upKey)
 	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
 	if len(body) > 0 || x.upBody != nil {

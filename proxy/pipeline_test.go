@@ -1,6 +1,10 @@
 package proxy
 
-import "testing"
+import (
+	"bufio"
+	"bytes"
+	"testing"
+)
 
 // TestForwardStateRelease: a state handed back holds no channel, whether
 // its request had one candidate, several, or the most a route gives.
@@ -28,5 +32,61 @@ func BenchmarkForwardState(b *testing.B) {
 		st := takeForwardState()
 		_ = append(st.cands[:0], candidate{ch, "m"})
 		st.release()
+	}
+}
+
+// TestForwardStateKeepsURI: a request made with a state whose last attempt
+// went to the same URL (kept parsed), to another URL after it, or to one
+// the channel does not keep (a response's own) is written byte for byte
+// as one made with a fresh state.
+func TestForwardStateKeepsURI(t *testing.T) {
+	g := newBenchGateway(t, benchRequest{}, "http://127.0.0.1:9/v1", "gpt-4o-mini")
+	ch := g.table.Load().channels[0]
+	body := []byte(`{"model":"gpt-4o-mini","messages":[]}`)
+	uriOf := func(op *operation) []byte {
+		u, ok := ch.appendURI(nil, op.op, "gpt-4o-mini", false)
+		if !ok {
+			t.Fatalf("no URL for %s", op.name)
+		}
+		return u
+	}
+	chat, embed := uriOf(opGenerate), uriOf(opEmbed)
+	write := func(st *forwardState, uri []byte, target string) []byte {
+		x := &exchange{op: opGenerate, id: []byte("req_0123456789abcdef01234567"), uri: uri, target: target}
+		g.prepare(st, x, ch, body)
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		if err := st.req.Write(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush() //nolint:errcheck // a bytes.Buffer
+		st.resetRequest()
+		return out.Bytes()
+	}
+	fresh := func(uri []byte, target string) []byte {
+		st := new(forwardState)
+		return write(st, uri, target)
+	}
+	st := new(forwardState)
+	for i, step := range []struct {
+		uri    []byte
+		target string
+		kept   bool // the state holds the URL parsed after the step
+	}{
+		{chat, "", false}, // the channel parses it for later requests
+		{chat, "", true},
+		{chat, "", true},
+		{embed, "", false},
+		{embed, "", true},
+		{append(uriOf(opGenerate), "/resp_1"...), "resp_1", false},
+		{chat, "", true},
+	} {
+		got, want := write(st, step.uri, step.target), fresh(step.uri, step.target)
+		if !bytes.Equal(got, want) {
+			t.Errorf("step %d (%s): wrote\n%s\nwant\n%s", i, step.uri, got, want)
+		}
+		if st.uriKept != step.kept {
+			t.Errorf("step %d (%s): URL kept %t, want %t", i, step.uri, st.uriKept, step.kept)
+		}
 	}
 }
