@@ -205,12 +205,18 @@ func (st *forwardState) response(x *exchange) *fasthttp.Response {
 	if x.stream {
 		return fasthttp.AcquireResponse()
 	}
+	st.resp.KeepBodyBuffer = true // its body buffer serves the next answer too: no pool round trip
 	return &st.resp
 }
+
+// maxKeptAnswer bounds the body buffer a state keeps: a rare huge answer's
+// is left to the GC.
+const maxKeptAnswer = 64 << 10
 
 // dropResponse lets go of resp, an answer response gave.
 func (st *forwardState) dropResponse(resp *fasthttp.Response) {
 	if resp == &st.resp {
+		resp.ReleaseBody(maxKeptAnswer)
 		resp.Reset()
 		return
 	}
