@@ -29,7 +29,7 @@ func (g *Gateway) uploadHead(h *fasthttp.RequestHeader) bool {
 	if !h.IsPost() {
 		return false
 	}
-	return g.posts[string(headPath(h))].upload
+	return g.postPaths.find(headPath(h)).upload
 }
 
 // headPath is the path fasthttp's URI parse would find in the head's
@@ -60,11 +60,15 @@ func headPath(h *fasthttp.RequestHeader) []byte {
 // it runs a handler, which a client that sent its headers and waits for an
 // answer would not send.
 func (g *Gateway) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	size := h.ContentLength()
+	if size <= int(min(g.cfg.Server.MaxBody, g.cfg.Server.MaxUpload)) {
+		return fasthttp.RequestConfig{} // under either limit: the route need not be found
+	}
 	limit := g.cfg.Server.MaxBody
 	if g.uploadHead(h) {
 		limit = g.cfg.Server.MaxUpload
 	}
-	if h.ContentLength() > int(limit) {
+	if size > int(limit) {
 		return fasthttp.RequestConfig{MaxRequestBodySize: 1}
 	}
 	return fasthttp.RequestConfig{}
@@ -75,9 +79,11 @@ var errBodyTooLarge = errors.New("request body over its limit")
 
 // readBody reads the body of a request that is not an upload, whole, so
 // that its handler finds it in ctx.PostBody(). A body that came with its
-// headers (most do) is used where fasthttp read it, with no copy. It
-// answers and returns false when the body is over server.max_body, or
-// cannot be read.
+// headers (most do) is used where fasthttp read it: read again from the
+// stream into those same bytes, which copies nothing (copy skips a source
+// that is its destination) and leaves the server no unread body to drain
+// through a copy of its own. It answers and returns false when the body
+// is over server.max_body, or cannot be read.
 func (g *Gateway) readBody(ctx *fasthttp.RequestCtx) bool {
 	stream := ctx.RequestBodyStream()
 	if stream == nil {
@@ -106,10 +112,14 @@ func (g *Gateway) readStream(ctx *fasthttp.RequestCtx, stream io.Reader) error {
 	if size == 0 {
 		return nil
 	}
-	b := ctx.Request.SwapBody(nil)
+	b := ctx.Request.SwapBody(nil)[:0]
+	if size > 0 && cap(b) >= size { // most bodies: one read, in place
+		n, _ := stream.Read(b[:size]) // what it fails with, the next read fails with too
+		b = b[:n]
+	}
 	var err error
-	if size < 0 || len(b) < size {
-		b, err = readAtMost(stream, b[:0], size, limit)
+	if len(b) != size {
+		b, err = readAtMost(stream, b, size, limit)
 	}
 	ctx.Request.SwapBody(b)
 	return err

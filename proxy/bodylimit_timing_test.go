@@ -32,7 +32,8 @@ func BenchmarkGatewayBodySize(b *testing.B) {
 }
 
 // BenchmarkHeadPath measures finding the path of a POST's head, as
-// headerReceived does for every POST: an origin-form target with a query.
+// headerReceived does for a POST whose Content-Length is over the smaller
+// of the two body limits: an origin-form target with a query.
 func BenchmarkHeadPath(b *testing.B) {
 	var h fasthttp.RequestHeader
 	h.SetMethod("POST")

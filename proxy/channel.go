@@ -75,19 +75,20 @@ type channel struct {
 const maxParsedURIs = 256
 
 // setURI sets the URL of req, an upstream request of the channel: parsed
-// already when the channel has it, else parsed (and kept when keep says
-// it is a URL that requests share) by the client.
-func (ch *channel) setURI(req *fasthttp.Request, uri []byte, keep bool) {
+// already when the channel has it (parsed reports it), else parsed (and
+// kept when keep says it is a URL that requests share) by the client.
+func (ch *channel) setURI(req *fasthttp.Request, uri []byte, keep bool) (parsed bool) {
 	if m := ch.uris.Load(); m != nil {
 		if u := (*m)[string(uri)]; u != nil {
 			req.SetURI(u) // a copy: u is only read
-			return
+			return true
 		}
 	}
 	req.SetRequestURIBytes(uri)
 	if keep {
 		ch.keepURI(uri)
 	}
+	return false
 }
 
 // keepURI parses uri into the channel's URLs, unless it has it or has

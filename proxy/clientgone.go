@@ -28,9 +28,10 @@ import (
 // at the clients of those that have waited that long, without reading
 // their sockets (clientGone), and wakes the upstream read of a client that
 // has gone, which then fails (timedConn.Read). A request answered within
-// pollClient pays only the registration (a map insert and delete, no
-// allocation) and the scan of its head for the id: no system call, no
-// deadline, no clock read on its upstream reads.
+// pollClient pays only the registration (an insert and a removal in a
+// table of its own, idtable.go, no allocation) and the scan of its head
+// for the id: no system call, no deadline, no clock read on its upstream
+// reads.
 
 // pollClient is how often the clients of waiting exchanges are looked at.
 const pollClient = 250 * time.Millisecond
@@ -52,13 +53,13 @@ type watch struct {
 // none of them.
 var waiting = struct {
 	sync.Mutex
-	m        map[idKey]waiter
+	m        idTable
 	watched  atomic.Int32 // entries of m with a watch, read without the lock
 	watching bool         // the watcher runs
-}{m: map[idKey]waiter{}}
+}{}
 
-// idKey is a request id as a map key: its 64-bit hash, which the map
-// hashes and compares at a fraction of the cost of the id's 40 bytes.
+// idKey is a request id as a key of the table: its 64-bit hash, which is
+// compared at a fraction of the cost of the id's 40 bytes.
 // Two ids of one hash (one pair in 2^64) are watched for neither, as two
 // exchanges under one id are.
 type idKey uint64
@@ -90,23 +91,23 @@ type waiter struct {
 func startWaiting(id []byte, w *watch) {
 	k, _ := keyOf(id)
 	waiting.Lock()
-	e, dup := waiting.m[k]
+	s := waiting.m.entry(k)
 	switch {
-	case dup:
-		if e.w != nil {
+	case s.e.n > 0:
+		if s.e.w != nil {
 			waiting.watched.Add(-1)
 		}
-		waiting.m[k] = waiter{n: e.n + 1} // shared: watched for none
+		s.e = waiter{n: s.e.n + 1} // shared: watched for none
 	case w != nil:
 		waiting.watched.Add(1)
 		w.up = nil // a failover's new attempt: the last one's connection may serve another request now
-		waiting.m[k] = waiter{w: w, n: 1}
+		s.e = waiter{w: w, n: 1}
 		if !waiting.watching {
 			waiting.watching = true
 			go watchClients()
 		}
 	default:
-		waiting.m[k] = waiter{n: 1}
+		s.e = waiter{n: 1}
 	}
 	waiting.Unlock()
 }
@@ -114,13 +115,8 @@ func startWaiting(id []byte, w *watch) {
 func stopWaiting(id []byte) {
 	k, _ := keyOf(id)
 	waiting.Lock()
-	if e := waiting.m[k]; e.n > 1 {
-		waiting.m[k] = waiter{n: e.n - 1} // shared until none is left
-	} else if e.n == 1 {
-		delete(waiting.m, k)
-		if e.w != nil {
-			waiting.watched.Add(-1)
-		}
+	if e := waiting.m.leave(k); e.n == 1 && e.w != nil {
+		waiting.watched.Add(-1)
 	}
 	waiting.Unlock()
 }
@@ -141,13 +137,12 @@ func waitingFor(p []byte, c *timedConn) *watch {
 		return nil
 	}
 	waiting.Lock()
-	defer waiting.Unlock()
-	e := waiting.m[k]
-	if e.w == nil {
-		return nil // none, a stream, or ambiguous
+	w := waiting.m.get(k).w
+	if w != nil { // else none, a stream, or ambiguous
+		w.up = c
 	}
-	e.w.up = c
-	return e.w
+	waiting.Unlock()
+	return w
 }
 
 // requestIDIn returns the value of the X-Request-Id line of the request
@@ -211,11 +206,11 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 		waiting.watching = false
 		return dst, false
 	}
-	for k, e := range waiting.m {
+	waiting.m.all(func(k idKey, e waiter) {
 		if e.w != nil && e.w.up != nil && e.w.since.Before(t) && !e.w.left.Load() {
 			dst = append(dst, waitingClient{k, e.w, e.w.client})
 		}
-	}
+	})
 	return dst, true
 }
 
@@ -226,7 +221,7 @@ func waitingSince(dst []waitingClient, t time.Time) (_ []waitingClient, busy boo
 func wake(c waitingClient) {
 	waiting.Lock()
 	defer waiting.Unlock()
-	if e := waiting.m[c.k]; e.w != c.w || c.w.up == nil {
+	if e := waiting.m.get(c.k); e.w != c.w || c.w.up == nil {
 		return // it stopped waiting meanwhile, or waits again with no head written yet
 	}
 	c.w.left.Store(true)

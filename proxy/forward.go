@@ -24,7 +24,7 @@ var (
 // only here, before anything was sent to the client. A candidate whose
 // style has no endpoint for the operation, or cannot carry the request, is
 // passed over.
-func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate) {
+func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, cands []candidate, st *forwardState) {
 	var f failover
 	var buf bodyBuf
 	defer buf.release()
@@ -62,7 +62,7 @@ func (g *Gateway) forward(ctx *fasthttp.RequestCtx, x *exchange, body []byte, ca
 		if trace != nil {
 			from = x.tryStart()
 		}
-		e, retry := g.attempt(ctx, x, up, c)
+		e, retry := g.attempt(ctx, x, up, c, st)
 		if e == nil {
 			if trace != nil { // until the answer, or its stream, began
 				*trace = append(*trace, Attempt{Channel: c.ch.name, Status: ctx.Response.StatusCode(), Duration: time.Since(from)})
@@ -153,11 +153,10 @@ func errNotServed(x *exchange) *codec.Error {
 // attempt sends the request to one channel. It returns nil when a response
 // went (or is streaming) to the client, else the error and whether another
 // channel may be tried.
-func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) (*codec.Error, bool) {
-	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
+func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate, st *forwardState) (*codec.Error, bool) {
+	req, resp := &st.req, st.response(x)
 	upstreamHeaders.fill(&resp.Header) // a new one: with what a stream parked
-	g.prepare(req, x, c.ch, body)
+	g.prepare(st, x, c.ch, body)
 	resp.StreamBody = x.stream
 	// Registered while its head may be written, a stream too, with no
 	// watch (its relay notices a client gone on its own): no other
@@ -170,11 +169,11 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	startWaiting(x.id, w)
 	err := c.ch.client.DoDeadline(req, resp, x.start.Add(c.ch.cfg.Timeouts.Total))
 	stopWaiting(x.id)
-	fasthttp.ReleaseRequest(req)
+	st.resetRequest()
 
 	now := time.Now()
 	if x.watch.left.Load() { // fasthttp reports the ended read as a plain error
-		fasthttp.ReleaseResponse(resp)
+		st.dropResponse(resp)
 		c.ch.breaker.abandon() // no verdict on the channel
 		g.log.Info("client went away; upstream request cancelled", "id", string(x.id), "channel", c.ch.name)
 		x.status, x.errMsg = 499, "client went away"
@@ -183,7 +182,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		return nil, false
 	}
 	if err != nil {
-		fasthttp.ReleaseResponse(resp)
+		st.dropResponse(resp)
 		c.ch.breaker.failure(now)
 		c.ch.answered(transportOutcome(err), now)
 		g.log.Warn("upstream request failed", "id", string(x.id), "channel", c.ch.name, "err", err)
@@ -199,7 +198,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		if status == 429 || status >= 500 {
 			e.RateLimit = c.ch.style.ReadRateLimit(canonicalReader{&resp.Header}, resp.Body())
 		}
-		fasthttp.ReleaseResponse(resp)
+		st.dropResponse(resp)
 		c.ch.breaker.failure(now)
 		x.cause = httpCause(status, e.Message)
 		c.ch.stats.noteError(now, x.cause)
@@ -211,7 +210,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 		// The client's own mistake: relay it, the channel is healthy.
 		e := upstreamError(c.ch, x.style, status, resp.Body())
 		e.UpstreamRequestID = upstreamRequestID(c.ch, &resp.Header)
-		fasthttp.ReleaseResponse(resp)
+		st.dropResponse(resp)
 		c.ch.breaker.success()
 		return e, false
 	}
@@ -223,7 +222,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	}
 	x.ttfb = now.Sub(x.start) // the whole answer is in: no other clock read for its first byte
 	if e := g.respond(ctx, x, c, resp); e != nil {
-		fasthttp.ReleaseResponse(resp)
+		st.dropResponse(resp)
 		c.ch.breaker.failure(now)
 		c.ch.broke(outcomeBroken, now)
 		c.ch.stats.noteError(now, e.Message)
@@ -231,7 +230,7 @@ func (g *Gateway) attempt(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c 
 	}
 	passHeaders(&ctx.Response.Header, x, c.ch, &resp.Header)
 	c.ch.breaker.success()
-	fasthttp.ReleaseResponse(resp)
+	st.dropResponse(resp)
 	if x.stream { // resp.StreamBody: a whole answer to a stream request, its body read since now
 		g.finish(x)
 	} else {
@@ -267,8 +266,9 @@ func (p *bodyBuf) release() {
 
 // prepare builds the upstream request for x.uri. Only what the upstream
 // needs is sent: never the client's credentials or other headers.
-func (g *Gateway) prepare(req *fasthttp.Request, x *exchange, ch *channel, body []byte) {
-	ch.setURI(req, x.uri, x.target == "") // a response's id makes a URL of its own
+func (g *Gateway) prepare(st *forwardState, x *exchange, ch *channel, body []byte) {
+	req := &st.req
+	st.setURI(ch, x.uri, x.target == "") // a response's id makes a URL of its own
 	x.upKeyUsed = ch.setHeaders(req, x.upKey)
 	req.Header.SetMethod(cmp.Or(x.op.method, fasthttp.MethodPost))
 	if len(body) > 0 || x.upBody != nil {

@@ -103,7 +103,7 @@ func benchGateway(b *testing.B, r benchRequest, upstream fasthttp.RequestHandler
 // model, with the key sk-bench-0123456789abcdef, logging as the binary
 // does (to io.Discard), with usage rows and a store as r says; it is shut
 // when the benchmark ends, and serves when asked.
-func newBenchGateway(b *testing.B, r benchRequest, baseURL, model string) *Gateway {
+func newBenchGateway(b testing.TB, r benchRequest, baseURL, model string) *Gateway {
 	cfg, err := config.Parse([]byte(`
 channels:
   - {name: mock, type: openai, base_url: "`+baseURL+`", api_keys: [sk-up-0123456789], models: [`+model+`]}

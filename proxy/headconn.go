@@ -8,17 +8,20 @@ package proxy
 // keeps that buffer for the connection's life, an open stream's included.
 // So the gateway serves connections with a readBufferSize buffer, and a
 // request whose headers do not fit is served again by a second server whose
-// buffer is maxHeaderSize: each connection records what is read from it
-// from the start of a request until the handler runs (readBufferSize bytes
-// at most, in a pooled buffer), and when the first server reports the
-// headers too large (fasthttp.ErrSmallBuffer, its buffer full of them), the
-// recording holds exactly what that buffer held. The connection then goes
+// buffer is maxHeaderSize: each connection follows what is read from it
+// from the start of a request until the handler runs, and when those reads
+// fill the first server's buffer from its start (readBufferSize bytes, read
+// one after another into it), copies the buffer into a pooled recording:
+// when the first server then reports the headers too large
+// (fasthttp.ErrSmallBuffer, its buffer full of them), the recording holds
+// exactly what that buffer held. The connection then goes
 // to the second server through a listener of its own (handoff), so that
 // the second server owns it as one it accepted: it serves it, the
 // recording read first, until it closes, and its Shutdown closes it when
 // idle; the first server lets go of it at once.
-// Requests with small headers, nearly all of them, pay a copy of their
-// first read; a connection that has moved keeps the larger buffer.
+// Requests whose first reads come short of the buffer, nearly all of them,
+// pay no copy: only a comparison of where each read landed; a connection
+// that has moved keeps the larger buffer.
 
 import (
 	"errors"
@@ -54,7 +57,13 @@ var recordings = sync.Pool{New: func() any { b := make([]byte, 0, readBufferSize
 // come from another, as Shutdown's).
 type headConn struct {
 	net.Conn
-	rec       *[]byte // what was read since the request began; nil when nothing was
+	// read is what was read since the request began, where it was read
+	// to: the reads, one after another, into the server's read buffer
+	// (read's capacity ends where that buffer does).
+	read      []byte
+	first     [1]byte // the request's first byte, when it was read alone (lead 1)
+	lead      int
+	rec       *[]byte // the buffer's copy, once the reads fill it; nil until then
 	recording bool    // from a request's start until its handler runs
 	// id is the request id the gateway's handler gave the request it runs
 	// (nil outside it), in idBuf: begin takes it from here, which costs
@@ -80,17 +89,31 @@ func (c *headConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// record keeps p, unless the recording would outgrow the read buffer: the
-// headers then fit in it, and the recording is not needed.
+// record follows p, the bytes a read put where the last one ended (the
+// server's read buffer fills from its start; fasthttp reads a request's
+// first byte alone, as it waits for one, and puts it at the buffer's
+// start): once they fill the buffer, a copy of it is kept. A read beyond
+// the buffer, or elsewhere (bytes of a pipelined request before it, moved
+// by the reader), ends the recording: the headers then fit in the buffer,
+// or cannot be replayed.
 func (c *headConn) record(p []byte) {
-	if c.rec == nil {
-		c.rec = recordings.Get().(*[]byte)
+	if c.read == nil {
+		if c.lead == 0 && len(p) == 1 && cap(p) == 1 {
+			c.first[0], c.lead = p[0], 1
+			return
+		}
+		c.read = p[:0]
 	}
-	if len(*c.rec)+len(p) > readBufferSize {
+	if c.lead+len(c.read)+len(p) > readBufferSize || cap(c.read)-len(c.read) != cap(p) ||
+		&c.read[:len(c.read)+1][len(c.read)] != &p[0] {
 		c.stopRecording()
 		return
 	}
-	*c.rec = append(*c.rec, p...)
+	c.read = c.read[:len(c.read)+len(p)]
+	if c.lead+len(c.read) == readBufferSize && cap(c.read) == len(c.read) {
+		c.rec = recordings.Get().(*[]byte)
+		*c.rec = append(append((*c.rec)[:0], c.first[:c.lead]...), c.read...)
+	}
 }
 
 // startRecording starts the record of a request's head: the connection
@@ -99,7 +122,7 @@ func (c *headConn) startRecording() { c.recording = true }
 
 // stopRecording ends the record: the request's handler runs.
 func (c *headConn) stopRecording() {
-	c.recording = false
+	c.recording, c.read, c.lead = false, nil, 0
 	if c.rec != nil {
 		*c.rec = (*c.rec)[:0]
 		recordings.Put(c.rec)
@@ -116,7 +139,7 @@ func (c *headConn) handOff() (_ *replayConn, ok bool) {
 		return nil, false
 	}
 	r := &replayConn{Conn: c.Conn, rec: c.rec, pending: *c.rec}
-	c.rec, c.recording = nil, false
+	c.rec, c.recording, c.read, c.lead = nil, false, nil, 0
 	c.moved.Store(true)
 	return r, true
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/valyala/fasthttp"
@@ -119,35 +120,107 @@ func errModelNotFound[T string | []byte](model T) *codec.Error {
 // it: the key's model allow-list, the route, the rate limits, then the
 // candidates in order.
 func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
-	cl := takeCandList()
-	if cands, ok := g.candidates(ctx, x, op, body, model, cl[:0]); ok {
-		g.forward(ctx, x, body, cands)
+	st := takeForwardState()
+	if cands, ok := g.candidates(ctx, x, op, body, model, st.cands[:0]); ok {
+		g.forward(ctx, x, body, cands, st)
 	}
-	cl.release()
+	st.release()
 }
 
-// candList holds a request's candidates while it is routed and tried. It
-// is taken from candLists, not kept in the exchange: a stream, once it
-// runs, needs only the candidate it relays from (its relay holds that),
-// and an exchange held for a stream's length is smaller without the list.
+// forwardTo forwards the request to c alone.
+func (g *Gateway) forwardTo(ctx *fasthttp.RequestCtx, x *exchange, body []byte, c candidate) {
+	st := takeForwardState()
+	st.cands[0] = c
+	g.forward(ctx, x, body, st.cands[:1], st)
+	st.release()
+}
+
+// forwardState is what a request holds while it is routed and tried: its
+// candidates, and the upstream request and whole answer of its attempts,
+// in one pooled value (one pool round trip where three were). It is not
+// kept in the exchange: a stream, once it runs, needs only the candidate
+// it relays from and its own answer (its relay holds both), and an
+// exchange held for a stream's length is smaller without them.
+type forwardState struct {
+	cands candList
+	req   fasthttp.Request
+	resp  fasthttp.Response // a whole answer's; a stream's is acquired of its own, for its relay
+	// uri is the URL req holds parsed (uriKept) from the last attempt
+	// made with the state: resetRequest keeps it.
+	uri     []byte
+	uriKept bool
+}
+
 type candList [maxCandidates]candidate
 
-var candLists = sync.Pool{New: func() any { return new(candList) }}
+var forwardStates = sync.Pool{New: func() any { return new(forwardState) }}
 
-func takeCandList() *candList { return candLists.Get().(*candList) }
+func takeForwardState() *forwardState { return forwardStates.Get().(*forwardState) }
 
-// release lets go of the channels and hands the list back. Candidates
+// release lets go of the channels and hands the state back. Candidates
 // are appended from the first entry on, so the first empty one ends those
 // used: the rest, most of the list (a request has a candidate or two), is
 // neither cleared nor brought into the cache to be.
-func (cl *candList) release() {
-	for i := range cl {
-		if cl[i].ch == nil {
+func (st *forwardState) release() {
+	for i := range st.cands {
+		if st.cands[i].ch == nil {
 			break
 		}
-		cl[i] = candidate{}
+		st.cands[i] = candidate{}
 	}
-	candLists.Put(cl)
+	forwardStates.Put(st)
+}
+
+// setURI sets the URL of the request, unless it holds uri parsed already,
+// as the last attempt made with the state left it: most requests go to
+// the URL the one before went to, and a comparison costs a fraction of
+// finding the channel's parsed URL and copying it (channel.setURI).
+func (st *forwardState) setURI(ch *channel, uri []byte, keep bool) {
+	if st.uriKept {
+		if bytes.Equal(st.uri, uri) {
+			return
+		}
+		st.req.SetURI(nil) // as Reset leaves it
+	}
+	if st.uriKept = ch.setURI(&st.req, uri, keep); st.uriKept {
+		st.uri = append(st.uri[:0], uri...)
+	}
+}
+
+// resetRequest empties the request for the next attempt, but for the URL
+// it holds parsed (setURI): what Request.Reset does, of what an attempt
+// sets (the client sets the timeout of each).
+func (st *forwardState) resetRequest() {
+	if !st.uriKept {
+		st.req.Reset()
+		return
+	}
+	st.req.Header.Reset()
+	st.req.ResetBody()
+}
+
+// response is the answer of an attempt at x: the state's own for a whole
+// one, else one its relay may keep.
+func (st *forwardState) response(x *exchange) *fasthttp.Response {
+	if x.stream {
+		return fasthttp.AcquireResponse()
+	}
+	st.resp.KeepBodyBuffer = true // its body buffer serves the next answer too: no pool round trip
+	return &st.resp
+}
+
+// maxKeptAnswer bounds the body buffer a state keeps: a rare huge answer's
+// is left to the GC.
+const maxKeptAnswer = 64 << 10
+
+// dropResponse lets go of resp, an answer response gave.
+func (st *forwardState) dropResponse(resp *fasthttp.Response) {
+	if resp == &st.resp {
+		resp.ReleaseBody(maxKeptAnswer)
+		resp.Reset()
+		return
+	}
+	fasthttp.ReleaseResponse(resp)
 }
 
 // candidates allows the model, routes it and admits the request under the

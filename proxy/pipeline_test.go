@@ -1,32 +1,114 @@
 package proxy
 
-import "testing"
+import (
+	"bufio"
+	"bytes"
+	"testing"
+)
 
-// TestCandListRelease: a list handed back holds no channel, whether its
-// request had one candidate, several, or the most a route gives.
-func TestCandListRelease(t *testing.T) {
+// TestForwardStateRelease: a state handed back holds no channel, whether
+// its request had one candidate, several, or the most a route gives.
+func TestForwardStateRelease(t *testing.T) {
 	ch := &channel{name: "c"}
 	for _, n := range []int{0, 1, 3, maxCandidates} {
-		cl := takeCandList()
-		cands := cl[:0]
+		st := takeForwardState()
+		cands := st.cands[:0]
 		for range n {
 			cands = append(cands, candidate{ch, "m"})
 		}
-		cl.release()
-		if *cl != (candList{}) {
-			t.Errorf("%d candidates: the released list still holds %v", n, *cl)
+		st.release()
+		if st.cands != (candList{}) {
+			t.Errorf("%d candidates: the released list still holds %v", n, st.cands)
 		}
 	}
 }
 
-// BenchmarkCandList is a request's list taken, one candidate appended, and
-// handed back.
-func BenchmarkCandList(b *testing.B) {
+// BenchmarkForwardState is a request's state taken, one candidate
+// appended, and handed back.
+func BenchmarkForwardState(b *testing.B) {
 	ch := &channel{name: "c"}
 	b.ReportAllocs()
 	for b.Loop() {
-		cl := takeCandList()
-		_ = append(cl[:0], candidate{ch, "m"})
-		cl.release()
+		st := takeForwardState()
+		_ = append(st.cands[:0], candidate{ch, "m"})
+		st.release()
+	}
+}
+
+// TestForwardStateKeepsURI: a request made with a state whose last attempt
+// went to the same URL (kept parsed), to another URL after it, or to one
+// the channel does not keep (a response's own) is written byte for byte
+// as one made with a fresh state.
+func TestForwardStateKeepsURI(t *testing.T) {
+	g := newBenchGateway(t, benchRequest{}, "http://127.0.0.1:9/v1", "gpt-4o-mini")
+	ch := g.table.Load().channels[0]
+	body := []byte(`{"model":"gpt-4o-mini","messages":[]}`)
+	uriOf := func(op *operation) []byte {
+		u, ok := ch.appendURI(nil, op.op, "gpt-4o-mini", false)
+		if !ok {
+			t.Fatalf("no URL for %s", op.name)
+		}
+		return u
+	}
+	chat, embed := uriOf(opGenerate), uriOf(opEmbed)
+	write := func(st *forwardState, uri []byte, target string) []byte {
+		x := &exchange{op: opGenerate, id: []byte("req_0123456789abcdef01234567"), uri: uri, target: target}
+		g.prepare(st, x, ch, body)
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		if err := st.req.Write(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush() //nolint:errcheck // a bytes.Buffer
+		st.resetRequest()
+		return out.Bytes()
+	}
+	fresh := func(uri []byte, target string) []byte {
+		st := new(forwardState)
+		return write(st, uri, target)
+	}
+	st := new(forwardState)
+	for i, step := range []struct {
+		uri    []byte
+		target string
+		kept   bool // the state holds the URL parsed after the step
+	}{
+		{chat, "", false}, // the channel parses it for later requests
+		{chat, "", true},
+		{chat, "", true},
+		{embed, "", false},
+		{embed, "", true},
+		{append(uriOf(opGenerate), "/resp_1"...), "resp_1", false},
+		{chat, "", true},
+	} {
+		got, want := write(st, step.uri, step.target), fresh(step.uri, step.target)
+		if !bytes.Equal(got, want) {
+			t.Errorf("step %d (%s): wrote\n%s\nwant\n%s", i, step.uri, got, want)
+		}
+		if st.uriKept != step.kept {
+			t.Errorf("step %d (%s): URL kept %t, want %t", i, step.uri, st.uriKept, step.kept)
+		}
+	}
+}
+
+// TestPostTable: every POST route is found by its path, alone in its slot
+// (one comparison), and a path that is none is not, however close.
+func TestPostTable(t *testing.T) {
+	g := &Gateway{}
+	routes := g.postRoutes()
+	tab := newPostTable(routes)
+	for path, r := range routes {
+		if got := tab.find([]byte(path)); got.upload != r.upload || got.handle == nil {
+			t.Errorf("%s: found %+v", path, got)
+		}
+		if n := len(tab[postSlot([]byte(path))]); n != 1 {
+			t.Errorf("%s shares its slot with %d other routes: pick other bytes in postSlot", path, n-1)
+		}
+	}
+	for _, path := range []string{"", "/", "/v1", "/v1/chat/completion", "/v1/chat/completions/", "/V1/chat/completions",
+		"/v1/chat/completionz", "/v1/messages/count_token"} {
+		if got := tab.find([]byte(path)); got.handle != nil {
+			t.Errorf("%q: found a route", path)
+		}
 	}
 }

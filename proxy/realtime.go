@@ -112,9 +112,9 @@ func (g *Gateway) realtime(ctx *fasthttp.RequestCtx) {
 		g.fail(ctx, x, errorf(400, codec.KindInvalidRequest, "", "This endpoint takes a WebSocket upgrade."))
 		return
 	}
-	cl := takeCandList()
-	defer cl.release()
-	cands, ok := g.candidates(ctx, x, opRealtime, nil, model, cl[:0])
+	st := takeForwardState()
+	defer st.release()
+	cands, ok := g.candidates(ctx, x, opRealtime, nil, model, st.cands[:0])
 	if !ok {
 		return
 	}

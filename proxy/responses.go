@@ -130,7 +130,7 @@ func (g *Gateway) servePinned(ctx *fasthttp.RequestCtx, x *exchange, op *operati
 	for i, ch := range rt.channels {
 		if ch.name == prev.Channel {
 			x.upKey = prev.KeyIndex
-			g.forward(ctx, x, body, []candidate{{ch, rt.upstream[i]}})
+			g.forwardTo(ctx, x, body, candidate{ch, rt.upstream[i]})
 			return
 		}
 	}
@@ -176,7 +176,7 @@ func (g *Gateway) responseCall(ctx *fasthttp.RequestCtx, endpoint string, op *op
 	x.target, x.upKey = id, r.KeyIndex
 	x.stream = op == opResponseGet && streamAsked(ctx)
 	x.query = passedQuery(x.query[:0], ctx.QueryArgs(), op, x.stream)
-	g.forward(ctx, x, nil, []candidate{{ch, upstream}})
+	g.forwardTo(ctx, x, nil, candidate{ch, upstream})
 }
 
 func indexOf(list []*channel, ch *channel) int {

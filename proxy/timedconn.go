@@ -36,6 +36,11 @@ type timedConn struct {
 	awaiting atomic.Bool
 	outer    atomic.Int64 // unix nanos of the client's read deadline, 0 for none
 	armed    int64        // unix nanos of the deadline set on Conn; used by Read alone
+	// wrote is the clock as the head of the request awaiting its answer
+	// began to be written (unix nanos), when the request went out without
+	// waiting: the first read's arm takes it as now, a few microseconds
+	// early, rather than read the clock again. 0 once taken.
+	wrote atomic.Int64
 
 	// beforeWait, when set, runs when a read is about to wait for the
 	// upstream: the readers above the connection (fasthttp's, TLS's) have
@@ -127,12 +132,17 @@ func upstreamConn(resp *fasthttp.Response) *timedConn {
 // fasthttp computes the deadline before it takes a connection, so a dial
 // and handshake may have used it up, and a request written then would be
 // sent (and billed) with no time left to read its answer. The clock is
-// read here, once a request, not at every write.
+// read here, once a request, not at every write, and its reading serves
+// the first read's deadline too (wrote).
 func (c *timedConn) beginRequest(p []byte) error {
 	c.watch = nil
-	if w := c.wantW.Load(); w != 0 && time.Now().UnixNano() >= w {
-		c.awaiting.Store(false)
-		return c.opError("write", os.ErrDeadlineExceeded)
+	if w := c.wantW.Load(); w != 0 {
+		now := time.Now().UnixNano()
+		if now >= w {
+			c.awaiting.Store(false)
+			return c.opError("write", os.ErrDeadlineExceeded)
+		}
+		c.wrote.Store(now)
 	}
 	if waiting.watched.Load() > 0 {
 		c.watch = waitingFor(p, c)
@@ -161,6 +171,7 @@ func (c *timedConn) Write(p []byte) (int, error) {
 // where SetWriteDeadline moves it while the write waits. A deadline
 // already past fails the write as it would wait.
 func (c *timedConn) writeWaiting(p []byte) (int, error) {
+	c.wrote.Store(0) // the write's start is no longer now
 	c.wmu.Lock()
 	c.waitingW.Store(true)
 	err := c.armWrite(c.wantW.Load())
@@ -270,7 +281,12 @@ func (c *timedConn) arm() error {
 	if c.awaiting.Load() {
 		d = c.firstByte
 	}
-	now := time.Now().UnixNano()
+	now := c.wrote.Load()
+	if now != 0 {
+		c.wrote.Store(0)
+	} else {
+		now = time.Now().UnixNano()
+	}
 	lo, hi := now+int64(d), now+int64(d+d/16)
 	if o := c.outer.Load(); o != 0 {
 		lo, hi = min(lo, o), min(hi, o)
