@@ -306,7 +306,7 @@ func maskHead(lines []string, maskID func(string) string) string {
 			value = maskID(value)
 		case l == "date" || l == "host":
 			value = "*"
-		case strings.Contains(l, "reset") && !passedAsSent(value):
+		case strings.Contains(l, "reset") && !passedAsSent(l, value):
 			value = "*"
 		}
 		if name != line {
@@ -317,12 +317,14 @@ func maskHead(lines []string, maskID func(string) string) string {
 	return b.String()
 }
 
-// passedAsSent reports whether a reset's value is one an upstream of
-// wireHeaders sent.
-func passedAsSent(v string) bool {
+// passedAsSent reports whether a reset header, its name lowercased, is one
+// an upstream of wireHeaders sent, name and value: a value alone could be
+// the gateway's own reset when it happens to count down to the same text
+// ("0s").
+func passedAsSent(name, v string) bool {
 	for _, hs := range wireHeaders {
 		for _, h := range hs {
-			if h[1] == v {
+			if h[1] == v && strings.EqualFold(h[0], name) {
 				return true
 			}
 		}
