@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
@@ -26,6 +28,11 @@ type Relay struct {
 	// differ only in their text (rawjson.Shape); its buffer is kept from
 	// stream to stream.
 	Shape rawjson.Shape
+	// PlainKeys numbers the document Shape keeps (rawjson.Shape.Matched)
+	// when the dialect found each top-level key it reads named once in
+	// it, without escapes: a document that matches it has its keys where
+	// Shape's check found the first of each. 0: none.
+	PlainKeys uint32
 	// Dec is a decoder of the stream's dialect, reset for the stream, for
 	// dialects that read the usage by decoding the events.
 	Dec     StreamDecoder
@@ -77,6 +84,41 @@ func AppendModelEvent(dst, ev, data []byte, model string, modelSpan func([]byte)
 		}
 	}
 	return append(dst, ev...)
+}
+
+// AppendRenamed appends ev with every member of its data that path names
+// and whose value is a string replaced by model (already JSON-escaped):
+// path[0] names members of the top-level object, path[1] members of the
+// objects so named, and so on; keys are compared decoded. Every one is
+// replaced, not only the last that a JSON parser reads, so that no reader
+// of the event finds the upstream's name. data must be a subslice of ev,
+// checked JSON.
+func AppendRenamed(dst, ev, data []byte, model string, path ...string) []byte {
+	dst, pos := appendRenamed(dst, ev, cap(ev)-cap(data), data, 0, model, path, 0)
+	return append(dst, ev[pos:]...)
+}
+
+// appendRenamed is AppendRenamed for the object at data[obj], whose offset
+// in ev is off+obj; ev is appended up to pos already, and the new pos is
+// returned.
+func appendRenamed(dst, ev []byte, off int, data []byte, obj int, model string, path []string, pos int) ([]byte, int) {
+	m := rawjson.Members(data[obj:])
+	for m.NextKey() && m.PassValue() {
+		key := m.Key()
+		if !rawjson.KeyIs(key, bytes.IndexByte(key, '\\') < 0, path[0]) {
+			continue
+		}
+		v, at := m.Value(), obj+m.ValueStart()
+		switch kind := rawjson.KindOf(v); {
+		case len(path) > 1 && kind == rawjson.KindObject:
+			dst, pos = appendRenamed(dst, ev, off, data, at, model, path[1:], pos)
+		case len(path) == 1 && kind == rawjson.KindString:
+			dst = append(append(dst, ev[pos:off+at]...), '"')
+			dst = append(append(dst, model...), '"')
+			pos = off + at + len(v)
+		}
+	}
+	return dst, pos
 }
 
 // end reads what the end of a stream implies for its usage.

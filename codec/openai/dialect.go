@@ -180,32 +180,88 @@ func (dialect) DecodesRelayed() bool { return false }
 
 // relayKeys are the keys RelayEvent has the JSON check find: the first
 // "content" (a text delta's, the string that varies from chunk to chunk:
-// rawjson.Shape), the first "model" (where ModelSpan would find it), and
-// the top-level "usage" and "choices" (relayTop).
+// rawjson.Shape), the first "model", and the top-level "usage" and
+// "choices" (relayTop). Where each of the last three is a top-level key
+// named once without escapes (chunkKeys), these are the members a client
+// reads.
 var relayKeys = []string{"content", "model", "usage", "choices"}
 
 const relayTop = 1<<2 | 1<<3
+
+// The top-level members RelayEvent reads, as rawjson.LastKeys finds them.
+const (
+	lastModel = iota
+	lastUsage
+	lastChoices
+)
 
 // RelayEvent checks that the chunk is JSON (through the stream's
 // rawjson.Shape: a text delta like the one before costs a check of its
 // text), reads the usage of the chunk that reports it, and leaves that
 // chunk out when the gateway asked for it for itself (the client did not
 // set stream_options.include_usage; see ChatRequest.AppendUpstream): a
-// chunk with a top-level usage object and no choices.
+// chunk with a top-level usage object and no choices. The usage and
+// choices read are the last top-level members so named, keys decoded, as
+// a client's JSON parser reads them; every top-level model is renamed.
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	var at [4]int
+	before, _ := r.Shape.Matched()
 	if !r.Shape.ValidKeys(data, relayKeys, at[:], relayTop) {
 		return dst, codec.ErrNotJSON
 	}
-	if u := at[2]; u >= 0 && data[u] == '{' {
+	model, usage, choices := at[1], at[2], at[3]
+	if kept, same := r.Shape.Matched(); !same || kept != r.PlainKeys {
+		keys, plain := chunkKeys(data, &at)
+		if !plain {
+			return relayRead(dst, ev, data, r, keys), nil
+		}
+		if !same && kept != before {
+			r.PlainKeys = kept // this document is the one kept
+		}
+	}
+	if u := usage; u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {
 			r.Usage = usage
 		}
-		if !r.IncludeUsage && emptyArrayAt(data, at[3]) {
+		if !r.IncludeUsage && emptyArrayAt(data, choices) {
 			return dst, nil
 		}
 	}
-	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
+	return appendModelAt(dst, ev, data, r.Model, model), nil
+}
+
+// chunkKeys reads the top-level keys of the valid chunk data, whose check
+// found the members of relayKeys at at: plain reports whether each of
+// model, usage and choices is named once at most, without escapes, and
+// where the check found it (the first model, at any depth, is the
+// top-level one).
+func chunkKeys(data []byte, at *[4]int) (keys [3]rawjson.Last, plain bool) {
+	keys = [3]rawjson.Last{{Key: "model"}, {Key: "usage"}, {Key: "choices"}}
+	rawjson.LastKeys(data, 0, keys[:])
+	for k, l := range keys {
+		if l.Again || l.At != at[k+1] {
+			return keys, false
+		}
+	}
+	return keys, true
+}
+
+// relayRead is RelayEvent for a chunk whose members are named more than
+// once or with escapes: the last usage and choices count, and every
+// top-level model that is a string is renamed.
+func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byte {
+	if u := keys[lastUsage].At; u >= 0 && data[u] == '{' {
+		if usage, err := DecodeUsage(data[u:]); err == nil {
+			r.Usage = usage
+		}
+		if !r.IncludeUsage && emptyArrayAt(data, keys[lastChoices].At) {
+			return dst
+		}
+	}
+	if r.Model == "" {
+		return append(dst, ev...)
+	}
+	return codec.AppendRenamed(dst, ev, data, r.Model, "model")
 }
 
 // emptyArrayAt reports whether the valid JSON b has an empty array at v
@@ -220,17 +276,20 @@ func emptyArrayAt(b []byte, v int) bool {
 
 // appendModelAt appends ev with the model name whose value starts at
 // data[v] (-1: none) replaced by model (as it stands between quotes); ev
-// as it is when model is "". data must be a subslice of ev.
+// as it is when model is "". data must be a subslice of ev, checked JSON,
+// whose only top-level model is at v.
 func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
-	if model != "" {
-		if s, e := modelSpanAt(data, v); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, model...)
-			return append(dst, ev[off+e:]...)
-		}
+	if model == "" || v < 0 || data[v] != '"' {
+		return append(dst, ev...)
 	}
-	return append(dst, ev...)
+	s, e := modelSpanAt(data, v)
+	if s < 0 { // a name with escapes
+		return codec.AppendRenamed(dst, ev, data, model, "model")
+	}
+	off := cap(ev) - cap(data)
+	dst = append(dst, ev[:off+s]...)
+	dst = append(dst, model...)
+	return append(dst, ev[off+e:]...)
 }
 
 func unsupported(op codec.Op) *codec.Error {

@@ -13,41 +13,74 @@ import (
 )
 
 // relayReference is RelayEvent written plainly, each step a pass of its
-// own: a check (encoding/json.Valid, which RelayEvent must agree with), the
-// top-level usage and choices read member by member (keys as spelled, the
-// first of a name), and ModelSpan's search for the first "model".
+// own: a check (encoding/json.Valid, which RelayEvent must agree with),
+// then the top-level members as encoding/json's tokenizer reads them, keys
+// decoded: the last usage and choices count, as a client's JSON parser
+// reads them, and every model that is a string is renamed.
 func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	if !json.Valid(data) {
 		return dst, codec.ErrNotJSON
 	}
-	if usage := topMember(data, "usage"); rawjson.KindOf(usage) == rawjson.KindObject {
+	members := topMembers(data)
+	if usage := lastOf(members, "usage"); rawjson.KindOf(usage) == rawjson.KindObject {
 		if u, err := openai.DecodeUsage(usage); err == nil {
 			r.Usage = u
 		}
-		if !r.IncludeUsage && rawjson.ArrayEmpty(topMember(data, "choices")) {
+		if !r.IncludeUsage && rawjson.ArrayEmpty(lastOf(members, "choices")) {
 			return dst, nil
 		}
 	}
-	if r.Model != "" {
-		if s, e := openai.ModelSpan(data); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, r.Model...)
-			return append(dst, ev[off+e:]...), nil
+	if r.Model == "" {
+		return append(dst, ev...), nil
+	}
+	off, pos := cap(ev)-cap(data), 0
+	for _, m := range members {
+		if m.key == "model" && rawjson.KindOf(m.value) == rawjson.KindString {
+			dst = append(append(dst, ev[pos:off+m.at]...), '"')
+			dst = append(append(dst, r.Model...), '"')
+			pos = off + m.at + len(m.value)
 		}
 	}
-	return append(dst, ev...), nil
+	return append(dst, ev[pos:]...), nil
 }
 
-// topMember is the value of the first top-level member of the object b
-// whose key is spelled key, or nil.
-func topMember(b []byte, key string) []byte {
-	for m := rawjson.Members(b); m.Next(); {
-		if string(m.Key()) == key {
-			return m.Value()
+// member is a member of an object: its key decoded, its value and where
+// the value starts.
+type member struct {
+	key   string
+	value []byte
+	at    int
+}
+
+// topMembers are the members of the valid JSON b, an object, as
+// encoding/json's tokenizer reads them; none when b is no object.
+func topMembers(b []byte) []member {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var ms []member
+	for d.More() {
+		key, _ := d.Token()
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return nil
+		}
+		end := int(d.InputOffset())
+		ms = append(ms, member{key.(string), b[end-len(v) : end], end - len(v)})
+	}
+	return ms
+}
+
+// lastOf is the value of the last of ms named key, or nil.
+func lastOf(ms []member, key string) []byte {
+	var v []byte
+	for _, m := range ms {
+		if m.key == key {
+			v = m.value
 		}
 	}
-	return nil
+	return v
 }
 
 // checkRelay compares RelayEvent with relayReference on one event whose

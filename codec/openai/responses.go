@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 
@@ -203,37 +204,52 @@ func (responsesDialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	return readRelayed(body, &responsesUsage)
 }
 
-// eventKeys are what an event is checked for: the response object of the
-// lifecycle events (response.created, .in_progress, .completed, …), and
-// in it the model and the usage (the first of either key in a valid event
-// is the response's: a response's model precedes its output, and no
-// output item has a usage).
-var eventKeys = []string{"response", "model", "usage"}
+// eventKeys are what an event is checked for: the top-level response
+// object of the lifecycle events (response.created, .in_progress,
+// .completed, …).
+var eventKeys = []string{"response"}
 
 // RelayEvent checks that the event is JSON, and on a lifecycle event
 // reads the response's id and status into r (the id once, from the first)
 // and its usage, and puts the public model name in. Other events (the
-// deltas) are only checked. It allocates nothing once r's buffers have
-// grown.
+// deltas) are only checked. The response, and its model and usage, are
+// the last members so named, keys decoded, as a client's JSON parser reads
+// them; the model of every response object is renamed. It allocates
+// nothing once r's buffers have grown.
 func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	var at [3]int
-	if !rawjson.ValidKeys(data, eventKeys, at[:]) {
+	var at [1]int
+	if !rawjson.ValidTopKeys(data, eventKeys, at[:]) {
 		return dst, codec.ErrNotJSON
 	}
-	if at[0] < 0 || data[at[0]] != '{' {
+	resp := at[0]
+	if resp < 0 && bytes.IndexByte(data, '\\') < 0 {
+		return append(dst, ev...), nil // a delta: no key named response, in any spelling
+	}
+	keys := [...]rawjson.Last{{Key: "response"}}
+	if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys[:]); keys[0].At < 0 || data[keys[0].At] != '{' {
 		return append(dst, ev...), nil
 	}
-	id, status := ResponseState(data[at[0]:])
+	readResponse(data[keys[0].At:], r)
+	if r.Model == "" {
+		return append(dst, ev...), nil
+	}
+	return codec.AppendRenamed(dst, ev, data, r.Model, "response", "model"), nil
+}
+
+// readResponse reads the id, status and usage of the response object
+// that starts b, checked JSON, into r.
+func readResponse(b []byte, r *codec.Relay) {
+	id, status := ResponseState(b)
 	if len(r.ID) == 0 {
 		r.ID = append(r.ID, id...)
 	}
 	r.Status = append(r.Status[:0], status...)
-	if at[2] >= 0 && data[at[2]] == '{' {
-		if u, err := DecodeResponsesUsage(data[at[2]:]); err == nil {
+	keys := [...]rawjson.Last{{Key: "usage"}}
+	if rawjson.LastKeys(b, 0, keys[:]); keys[0].At >= 0 && b[keys[0].At] == '{' {
+		if u, err := DecodeResponsesUsage(b[keys[0].At:]); err == nil {
 			r.Usage = u
 		}
 	}
-	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
 }
 
 // AppendStreamError appends the Responses API's error event.
