@@ -161,3 +161,30 @@ func TestResponsesRelayEventAsClientsRead(t *testing.T) {
 		t.Errorf("RelayEvent(%s) = %s, %v", delta, out, err)
 	}
 }
+
+// TestStreamDecoderAsClientsRead: the translating decoder reads a chunk's
+// usage and model as a client's JSON parser reads them.
+func TestStreamDecoderAsClientsRead(t *testing.T) {
+	for _, c := range repeatedKeyChunks {
+		model, _ := clientReads(t, []byte(c.data))
+		var d openai.StreamDecoder
+		evs, err := d.Decode(nil, nil, []byte(c.data))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", c.data, err)
+		}
+		evs = d.End(evs)
+		var u codec.Usage
+		start := ""
+		for _, e := range evs {
+			switch e.Kind {
+			case codec.EventUsage:
+				u = e.Usage
+			case codec.EventStart:
+				start = e.Model
+			}
+		}
+		if u != c.want || start != model && start != "" { // no start: a chunk of neither choice nor usage
+			t.Errorf("Decode(%s): usage %+v, model %q; want %+v, %q", c.data, u, start, c.want, model)
+		}
+	}
+}
