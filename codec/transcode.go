@@ -42,11 +42,16 @@ type Relay struct {
 
 // Read decodes one upstream event with Dec to read the usage it reports.
 func (r *Relay) Read(ev, data []byte) error {
+	name, _ := sse.Field(ev, "event")
+	return r.read(name, data)
+}
+
+// read is Read for the event named name.
+func (r *Relay) read(name, data []byte) error {
 	if r.Dec == nil || len(data) == 0 {
 		return nil
 	}
 	r.decoded = true
-	name, _ := sse.Field(ev, "event")
 	var err error
 	if r.events, err = r.Dec.Decode(r.events[:0], name, data); err != nil {
 		return err
@@ -59,63 +64,73 @@ func (r *Relay) Read(ev, data []byte) error {
 	return nil
 }
 
-// RelayDecoded is RelayEvent for dialects whose model name modelSpan finds:
+// Renaming is where a dialect's stream events name the model, for
+// RelayRenamed.
+type Renaming struct {
+	// Key is the model's key as a plain event spells it, quoted: an event
+	// without it, and without a backslash (an escaped key), names none.
+	Key []byte
+	// Paths name the model's members (AppendRenamed).
+	Paths [][]string
+	// Unnamed is the name of the events a client reads no model from
+	// (the bulk of a stream, its deltas) when Dec reads them as such, ""
+	// for none.
+	Unnamed string
+}
+
+// RelayRenamed is RelayEvent for dialects that read the usage with Dec:
 // ev decoded to read its usage (Read), then relayed as it is but for the
-// model. An event the decoder rejects is an error only when it is not JSON:
-// an event of a shape the decoder does not expect still goes to a client
-// of the upstream's own style.
-func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) ([]byte, error) {
-	if err := r.Read(ev, data); err != nil && !Valid(data) {
+// model, every member that m's paths name renamed (AppendRenamed). An
+// event the decoder rejects is an error only when it is not JSON: an
+// event of a shape the decoder does not expect still goes to a client of
+// the upstream's own style.
+func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
+	name, _ := sse.Field(ev, "event")
+	err := r.read(name, data)
+	if err != nil && !Valid(data) {
 		return dst, ErrNotJSON
 	}
-	return AppendModelEvent(dst, ev, data, r.Model, modelSpan), nil
-}
-
-// AppendModelEvent appends ev with the model name modelSpan finds in its
-// data replaced by model (already JSON-escaped); ev as it is when model is
-// "" or the data names none. data must be a subslice of ev.
-func AppendModelEvent(dst, ev, data []byte, model string, modelSpan func([]byte) (int, int)) []byte {
-	if model != "" && len(data) > 0 {
-		if s, e := modelSpan(data); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, model...)
-			return append(dst, ev[off+e:]...)
-		}
+	if r.Model == "" || len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed ||
+		!bytes.Contains(data, m.Key) && bytes.IndexByte(data, '\\') < 0 {
+		return append(dst, ev...), nil
 	}
-	return append(dst, ev...)
+	return AppendRenamed(dst, ev, data, r.Model, m.Paths), nil
 }
 
-// AppendRenamed appends ev with every member of its data that path names
-// and whose value is a string replaced by model (already JSON-escaped):
-// path[0] names members of the top-level object, path[1] members of the
-// objects so named, and so on; keys are compared decoded. Every one is
-// replaced, not only the last that a JSON parser reads, so that no reader
-// of the event finds the upstream's name. data must be a subslice of ev,
-// checked JSON.
-func AppendRenamed(dst, ev, data []byte, model string, path ...string) []byte {
-	dst, pos := appendRenamed(dst, ev, cap(ev)-cap(data), data, 0, model, path, 0)
+// AppendRenamed appends ev with every member of its data that one of
+// paths names and whose value is a string replaced by model (already
+// JSON-escaped): a path's first key names members of the top-level
+// object, its second members of the objects so named, and so on; keys
+// are compared decoded, and paths differ in their first. Every one is replaced, not only the last that a
+// JSON parser reads, so that no reader of the event finds the upstream's
+// name. data must be a subslice of ev, checked JSON.
+func AppendRenamed(dst, ev, data []byte, model string, paths [][]string) []byte {
+	dst, pos := appendRenamed(dst, ev, cap(ev)-cap(data), data, 0, model, paths, 0, 0)
 	return append(dst, ev[pos:]...)
 }
 
-// appendRenamed is AppendRenamed for the object at data[obj], whose offset
-// in ev is off+obj; ev is appended up to pos already, and the new pos is
-// returned.
-func appendRenamed(dst, ev []byte, off int, data []byte, obj int, model string, path []string, pos int) ([]byte, int) {
+// appendRenamed is AppendRenamed for the object at data[obj], depth keys
+// down the paths, whose offset in ev is off+obj; ev is appended up to pos
+// already, and the new pos is returned.
+func appendRenamed(dst, ev []byte, off int, data []byte, obj int, model string, paths [][]string, depth, pos int) ([]byte, int) {
 	m := rawjson.Members(data[obj:])
 	for m.NextKey() && m.PassValue() {
 		key := m.Key()
-		if !rawjson.KeyIs(key, bytes.IndexByte(key, '\\') < 0, path[0]) {
-			continue
-		}
+		plain := bytes.IndexByte(key, '\\') < 0
 		v, at := m.Value(), obj+m.ValueStart()
-		switch kind := rawjson.KindOf(v); {
-		case len(path) > 1 && kind == rawjson.KindObject:
-			dst, pos = appendRenamed(dst, ev, off, data, at, model, path[1:], pos)
-		case len(path) == 1 && kind == rawjson.KindString:
-			dst = append(append(dst, ev[pos:off+at]...), '"')
-			dst = append(append(dst, model...), '"')
-			pos = off + at + len(v)
+		for i, p := range paths {
+			if !rawjson.KeyIs(key, plain, p[depth]) {
+				continue
+			}
+			switch kind := rawjson.KindOf(v); {
+			case len(p) > depth+1 && kind == rawjson.KindObject:
+				dst, pos = appendRenamed(dst, ev, off, data, at, model, paths[i:i+1], depth+1, pos)
+			case len(p) == depth+1 && kind == rawjson.KindString:
+				dst = append(append(dst, ev[pos:off+at]...), '"')
+				dst = append(append(dst, model...), '"')
+				pos = off + at + len(v)
+			}
+			break // a member is renamed or entered once
 		}
 	}
 	return dst, pos

@@ -139,6 +139,15 @@ func readUsage(body []byte) (codec.Usage, bool) {
 
 func (dialect) DecodesRelayed() bool { return true }
 
+// renaming is where a stream names the model: message.model in its
+// message_start (and a response's top-level model); a text delta names
+// none.
+var renaming = codec.Renaming{Key: quotedModel, Paths: [][]string{{"model"}, {"message", "model"}},
+	Unnamed: "content_block_delta"}
+
+// RelayEvent relays an event as it is but for the model: every member
+// that names it is renamed, the one a client's JSON parser reads (the
+// last, keys decoded) and any before it.
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }

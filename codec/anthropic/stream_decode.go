@@ -267,6 +267,9 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 	}
 	switch ev.Type {
 	case "message_start":
+		if err := d.lastMessage(data); err != nil {
+			return dst, err
+		}
 		d.usage = usageTotals{}
 		d.usage.apply(&ev.Message.Usage)
 		return append(dst, codec.Event{Kind: codec.EventStart, ID: ev.Message.ID, Model: ev.Message.Model,
@@ -298,6 +301,22 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 		}}), nil
 	}
 	return dst, nil
+}
+
+// lastMessage reads the message of a message_start again, alone, when
+// the event names one more than once or with escapes: sonic merged them,
+// a client's JSON parser reads the last whole.
+func (d *StreamDecoder) lastMessage(data []byte) error {
+	m := [...]rawjson.Last{{Key: "message"}}
+	if rawjson.LastKeys(data, 0, m[:]); !m[0].Again {
+		return nil
+	}
+	msg := &d.ev.Message
+	msg.reset()
+	if err := d.json.decode(data[m[0].At:rawjson.ValueEnd(data, m[0].At)], msg); err != nil {
+		return fmt.Errorf("anthropic: cannot decode stream event: %w", err)
+	}
+	return nil
 }
 
 func (d *StreamDecoder) blockStart(dst []codec.Event) ([]codec.Event, error) {

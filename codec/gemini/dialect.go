@@ -147,8 +147,14 @@ func readUsage(body []byte) (codec.Usage, bool) {
 
 func (dialect) DecodesRelayed() bool { return true }
 
+// renaming is where a chunk names the model: its top-level modelVersion.
+var renaming = codec.Renaming{Key: quotedModelVersion, Paths: [][]string{{"modelVersion"}}}
+
+// RelayEvent relays a chunk as it is but for the model: every top-level
+// modelVersion is renamed, the one a client's JSON parser reads (the
+// last, keys decoded) and any before it.
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }
 
 // Framing is how a Gemini client reads a stream: SSE with alt=sse, else

@@ -261,7 +261,7 @@ func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byt
 	if r.Model == "" {
 		return append(dst, ev...)
 	}
-	return codec.AppendRenamed(dst, ev, data, r.Model, "model")
+	return codec.AppendRenamed(dst, ev, data, r.Model, modelPath)
 }
 
 // emptyArrayAt reports whether the valid JSON b has an empty array at v
@@ -284,13 +284,16 @@ func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
 	}
 	s, e := modelSpanAt(data, v)
 	if s < 0 { // a name with escapes
-		return codec.AppendRenamed(dst, ev, data, model, "model")
+		return codec.AppendRenamed(dst, ev, data, model, modelPath)
 	}
 	off := cap(ev) - cap(data)
 	dst = append(dst, ev[:off+s]...)
 	dst = append(dst, model...)
 	return append(dst, ev[off+e:]...)
 }
+
+// modelPath names a chunk's model for codec.AppendRenamed.
+var modelPath = [][]string{{"model"}}
 
 func unsupported(op codec.Op) *codec.Error {
 	return &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "This API has no " + op.String() + " endpoint."}

@@ -233,8 +233,12 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 	if r.Model == "" {
 		return append(dst, ev...), nil
 	}
-	return codec.AppendRenamed(dst, ev, data, r.Model, "response", "model"), nil
+	return codec.AppendRenamed(dst, ev, data, r.Model, responseModelPath), nil
 }
+
+// responseModelPath names a lifecycle event's model for
+// codec.AppendRenamed.
+var responseModelPath = [][]string{{"response", "model"}}
 
 // readResponse reads the id, status and usage of the response object
 // that starts b, checked JSON, into r.

@@ -1,0 +1,75 @@
+package anthropic_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+)
+
+// repeatedKeyStreams are message_start and message_delta events whose
+// message, model and usage are repeated, spelled with escapes, or nested
+// where they do not count, with the usage a client's JSON parser reads
+// from them (the last occurrence of a key, decoded, whole).
+var repeatedKeyStreams = []struct {
+	start, delta string
+	want         codec.Usage
+}{
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1},"us\u0061ge":{"input_tokens":20,"output_tokens":1},"mod\u0065l":"up2"`),
+		msgDelta(`"usage":{"output_tokens":5,"input_tokens":100},"us\u0061ge":{"output_tokens":7}`), codec.Usage{Input: 20, Output: 7}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}},"message":{"id":"m2","model":"up2","usage":{"input_tokens":9,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":"x","output_tokens":7}`), codec.Usage{Input: 9, Output: 7}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"cache_read_input_tokens":4,"output_tokens":1},"usage":{"input_tokens":6,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":7},"x":{"usage":{"output_tokens":99}}`), codec.Usage{Input: 6, Output: 7}},
+	{msgStart(`"model":"up\u0031","usage":{"input_tokens":5,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":3,"output_tokens_details":{"thinking_tokens":9}},"usage":{"output_t\u006fkens":4}`),
+		codec.Usage{Input: 5, Output: 4}},
+}
+
+func msgStart(message string) string {
+	return `{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":null,` + message + `}}`
+}
+
+func msgDelta(members string) string {
+	return `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},` + members + `}`
+}
+
+// namedEvent is one event of a stream.
+func namedEvent(name, data string) []byte {
+	return []byte("event: " + name + "\ndata: " + data + "\n\n")
+}
+
+// TestStreamAsClientsRead: the translating decoder and the relay read the
+// usage a client reads, and the relay renames every model in the
+// message, the one a client reads and any before it.
+func TestStreamAsClientsRead(t *testing.T) {
+	for _, c := range repeatedKeyStreams {
+		var d anthropic.StreamDecoder
+		evs, err := d.Decode(nil, []byte("message_start"), []byte(c.start))
+		if err == nil {
+			evs, err = d.Decode(evs, []byte("message_delta"), []byte(c.delta))
+		}
+		var u codec.Usage
+		for _, e := range evs {
+			if e.Kind == codec.EventUsage {
+				u = e.Usage
+			}
+		}
+		if err != nil || u != c.want {
+			t.Errorf("Decode(%s, %s): usage %+v, %v; want %+v", c.start, c.delta, u, err, c.want)
+		}
+
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		var out []byte
+		for _, ev := range [][]byte{namedEvent("message_start", c.start), namedEvent("message_delta", c.delta)} {
+			if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[bytes.Index(ev, []byte("data: "))+6:len(ev)-2], &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) || strings.Count(string(out), `"pub"`) != strings.Count(c.start, `"up`) {
+			t.Errorf("relayed %s: usage %+v; want %+v", out, r.Usage, c.want)
+		}
+	}
+}
