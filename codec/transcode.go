@@ -64,73 +64,163 @@ func (r *Relay) read(name, data []byte) error {
 	return nil
 }
 
-// Renaming is where a dialect's stream events name the model, for
-// RelayRenamed.
+// Renaming is what the relay of a dialect whose events Dec reads finds in
+// them and edits (RelayRenamed): the model a client reads, renamed, and
+// the usage, made the same for every client when a key repeats.
 type Renaming struct {
-	// Key is the model's key as a plain event spells it, quoted: an event
-	// without it, and without a backslash (an escaped key), names none.
-	Key []byte
-	// Paths name the model's members (AppendRenamed).
-	Paths [][]string
-	// Unnamed is the name of the events a client reads no model from
-	// (the bulk of a stream, its deltas) when Dec reads them as such, ""
-	// for none.
+	// Model and Usage are the keys of the model and of the usage object,
+	// top-level members of an event or members of its Parent object
+	// ("": none).
+	Model, Usage, Parent string
+	// Unnamed is the name of the events a client reads neither from (the
+	// bulk of a stream, its deltas) when Dec reads them as such, "" for
+	// none.
 	Unnamed string
 }
 
 // RelayRenamed is RelayEvent for dialects that read the usage with Dec:
 // ev decoded to read its usage (Read), then relayed as it is but for the
-// model, every member that m's paths name renamed (AppendRenamed). An
-// event the decoder rejects is an error only when it is not JSON: an
-// event of a shape the decoder does not expect still goes to a client of
-// the upstream's own style.
+// model, renamed. An event that names the model or the usage more than
+// once, or with escapes, or whose usage object repeats a key, is made one
+// that every JSON parser reads alike, the ones that take the first of a
+// repeated key (OpenAI's and Anthropic's Go SDKs) and the ones that take
+// the last (encoding/json, Python, JavaScript, and Dec): every model
+// renamed, every usage object made the last one as such a parser reads it
+// (rawjson.AppendLast). An event the decoder rejects is an error only
+// when it is not JSON: an event of a shape the decoder does not expect
+// still goes to a client of the upstream's own style.
 func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	name, _ := sse.Field(ev, "event")
 	err := r.read(name, data)
 	if err != nil && !Valid(data) {
 		return dst, ErrNotJSON
 	}
-	if r.Model == "" || len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed ||
-		!bytes.Contains(data, m.Key) && bytes.IndexByte(data, '\\') < 0 {
+	if len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed {
 		return append(dst, ev...), nil
 	}
-	return AppendRenamed(dst, ev, data, r.Model, m.Paths), nil
+	var top, in [2]rawjson.Last
+	again := readNamed(data, rawjson.SkipSpace(data, 0), m, &top)
+	parent := [...]rawjson.Last{{Key: m.Parent}}
+	if m.Parent != "" {
+		if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), parent[:]); parent[0].At >= 0 && data[parent[0].At] == '{' {
+			again = readNamed(data, parent[0].At, m, &in) || again || parent[0].Again
+		}
+	}
+	switch {
+	case again:
+		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, in[1].At), nil
+	case r.Model == "":
+		return append(dst, ev...), nil
+	}
+	return appendNames(dst, ev, data, r.Model, top[0].At, in[0].At), nil
 }
 
-// AppendRenamed appends ev with every member of its data that one of
-// paths names and whose value is a string replaced by model (already
-// JSON-escaped): a path's first key names members of the top-level
-// object, its second members of the objects so named, and so on; keys
-// are compared decoded, and paths differ in their first. Every one is replaced, not only the last that a
-// JSON parser reads, so that no reader of the event finds the upstream's
-// name. data must be a subslice of ev, checked JSON.
-func AppendRenamed(dst, ev, data []byte, model string, paths [][]string) []byte {
-	dst, pos := appendRenamed(dst, ev, cap(ev)-cap(data), data, 0, model, paths, 0, 0)
+// readNamed finds the model and the usage among the members of the
+// object at data[obj]: again reports one named more than once or with
+// escapes, or a usage object that repeats a key.
+func readNamed(data []byte, obj int, m *Renaming, keys *[2]rawjson.Last) (again bool) {
+	keys[0].Key, keys[1].Key = m.Model, m.Usage
+	rawjson.LastKeys(data, obj, keys[:])
+	u := keys[1].At
+	return keys[0].Again || keys[1].Again || u >= 0 && data[u] == '{' && rawjson.Repeats(data[u:])
+}
+
+// appendNames appends ev with the string values at data[a] and data[b]
+// (-1: none) replaced by model.
+func appendNames(dst, ev, data []byte, model string, a, b int) []byte {
+	if a > b && b >= 0 {
+		a, b = b, a
+	}
+	off, pos := cap(ev)-cap(data), 0
+	for _, v := range [2]int{a, b} {
+		if v < 0 || data[v] != '"' {
+			continue
+		}
+		dst = append(append(append(dst, ev[pos:off+v]...), '"'), model...)
+		pos = off + rawjson.StringEnd(data, v) - 1 // its closing quote
+	}
 	return append(dst, ev[pos:]...)
 }
 
-// appendRenamed is AppendRenamed for the object at data[obj], depth keys
-// down the paths, whose offset in ev is off+obj; ev is appended up to pos
-// already, and the new pos is returned.
-func appendRenamed(dst, ev []byte, off int, data []byte, obj int, model string, paths [][]string, depth, pos int) ([]byte, int) {
+// appendNormalized appends ev with every model renamed (when model is not
+// "") and every usage object replaced by the one a parser that takes the
+// last of a repeated key reads, the last reduced to the last of each key
+// (null when there is none): the event's last at data[u], its parent's
+// at data[pu] (-1: none).
+func appendNormalized(dst, ev, data []byte, model string, m *Renaming, u, pu int) []byte {
+	last := func(v int) []byte {
+		if v < 0 {
+			return []byte("null")
+		}
+		return rawjson.AppendLast(nil, data[v:rawjson.ValueEnd(data, v)])
+	}
+	edits := [...]Edit{{Path: []string{m.Model}, Name: model}, {Path: []string{m.Usage}, JSON: last(u)},
+		{Path: []string{m.Parent, m.Model}, Name: model}, {Path: []string{m.Parent, m.Usage}, JSON: last(pu)}}
+	n := 4
+	if m.Parent == "" {
+		n = 2
+	}
+	if model == "" { // the usage alone
+		edits[0], edits[1] = edits[1], edits[3]
+		n /= 2
+	}
+	return AppendEdited(dst, ev, data, edits[:n])
+}
+
+// Edit replaces the value of every member that Path names: Path[0]
+// names members of the top-level object, Path[1] members of the objects
+// so named, and so on, keys compared decoded. Every member so named is
+// replaced, not only the last that a JSON parser reads, so that parsers
+// that take the first of a repeated key read the same.
+type Edit struct {
+	Path []string
+	// JSON, when not nil, replaces the value, whatever it is; else Name
+	// (a string's contents, JSON-escaped) replaces a string value.
+	JSON []byte
+	Name string
+}
+
+// AppendEdited appends ev with the edits made in its data (a subslice of
+// ev, checked JSON); at most 64 edits.
+func AppendEdited(dst, ev, data []byte, edits []Edit) []byte {
+	dst, pos := appendEdited(dst, ev, cap(ev)-cap(data), data, 0, edits, 1<<len(edits)-1, 0, 0)
+	return append(dst, ev[pos:]...)
+}
+
+// appendEdited is AppendEdited for the object at data[obj], whose offset
+// in ev is off+obj, depth keys down the paths of the edits whose bit is
+// set in active; ev is appended up to pos already, and the new pos is
+// returned.
+func appendEdited(dst, ev []byte, off int, data []byte, obj int, edits []Edit, active uint64, depth, pos int) ([]byte, int) {
 	m := rawjson.Members(data[obj:])
 	for m.NextKey() && m.PassValue() {
 		key := m.Key()
 		plain := bytes.IndexByte(key, '\\') < 0
 		v, at := m.Value(), obj+m.ValueStart()
-		for i, p := range paths {
-			if !rawjson.KeyIs(key, plain, p[depth]) {
+		var inner uint64
+		for i := range edits {
+			e := &edits[i]
+			if active>>i&1 == 0 || !rawjson.KeyIs(key, plain, e.Path[depth]) {
 				continue
 			}
-			switch kind := rawjson.KindOf(v); {
-			case len(p) > depth+1 && kind == rawjson.KindObject:
-				dst, pos = appendRenamed(dst, ev, off, data, at, model, paths[i:i+1], depth+1, pos)
-			case len(p) == depth+1 && kind == rawjson.KindString:
-				dst = append(append(dst, ev[pos:off+at]...), '"')
-				dst = append(append(dst, model...), '"')
-				pos = off + at + len(v)
+			if len(e.Path) > depth+1 {
+				inner |= 1 << i
+				continue
 			}
-			break // a member is renamed or entered once
+			if e.JSON == nil && rawjson.KindOf(v) != rawjson.KindString {
+				continue
+			}
+			dst = append(dst, ev[pos:off+at]...)
+			if e.JSON != nil {
+				dst = append(dst, e.JSON...)
+			} else {
+				dst = append(append(append(dst, '"'), e.Name...), '"')
+			}
+			pos, inner = off+at+len(v), 0
+			break
+		}
+		if inner != 0 && rawjson.KindOf(v) == rawjson.KindObject {
+			dst, pos = appendEdited(dst, ev, off, data, at, edits, inner, depth+1, pos)
 		}
 	}
 	return dst, pos

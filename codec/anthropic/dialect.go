@@ -133,21 +133,22 @@ func readUsage(body []byte) (codec.Usage, bool) {
 		return codec.Usage{}, false
 	}
 	var t usageTotals
-	t.apply(&w)
+	if t.apply(&w) != nil {
+		return codec.Usage{}, false
+	}
 	return t.canonical(), true
 }
 
 func (dialect) DecodesRelayed() bool { return true }
 
-// renaming is where a stream names the model: message.model in its
-// message_start (and a response's top-level model); a text delta names
-// none.
-var renaming = codec.Renaming{Key: quotedModel, Paths: [][]string{{"model"}, {"message", "model"}},
-	Unnamed: "content_block_delta"}
+// renaming is what the relay reads and edits of an event: the model and
+// the usage of a message_delta and of a response, and of the message of a
+// message_start; a text delta names neither.
+var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Unnamed: "content_block_delta"}
 
-// RelayEvent relays an event as it is but for the model: every member
-// that names it is renamed, the one a client's JSON parser reads (the
-// last, keys decoded) and any before it.
+// RelayEvent relays an event as it is but for the model, renamed, and,
+// when a key repeats, made one that every client reads alike
+// (codec.RelayRenamed).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }

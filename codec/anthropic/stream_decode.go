@@ -271,7 +271,9 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 			return dst, err
 		}
 		d.usage = usageTotals{}
-		d.usage.apply(&ev.Message.Usage)
+		if err := d.usage.apply(&ev.Message.Usage); err != nil {
+			return dst, err
+		}
 		return append(dst, codec.Event{Kind: codec.EventStart, ID: ev.Message.ID, Model: ev.Message.Model,
 			Usage: d.usage.canonical()}), nil
 	case "content_block_start":
@@ -284,7 +286,9 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 		b.open = false
 		return append(dst, codec.Event{Kind: codec.EventBlockStop, Index: b.canon, Block: b.kind}), nil
 	case "message_delta":
-		d.usage.apply(&ev.Usage)
+		if err := d.usage.apply(&ev.Usage); err != nil {
+			return dst, err
+		}
 		if ev.Delta.StopReason != "" && !d.finished {
 			d.finished = true
 			dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: ParseStopReason(ev.Delta.StopReason),

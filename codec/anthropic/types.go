@@ -178,11 +178,15 @@ type wireUsage struct {
 	OutputTokensDetails      struct {
 		ThinkingTokens int `json:"thinking_tokens"`
 	} `json:"output_tokens_details"`
+	// bad: the last occurrence of a count is no count (UnmarshalJSON
+	// reports it here, not as an error, so that sonic goes on to a later
+	// usage object that replaces this one).
+	bad bool
 }
 
 var absentUsage = wireUsage{-1, -1, -1, -1, struct {
 	ThinkingTokens int `json:"thinking_tokens"`
-}{-1}}
+}{-1}, false}
 
 // usageLens are the lengths of the members of a usage object.
 var usageLens = rawjson.KeyLengths("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
@@ -192,7 +196,7 @@ var usageLens = rawjson.KeyLengths("input_tokens", "cache_creation_input_tokens"
 // where sonic would merge a repeated usage object into the one before and
 // fail on a count that a later occurrence replaces: the object is the last
 // occurrence of its member, whole (null: none), and a count its last
-// occurrence, keys decoded, an error only when that one is no count.
+// occurrence, keys decoded, bad only when that one is no count.
 func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	*u = absentUsage
 	if rawjson.KindOf(b) == rawjson.KindNull {
@@ -218,7 +222,8 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	if end < 0 {
 		return errUsage
 	}
-	return errors.Join(errs[:]...)
+	u.bad = errors.Join(errs[:]...) != nil
+	return nil
 }
 
 var errUsage = errors.New("anthropic: usage is not a JSON object of counts")

@@ -147,12 +147,13 @@ func readUsage(body []byte) (codec.Usage, bool) {
 
 func (dialect) DecodesRelayed() bool { return true }
 
-// renaming is where a chunk names the model: its top-level modelVersion.
-var renaming = codec.Renaming{Key: quotedModelVersion, Paths: [][]string{{"modelVersion"}}}
+// renaming is what the relay reads and edits of a chunk: its top-level
+// modelVersion and usageMetadata.
+var renaming = codec.Renaming{Model: "modelVersion", Usage: "usageMetadata"}
 
-// RelayEvent relays a chunk as it is but for the model: every top-level
-// modelVersion is renamed, the one a client's JSON parser reads (the
-// last, keys decoded) and any before it.
+// RelayEvent relays a chunk as it is but for the model, renamed, and,
+// when a key repeats, made one that every client reads alike
+// (codec.RelayRenamed).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }

@@ -220,6 +220,10 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 		}
 	}
 	if u := usage; u >= 0 && data[u] == '{' {
+		if rawjson.Repeats(data[u:]) {
+			keys, _ := chunkKeys(data, &at)
+			return relayRead(dst, ev, data, r, keys), nil
+		}
 		if usage, err := DecodeUsage(data[u:]); err == nil {
 			r.Usage = usage
 		}
@@ -247,10 +251,16 @@ func chunkKeys(data []byte, at *[4]int) (keys [3]rawjson.Last, plain bool) {
 }
 
 // relayRead is RelayEvent for a chunk whose members are named more than
-// once or with escapes: the last usage and choices count, and every
-// top-level model that is a string is renamed.
+// once or with escapes, or whose usage object repeats a key: the last
+// usage and choices count, and the chunk is made one that every JSON
+// parser reads alike, the ones that take the first of a repeated key
+// (OpenAI's Go SDK) and the ones that take the last (encoding/json,
+// Python, JavaScript, and the gateway): every top-level model that is a
+// string renamed, every top-level usage made the last one as the latter
+// read it (rawjson.AppendLast).
 func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byte {
-	if u := keys[lastUsage].At; u >= 0 && data[u] == '{' {
+	u := keys[lastUsage].At
+	if u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {
 			r.Usage = usage
 		}
@@ -258,10 +268,20 @@ func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byt
 			return dst
 		}
 	}
-	if r.Model == "" {
+	var edits [2]codec.Edit
+	n := 0
+	if r.Model != "" {
+		edits[n] = codec.Edit{Path: modelPath, Name: r.Model}
+		n++
+	}
+	if keys[lastUsage].Again || u >= 0 && data[u] == '{' && rawjson.Repeats(data[u:]) {
+		edits[n] = codec.Edit{Path: usagePath, JSON: rawjson.AppendLast(nil, data[u:rawjson.ValueEnd(data, u)])}
+		n++
+	}
+	if n == 0 {
 		return append(dst, ev...)
 	}
-	return codec.AppendRenamed(dst, ev, data, r.Model, modelPath)
+	return codec.AppendEdited(dst, ev, data, edits[:n])
 }
 
 // emptyArrayAt reports whether the valid JSON b has an empty array at v
@@ -284,7 +304,7 @@ func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
 	}
 	s, e := modelSpanAt(data, v)
 	if s < 0 { // a name with escapes
-		return codec.AppendRenamed(dst, ev, data, model, modelPath)
+		return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: modelPath, Name: model}})
 	}
 	off := cap(ev) - cap(data)
 	dst = append(dst, ev[:off+s]...)
@@ -292,8 +312,9 @@ func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
 	return append(dst, ev[off+e:]...)
 }
 
-// modelPath names a chunk's model for codec.AppendRenamed.
-var modelPath = [][]string{{"model"}}
+// modelPath and usagePath name a chunk's model and usage for
+// codec.AppendEdited.
+var modelPath, usagePath = []string{"model"}, []string{"usage"}
 
 func unsupported(op codec.Op) *codec.Error {
 	return &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "This API has no " + op.String() + " endpoint."}

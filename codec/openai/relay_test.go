@@ -16,13 +16,17 @@ import (
 // own: a check (encoding/json.Valid, which RelayEvent must agree with),
 // then the top-level members as encoding/json's tokenizer reads them, keys
 // decoded: the last usage and choices count, as a client's JSON parser
-// reads them, and every model that is a string is renamed.
+// reads them; every model that is a string is renamed, and when the usage
+// is named twice or with escapes, or repeats a key within, every usage
+// becomes the last reduced to the last of each key (rawjson.AppendLast,
+// TestAppendLast), which parsers that take the first read alike.
 func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	if !json.Valid(data) {
 		return dst, codec.ErrNotJSON
 	}
 	members := topMembers(data)
-	if usage := lastOf(members, "usage"); rawjson.KindOf(usage) == rawjson.KindObject {
+	usage := lastOf(members, "usage")
+	if rawjson.KindOf(usage) == rawjson.KindObject {
 		if u, err := openai.DecodeUsage(usage); err == nil {
 			r.Usage = u
 		}
@@ -30,26 +34,34 @@ func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 			return dst, nil
 		}
 	}
-	if r.Model == "" {
-		return append(dst, ev...), nil
+	var last []byte
+	if n, escaped := named(members, "usage"); n > 1 || escaped || rawjson.KindOf(usage) == rawjson.KindObject && repeatsKeys(usage) {
+		last = rawjson.AppendLast(nil, usage)
 	}
 	off, pos := cap(ev)-cap(data), 0
 	for _, m := range members {
-		if m.key == "model" && rawjson.KindOf(m.value) == rawjson.KindString {
-			dst = append(append(dst, ev[pos:off+m.at]...), '"')
-			dst = append(append(dst, r.Model...), '"')
-			pos = off + m.at + len(m.value)
+		var with []byte
+		switch {
+		case m.key == "model" && r.Model != "" && rawjson.KindOf(m.value) == rawjson.KindString:
+			with = []byte(`"` + r.Model + `"`)
+		case m.key == "usage" && last != nil:
+			with = last
+		default:
+			continue
 		}
+		dst = append(append(dst, ev[pos:off+m.at]...), with...)
+		pos = off + m.at + len(m.value)
 	}
 	return append(dst, ev[pos:]...), nil
 }
 
-// member is a member of an object: its key decoded, its value and where
-// the value starts.
+// member is a member of an object: its key decoded, whether it was
+// spelled with escapes, its value and where the value starts.
 type member struct {
-	key   string
-	value []byte
-	at    int
+	key     string
+	escaped bool
+	value   []byte
+	at      int
 }
 
 // topMembers are the members of the valid JSON b, an object, as
@@ -61,15 +73,42 @@ func topMembers(b []byte) []member {
 	}
 	var ms []member
 	for d.More() {
+		before := int(d.InputOffset())
 		key, _ := d.Token()
 		var v json.RawMessage
 		if d.Decode(&v) != nil {
 			return nil
 		}
 		end := int(d.InputOffset())
-		ms = append(ms, member{key.(string), b[end-len(v) : end], end - len(v)})
+		escaped := bytes.IndexByte(b[before:end-len(v)], '\\') >= 0 // between the value before and this one: the key
+		ms = append(ms, member{key.(string), escaped, b[end-len(v) : end], end - len(v)})
 	}
 	return ms
+}
+
+// named counts the members of ms named key, and reports whether one is
+// spelled with escapes.
+func named(ms []member, key string) (n int, escaped bool) {
+	for _, m := range ms {
+		if m.key == key {
+			n++
+			escaped = escaped || m.escaped
+		}
+	}
+	return n, escaped
+}
+
+// repeatsKeys reports whether the object b, or one nested in it through
+// objects, names a key twice.
+func repeatsKeys(b []byte) bool {
+	seen := map[string]bool{}
+	for _, m := range topMembers(b) {
+		if seen[m.key] || rawjson.KindOf(m.value) == rawjson.KindObject && repeatsKeys(m.value) {
+			return true
+		}
+		seen[m.key] = true
+	}
+	return false
 }
 
 // lastOf is the value of the last of ms named key, or nil.

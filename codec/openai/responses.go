@@ -233,12 +233,12 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 	if r.Model == "" {
 		return append(dst, ev...), nil
 	}
-	return codec.AppendRenamed(dst, ev, data, r.Model, responseModelPath), nil
+	return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: responseModelPath, Name: r.Model}}), nil
 }
 
 // responseModelPath names a lifecycle event's model for
-// codec.AppendRenamed.
-var responseModelPath = [][]string{{"response", "model"}}
+// codec.AppendEdited.
+var responseModelPath = []string{"response", "model"}
 
 // readResponse reads the id, status and usage of the response object
 // that starts b, checked JSON, into r.
