@@ -226,34 +226,63 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 		return append(dst, ev...), nil // a delta: no key named response, in any spelling
 	}
 	keys := [...]rawjson.Last{{Key: "response"}}
-	if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys[:]); keys[0].At < 0 || data[keys[0].At] != '{' {
+	rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys[:])
+	var usage []byte
+	again := keys[0].Again // an earlier response, which a client may read
+	switch at := keys[0].At; {
+	case at >= 0 && data[at] == '{':
+		var repeats bool
+		usage, repeats = readResponse(data[at:], r)
+		again = again || repeats
+	case !again:
 		return append(dst, ev...), nil
 	}
-	readResponse(data[keys[0].At:], r)
-	if r.Model == "" {
+	var edits [2]codec.Edit
+	n := 0
+	if r.Model != "" {
+		edits[n] = codec.Edit{Path: responseModelPath, Name: r.Model}
+		n++
+	}
+	if again { // made the same for a client that reads the first
+		last := []byte("null")
+		if usage != nil {
+			last = rawjson.AppendLast(nil, usage)
+		}
+		edits[n] = codec.Edit{Path: responseUsagePath, JSON: last}
+		n++
+	}
+	if n == 0 {
 		return append(dst, ev...), nil
 	}
-	return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: responseModelPath, Name: r.Model}}), nil
+	return codec.AppendEdited(dst, ev, data, edits[:n]), nil
 }
 
-// responseModelPath names a lifecycle event's model for
-// codec.AppendEdited.
-var responseModelPath = []string{"response", "model"}
+// responseModelPath and responseUsagePath name a lifecycle event's model
+// and usage for codec.AppendEdited.
+var responseModelPath, responseUsagePath = []string{"response", "model"}, []string{"response", "usage"}
 
 // readResponse reads the id, status and usage of the response object
-// that starts b, checked JSON, into r.
-func readResponse(b []byte, r *codec.Relay) {
+// that starts b, checked JSON, into r, and returns the last usage (nil for
+// none); again reports a usage named twice or with escapes, or one that
+// repeats a key.
+func readResponse(b []byte, r *codec.Relay) (usage []byte, again bool) {
 	id, status := ResponseState(b)
 	if len(r.ID) == 0 {
 		r.ID = append(r.ID, id...)
 	}
 	r.Status = append(r.Status[:0], status...)
 	keys := [...]rawjson.Last{{Key: "usage"}}
-	if rawjson.LastKeys(b, 0, keys[:]); keys[0].At >= 0 && b[keys[0].At] == '{' {
-		if u, err := DecodeResponsesUsage(b[keys[0].At:]); err == nil {
+	rawjson.LastKeys(b, 0, keys[:])
+	u := keys[0].At
+	if u < 0 {
+		return nil, keys[0].Again
+	}
+	if b[u] == '{' {
+		if u, err := DecodeResponsesUsage(b[u:]); err == nil {
 			r.Usage = u
 		}
 	}
+	return b[u:rawjson.ValueEnd(b, u)], keys[0].Again || rawjson.Repeats(b[u:])
 }
 
 // AppendStreamError appends the Responses API's error event.

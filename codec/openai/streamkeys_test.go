@@ -3,6 +3,7 @@ package openai_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,10 +49,66 @@ func clientReads(t *testing.T, data []byte) (model string, u codec.Usage) {
 	return model, u
 }
 
+// firstWins decodes the JSON value b as a parser that takes the first of
+// a repeated key reads it (OpenAI's and Anthropic's Go SDKs).
+func firstWins(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var read func() any
+	read = func() any {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		switch tok {
+		case json.Delim('{'):
+			m := map[string]any{}
+			for d.More() {
+				k, _ := d.Token()
+				v := read()
+				if _, ok := m[k.(string)]; !ok {
+					m[k.(string)] = v
+				}
+			}
+			d.Token()
+			return m
+		case json.Delim('['):
+			var a []any
+			for d.More() {
+				a = append(a, read())
+			}
+			d.Token()
+			return a
+		}
+		return tok
+	}
+	return read()
+}
+
+// firstReads is what a parser that takes the first of a repeated key
+// reads of a chunk's model and usage.
+func firstReads(t *testing.T, b []byte) (model string, u codec.Usage) {
+	t.Helper()
+	m, _ := firstWins(t, b).(map[string]any)
+	model, _ = m["model"].(string)
+	usage, _ := m["usage"].(map[string]any)
+	n := func(v any) int {
+		num, _ := v.(json.Number)
+		i, _ := num.Int64()
+		return int(i)
+	}
+	if usage != nil {
+		u.Input, u.Output = n(usage["prompt_tokens"]), n(usage["completion_tokens"])
+	}
+	return model, u
+}
+
 // TestRelayEventAsClientsRead: the relay bills a chunk by the usage a
 // client reads, renames the model a client reads, and leaves no upstream
-// name in an earlier duplicate for a reader that takes the first; as the
-// first event, and after text deltas whose shape the check keeps.
+// name in an earlier duplicate, nor another usage, for a reader that takes
+// the first; as the first event, and after text deltas whose shape the
+// check keeps.
 func TestRelayEventAsClientsRead(t *testing.T) {
 	for _, c := range repeatedKeyChunks {
 		if _, u := clientReads(t, []byte(c.data)); u != c.want {
@@ -72,6 +129,9 @@ func TestRelayEventAsClientsRead(t *testing.T) {
 			model, _ := clientReads(t, out)
 			if wantModel := strings.Contains(c.data, `"up`); wantModel != (model == "pub") || bytes.Contains(out, []byte(`"up`)) {
 				t.Errorf("after %.20s: RelayEvent(%s) = %s", after, c.data, out)
+			}
+			if m, u := firstReads(t, out); m != model || u != c.want {
+				t.Errorf("after %.20s: RelayEvent(%s) = %s, which a first-wins parser reads as %q, %+v", after, c.data, out, m, u)
 			}
 		}
 	}
@@ -152,6 +212,11 @@ func TestResponsesRelayEventAsClientsRead(t *testing.T) {
 		out, err := openai.Responses.RelayEvent(nil, []byte(c.data), []byte(c.data), &r)
 		if err != nil || r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) && c.want != (codec.Usage{}) {
 			t.Errorf("RelayEvent(%s) = %s, %v, usage %+v; want %+v", c.data, out, err, r.Usage, c.want)
+		}
+		first, _ := firstWins(t, out).(map[string]any)["response"].(map[string]any)
+		if u, _ := first["usage"].(map[string]any); (c.want == codec.Usage{}) != (u == nil) || u != nil &&
+			(fmt.Sprint(u["input_tokens"]) != fmt.Sprint(c.want.Input) || fmt.Sprint(u["output_tokens"]) != fmt.Sprint(c.want.Output)) {
+			t.Errorf("RelayEvent(%s) = %s, whose first response's usage is %v", c.data, out, u)
 		}
 	}
 	// A delta with escapes in its text is passed as it is.
