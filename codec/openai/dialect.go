@@ -209,29 +209,33 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 	if !r.Shape.ValidKeys(data, relayKeys, at[:], relayTop) {
 		return dst, codec.ErrNotJSON
 	}
-	model, usage, choices := at[1], at[2], at[3]
-	if kept, same := r.Shape.Matched(); !same || kept != r.PlainKeys {
-		keys, plain := chunkKeys(data, &at)
-		if !plain {
-			return relayRead(dst, ev, data, r, keys), nil
-		}
-		if !same && kept != before {
-			r.PlainKeys = kept // this document is the one kept
-		}
+	if kept, same := r.Shape.Matched(); (!same || kept != r.PlainKeys) && !plainChunk(data, &at, r, before) ||
+		at[2] >= 0 && data[at[2]] == '{' && rawjson.Repeats(data[at[2]:]) {
+		keys, _ := chunkKeys(data, &at)
+		return relayRead(dst, ev, data, r, keys), nil
 	}
-	if u := usage; u >= 0 && data[u] == '{' {
-		if rawjson.Repeats(data[u:]) {
-			keys, _ := chunkKeys(data, &at)
-			return relayRead(dst, ev, data, r, keys), nil
-		}
+	if u := at[2]; u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {
 			r.Usage = usage
 		}
-		if !r.IncludeUsage && emptyArrayAt(data, choices) {
+		if !r.IncludeUsage && emptyArrayAt(data, at[3]) {
 			return dst, nil
 		}
 	}
-	return appendModelAt(dst, ev, data, r.Model, model), nil
+	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
+}
+
+// plainChunk reports whether the chunk data, whose check found the
+// members of relayKeys at at, names each of model, usage and choices once
+// at most, without escapes, where the check found it; Shape kept the
+// chunk when its number of the kept document changed from before, and
+// r.PlainKeys is then that number, when it is plain.
+func plainChunk(data []byte, at *[4]int, r *codec.Relay, before uint32) bool {
+	_, plain := chunkKeys(data, at)
+	if kept, same := r.Shape.Matched(); plain && !same && kept != before {
+		r.PlainKeys = kept
+	}
+	return plain
 }
 
 // chunkKeys reads the top-level keys of the valid chunk data, whose check
