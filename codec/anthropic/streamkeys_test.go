@@ -73,3 +73,15 @@ func TestStreamAsClientsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRelayedAsClientsRead: a whole answer's model and usage are the
+// last of each, keys decoded, where a repeated key refused the answer's
+// usage before.
+func TestReadRelayedAsClientsRead(t *testing.T) {
+	body := `{"id":"m","type":"message","model":"up1","usage":{"input_tokens":1,"output_tokens":1},"content":[],` +
+		`"mod\u0065l":"up2","us\u0061ge":{"input_tokens":7,"output_tokens":"x","output_tokens":8}}`
+	r, ok := anthropic.Dialect.ReadRelayed([]byte(body))
+	if !ok || !r.HasUsage || r.Usage != (codec.Usage{Input: 7, Output: 8}) || body[r.ModelStart:r.ModelEnd] != "up2" {
+		t.Errorf("ReadRelayed(%s) = %+v, %v", body, r, ok)
+	}
+}

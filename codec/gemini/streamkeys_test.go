@@ -57,3 +57,13 @@ func TestStreamAsClientsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRelayedAsClientsRead: a whole answer's modelVersion and
+// usageMetadata are the last of each, keys decoded.
+func TestReadRelayedAsClientsRead(t *testing.T) {
+	body := chunk(`"usageMetadata":{"promptTokenCount":1},"modelVersion":"up1","us\u0061geMetadata":{"promptTokenCount":4,"candidatesTokenCount":5},"m\u006fdelVersion":"up2"`)
+	r, ok := gemini.Dialect.ReadRelayed([]byte(body))
+	if !ok || !r.HasUsage || r.Usage != (codec.Usage{Input: 4, Output: 5}) || body[r.ModelStart:r.ModelEnd] != "up2" {
+		t.Errorf("ReadRelayed(%s) = %+v, %v", body, r, ok)
+	}
+}
