@@ -64,6 +64,18 @@ func (r *Relay) read(name, data []byte) error {
 	return nil
 }
 
+// readStartOrUsage reports whether Dec read a start or a usage in the
+// last event: an event named as a delta but whose data is of another type
+// (which clients read by its type).
+func (r *Relay) readStartOrUsage() bool {
+	for i := range r.events {
+		if k := r.events[i].Kind; k == EventStart || k == EventUsage {
+			return true
+		}
+	}
+	return false
+}
+
 // Renaming is what the relay of a dialect whose events Dec reads finds in
 // them and edits (RelayRenamed): the model a client reads, renamed, and
 // the usage, made the same for every client when a key repeats.
@@ -73,8 +85,8 @@ type Renaming struct {
 	// ("": none).
 	Model, Usage, Parent string
 	// Unnamed is the name of the events a client reads neither from (the
-	// bulk of a stream, its deltas) when Dec reads them as such, "" for
-	// none.
+	// bulk of a stream, its deltas) when Dec reads no start nor usage in
+	// them (clients read an event by its data's type), "" for none.
 	Unnamed string
 }
 
@@ -95,7 +107,7 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	if err != nil && !Valid(data) {
 		return dst, ErrNotJSON
 	}
-	if len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed {
+	if len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed && !r.readStartOrUsage() {
 		return append(dst, ev...), nil
 	}
 	var top, in [2]rawjson.Last

@@ -85,3 +85,34 @@ func TestReadRelayedAsClientsRead(t *testing.T) {
 		t.Errorf("ReadRelayed(%s) = %+v, %v", body, r, ok)
 	}
 }
+
+// TestDeltaNamedOtherType: a message_delta sent under the name
+// content_block_delta reports its usage, as the SDKs read it by its type.
+func TestDeltaNamedOtherType(t *testing.T) {
+	var d anthropic.StreamDecoder
+	evs, err := d.Decode(nil, []byte("message_start"), []byte(msgStart(`"model":"m","usage":{"input_tokens":5,"output_tokens":1}`)))
+	if err == nil {
+		evs, err = d.Decode(evs, []byte("content_block_delta"), []byte(msgDelta(`"usage":{"output_tokens":42}`)))
+	}
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].Kind != codec.EventUsage || evs[len(evs)-1].Usage != (codec.Usage{Input: 5, Output: 42}) {
+		t.Errorf("Decode: %+v, %v", evs, err)
+	}
+}
+
+// TestRelayDeltaNamedOtherType: the relay reads and renames a
+// message_start and a message_delta sent under the name
+// content_block_delta, which the SDKs read by their type.
+func TestRelayDeltaNamedOtherType(t *testing.T) {
+	r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+	var out []byte
+	for _, data := range []string{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}`), msgDelta(`"usage":{"output_tokens":42}`)} {
+		ev := namedEvent("content_block_delta", data)
+		var err error
+		if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[len("event: content_block_delta\ndata: "):len(ev)-2], &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Usage != (codec.Usage{Input: 5, Output: 42}) || bytes.Contains(out, []byte(`"up1"`)) {
+		t.Errorf("relayed %s, usage %+v", out, r.Usage)
+	}
+}
