@@ -40,13 +40,8 @@ type Relay struct {
 	events  []Event
 }
 
-// Read decodes one upstream event with Dec to read the usage it reports.
-func (r *Relay) Read(ev, data []byte) error {
-	name, _ := sse.Field(ev, "event")
-	return r.read(name, data)
-}
-
-// read is Read for the event named name.
+// read decodes one upstream event, named name, with Dec to read the usage
+// it reports.
 func (r *Relay) read(name, data []byte) error {
 	if r.Dec == nil || len(data) == 0 {
 		return nil
@@ -91,7 +86,7 @@ type Renaming struct {
 }
 
 // RelayRenamed is RelayEvent for dialects that read the usage with Dec:
-// ev decoded to read its usage (Read), then relayed as it is but for the
+// ev decoded to read its usage, then relayed as it is but for the
 // model, renamed. An event that names the model or the usage more than
 // once, or with escapes, or whose usage object repeats a key, is made one
 // that every JSON parser reads alike, the ones that take the first of a
