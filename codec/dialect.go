@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/rosetta-gateway/rosetta/codec/rawjson"
+
 // Op is an operation of a provider API: what a client asks the gateway for,
 // and what the gateway asks an upstream for.
 type Op uint8
@@ -218,6 +220,31 @@ func ReadRelayedWith(body []byte, modelSpan func([]byte) (int, int), usage func(
 	var r Relayed
 	r.ModelStart, r.ModelEnd = modelSpan(body)
 	r.Usage, r.HasUsage = usage(body)
+	return r, true
+}
+
+// ReadRelayedLast is ReadRelayed for a style whose answer names its model
+// and its usage by the top-level keys model and usage: the last member of
+// each, keys decoded, as a client's JSON parser reads them, the usage read
+// by readUsage (ok false: none).
+func ReadRelayedLast(body []byte, model, usage string, readUsage func([]byte) (Usage, bool)) (Relayed, bool) {
+	if !Valid(body) {
+		return Relayed{}, false
+	}
+	r := Relayed{ModelStart: -1, ModelEnd: -1}
+	keys := [...]rawjson.Last{{Key: model}, {Key: usage}}
+	if rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), keys[:]) < 0 {
+		return r, true // JSON, if not an answer
+	}
+	if m := keys[0].At; m >= 0 {
+		if s, ok := rawjson.StringBytes(body[m:rawjson.ValueEnd(body, m)]); ok {
+			r.ModelStart = m + 1
+			r.ModelEnd = r.ModelStart + len(s)
+		}
+	}
+	if u := keys[1].At; u >= 0 {
+		r.Usage, r.HasUsage = readUsage(body[u:rawjson.ValueEnd(body, u)])
+	}
 	return r, true
 }
 

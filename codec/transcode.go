@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 	"github.com/rosetta-gateway/rosetta/codec/sse"
 )
@@ -26,6 +28,11 @@ type Relay struct {
 	// differ only in their text (rawjson.Shape); its buffer is kept from
 	// stream to stream.
 	Shape rawjson.Shape
+	// PlainKeys numbers the document Shape keeps (rawjson.Shape.Matched)
+	// when the dialect found each top-level key it reads named once in
+	// it, without escapes: a document that matches it has its keys where
+	// Shape's check found the first of each. 0: none.
+	PlainKeys uint32
 	// Dec is a decoder of the stream's dialect, reset for the stream, for
 	// dialects that read the usage by decoding the events.
 	Dec     StreamDecoder
@@ -33,13 +40,13 @@ type Relay struct {
 	events  []Event
 }
 
-// Read decodes one upstream event with Dec to read the usage it reports.
-func (r *Relay) Read(ev, data []byte) error {
+// read decodes one upstream event, named name, with Dec to read the usage
+// it reports.
+func (r *Relay) read(name, data []byte) error {
 	if r.Dec == nil || len(data) == 0 {
 		return nil
 	}
 	r.decoded = true
-	name, _ := sse.Field(ev, "event")
 	var err error
 	if r.events, err = r.Dec.Decode(r.events[:0], name, data); err != nil {
 		return err
@@ -52,31 +59,178 @@ func (r *Relay) Read(ev, data []byte) error {
 	return nil
 }
 
-// RelayDecoded is RelayEvent for dialects whose model name modelSpan finds:
-// ev decoded to read its usage (Read), then relayed as it is but for the
-// model. An event the decoder rejects is an error only when it is not JSON:
-// an event of a shape the decoder does not expect still goes to a client
-// of the upstream's own style.
-func RelayDecoded(dst, ev, data []byte, r *Relay, modelSpan func([]byte) (int, int)) ([]byte, error) {
-	if err := r.Read(ev, data); err != nil && !Valid(data) {
-		return dst, ErrNotJSON
-	}
-	return AppendModelEvent(dst, ev, data, r.Model, modelSpan), nil
-}
-
-// AppendModelEvent appends ev with the model name modelSpan finds in its
-// data replaced by model (already JSON-escaped); ev as it is when model is
-// "" or the data names none. data must be a subslice of ev.
-func AppendModelEvent(dst, ev, data []byte, model string, modelSpan func([]byte) (int, int)) []byte {
-	if model != "" && len(data) > 0 {
-		if s, e := modelSpan(data); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, model...)
-			return append(dst, ev[off+e:]...)
+// readStartOrUsage reports whether Dec read a start or a usage in the
+// last event: an event named as a delta but whose data is of another type
+// (which clients read by its type).
+func (r *Relay) readStartOrUsage() bool {
+	for i := range r.events {
+		if k := r.events[i].Kind; k == EventStart || k == EventUsage {
+			return true
 		}
 	}
-	return append(dst, ev...)
+	return false
+}
+
+// Renaming is what the relay of a dialect whose events Dec reads finds in
+// them and edits (RelayRenamed): the model a client reads, renamed, and
+// the usage, made the same for every client when a key repeats.
+type Renaming struct {
+	// Model and Usage are the keys of the model and of the usage object,
+	// top-level members of an event or members of its Parent object
+	// ("": none).
+	Model, Usage, Parent string
+	// Unnamed is the name of the events a client reads neither from (the
+	// bulk of a stream, its deltas) when Dec reads no start nor usage in
+	// them (clients read an event by its data's type), "" for none.
+	Unnamed string
+}
+
+// RelayRenamed is RelayEvent for dialects that read the usage with Dec:
+// ev decoded to read its usage, then relayed as it is but for the
+// model, renamed. An event that names the model or the usage more than
+// once, or with escapes, or whose usage object repeats a key, is made one
+// that every JSON parser reads alike, the ones that take the first of a
+// repeated key (OpenAI's and Anthropic's Go SDKs) and the ones that take
+// the last (encoding/json, Python, JavaScript, and Dec): every model
+// renamed, every usage object made the last one as such a parser reads it
+// (rawjson.AppendLast). An event the decoder rejects is an error only
+// when it is not JSON: an event of a shape the decoder does not expect
+// still goes to a client of the upstream's own style.
+func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
+	name, _ := sse.Field(ev, "event")
+	err := r.read(name, data)
+	if err != nil && !Valid(data) {
+		return dst, ErrNotJSON
+	}
+	if len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed && !r.readStartOrUsage() {
+		return append(dst, ev...), nil
+	}
+	var top, in [2]rawjson.Last
+	again := readNamed(data, rawjson.SkipSpace(data, 0), m, &top)
+	parent := [...]rawjson.Last{{Key: m.Parent}}
+	if m.Parent != "" {
+		if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), parent[:]); parent[0].At >= 0 && data[parent[0].At] == '{' {
+			again = readNamed(data, parent[0].At, m, &in) || again || parent[0].Again
+		}
+	}
+	switch {
+	case again:
+		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, in[1].At), nil
+	case r.Model == "":
+		return append(dst, ev...), nil
+	}
+	return appendNames(dst, ev, data, r.Model, top[0].At, in[0].At), nil
+}
+
+// readNamed finds the model and the usage among the members of the
+// object at data[obj]: again reports one named more than once or with
+// escapes, or a usage object that repeats a key.
+func readNamed(data []byte, obj int, m *Renaming, keys *[2]rawjson.Last) (again bool) {
+	keys[0].Key, keys[1].Key = m.Model, m.Usage
+	rawjson.LastKeys(data, obj, keys[:])
+	u := keys[1].At
+	return keys[0].Again || keys[1].Again || u >= 0 && data[u] == '{' && rawjson.Repeats(data[u:])
+}
+
+// appendNames appends ev with the string values at data[a] and data[b]
+// (-1: none) replaced by model.
+func appendNames(dst, ev, data []byte, model string, a, b int) []byte {
+	if a > b && b >= 0 {
+		a, b = b, a
+	}
+	off, pos := cap(ev)-cap(data), 0
+	for _, v := range [2]int{a, b} {
+		if v < 0 || data[v] != '"' {
+			continue
+		}
+		dst = append(append(append(dst, ev[pos:off+v]...), '"'), model...)
+		pos = off + rawjson.StringEnd(data, v) - 1 // its closing quote
+	}
+	return append(dst, ev[pos:]...)
+}
+
+// appendNormalized appends ev with every model renamed (when model is not
+// "") and every usage object replaced by the one a parser that takes the
+// last of a repeated key reads, the last reduced to the last of each key
+// (null when there is none): the event's last at data[u], its parent's
+// at data[pu] (-1: none).
+func appendNormalized(dst, ev, data []byte, model string, m *Renaming, u, pu int) []byte {
+	last := func(v int) []byte {
+		if v < 0 {
+			return []byte("null")
+		}
+		return rawjson.AppendLast(nil, data[v:rawjson.ValueEnd(data, v)])
+	}
+	edits := [...]Edit{{Path: []string{m.Model}, Name: model}, {Path: []string{m.Usage}, JSON: last(u)},
+		{Path: []string{m.Parent, m.Model}, Name: model}, {Path: []string{m.Parent, m.Usage}, JSON: last(pu)}}
+	n := 4
+	if m.Parent == "" {
+		n = 2
+	}
+	if model == "" { // the usage alone
+		edits[0], edits[1] = edits[1], edits[3]
+		n /= 2
+	}
+	return AppendEdited(dst, ev, data, edits[:n])
+}
+
+// Edit replaces the value of every member that Path names: Path[0]
+// names members of the top-level object, Path[1] members of the objects
+// so named, and so on, keys compared decoded. Every member so named is
+// replaced, not only the last that a JSON parser reads, so that parsers
+// that take the first of a repeated key read the same.
+type Edit struct {
+	Path []string
+	// JSON, when not nil, replaces the value, whatever it is; else Name
+	// (a string's contents, JSON-escaped) replaces a string value.
+	JSON []byte
+	Name string
+}
+
+// AppendEdited appends ev with the edits made in its data (a subslice of
+// ev, checked JSON); at most 64 edits.
+func AppendEdited(dst, ev, data []byte, edits []Edit) []byte {
+	dst, pos := appendEdited(dst, ev, cap(ev)-cap(data), data, 0, edits, 1<<len(edits)-1, 0, 0)
+	return append(dst, ev[pos:]...)
+}
+
+// appendEdited is AppendEdited for the object at data[obj], whose offset
+// in ev is off+obj, depth keys down the paths of the edits whose bit is
+// set in active; ev is appended up to pos already, and the new pos is
+// returned.
+func appendEdited(dst, ev []byte, off int, data []byte, obj int, edits []Edit, active uint64, depth, pos int) ([]byte, int) {
+	m := rawjson.Members(data[obj:])
+	for m.NextKey() && m.PassValue() {
+		key := m.Key()
+		plain := bytes.IndexByte(key, '\\') < 0
+		v, at := m.Value(), obj+m.ValueStart()
+		var inner uint64
+		for i := range edits {
+			e := &edits[i]
+			if active>>i&1 == 0 || !rawjson.KeyIs(key, plain, e.Path[depth]) {
+				continue
+			}
+			if len(e.Path) > depth+1 {
+				inner |= 1 << i
+				continue
+			}
+			if e.JSON == nil && rawjson.KindOf(v) != rawjson.KindString {
+				continue
+			}
+			dst = append(dst, ev[pos:off+at]...)
+			if e.JSON != nil {
+				dst = append(dst, e.JSON...)
+			} else {
+				dst = append(append(append(dst, '"'), e.Name...), '"')
+			}
+			pos, inner = off+at+len(v), 0
+			break
+		}
+		if inner != 0 && rawjson.KindOf(v) == rawjson.KindObject {
+			dst, pos = appendEdited(dst, ev, off, data, at, edits, inner, depth+1, pos)
+		}
+	}
+	return dst, pos
 }
 
 // end reads what the end of a stream implies for its usage.

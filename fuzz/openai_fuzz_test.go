@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
@@ -166,9 +167,10 @@ func members(b []byte) (map[string]json.RawMessage, map[string]int) {
 	return m, counts
 }
 
-// FuzzStreamChunk checks ModelSpan, the search for a chunk's model: it
-// never panics, and a span it reports is a plain string's contents within
-// the input.
+// FuzzStreamChunk checks the relay's renaming of a chunk's model: it
+// never panics, a chunk it takes is JSON and stays JSON, and every
+// top-level model that is a string, in any spelling, bears the public
+// name (the one a client's parser reads, and any earlier duplicate).
 func FuzzStreamChunk(f *testing.F) {
 	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chunk_*.json",
 		"../codec/rawjson/testdata/corpus/openai_chat_response*.json")
@@ -176,6 +178,7 @@ func FuzzStreamChunk(f *testing.F) {
 		`{"id":"x", "model": "gpt-4o" ,"choices":[],"usage" : {"prompt_tokens":1}}`,
 		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"model\":\"x\",\"usage\":{}}"}}]}}],"model":"real","usage":null}`,
 		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}`,
+		`{"model":"a","mod\u0065l":"b","x":{"model":"c"},"model":"d\u0031"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -184,12 +187,27 @@ func FuzzStreamChunk(f *testing.F) {
 		if len(b) > 64<<10 {
 			return
 		}
-		ms, me := openai.ModelSpan(b)
-		switch {
-		case (ms < 0 || me < 0) && (ms != -1 || me != -1):
-			t.Fatalf("ModelSpan(%q) = %d, %d", b, ms, me)
-		case ms >= 0 && (ms < 1 || me < ms || me >= len(b) || b[ms-1] != '"' || b[me] != '"' || bytes.ContainsAny(b[ms:me], `"\`)):
-			t.Fatalf("ModelSpan(%q) = %d, %d: not a plain string's contents", b, ms, me)
+		r := codec.Relay{Model: "pub", IncludeUsage: true}
+		out, err := openai.Dialect.RelayEvent(nil, b, b, &r)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("RelayEvent(%q) = %q, not JSON", b, out)
+		}
+		d := json.NewDecoder(bytes.NewReader(out))
+		if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+			return
+		}
+		for d.More() {
+			key, _ := d.Token()
+			var v any
+			if d.Decode(&v) != nil {
+				t.Fatalf("RelayEvent(%q) = %q", b, out)
+			}
+			if s, ok := v.(string); key == "model" && ok && s != "pub" {
+				t.Fatalf("RelayEvent(%q) = %q: a model %q left", b, out, s)
+			}
 		}
 	})
 }

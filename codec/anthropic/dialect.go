@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
-
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
 )
@@ -88,57 +86,32 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 	return rawjson.AppendReplaced(dst, body, "model", model)
 }
 
+// ReadRelayed reads a whole answer's model and usage, the last of each,
+// as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedWith(body, modelSpan, readUsage)
+	return codec.ReadRelayedLast(body, "model", "usage", readUsage)
 }
 
-var quotedModel = []byte(`"model"`)
-
-// modelSpan finds the model of a Message: the top-level "model" of a
-// response, or message.model in a stream's message_start.
-func modelSpan(data []byte) (int, int) {
-	if !bytes.Contains(data, quotedModel) {
-		return -1, -1 // most stream events: no key "model" anywhere
-	}
-	f := [...]rawjson.Field{{Key: "model"}, {Key: "message"}}
-	if rawjson.Lookup(data, f[:], false) != nil {
-		return -1, -1
-	}
-	if f[0].Start >= 0 {
-		return rawjson.StringSpan(data, f[0])
-	}
-	m := f[1]
-	if m.Start < 0 || rawjson.KindOf(data[m.Start:m.End]) != rawjson.KindObject {
-		return -1, -1
-	}
-	inner := [...]rawjson.Field{{Key: "model"}}
-	if rawjson.Lookup(data[m.Start:m.End], inner[:], false) != nil || inner[0].Start < 0 {
-		return -1, -1
-	}
-	s, e := rawjson.StringSpan(data[m.Start:m.End], inner[0])
-	if s < 0 {
-		return -1, -1
-	}
-	return m.Start + s, m.Start + e
-}
-
-// readUsage reads the top-level usage of a Message.
-func readUsage(body []byte) (codec.Usage, bool) {
-	f := [...]rawjson.Field{{Key: "usage"}}
-	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
-		return codec.Usage{}, false
-	}
+// readUsage reads a Message's usage object.
+func readUsage(v []byte) (codec.Usage, bool) {
 	w := absentUsage
-	if unmarshal(body[f[0].Start:f[0].End], &w) != nil {
+	var t usageTotals
+	if rawjson.KindOf(v) != rawjson.KindObject || unmarshal(v, &w) != nil || t.apply(&w) != nil {
 		return codec.Usage{}, false
 	}
-	var t usageTotals
-	t.apply(&w)
 	return t.canonical(), true
 }
 
 func (dialect) DecodesRelayed() bool { return true }
 
+// renaming is what the relay reads and edits of an event: the model and
+// the usage of a message_delta and of a response, and of the message of a
+// message_start; a text delta names neither.
+var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Unnamed: "content_block_delta"}
+
+// RelayEvent relays an event as it is but for the model, renamed, and,
+// when a key repeats, made one that every client reads alike
+// (codec.RelayRenamed).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }

@@ -83,7 +83,9 @@ func DecodeResponse(body []byte, r *codec.Response) error {
 	r.Stop = ParseStopReason(w.StopReason)
 	r.StopSequence = w.StopSequence
 	var t usageTotals
-	t.apply(&w.Usage)
+	if err := t.apply(&w.Usage); err != nil {
+		return err
+	}
 	r.Usage = t.canonical()
 	return nil
 }
@@ -113,8 +115,12 @@ type usageTotals struct {
 	input, cacheRead, cacheWrite, output, thinking int
 }
 
-// apply overlays the counts that u carries (absent ones are -1).
-func (t *usageTotals) apply(u *wireUsage) {
+// apply overlays the counts that u carries (absent ones are -1); it fails
+// on a usage whose last occurrence of a count is no count.
+func (t *usageTotals) apply(u *wireUsage) error {
+	if u.bad {
+		return errUsage
+	}
 	set := func(dst *int, v int) {
 		if v >= 0 {
 			*dst = v
@@ -125,6 +131,7 @@ func (t *usageTotals) apply(u *wireUsage) {
 	set(&t.cacheWrite, u.CacheCreationInputTokens)
 	set(&t.output, u.OutputTokens)
 	set(&t.thinking, u.OutputTokensDetails.ThinkingTokens)
+	return nil
 }
 
 // canonical is the canonical usage: Input counts the cached tokens too.

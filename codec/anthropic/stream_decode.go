@@ -80,13 +80,14 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 }
 
 // dataType reads the type member of an event's data, for streams whose
-// events have no SSE name.
+// events have no SSE name and for an event whose name its data belies: the
+// last, as a client's JSON parser reads it.
 func dataType(data []byte) []byte {
-	f := [...]rawjson.Field{{Key: "type"}}
-	if rawjson.Lookup(data, f[:], false) != nil || f[0].Start < 0 {
+	f := [...]rawjson.Last{{Key: "type"}}
+	if rawjson.LastKeys(data, 0, f[:]) < 0 || f[0].At < 0 {
 		return nil
 	}
-	s, _ := rawjson.StringBytes(data[f[0].Start:f[0].End])
+	s, _ := rawjson.StringBytes(data[f[0].At:rawjson.ValueEnd(data, f[0].At)])
 	return s
 }
 
@@ -176,8 +177,14 @@ func closesTwice(b []byte) bool {
 	return braces == 2
 }
 
-// deltaGeneral decodes a content_block_delta of any spelling.
+// deltaGeneral decodes a content_block_delta of any spelling. An event so
+// named whose data is of another type is read as its type says, as the
+// SDKs read it (they pick the event by its name, its kind by the data's
+// type): a message_delta so named still reports its usage.
 func (d *StreamDecoder) deltaGeneral(dst []codec.Event, data []byte) ([]codec.Event, error) {
+	if t := dataType(data); t != nil && string(t) != "content_block_delta" {
+		return d.decodeOther(dst, data)
+	}
 	f := [...]rawjson.Field{{Key: "index"}, {Key: "delta"}}
 	if err := rawjson.Lookup(data, f[:], false); err != nil {
 		return dst, fmt.Errorf("anthropic: content_block_delta: %w", err)
@@ -267,8 +274,13 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 	}
 	switch ev.Type {
 	case "message_start":
+		if err := d.lastMessage(data); err != nil {
+			return dst, err
+		}
 		d.usage = usageTotals{}
-		d.usage.apply(&ev.Message.Usage)
+		if err := d.usage.apply(&ev.Message.Usage); err != nil {
+			return dst, err
+		}
 		return append(dst, codec.Event{Kind: codec.EventStart, ID: ev.Message.ID, Model: ev.Message.Model,
 			Usage: d.usage.canonical()}), nil
 	case "content_block_start":
@@ -281,7 +293,9 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 		b.open = false
 		return append(dst, codec.Event{Kind: codec.EventBlockStop, Index: b.canon, Block: b.kind}), nil
 	case "message_delta":
-		d.usage.apply(&ev.Usage)
+		if err := d.usage.apply(&ev.Usage); err != nil {
+			return dst, err
+		}
 		if ev.Delta.StopReason != "" && !d.finished {
 			d.finished = true
 			dst = append(dst, codec.Event{Kind: codec.EventFinish, Stop: ParseStopReason(ev.Delta.StopReason),
@@ -298,6 +312,22 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 		}}), nil
 	}
 	return dst, nil
+}
+
+// lastMessage reads the message of a message_start again, alone, when
+// the event names one more than once or with escapes: sonic merged them,
+// a client's JSON parser reads the last whole.
+func (d *StreamDecoder) lastMessage(data []byte) error {
+	m := [...]rawjson.Last{{Key: "message"}}
+	if rawjson.LastKeys(data, 0, m[:]); !m[0].Again {
+		return nil
+	}
+	msg := &d.ev.Message
+	msg.reset()
+	if err := d.json.decode(data[m[0].At:rawjson.ValueEnd(data, m[0].At)], msg); err != nil {
+		return fmt.Errorf("anthropic: cannot decode stream event: %w", err)
+	}
+	return nil
 }
 
 func (d *StreamDecoder) blockStart(dst []codec.Event) ([]codec.Event, error) {

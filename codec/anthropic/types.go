@@ -178,11 +178,96 @@ type wireUsage struct {
 	OutputTokensDetails      struct {
 		ThinkingTokens int `json:"thinking_tokens"`
 	} `json:"output_tokens_details"`
+	// bad: the last occurrence of a count is no count (UnmarshalJSON
+	// reports it here, not as an error, so that sonic goes on to a later
+	// usage object that replaces this one).
+	bad bool
 }
 
 var absentUsage = wireUsage{-1, -1, -1, -1, struct {
 	ThinkingTokens int `json:"thinking_tokens"`
-}{-1}}
+}{-1}, false}
+
+// usageLens are the lengths of the members of a usage object.
+var usageLens = rawjson.KeyLengths("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+	"output_tokens", "output_tokens_details")
+
+// UnmarshalJSON reads a usage object as a client's JSON parser reads it,
+// where sonic would merge a repeated usage object into the one before and
+// fail on a count that a later occurrence replaces: the object is the last
+// occurrence of its member, whole (null: none), and a count its last
+// occurrence, keys decoded, bad only when that one is no count.
+func (u *wireUsage) UnmarshalJSON(b []byte) error {
+	*u = absentUsage
+	if rawjson.KindOf(b) == rawjson.KindNull {
+		return nil
+	}
+	var errs [5]error // of each member's last occurrence
+	end := rawjson.Object(b, 2, usageLens, func(k []byte, v int, plain bool) int {
+		var end int
+		switch {
+		case rawjson.KeyIs(k, plain, "input_tokens"):
+			u.InputTokens, end, errs[0] = usageCount(b, v)
+		case rawjson.KeyIs(k, plain, "cache_creation_input_tokens"):
+			u.CacheCreationInputTokens, end, errs[1] = usageCount(b, v)
+		case rawjson.KeyIs(k, plain, "cache_read_input_tokens"):
+			u.CacheReadInputTokens, end, errs[2] = usageCount(b, v)
+		case rawjson.KeyIs(k, plain, "output_tokens"):
+			u.OutputTokens, end, errs[3] = usageCount(b, v)
+		case rawjson.KeyIs(k, plain, "output_tokens_details"):
+			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v)
+		}
+		return end
+	})
+	if end < 0 {
+		return errUsage
+	}
+	u.bad = errors.Join(errs[:]...) != nil
+	return nil
+}
+
+var errUsage = errors.New("anthropic: usage is not a JSON object of counts")
+
+// usageCount reads the count at b[v]: -1 (absent) for null. end is just
+// past it, below 0 when it is no JSON value.
+func usageCount(b []byte, v int) (n, end int, err error) {
+	if end = rawjson.CheckValue(b, v, 2); end < 0 {
+		return -1, end, nil
+	}
+	if n, j := rawjson.Count(b, v); j == end {
+		return n, end, nil
+	}
+	if rawjson.KindOf(b[v:end]) == rawjson.KindNull {
+		return -1, end, nil
+	}
+	return -1, end, errUsage
+}
+
+// thinkingCount reads the last thinking_tokens of the details object at
+// b[v] (null: absent).
+func thinkingCount(b []byte, v int) (n, end int, err error) {
+	n = -1
+	switch rawjson.KindOf(b[v:]) {
+	case rawjson.KindNull:
+		return n, rawjson.CheckValue(b, v, 2), nil
+	case rawjson.KindObject:
+	default:
+		return n, rawjson.CheckValue(b, v, 2), errUsage
+	}
+	d := b[v:]
+	end = rawjson.Object(d, 3, rawjson.KeyLengths("thinking_tokens"), func(k []byte, w int, plain bool) int {
+		if !rawjson.KeyIs(k, plain, "thinking_tokens") {
+			return 0
+		}
+		var end int
+		n, end, err = usageCount(d, w)
+		return end
+	})
+	if end < 0 {
+		return n, end, nil
+	}
+	return n, v + end, err
+}
 
 // wireEvent is the data of a stream event other than a text, thinking or
 // tool-argument delta (those take a hand-written path).

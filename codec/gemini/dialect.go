@@ -113,33 +113,17 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 
 var quotedRequests = []byte(`"requests"`)
 
+// ReadRelayed reads a whole answer's modelVersion and usageMetadata, the
+// last of each, as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedWith(body, modelSpan, readUsage)
+	return codec.ReadRelayedLast(body, "modelVersion", "usageMetadata", readUsage)
 }
 
-var quotedModelVersion = []byte(`"modelVersion"`)
-
-// modelSpan finds the top-level modelVersion of a response or chunk.
-func modelSpan(data []byte) (int, int) {
-	if !bytes.Contains(data, quotedModelVersion) {
-		return -1, -1
-	}
-	f := [...]rawjson.Field{{Key: "modelVersion"}}
-	if rawjson.Lookup(data, f[:], false) != nil {
-		return -1, -1
-	}
-	return rawjson.StringSpan(data, f[0])
-}
-
-// readUsage reads the top-level usageMetadata of a response.
-func readUsage(body []byte) (codec.Usage, bool) {
-	f := [...]rawjson.Field{{Key: "usageMetadata"}}
-	if rawjson.Lookup(body, f[:], false) != nil || f[0].Start < 0 {
-		return codec.Usage{}, false
-	}
+// readUsage reads a response's usageMetadata.
+func readUsage(v []byte) (codec.Usage, bool) {
 	var w wireUsage
-	p := parser{b: body[f[0].Start:f[0].End]}
-	if !parseUsage(&p, &w) {
+	p := parser{b: v}
+	if rawjson.KindOf(v) != rawjson.KindObject || !parseUsage(&p, &w) {
 		return codec.Usage{}, false
 	}
 	return decodeUsage(&w), true
@@ -147,8 +131,15 @@ func readUsage(body []byte) (codec.Usage, bool) {
 
 func (dialect) DecodesRelayed() bool { return true }
 
+// renaming is what the relay reads and edits of a chunk: its top-level
+// modelVersion and usageMetadata.
+var renaming = codec.Renaming{Model: "modelVersion", Usage: "usageMetadata"}
+
+// RelayEvent relays a chunk as it is but for the model, renamed, and,
+// when a key repeats, made one that every client reads alike
+// (codec.RelayRenamed).
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	return codec.RelayDecoded(dst, ev, data, r, modelSpan)
+	return codec.RelayRenamed(dst, ev, data, r, &renaming)
 }
 
 // Framing is how a Gemini client reads a stream: SSE with alt=sse, else

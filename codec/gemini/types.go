@@ -219,35 +219,43 @@ func parseResponseMedia(p *parser, fr *wireFunctionResponse, sd *strDecoder) boo
 	return !p.err
 }
 
-// parseUsage reads a UsageMetadata.
+// parseUsage reads a UsageMetadata into u, which it resets: a repeated
+// usageMetadata counts as its last occurrence, whole, as a client's JSON
+// parser reads it, and so does a repeated count, whose error is that of
+// its last occurrence alone.
 func parseUsage(p *parser, u *wireUsage) bool {
+	*u = wireUsage{}
 	var kb [40]byte
 	l, ok := p.object()
 	if !ok {
 		return false
 	}
+	var bad uint8 // a bit per count whose last occurrence is no count
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
 		var n *int
+		var bit uint8
 		switch string(fold(&kb, k)) {
 		case "prompttokencount":
-			n = &u.PromptTokenCount
+			n, bit = &u.PromptTokenCount, 1
 		case "candidatestokencount":
-			n = &u.CandidatesTokenCount
+			n, bit = &u.CandidatesTokenCount, 2
 		case "cachedcontenttokencount":
-			n = &u.CachedContentTokenCount
+			n, bit = &u.CachedContentTokenCount, 4
 		case "thoughtstokencount":
-			n = &u.ThoughtsTokenCount
+			n, bit = &u.ThoughtsTokenCount, 8
 		case "tooluseprompttokencount":
-			n = &u.ToolUsePromptTokenCount
+			n, bit = &u.ToolUsePromptTokenCount, 16
 		default:
 			p.skip()
 			continue
 		}
-		if *n, ok = p.int(); !ok {
-			return false
+		if *n, ok = p.int(); ok {
+			bad &^= bit
+		} else {
+			bad |= bit
 		}
 	}
-	return !p.err
+	return !p.err && bad == 0
 }
 
 // wireChunk is what the response decoders read of a GenerateContentResponse

@@ -180,22 +180,39 @@ func (dialect) DecodesRelayed() bool { return false }
 
 // relayKeys are the keys RelayEvent has the JSON check find: the first
 // "content" (a text delta's, the string that varies from chunk to chunk:
-// rawjson.Shape), the first "model" (where ModelSpan would find it), and
-// the top-level "usage" and "choices" (relayTop).
+// rawjson.Shape), the first "model", and the top-level "usage" and
+// "choices" (relayTop). Where each of the last three is a top-level key
+// named once without escapes (chunkKeys), these are the members a client
+// reads.
 var relayKeys = []string{"content", "model", "usage", "choices"}
 
 const relayTop = 1<<2 | 1<<3
+
+// The top-level members RelayEvent reads, as rawjson.LastKeys finds them.
+const (
+	lastModel = iota
+	lastUsage
+	lastChoices
+)
 
 // RelayEvent checks that the chunk is JSON (through the stream's
 // rawjson.Shape: a text delta like the one before costs a check of its
 // text), reads the usage of the chunk that reports it, and leaves that
 // chunk out when the gateway asked for it for itself (the client did not
 // set stream_options.include_usage; see ChatRequest.AppendUpstream): a
-// chunk with a top-level usage object and no choices.
+// chunk with a top-level usage object and no choices. The usage and
+// choices read are the last top-level members so named, keys decoded, as
+// a client's JSON parser reads them; every top-level model is renamed.
 func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	var at [4]int
+	before, _ := r.Shape.Matched()
 	if !r.Shape.ValidKeys(data, relayKeys, at[:], relayTop) {
 		return dst, codec.ErrNotJSON
+	}
+	if kept, same := r.Shape.Matched(); (!same || kept != r.PlainKeys) && !plainChunk(data, &at, r, before) ||
+		at[2] >= 0 && data[at[2]] == '{' && rawjson.Repeats(data[at[2]:]) {
+		keys, _ := chunkKeys(data, &at)
+		return relayRead(dst, ev, data, r, keys), nil
 	}
 	if u := at[2]; u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {
@@ -206,6 +223,69 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 		}
 	}
 	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
+}
+
+// plainChunk reports whether the chunk data, whose check found the
+// members of relayKeys at at, names each of model, usage and choices once
+// at most, without escapes, where the check found it; Shape kept the
+// chunk when its number of the kept document changed from before, and
+// r.PlainKeys is then that number, when it is plain.
+func plainChunk(data []byte, at *[4]int, r *codec.Relay, before uint32) bool {
+	_, plain := chunkKeys(data, at)
+	if kept, same := r.Shape.Matched(); plain && !same && kept != before {
+		r.PlainKeys = kept
+	}
+	return plain
+}
+
+// chunkKeys reads the top-level keys of the valid chunk data, whose check
+// found the members of relayKeys at at: plain reports whether each of
+// model, usage and choices is named once at most, without escapes, and
+// where the check found it (the first model, at any depth, is the
+// top-level one).
+func chunkKeys(data []byte, at *[4]int) (keys [3]rawjson.Last, plain bool) {
+	keys = [3]rawjson.Last{{Key: "model"}, {Key: "usage"}, {Key: "choices"}}
+	rawjson.LastKeys(data, 0, keys[:])
+	for k, l := range keys {
+		if l.Again || l.At != at[k+1] {
+			return keys, false
+		}
+	}
+	return keys, true
+}
+
+// relayRead is RelayEvent for a chunk whose members are named more than
+// once or with escapes, or whose usage object repeats a key: the last
+// usage and choices count, and the chunk is made one that every JSON
+// parser reads alike, the ones that take the first of a repeated key
+// (OpenAI's Go SDK) and the ones that take the last (encoding/json,
+// Python, JavaScript, and the gateway): every top-level model that is a
+// string renamed, every top-level usage made the last one as the latter
+// read it (rawjson.AppendLast).
+func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byte {
+	u := keys[lastUsage].At
+	if u >= 0 && data[u] == '{' {
+		if usage, err := DecodeUsage(data[u:]); err == nil {
+			r.Usage = usage
+		}
+		if !r.IncludeUsage && emptyArrayAt(data, keys[lastChoices].At) {
+			return dst
+		}
+	}
+	var edits [2]codec.Edit
+	n := 0
+	if r.Model != "" {
+		edits[n] = codec.Edit{Path: modelPath, Name: r.Model}
+		n++
+	}
+	if keys[lastUsage].Again || u >= 0 && data[u] == '{' && rawjson.Repeats(data[u:]) {
+		edits[n] = codec.Edit{Path: usagePath, JSON: rawjson.AppendLast(nil, data[u:rawjson.ValueEnd(data, u)])}
+		n++
+	}
+	if n == 0 {
+		return append(dst, ev...)
+	}
+	return codec.AppendEdited(dst, ev, data, edits[:n])
 }
 
 // emptyArrayAt reports whether the valid JSON b has an empty array at v
@@ -220,18 +300,25 @@ func emptyArrayAt(b []byte, v int) bool {
 
 // appendModelAt appends ev with the model name whose value starts at
 // data[v] (-1: none) replaced by model (as it stands between quotes); ev
-// as it is when model is "". data must be a subslice of ev.
+// as it is when model is "". data must be a subslice of ev, checked JSON,
+// whose only top-level model is at v.
 func appendModelAt(dst, ev, data []byte, model string, v int) []byte {
-	if model != "" {
-		if s, e := modelSpanAt(data, v); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, model...)
-			return append(dst, ev[off+e:]...)
-		}
+	if model == "" || v < 0 || data[v] != '"' {
+		return append(dst, ev...)
 	}
-	return append(dst, ev...)
+	s, e := modelSpanAt(data, v)
+	if s < 0 { // a name with escapes
+		return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: modelPath, Name: model}})
+	}
+	off := cap(ev) - cap(data)
+	dst = append(dst, ev[:off+s]...)
+	dst = append(dst, model...)
+	return append(dst, ev[off+e:]...)
 }
+
+// modelPath and usagePath name a chunk's model and usage for
+// codec.AppendEdited.
+var modelPath, usagePath = []string{"model"}, []string{"usage"}
 
 func unsupported(op codec.Op) *codec.Error {
 	return &codec.Error{Status: 404, Kind: codec.KindNotFound, Message: "This API has no " + op.String() + " endpoint."}

@@ -79,15 +79,6 @@ func wireStream(tb testing.TB, n int) []byte {
 	return append(b, bytes.Join(tail, nil)...)
 }
 
-func BenchmarkModelSpan(b *testing.B) {
-	chunk := []byte(chunkContent)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(chunk)))
-	for b.Loop() {
-		openai.ModelSpan(chunk)
-	}
-}
-
 // BenchmarkParse reads and checks a chat request as the pass-through path
 // does: a ~3 KB one with tools, and a ~1 MB one carrying a base64 image.
 func BenchmarkParse(b *testing.B) {

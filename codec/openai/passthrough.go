@@ -320,17 +320,9 @@ func (r *ChatRequest) usageEdit(body []byte) edit {
 	}
 }
 
-var keyModel = []byte(`"model"`)
-
-// ModelSpan finds the value of the "model" field of a response or stream
-// chunk: the span of the name between its quotes, or -1, -1. It looks for the
-// first `"model":"` (an unescaped quote followed by a colon can only be a
-// key, never string content), which in OpenAI output is the top-level one:
-// it precedes "choices". Names with escapes are reported as absent.
-func ModelSpan(b []byte) (start, end int) { return modelSpanAt(b, valueAfterKey(b, keyModel)) }
-
-// modelSpanAt is ModelSpan given v, the offset of the value of the first
-// "model" key (valueAfterKey), or -1.
+// modelSpanAt is the span of the model name whose value starts at b[v]
+// (-1: none) between its quotes, or -1, -1 when it is no string or has
+// escapes.
 func modelSpanAt(b []byte, v int) (start, end int) {
 	if v < 0 || b[v] != '"' {
 		return -1, -1
@@ -340,36 +332,6 @@ func modelSpanAt(b []byte, v int) (start, end int) {
 		return -1, -1
 	}
 	return v + 1, v + 1 + n
-}
-
-// valueAfterKey returns the offset of the value that follows the first
-// occurrence of the quoted key and a colon, or -1.
-func valueAfterKey(b, key []byte) int {
-	for off := 0; ; {
-		i := bytes.Index(b[off:], key)
-		if i < 0 {
-			return -1
-		}
-		at := off + i
-		j := rawjson.SkipSpace(b, at+len(key))
-		if j < len(b) && b[j] == ':' && !escaped(b, at) {
-			if j = rawjson.SkipSpace(b, j+1); j < len(b) {
-				return j
-			}
-			return -1
-		}
-		off += i + len(key)
-	}
-}
-
-// escaped reports whether the quote at b[i] is escaped: preceded by an odd
-// number of backslashes (then it ends a key like "a\"model", not "model").
-func escaped(b []byte, i int) bool {
-	n := 0
-	for i-1-n >= 0 && b[i-1-n] == '\\' {
-		n++
-	}
-	return n%2 == 1
 }
 
 // DecodeUsage decodes the OpenAI usage object at the start of b (what
@@ -416,38 +378,38 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // readUsage reads the usage object at the start of b, nested depth levels
 // deep in its document, in one pass that also checks it as rawjson.Valid
 // does, and returns it with the offset just past it: end is -1 when it is
-// not JSON (err then set too), err also set when a count is no count (the
-// first error is reported). A member read twice counts as its last
-// occurrence, a key with escapes as it decodes: what a client's JSON
-// parser reads.
+// not JSON (err then set too), err also set when a count is no count. A
+// member read twice counts as its last occurrence, a key with escapes as
+// it decodes: what a client's JSON parser reads; so does an error, a
+// count that a later occurrence of its member replaces is none.
 func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
+	var errs [4]error // of the last occurrence of each member, in usageKeys' order
 	end, broken := rawjson.ObjectError(b, depth, k.lens, func(key []byte, v int, plain bool) int {
 		if !plain {
 			key = unescaped(key, k.names)
 		}
-		var e error
 		end := 0
 		switch { // compared in place, not copied to a string
 		case string(key) == k.input:
-			u.Input, end, e = countAt(b, v, depth)
+			u.Input, end, errs[0] = countAt(b, v, depth)
 		case string(key) == k.output:
-			u.Output, end, e = countAt(b, v, depth)
+			u.Output, end, errs[1] = countAt(b, v, depth)
 		case string(key) == k.inputDetails:
-			u.CachedInput, end, e = detail(b, v, depth, "cached_tokens")
+			u.CachedInput, end, errs[2] = detail(b, v, depth, "cached_tokens")
 		case string(key) == k.outputDetails:
-			u.Reasoning, end, e = detail(b, v, depth, "reasoning_tokens")
-		default:
-			return 0
-		}
-		if err == nil {
-			err = e
+			u.Reasoning, end, errs[3] = detail(b, v, depth, "reasoning_tokens")
 		}
 		return end
 	})
 	if broken != nil {
 		return u, -1, broken
 	}
-	return u, end, err
+	for _, err := range errs {
+		if err != nil {
+			return u, end, err
+		}
+	}
+	return u, end, nil
 }
 
 // countAt checks the value at b[v], a member of an object nested depth

@@ -13,41 +13,113 @@ import (
 )
 
 // relayReference is RelayEvent written plainly, each step a pass of its
-// own: a check (encoding/json.Valid, which RelayEvent must agree with), the
-// top-level usage and choices read member by member (keys as spelled, the
-// first of a name), and ModelSpan's search for the first "model".
+// own: a check (encoding/json.Valid, which RelayEvent must agree with),
+// then the top-level members as encoding/json's tokenizer reads them, keys
+// decoded: the last usage and choices count, as a client's JSON parser
+// reads them; every model that is a string is renamed, and when the usage
+// is named twice or with escapes, or repeats a key within, every usage
+// becomes the last reduced to the last of each key (rawjson.AppendLast,
+// TestAppendLast), which parsers that take the first read alike.
 func relayReference(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	if !json.Valid(data) {
 		return dst, codec.ErrNotJSON
 	}
-	if usage := topMember(data, "usage"); rawjson.KindOf(usage) == rawjson.KindObject {
+	members := topMembers(data)
+	usage := lastOf(members, "usage")
+	if rawjson.KindOf(usage) == rawjson.KindObject {
 		if u, err := openai.DecodeUsage(usage); err == nil {
 			r.Usage = u
 		}
-		if !r.IncludeUsage && rawjson.ArrayEmpty(topMember(data, "choices")) {
+		if !r.IncludeUsage && rawjson.ArrayEmpty(lastOf(members, "choices")) {
 			return dst, nil
 		}
 	}
-	if r.Model != "" {
-		if s, e := openai.ModelSpan(data); s >= 0 {
-			off := cap(ev) - cap(data)
-			dst = append(dst, ev[:off+s]...)
-			dst = append(dst, r.Model...)
-			return append(dst, ev[off+e:]...), nil
-		}
+	var last []byte
+	if n, escaped := named(members, "usage"); n > 1 || escaped || rawjson.KindOf(usage) == rawjson.KindObject && repeatsKeys(usage) {
+		last = rawjson.AppendLast(nil, usage)
 	}
-	return append(dst, ev...), nil
+	off, pos := cap(ev)-cap(data), 0
+	for _, m := range members {
+		var with []byte
+		switch {
+		case m.key == "model" && r.Model != "" && rawjson.KindOf(m.value) == rawjson.KindString:
+			with = []byte(`"` + r.Model + `"`)
+		case m.key == "usage" && last != nil:
+			with = last
+		default:
+			continue
+		}
+		dst = append(append(dst, ev[pos:off+m.at]...), with...)
+		pos = off + m.at + len(m.value)
+	}
+	return append(dst, ev[pos:]...), nil
 }
 
-// topMember is the value of the first top-level member of the object b
-// whose key is spelled key, or nil.
-func topMember(b []byte, key string) []byte {
-	for m := rawjson.Members(b); m.Next(); {
-		if string(m.Key()) == key {
-			return m.Value()
+// member is a member of an object: its key decoded, whether it was
+// spelled with escapes, its value and where the value starts.
+type member struct {
+	key     string
+	escaped bool
+	value   []byte
+	at      int
+}
+
+// topMembers are the members of the valid JSON b, an object, as
+// encoding/json's tokenizer reads them; none when b is no object.
+func topMembers(b []byte) []member {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var ms []member
+	for d.More() {
+		before := int(d.InputOffset())
+		key, _ := d.Token()
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return nil
+		}
+		end := int(d.InputOffset())
+		escaped := bytes.IndexByte(b[before:end-len(v)], '\\') >= 0 // between the value before and this one: the key
+		ms = append(ms, member{key.(string), escaped, b[end-len(v) : end], end - len(v)})
+	}
+	return ms
+}
+
+// named counts the members of ms named key, and reports whether one is
+// spelled with escapes.
+func named(ms []member, key string) (n int, escaped bool) {
+	for _, m := range ms {
+		if m.key == key {
+			n++
+			escaped = escaped || m.escaped
 		}
 	}
-	return nil
+	return n, escaped
+}
+
+// repeatsKeys reports whether the object b, or one nested in it through
+// objects, names a key twice.
+func repeatsKeys(b []byte) bool {
+	seen := map[string]bool{}
+	for _, m := range topMembers(b) {
+		if seen[m.key] || rawjson.KindOf(m.value) == rawjson.KindObject && repeatsKeys(m.value) {
+			return true
+		}
+		seen[m.key] = true
+	}
+	return false
+}
+
+// lastOf is the value of the last of ms named key, or nil.
+func lastOf(ms []member, key string) []byte {
+	var v []byte
+	for _, m := range ms {
+		if m.key == key {
+			v = m.value
+		}
+	}
+	return v
 }
 
 // checkRelay compares RelayEvent with relayReference on one event whose

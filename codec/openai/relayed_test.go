@@ -90,9 +90,9 @@ func keyName(k []byte) string {
 	return name
 }
 
-// decodeUsageReference reads a checked usage object member by member, the
-// details objects in passes of their own: the last of a repeated member
-// counts.
+// decodeUsageReference reads a checked usage object a member at a time,
+// each in a pass of its own: the last of a repeated member counts, and so
+// does its error alone (one that a later occurrence replaces is not read).
 func decodeUsageReference(b []byte, k *usageKeys) (u codec.Usage, err error) {
 	detail := func(v []byte, key string) (int, error) {
 		switch rawjson.KindOf(v) {
@@ -107,16 +107,22 @@ func decodeUsageReference(b []byte, k *usageKeys) (u codec.Usage, err error) {
 		}
 		return 0, nil
 	}
-	for m := rawjson.Members(b); m.Next() && err == nil; {
-		switch v := m.Value(); keyName(m.Key()) {
-		case k.input:
-			u.Input, err = count(v)
-		case k.output:
-			u.Output, err = count(v)
-		case k.inputDetails:
-			u.CachedInput, err = detail(v, "cached_tokens")
-		case k.outputDetails:
-			u.Reasoning, err = detail(v, "reasoning_tokens")
+	for _, m := range []struct {
+		key, detail string
+		n           *int
+	}{{k.input, "", &u.Input}, {k.output, "", &u.Output}, {k.inputDetails, "cached_tokens", &u.CachedInput}, {k.outputDetails, "reasoning_tokens", &u.Reasoning}} {
+		v := lastMember(b, m.key)
+		if v == nil {
+			continue
+		}
+		var e error
+		if m.detail == "" {
+			*m.n, e = count(v)
+		} else {
+			*m.n, e = detail(v, m.detail)
+		}
+		if err == nil {
+			err = e
 		}
 	}
 	return u, err

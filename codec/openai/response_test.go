@@ -11,16 +11,32 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/openai"
 )
 
-func TestModelSpan(t *testing.T) {
-	// f checks the model ModelSpan finds in b; ok is false for none.
+// TestRelayRenamesModel checks the model RelayEvent renames: the
+// top-level one, whatever its spelling, and nothing that only looks like
+// it; an event that is not JSON is refused.
+func TestRelayRenamesModel(t *testing.T) {
+	// f checks that relaying b renames its model, which was want, when ok,
+	// and leaves b as it is when not.
 	f := func(b, want string, ok bool) {
 		t.Helper()
-		s, e := openai.ModelSpan([]byte(b))
-		switch {
-		case !ok && (s != -1 || e != -1):
-			t.Errorf("ModelSpan(%s) = [%d:%d], want none", b, s, e)
-		case ok && (s < 0 || e < s || e > len(b) || b[s:e] != want):
-			t.Errorf("ModelSpan(%s) = [%d:%d], want %q", b, s, e, want)
+		r := codec.Relay{Model: "pub", IncludeUsage: true}
+		out, err := openai.Dialect.RelayEvent(nil, []byte(b), []byte(b), &r)
+		if err != nil {
+			if ok || json.Valid([]byte(b)) {
+				t.Errorf("RelayEvent(%s): %v", b, err)
+			}
+			return
+		}
+		if !ok {
+			if string(out) != b {
+				t.Errorf("RelayEvent(%s) = %s, want it as it is", b, out)
+			}
+			return
+		}
+		var in, got struct{ Model string }
+		if json.Unmarshal([]byte(b), &in) != nil || json.Unmarshal(out, &got) != nil || in.Model != want || got.Model != "pub" ||
+			want != "" && !strings.Contains(b, `\`) && strings.Replace(b, `"`+want+`"`, `"pub"`, 1) != string(out) {
+			t.Errorf("RelayEvent(%s) = %s, want model %q renamed", b, out, want)
 		}
 	}
 	for _, c := range []string{chunkRole, chunkContent, chunkFinish, chunkUsage, chunkNoUsage} {
@@ -40,9 +56,12 @@ func TestModelSpan(t *testing.T) {
 	f(`{"models":"x","model_name":"y"}`, "", false)
 	f(`{"a\"model":"evil","model":"real"}`, "real", true) // a key ending in an escaped quote and "model"
 	f(`{"a\\":1,"model":"real"}`, "real", true)           // an escaped backslash before a real quote
+	f(`{"x":{"model":"nested"}}`, "", false)              // not the chunk's model
 
-	// No plain string value.
-	f(`{"model":"gpt\u002d4o"}`, "", false) // escaped names are reported absent
+	// A name or a key with escapes is renamed as a client reads it.
+	f(`{"model":"gpt\u002d4o"}`, "gpt-4o", true)
+	f(`{"mod\u0065l":"gpt-4o"}`, "gpt-4o", true)
+	// No string value.
 	f(`{"model":null}`, "", false)
 	f(`{"model":4}`, "", false)
 	f(`{"model":`, "", false)
@@ -200,10 +219,7 @@ func TestAppendChunk(t *testing.T) {
 		case (finish == "") != (ch.FinishReason == nil) || finish != "" && *ch.FinishReason != finish:
 			t.Errorf("AppendChunk(finish %q): %s", finish, b)
 		}
-		// The relay's scanners read what the encoder writes.
-		if s, e := openai.ModelSpan(b); s < 0 || string(b[s:e]) != c.Model {
-			t.Errorf("ModelSpan(%s) = [%d:%d]", b, s, e)
-		}
+		// The relay reads what the encoder writes.
 		if out, u := relayed(t, b); !bytes.Equal(out, b) || u != (codec.Usage{}) {
 			t.Errorf("the relay made %s of a content chunk, usage %+v: %s", out, u, b)
 		}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 
@@ -203,37 +204,85 @@ func (responsesDialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	return readRelayed(body, &responsesUsage)
 }
 
-// eventKeys are what an event is checked for: the response object of the
-// lifecycle events (response.created, .in_progress, .completed, …), and
-// in it the model and the usage (the first of either key in a valid event
-// is the response's: a response's model precedes its output, and no
-// output item has a usage).
-var eventKeys = []string{"response", "model", "usage"}
+// eventKeys are what an event is checked for: the top-level response
+// object of the lifecycle events (response.created, .in_progress,
+// .completed, …).
+var eventKeys = []string{"response"}
 
 // RelayEvent checks that the event is JSON, and on a lifecycle event
 // reads the response's id and status into r (the id once, from the first)
 // and its usage, and puts the public model name in. Other events (the
-// deltas) are only checked. It allocates nothing once r's buffers have
-// grown.
+// deltas) are only checked. The response, and its model and usage, are
+// the last members so named, keys decoded, as a client's JSON parser reads
+// them; the model of every response object is renamed. It allocates
+// nothing once r's buffers have grown.
 func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
-	var at [3]int
-	if !rawjson.ValidKeys(data, eventKeys, at[:]) {
+	var at [1]int
+	if !rawjson.ValidTopKeys(data, eventKeys, at[:]) {
 		return dst, codec.ErrNotJSON
 	}
-	if at[0] < 0 || data[at[0]] != '{' {
+	resp := at[0]
+	if resp < 0 && bytes.IndexByte(data, '\\') < 0 {
+		return append(dst, ev...), nil // a delta: no key named response, in any spelling
+	}
+	keys := [...]rawjson.Last{{Key: "response"}}
+	rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys[:])
+	var usage []byte
+	again := keys[0].Again // an earlier response, which a client may read
+	switch at := keys[0].At; {
+	case at >= 0 && data[at] == '{':
+		var repeats bool
+		usage, repeats = readResponse(data[at:], r)
+		again = again || repeats
+	case !again:
 		return append(dst, ev...), nil
 	}
-	id, status := ResponseState(data[at[0]:])
+	var edits [2]codec.Edit
+	n := 0
+	if r.Model != "" {
+		edits[n] = codec.Edit{Path: responseModelPath, Name: r.Model}
+		n++
+	}
+	if again { // made the same for a client that reads the first
+		last := []byte("null")
+		if usage != nil {
+			last = rawjson.AppendLast(nil, usage)
+		}
+		edits[n] = codec.Edit{Path: responseUsagePath, JSON: last}
+		n++
+	}
+	if n == 0 {
+		return append(dst, ev...), nil
+	}
+	return codec.AppendEdited(dst, ev, data, edits[:n]), nil
+}
+
+// responseModelPath and responseUsagePath name a lifecycle event's model
+// and usage for codec.AppendEdited.
+var responseModelPath, responseUsagePath = []string{"response", "model"}, []string{"response", "usage"}
+
+// readResponse reads the id, status and usage of the response object
+// that starts b, checked JSON, into r, and returns the last usage (nil for
+// none); again reports a usage named twice or with escapes, or one that
+// repeats a key.
+func readResponse(b []byte, r *codec.Relay) (usage []byte, again bool) {
+	id, status := ResponseState(b)
 	if len(r.ID) == 0 {
 		r.ID = append(r.ID, id...)
 	}
 	r.Status = append(r.Status[:0], status...)
-	if at[2] >= 0 && data[at[2]] == '{' {
-		if u, err := DecodeResponsesUsage(data[at[2]:]); err == nil {
+	keys := [...]rawjson.Last{{Key: "usage"}}
+	rawjson.LastKeys(b, 0, keys[:])
+	u := keys[0].At
+	if u < 0 {
+		return nil, keys[0].Again
+	}
+	if b[u] == '{' {
+		if u, err := DecodeResponsesUsage(b[u:]); err == nil {
 			r.Usage = u
 		}
 	}
-	return appendModelAt(dst, ev, data, r.Model, at[1]), nil
+	return b[u:rawjson.ValueEnd(b, u)], keys[0].Again || rawjson.Repeats(b[u:])
 }
 
 // AppendStreamError appends the Responses API's error event.

@@ -527,8 +527,12 @@ func (d *StreamDecoder) slowChunk(data []byte, v *chunkView) error {
 		return errors.New("openai: cannot decode a stream chunk: " + err.Error())
 	}
 	v.id, v.model, v.err = w.ID, w.Model, w.Error
-	if w.Usage != nil {
-		v.hasUsage, v.usage = true, w.Usage.canonical()
+	if rawjson.KindOf(w.Usage) == rawjson.KindObject {
+		u, err := readChunkUsage(w.Usage)
+		if err != nil {
+			return errors.New("openai: cannot decode a stream chunk: " + err.Error())
+		}
+		v.hasUsage, v.usage = true, u
 	}
 	for i := range w.Choices {
 		c := &w.Choices[i]
@@ -549,4 +553,22 @@ func (d *StreamDecoder) slowChunk(data []byte, v *chunkView) error {
 		break
 	}
 	return nil
+}
+
+// readChunkUsage reads a chunk's usage object as DecodeUsage does (the
+// last of a repeated member, and its error alone), with DeepSeek's count
+// of cached input when the details hold none.
+func readChunkUsage(b []byte) (codec.Usage, error) {
+	u, err := DecodeUsage(b)
+	if err != nil || u.CachedInput != 0 {
+		return u, err
+	}
+	hit := [...]rawjson.Last{{Key: "prompt_cache_hit_tokens"}}
+	if rawjson.LastKeys(b, 0, hit[:]); hit[0].At >= 0 {
+		end := rawjson.ValueEnd(b, hit[0].At)
+		if u.CachedInput, err = count(b[hit[0].At:end]); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
 }

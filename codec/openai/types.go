@@ -240,7 +240,7 @@ type wireChunk struct {
 	ID      string            `json:"id"`
 	Model   string            `json:"model"`
 	Choices []wireChunkChoice `json:"choices"`
-	Usage   *wireFullUsage    `json:"usage"`
+	Usage   rawValue          `json:"usage"` // read by readChunkUsage
 	Error   rawValue          `json:"error"`
 }
 

@@ -31,6 +31,8 @@ type Shape struct {
 	// that a key with its top bit names (0: none): doc[:split] is a
 	// valid object's start up to a member.
 	split int
+	kept  uint32 // numbers the documents kept (Matched)
+	same  bool   // the last document was the kept one but for its strings
 }
 
 // shapeMax bounds the documents kept, so that a stream's big event does not
@@ -50,7 +52,8 @@ func (s *Shape) Reset() { s.doc, s.split = s.doc[:0], 0 }
 // keys must not be more than shapeKeys, and be the same from call to call.
 // It never allocates once its buffer has grown.
 func (s *Shape) ValidKeys(b []byte, keys []string, at []int, top uint64) bool {
-	if shift, ok := s.match(b); ok {
+	shift, ok := s.match(b)
+	if s.same = ok; ok {
 		for k := range keys {
 			switch at[k] = s.at[k]; {
 			case s.ls > 0 && at[k] >= s.le:
@@ -74,6 +77,14 @@ func (s *Shape) ValidKeys(b []byte, keys []string, at []int, top uint64) bool {
 	return true
 }
 
+// Matched reports whether the last ValidKeys call found its document to be
+// the kept one with other contents in its varying strings: its keys are
+// then the kept document's, spelled as there. kept numbers the kept
+// document (it changes each time one is kept; 0 before the first), so
+// that a caller can remember what it read of one: the call that kept a
+// document is the one after which kept changed.
+func (s *Shape) Matched() (kept uint32, ok bool) { return s.kept, s.same }
+
 // keep keeps the valid document b, whose keys are at at, and its
 // varying strings, the first of which starts at at[0].
 func (s *Shape) keep(b []byte, keys []string, at []int, top uint64) {
@@ -82,6 +93,7 @@ func (s *Shape) keep(b []byte, keys []string, at []int, top uint64) {
 		s.ls, s.le = 0, 0 // none, or the first string itself
 	}
 	s.doc = append(s.doc[:0], b...)
+	s.kept++
 	copy(s.at[:], at[:len(keys)])
 	s.split = 0
 	for k, key := range keys {

@@ -199,8 +199,8 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
-// firstKey is where a search for the key finds its value (as
-// openai.ModelSpan searches): after the first `"key"` whose quote no odd
+// firstKey is where a search for the key finds its value (as the
+// relay's search for a chunk's model once did): after the first `"key"` whose quote no odd
 // run of backslashes precedes and that a colon follows; -1 if none.
 func firstKey(b []byte, key string) int {
 	k := []byte(`"` + key + `"`)

@@ -1,0 +1,118 @@
+package anthropic_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rosetta-gateway/rosetta/codec"
+	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+)
+
+// repeatedKeyStreams are message_start and message_delta events whose
+// message, model and usage are repeated, spelled with escapes, or nested
+// where they do not count, with the usage a client's JSON parser reads
+// from them (the last occurrence of a key, decoded, whole).
+var repeatedKeyStreams = []struct {
+	start, delta string
+	want         codec.Usage
+}{
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1},"us\u0061ge":{"input_tokens":20,"output_tokens":1},"mod\u0065l":"up2"`),
+		msgDelta(`"usage":{"output_tokens":5,"input_tokens":100},"us\u0061ge":{"output_tokens":7}`), codec.Usage{Input: 20, Output: 7}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}},"message":{"id":"m2","model":"up2","usage":{"input_tokens":9,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":"x","output_tokens":7}`), codec.Usage{Input: 9, Output: 7}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"cache_read_input_tokens":4,"output_tokens":1},"usage":{"input_tokens":6,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":7},"x":{"usage":{"output_tokens":99}}`), codec.Usage{Input: 6, Output: 7}},
+	{msgStart(`"model":"up\u0031","usage":{"input_tokens":5,"output_tokens":1}`),
+		msgDelta(`"usage":{"output_tokens":3,"output_tokens_details":{"thinking_tokens":9}},"usage":{"output_t\u006fkens":4}`),
+		codec.Usage{Input: 5, Output: 4}},
+}
+
+func msgStart(message string) string {
+	return `{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"stop_reason":null,` + message + `}}`
+}
+
+func msgDelta(members string) string {
+	return `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},` + members + `}`
+}
+
+// namedEvent is one event of a stream.
+func namedEvent(name, data string) []byte {
+	return []byte("event: " + name + "\ndata: " + data + "\n\n")
+}
+
+// TestStreamAsClientsRead: the translating decoder and the relay read the
+// usage a client reads, and the relay renames every model in the
+// message, the one a client reads and any before it.
+func TestStreamAsClientsRead(t *testing.T) {
+	for _, c := range repeatedKeyStreams {
+		var d anthropic.StreamDecoder
+		evs, err := d.Decode(nil, []byte("message_start"), []byte(c.start))
+		if err == nil {
+			evs, err = d.Decode(evs, []byte("message_delta"), []byte(c.delta))
+		}
+		var u codec.Usage
+		for _, e := range evs {
+			if e.Kind == codec.EventUsage {
+				u = e.Usage
+			}
+		}
+		if err != nil || u != c.want {
+			t.Errorf("Decode(%s, %s): usage %+v, %v; want %+v", c.start, c.delta, u, err, c.want)
+		}
+
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		var out []byte
+		for _, ev := range [][]byte{namedEvent("message_start", c.start), namedEvent("message_delta", c.delta)} {
+			if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[bytes.Index(ev, []byte("data: "))+6:len(ev)-2], &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) || strings.Count(string(out), `"pub"`) != strings.Count(c.start, `"up`) {
+			t.Errorf("relayed %s: usage %+v; want %+v", out, r.Usage, c.want)
+		}
+	}
+}
+
+// TestReadRelayedAsClientsRead: a whole answer's model and usage are the
+// last of each, keys decoded, where a repeated key refused the answer's
+// usage before.
+func TestReadRelayedAsClientsRead(t *testing.T) {
+	body := `{"id":"m","type":"message","model":"up1","usage":{"input_tokens":1,"output_tokens":1},"content":[],` +
+		`"mod\u0065l":"up2","us\u0061ge":{"input_tokens":7,"output_tokens":"x","output_tokens":8}}`
+	r, ok := anthropic.Dialect.ReadRelayed([]byte(body))
+	if !ok || !r.HasUsage || r.Usage != (codec.Usage{Input: 7, Output: 8}) || body[r.ModelStart:r.ModelEnd] != "up2" {
+		t.Errorf("ReadRelayed(%s) = %+v, %v", body, r, ok)
+	}
+}
+
+// TestDeltaNamedOtherType: a message_delta sent under the name
+// content_block_delta reports its usage, as the SDKs read it by its type.
+func TestDeltaNamedOtherType(t *testing.T) {
+	var d anthropic.StreamDecoder
+	evs, err := d.Decode(nil, []byte("message_start"), []byte(msgStart(`"model":"m","usage":{"input_tokens":5,"output_tokens":1}`)))
+	if err == nil {
+		evs, err = d.Decode(evs, []byte("content_block_delta"), []byte(msgDelta(`"usage":{"output_tokens":42}`)))
+	}
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].Kind != codec.EventUsage || evs[len(evs)-1].Usage != (codec.Usage{Input: 5, Output: 42}) {
+		t.Errorf("Decode: %+v, %v", evs, err)
+	}
+}
+
+// TestRelayDeltaNamedOtherType: the relay reads and renames a
+// message_start and a message_delta sent under the name
+// content_block_delta, which the SDKs read by their type.
+func TestRelayDeltaNamedOtherType(t *testing.T) {
+	r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+	var out []byte
+	for _, data := range []string{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}`), msgDelta(`"usage":{"output_tokens":42}`)} {
+		ev := namedEvent("content_block_delta", data)
+		var err error
+		if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[len("event: content_block_delta\ndata: "):len(ev)-2], &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Usage != (codec.Usage{Input: 5, Output: 42}) || bytes.Contains(out, []byte(`"up1"`)) {
+		t.Errorf("relayed %s, usage %+v", out, r.Usage)
+	}
+}
