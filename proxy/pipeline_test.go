@@ -35,6 +35,20 @@ func BenchmarkForwardState(b *testing.B) {
 	}
 }
 
+// TestForwardStateKeepsAnswerBuffer: a new state's whole answer keeps its
+// body buffer when dropped, for the next answer, from the first attempt
+// on; one past maxKeptAnswer goes.
+func TestForwardStateKeepsAnswerBuffer(t *testing.T) {
+	st := forwardStates.New().(*forwardState)
+	for _, size := range []int{1 << 10, maxKeptAnswer + 1} {
+		st.resp.SetBody(make([]byte, size))
+		st.dropResponse(&st.resp)
+		if kept := cap(st.resp.Body()) > 0; kept != (size <= maxKeptAnswer) {
+			t.Errorf("a %d-byte answer's buffer kept: %t", size, kept)
+		}
+	}
+}
+
 // TestForwardStateKeepsURI: a request made with a state whose last attempt
 // went to the same URL (kept parsed), to another URL after it, or to one
 // the channel does not keep (a response's own) is written byte for byte
