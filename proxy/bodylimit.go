@@ -29,7 +29,7 @@ func (g *Gateway) uploadHead(h *fasthttp.RequestHeader) bool {
 	if !h.IsPost() {
 		return false
 	}
-	return g.postPaths.find(headPath(h)).upload
+	return g.posts.find(headPath(h)).upload
 }
 
 // headPath is the path fasthttp's URI parse would find in the head's

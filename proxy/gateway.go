@@ -82,10 +82,9 @@ type Gateway struct {
 	log        *slog.Logger
 	access     *accessLog // nil: access lines go to log
 	keys       *keyring
-	posts      map[string]postRoute // read only once built
-	postPaths  *postTable           // posts by path, for the handler
-	store      store.Store          // nil without one
-	usage      UsageSink            // nil without one
+	posts      postTable   // the POST routes without parameters; read only once built
+	store      store.Store // nil without one
+	usage      UsageSink   // nil without one
 	limiter    *ratelimit.Limiter
 	cluster    *cluster.Node // nil on a single node
 	server     *fasthttp.Server
@@ -157,8 +156,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 			g.watchStore(seen, keyEvery, channelEvery, g.stopWatch)
 		}()
 	}
-	g.posts = g.postRoutes()
-	g.postPaths = newPostTable(g.posts)
+	g.posts = newPostTable(g.postRoutes())
 	g.api = g.handler(nil)
 	h := g.handler(opts.Mount)
 	g.server = g.newServer(h, readBufferSize)
@@ -239,8 +237,8 @@ func (g *Gateway) loadTable() error {
 // behind the request-id header every response carries.
 func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 	r := router.New()
-	for path, p := range g.posts {
-		r.POST(path, p.handle)
+	for _, e := range g.posts {
+		r.POST(e.path, e.route.handle)
 	}
 	r.GET("/v1/models", g.listModels)
 	r.GET("/v1/models/{model:*}", g.retrieveModel)
@@ -281,7 +279,7 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 		}
 		var p postRoute
 		if ctx.IsPost() { // what the router would find, as it finds it (by the path as sent)
-			p = g.postPaths.find(ctx.Request.URI().PathOriginal())
+			p = g.posts.find(ctx.Request.URI().PathOriginal())
 		}
 		if !p.upload && !g.readBody(ctx) {
 			return // refused
@@ -296,71 +294,102 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 }
 
 // postRoute is a POST route without parameters, found by its path in a
-// map, where the router's tree walk costs about five times as much; upload
-// says its body is a multipart upload, bounded by server.max_upload and
-// spooled by its handler rather than read whole before routing.
+// postTable, where the router's tree walk costs about five times as much;
+// upload says its body is a multipart upload, bounded by server.max_upload
+// and spooled by its handler rather than read whole before routing.
 type postRoute struct {
 	handle fasthttp.RequestHandler
 	upload bool
 }
-
-// postTable finds a POST route without parameters by its path: in a slot
-// picked by the path's length and fifth byte (where the routes of one
-// length differ), among the few routes there, by one comparison each. A
-// map's lookup hashed the whole path first, several times the work.
-type postTable [postSlots][]postEntry
 
 type postEntry struct {
 	path  string
 	route postRoute
 }
 
-const postSlots = 64
+// postTable holds the POST routes without parameters, each at its path's
+// postIndex.
+type postTable []postEntry
 
-func postSlot(path []byte) int {
-	if len(path) < 5 {
-		return len(path)
-	}
-	return (len(path)*7 + int(path[4])) % postSlots
-}
-
-func newPostTable(routes map[string]postRoute) *postTable {
-	t := new(postTable)
-	for path, r := range routes {
-		i := postSlot([]byte(path))
-		t[i] = append(t[i], postEntry{path, r})
+// newPostTable places routes by postIndex; a route missing there is a
+// gateway that cannot serve it, so it panics.
+func newPostTable(routes []postEntry) postTable {
+	t := make(postTable, len(routes))
+	for _, e := range routes {
+		i := postIndex([]byte(e.path))
+		if i < 0 || i >= len(t) || t[i].route.handle != nil {
+			panic("proxy: POST route " + e.path + " has no index of its own in postIndex")
+		}
+		t[i] = e
 	}
 	return t
 }
 
 // find returns the route of path, the zero one when it has none.
-func (t *postTable) find(path []byte) postRoute {
-	for _, e := range t[postSlot(path)] {
-		if e.path == string(path) {
-			return e.route
-		}
+func (t postTable) find(path []byte) postRoute {
+	if i := postIndex(path); uint(i) < uint(len(t)) { // -1 too
+		return t[i].route
 	}
 	return postRoute{}
 }
 
+// postIndex numbers the paths of postRoutes, -1 for any other: Go
+// compiles the switch to a search on the length and then the bytes, where
+// a map's lookup hashed the whole path first.
+func postIndex(path []byte) int {
+	switch string(path) {
+	case "/v1/chat/completions":
+		return 0
+	case "/v1/completions":
+		return 1
+	case "/v1/embeddings":
+		return 2
+	case "/v1/rerank":
+		return 3
+	case "/v1/images/generations":
+		return 4
+	case "/v1/images/edits":
+		return 5
+	case "/v1/images/variations":
+		return 6
+	case "/v1/audio/speech":
+		return 7
+	case "/v1/audio/transcriptions":
+		return 8
+	case "/v1/audio/translations":
+		return 9
+	case "/v1/responses":
+		return 10
+	case "/v1/responses/input_tokens":
+		return 11
+	case "/v1/responses/compact":
+		return 12
+	case "/v1/messages":
+		return 13
+	case "/v1/messages/count_tokens":
+		return 14
+	}
+	return -1
+}
+
 // postRoutes are the gateway's POST routes without parameters.
-func (g *Gateway) postRoutes() map[string]postRoute {
-	return map[string]postRoute{
-		"/v1/chat/completions":       {g.chatCompletions, false},
-		"/v1/completions":            {g.completions, false},
-		"/v1/embeddings":             {g.embeddings, false},
-		"/v1/rerank":                 {g.rerank, false},
-		"/v1/images/generations":     {g.imageGenerations, false},
-		"/v1/images/edits":           {g.imageEdits, true},
-		"/v1/images/variations":      {g.imageVariations, true},
-		"/v1/audio/speech":           {g.speech, false},
-		"/v1/audio/transcriptions":   {g.transcriptions, true},
-		"/v1/audio/translations":     {g.translations, true},
-		"/v1/responses":              {g.responsesCreate, false},
-		"/v1/responses/input_tokens": {g.responsesInputTokens, false},
-		"/v1/responses/compact":      {g.responsesCompact, false},
-		"/v1/messages":               {g.messages, false},
-		"/v1/messages/count_tokens":  {g.countTokens, false},
+func (g *Gateway) postRoutes() []postEntry {
+	return []postEntry{
+		{"/v1/chat/completions", postRoute{g.chatCompletions, false}},
+		{"/v1/completions", postRoute{g.completions, false}},
+		{"/v1/embeddings", postRoute{g.embeddings, false}},
+		{"/v1/rerank", postRoute{g.rerank, false}},
+		{"/v1/images/generations", postRoute{g.imageGenerations, false}},
+		{"/v1/images/edits", postRoute{g.imageEdits, true}},
+		{"/v1/images/variations", postRoute{g.imageVariations, true}},
+		{"/v1/audio/speech", postRoute{g.speech, false}},
+		{"/v1/audio/transcriptions", postRoute{g.transcriptions, true}},
+		{"/v1/audio/translations", postRoute{g.translations, true}},
+		{"/v1/responses", postRoute{g.responsesCreate, false}},
+		{"/v1/responses/input_tokens", postRoute{g.responsesInputTokens, false}},
+		{"/v1/responses/compact", postRoute{g.responsesCompact, false}},
+		{"/v1/messages", postRoute{g.messages, false}},
+		{"/v1/messages/count_tokens", postRoute{g.countTokens, false}},
 	}
 }
 

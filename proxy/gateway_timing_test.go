@@ -141,3 +141,25 @@ func (discardStore) Channels(context.Context) ([]store.Channel, error)    { retu
 func (discardStore) KeyChanges(context.Context, int64, int) ([][32]byte, int64, error) {
 	return nil, 0, nil
 }
+
+// BenchmarkPostRouteLookup is the handler's lookup of a POST route by its
+// path: the chat route (most requests), a route sharing its path's length
+// with another, a miss.
+func BenchmarkPostRouteLookup(b *testing.B) {
+	tab := newPostTable((&Gateway{}).postRoutes())
+	for _, c := range []struct{ name, path string }{
+		{"chat", "/v1/chat/completions"},
+		{"length-shared", "/v1/audio/speech"},
+		{"miss", "/v1beta/models/m:generateContent"},
+	} {
+		p := []byte(c.path)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if tab.find(p).upload {
+					b.Fatal("no upload route looked up")
+				}
+			}
+		})
+	}
+}

@@ -2,7 +2,7 @@ package proxy
 
 // idTable is the waiting registry's table of waiters by idKey (see
 // clientgone.go): open addressing with linear probing over a power-of-two
-// number of slots, at most half of them used, an entry removed by moving
+// number of slots, at most a quarter of them used (short probes), an entry removed by moving
 // back the ones after it (no tombstones). A request registers and leaves
 // in a probe or two; Go's map spent about four times as long on each
 // (its hashing, group metadata and writes), for keys that are hashes
@@ -38,9 +38,10 @@ func (t *idTable) get(k idKey) waiter {
 	return t.slots[t.find(k)].e
 }
 
-// entry returns k's slot, a new one (its n 0) when k has none.
+// entry returns k's slot, a new one (its n 0) when k has none. Only a new
+// key grows the table, which a quarter full would pass.
 func (t *idTable) entry(k idKey) *idSlot {
-	if 4*(t.used+1) > len(t.slots) { // a quarter full at most: short probes
+	if 4*(t.used+1) > len(t.slots) && t.get(k).n == 0 {
 		t.grow()
 	}
 	s := &t.slots[t.find(k)]

@@ -64,3 +64,23 @@ func TestIDTable(t *testing.T) {
 	f("few home slots", func(r *rand.Rand) idKey { return idKey(r.Uint64N(200)<<32 | r.Uint64N(4)) })
 	f("around the wrap", func(r *rand.Rand) idKey { return idKey(r.Uint64N(100)<<32 | (0xffffffff - r.Uint64N(4))) })
 }
+
+// TestIDTableGrowsForNewKeys: a table a quarter full grows for a new key,
+// not for one it holds (a second request sharing a waiting one's id).
+func TestIDTableGrowsForNewKeys(t *testing.T) {
+	var tab idTable
+	for k := range idKey(minIDSlots / 4) {
+		tab.entry(k).e = waiter{n: 1}
+	}
+	tab.entry(0).e.n++
+	if len(tab.slots) != minIDSlots {
+		t.Errorf("a key held grew the table to %d slots, want %d", len(tab.slots), minIDSlots)
+	}
+	tab.entry(minIDSlots).e = waiter{n: 1}
+	if len(tab.slots) != 2*minIDSlots {
+		t.Errorf("a new key past a quarter full left %d slots, want %d", len(tab.slots), 2*minIDSlots)
+	}
+	if tab.get(0).n != 2 || tab.get(minIDSlots).n != 1 || tab.used != minIDSlots/4+1 {
+		t.Errorf("entries after growth: %+v, %+v, %d used", tab.get(0), tab.get(minIDSlots), tab.used)
+	}
+}

@@ -153,7 +153,14 @@ type forwardState struct {
 
 type candList [maxCandidates]candidate
 
-var forwardStates = sync.Pool{New: func() any { return new(forwardState) }}
+// forwardStates makes states whose whole-answer response keeps its body
+// buffer for the next answer, no pool round trip (up to maxKeptAnswer):
+// Reset leaves the setting as it is.
+var forwardStates = sync.Pool{New: func() any {
+	st := new(forwardState)
+	st.resp.KeepBodyBuffer = true
+	return st
+}}
 
 func takeForwardState() *forwardState { return forwardStates.Get().(*forwardState) }
 
@@ -205,7 +212,6 @@ func (st *forwardState) response(x *exchange) *fasthttp.Response {
 	if x.stream {
 		return fasthttp.AcquireResponse()
 	}
-	st.resp.KeepBodyBuffer = true // its body buffer serves the next answer too: no pool round trip
 	return &st.resp
 }
 

@@ -35,6 +35,20 @@ func BenchmarkForwardState(b *testing.B) {
 	}
 }
 
+// TestForwardStateKeepsAnswerBuffer: a new state's whole answer keeps its
+// body buffer when dropped, for the next answer, from the first attempt
+// on; one past maxKeptAnswer goes.
+func TestForwardStateKeepsAnswerBuffer(t *testing.T) {
+	st := forwardStates.New().(*forwardState)
+	for _, size := range []int{1 << 10, maxKeptAnswer + 1} {
+		st.resp.SetBody(make([]byte, size))
+		st.dropResponse(&st.resp)
+		if kept := cap(st.resp.Body()) > 0; kept != (size <= maxKeptAnswer) {
+			t.Errorf("a %d-byte answer's buffer kept: %t", size, kept)
+		}
+	}
+}
+
 // TestForwardStateKeepsURI: a request made with a state whose last attempt
 // went to the same URL (kept parsed), to another URL after it, or to one
 // the channel does not keep (a response's own) is written byte for byte
@@ -91,24 +105,27 @@ func TestForwardStateKeepsURI(t *testing.T) {
 	}
 }
 
-// TestPostTable: every POST route is found by its path, alone in its slot
-// (one comparison), and a path that is none is not, however close.
+// TestPostTable: every POST route is found by its path, and a path that is
+// none is not, however close.
 func TestPostTable(t *testing.T) {
 	g := &Gateway{}
 	routes := g.postRoutes()
 	tab := newPostTable(routes)
-	for path, r := range routes {
-		if got := tab.find([]byte(path)); got.upload != r.upload || got.handle == nil {
-			t.Errorf("%s: found %+v", path, got)
-		}
-		if n := len(tab[postSlot([]byte(path))]); n != 1 {
-			t.Errorf("%s shares its slot with %d other routes: pick other bytes in postSlot", path, n-1)
+	for _, e := range routes {
+		if got := tab.find([]byte(e.path)); got.upload != e.route.upload || got.handle == nil {
+			t.Errorf("%s: found %+v", e.path, got)
 		}
 	}
 	for _, path := range []string{"", "/", "/v1", "/v1/chat/completion", "/v1/chat/completions/", "/V1/chat/completions",
-		"/v1/chat/completionz", "/v1/messages/count_token"} {
+		"/v1/chat/completionz", "/v1/messages/count_token", "/v1/messages/count_tokens/x/y/z"} {
 		if got := tab.find([]byte(path)); got.handle != nil {
 			t.Errorf("%q: found a route", path)
 		}
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a route postIndex does not number made a table")
+		}
+	}()
+	newPostTable(append(routes, postEntry{"/v1/moderations", postRoute{handle: g.chatCompletions}}))
 }

@@ -37,9 +37,10 @@ type timedConn struct {
 	outer    atomic.Int64 // unix nanos of the client's read deadline, 0 for none
 	armed    int64        // unix nanos of the deadline set on Conn; used by Read alone
 	// wrote is the clock as the head of the request awaiting its answer
-	// began to be written (unix nanos), when the request went out without
-	// waiting: the first read's arm takes it as now, a few microseconds
-	// early, rather than read the clock again. 0 once taken.
+	// began to be written (unix nanos), when the request went out in that
+	// one write, without waiting: the first read's arm takes it as now, a
+	// few microseconds early, rather than read the clock again. 0 once
+	// taken, and from a later write of the request or one that waits.
 	wrote atomic.Int64
 
 	// beforeWait, when set, runs when a read is about to wait for the
@@ -150,9 +151,20 @@ func (c *timedConn) beginRequest(p []byte) error {
 	return nil
 }
 
+// startWrite notes a write of a request's plaintext p: the head of a new
+// request begins it (beginRequest); any later write of the request makes
+// the head's clock too old to count the first byte's wait from (wrote).
+func (c *timedConn) startWrite(p []byte) error {
+	if c.awaiting.Swap(true) {
+		c.wrote.Store(0)
+		return nil
+	}
+	return c.beginRequest(p)
+}
+
 func (c *timedConn) Write(p []byte) (int, error) {
-	if !c.secure && !c.awaiting.Swap(true) { // the head of a new request
-		if err := c.beginRequest(p); err != nil {
+	if !c.secure {
+		if err := c.startWrite(p); err != nil {
 			return 0, err
 		}
 	}

@@ -290,3 +290,49 @@ func TestTimedConnSetDeadlineFails(t *testing.T) {
 		t.Errorf("SetDeadline returned %v, want the socket's error", err)
 	}
 }
+
+// A request written in more than one write, none of which waits (a body
+// past fasthttp's write buffer, an upload read from its spool), still gets
+// its whole first-byte timeout counted from its last byte: the head's
+// clock serves the first read only when the head was the whole request.
+func TestFirstByteTimeoutAfterLastWrite(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		client, server := tcpPair(t)
+		under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
+		c := newTimedConn(under, time.Minute, time.Minute)
+		var conn net.Conn = c
+		peer := server
+		if secure {
+			peer = tls.Server(server, TrustedServerTLS(t))
+		}
+		head, body := []byte("POST / HTTP/1.1\r\nContent-Length: 4\r\n\r\n"), []byte("body")
+		go func() { // reads the request, then hangs up, ending the read
+			io.ReadFull(peer, make([]byte, len(head)+len(body))) //nolint:errcheck // the close is what counts
+			peer.Close()
+		}()
+		if secure {
+			var err error
+			if conn, err = handshake(c, upstreamTLS("127.0.0.1"), time.Now().Add(5*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		conn.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // no write waits
+		if _, err := conn.Write(head); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond) // the body's writing takes a while
+		if _, err := conn.Write(body); err != nil {
+			t.Fatal(err)
+		}
+		last := time.Now()
+		set := len(under.reads)
+		conn.Read(make([]byte, 1)) //nolint:errcheck // the deadline is what counts
+		if len(under.reads) == set {
+			t.Fatalf("secure=%v: the first read set no deadline", secure)
+		}
+		want := last.Add(time.Minute + time.Minute/16)
+		if got := under.reads[set]; got.Before(want) {
+			t.Errorf("secure=%v: first-byte deadline %v before the body's end, %v early", secure, got, want.Sub(got))
+		}
+	}
+}

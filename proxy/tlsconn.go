@@ -54,10 +54,8 @@ func handshake(under *timedConn, cfg *tls.Config, deadline time.Time) (net.Conn,
 // Write and Read keep the timedConn's awaiting by the plaintext: the
 // first-byte timeout lasts until the answer's first byte, as on http.
 func (c *tlsConn) Write(p []byte) (int, error) {
-	if !c.under.awaiting.Swap(true) { // the head of a new request
-		if err := c.under.beginRequest(p); err != nil {
-			return 0, err
-		}
+	if err := c.under.startWrite(p); err != nil {
+		return 0, err
 	}
 	return c.Conn.Write(p)
 }
