@@ -205,11 +205,15 @@ var (
 )
 
 func (l *line) key(f *field) {
+	l.b = append(l.b, l.keyOf(f)...)
+}
+
+// keyOf is f's key in the line's shape.
+func (l *line) keyOf(f *field) string {
 	if l.text {
-		l.b = append(l.b, f.text...)
-	} else {
-		l.b = append(l.b, f.json...)
+		return f.text
 	}
+	return f.json
 }
 
 func (l *line) str(f *field, v string) {
@@ -251,18 +255,17 @@ func escapeName(name string) string {
 }
 
 func (l *line) int(f *field, v int64) {
-	l.key(f)
-	l.b = appendDecimal(l.b, v)
+	l.b = appendDecimal(l.b, l.keyOf(f), v)
 }
 
 // dur appends d as slog does: integer nanoseconds in JSON,
 // time.Duration.String's form in text.
 func (l *line) dur(f *field, d time.Duration) {
-	l.key(f)
 	if l.text {
+		l.key(f)
 		l.b = appendDuration(l.b, d)
 	} else {
-		l.b = appendDecimal(l.b, int64(d))
+		l.b = appendDecimal(l.b, f.json, int64(d))
 	}
 }
 
