@@ -48,23 +48,50 @@ func (l *accessLog) write(buf []byte, x *exchange, now time.Time) []byte {
 
 const maxKeptLine = 16 << 10
 
-func accessLevel(x *exchange) string {
+// The shapes and levels of an access line, as indexes of a lineSecond's
+// heads and tails.
+const (
+	shapeJSON, shapeText = 0, 1
+	levelInfo, levelWarn = 0, 1
+)
+
+func accessLevel(x *exchange) int {
 	if x.status >= 500 {
-		return "WARN"
+		return levelWarn
 	}
-	return "INFO"
+	return levelInfo
+}
+
+// lineEdges makes what every access line of a second writes around the
+// fraction of its time, date and zone being that second's: for each
+// shape, the line up to the fraction, and from it to the request id at
+// each level. A line then writes three pieces where it wrote eight.
+func lineEdges(date, zone []byte) (heads [2][]byte, tails [2][2][]byte) {
+	heads[shapeJSON] = append([]byte(`{"time":"`), date...)
+	heads[shapeText] = append([]byte("time="), date...)
+	for level, name := range [2]string{"INFO", "WARN"} {
+		tails[shapeJSON][level] = append(append([]byte(nil), zone...), `","level":"`+name+`","msg":"request","id":"`...)
+		tails[shapeText][level] = append(append([]byte(nil), zone...), " level="+name+" msg=request id="...)
+	}
+	return heads, tails
+}
+
+// appendLineHead appends x's line up to its request id in shape: the
+// time (RFC 3339 with nanoseconds, trailing zeros left out, in JSON; with
+// milliseconds in text), the level and the message.
+func appendLineHead(b []byte, shape int, x *exchange, now time.Time) []byte {
+	s := second(now)
+	b = append(b, s.heads[shape]...)
+	b = appendFraction(b, now.Nanosecond(), 9-6*shape)
+	return append(b, s.tails[shape][accessLevel(x)]...)
 }
 
 // appendJSONLine is slog.JSONHandler's line for the attributes logExchange
 // sends: the time in RFC 3339 with nanoseconds, durations as integer
 // nanoseconds, attributes that are not set left out.
 func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
-	b = append(b, `{"time":"`...)
-	b = appendLineTime(b, now, 9) // as time.RFC3339Nano
-	b = append(b, `","level":"`...)
-	b = append(b, accessLevel(x)...)
+	b = appendLineHead(b, shapeJSON, x, now)
 	// The request id is a token (requestID makes sure): nothing to escape.
-	b = append(b, `","msg":"request","id":"`...)
 	b = append(b, x.id...)
 	b = append(b, '"')
 	l := line{b: b}
@@ -76,11 +103,7 @@ func appendJSONLine(b []byte, x *exchange, now time.Time) []byte {
 // time in RFC 3339 with milliseconds, durations as time.Duration.String,
 // strings quoted only when slog would quote them.
 func appendTextLine(b []byte, x *exchange, now time.Time) []byte {
-	b = append(b, "time="...)
-	b = appendLineTime(b, now, 3) // as "2006-01-02T15:04:05.000Z07:00"
-	b = append(b, " level="...)
-	b = append(b, accessLevel(x)...)
-	b = append(b, " msg=request id="...)
+	b = appendLineHead(b, shapeText, x, now)
 	if len(x.id) == 0 {
 		b = append(b, `""`...)
 	}
@@ -109,8 +132,7 @@ func (l *line) fields(x *exchange) {
 	}
 	if x.model != "" {
 		l.name(&fieldModel, x.model, x.modelEscaped())
-		l.key(&fieldStream)
-		l.b = strconv.AppendBool(l.b, x.stream)
+		l.key(streamField(x.stream))
 	}
 	if x.attempts > 0 {
 		l.name(&fieldChannel, x.channel, x.channelEscaped)
@@ -128,7 +150,6 @@ func (l *line) fields(x *exchange) {
 		}
 		if u.Estimated {
 			l.key(&fieldEstimated)
-			l.b = append(l.b, "true"...)
 		}
 	}
 	if n, unit := x.billedUnits(); n > 0 {
@@ -146,6 +167,21 @@ type field struct{ json, text string }
 
 func newField(k string) field { return field{json: `,"` + k + `":`, text: " " + k + "="} }
 
+// newFlag is a boolean attribute's key and value, one string in each
+// shape as a key is: a flag's value is one of two.
+func newFlag(k string, v bool) field {
+	f := newField(k)
+	s := strconv.FormatBool(v)
+	return field{json: f.json + s, text: f.text + s}
+}
+
+func streamField(stream bool) *field {
+	if stream {
+		return &fieldStreamed
+	}
+	return &fieldWhole
+}
+
 var (
 	fieldEndpoint  = newField("endpoint")
 	fieldStatus    = newField("status")
@@ -153,7 +189,8 @@ var (
 	fieldKey       = newField("key")
 	fieldKeyID     = newField("key_id")
 	fieldModel     = newField("model")
-	fieldStream    = newField("stream")
+	fieldStreamed  = newFlag("stream", true)
+	fieldWhole     = newFlag("stream", false)
 	fieldChannel   = newField("channel")
 	fieldAttempts  = newField("attempts")
 	fieldTTFB      = newField("ttfb")
@@ -161,18 +198,22 @@ var (
 	fieldOutput    = newField("output_tokens")
 	fieldCached    = newField("cached_tokens")
 	fieldReasoning = newField("reasoning_tokens")
-	fieldEstimated = newField("estimated")
+	fieldEstimated = newFlag("estimated", true)
 	fieldUnits     = newField("units")
 	fieldUnit      = newField("unit")
 	fieldError     = newField("error")
 )
 
 func (l *line) key(f *field) {
+	l.b = append(l.b, l.keyOf(f)...)
+}
+
+// keyOf is f's key in the line's shape.
+func (l *line) keyOf(f *field) string {
 	if l.text {
-		l.b = append(l.b, f.text...)
-	} else {
-		l.b = append(l.b, f.json...)
+		return f.text
 	}
+	return f.json
 }
 
 func (l *line) str(f *field, v string) {
@@ -214,18 +255,17 @@ func escapeName(name string) string {
 }
 
 func (l *line) int(f *field, v int64) {
-	l.key(f)
-	l.b = appendDecimal(l.b, v)
+	l.b = appendDecimal(l.b, l.keyOf(f), v)
 }
 
 // dur appends d as slog does: integer nanoseconds in JSON,
 // time.Duration.String's form in text.
 func (l *line) dur(f *field, d time.Duration) {
-	l.key(f)
 	if l.text {
+		l.key(f)
 		l.b = appendDuration(l.b, d)
 	} else {
-		l.b = appendDecimal(l.b, int64(d))
+		l.b = appendDecimal(l.b, f.json, int64(d))
 	}
 }
 

@@ -255,8 +255,13 @@ func (kr *keyring) invalidate(h [sha256.Size]byte) {
 var strBearer = []byte("bearer ")
 
 // bearer returns the token of an "Authorization: Bearer <token>" value.
+// The scheme as nearly every client spells it is compared as one word:
+// bytes.EqualFold walks it byte by byte, ~100 instructions a request.
 func bearer(v []byte) []byte {
-	if len(v) <= len(strBearer) || !bytes.EqualFold(v[:len(strBearer)], strBearer) {
+	if len(v) <= len(strBearer) {
+		return nil
+	}
+	if string(v[:len(strBearer)]) != "Bearer " && !bytes.EqualFold(v[:len(strBearer)], strBearer) {
 		return nil
 	}
 	return bytes.TrimSpace(v[len(strBearer):])

@@ -51,6 +51,8 @@ func TestBearer(t *testing.T) {
 	f("bearer  sk-1 ", "sk-1")
 	f("BEARER sk-1", "sk-1")
 	f("Basic sk-1", "")
+	f("Bearer\tsk-1", "")
+	f("Bearer ", "")
 	f("Bearer", "")
 	f("", "")
 }

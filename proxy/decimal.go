@@ -5,17 +5,19 @@ import (
 	"strconv"
 )
 
-// appendDecimal appends v in decimal, as strconv.AppendInt(b, v, 10)
-// does, writing its digits in place, two at a time, when b has room for
-// them: strconv formats into a buffer of its own and appends that, a
-// second copy and a call for each of an access line's half dozen numbers.
-func appendDecimal(b []byte, v int64) []byte {
-	if v < 0 || cap(b)-len(b) < maxDecimal {
-		return strconv.AppendInt(b, v, 10)
-	}
+// appendDecimal appends key, then v in decimal, as append and
+// strconv.AppendInt(b, v, 10) do, writing v's digits in place, two at a
+// time, when b has room for both: strconv formats into a buffer of its
+// own and appends that, a second copy and a call for each of an access
+// line's half dozen numbers, and key and number take one check of room.
+func appendDecimal(b []byte, key string, v int64) []byte {
 	n := len(b)
-	b = b[:n+decimalLen(uint64(v))]
-	putDecimal(b[n:], uint64(v))
+	if v < 0 || cap(b)-n < len(key)+maxDecimal {
+		return strconv.AppendInt(append(b, key...), v, 10)
+	}
+	b = b[:n+len(key)+decimalLen(uint64(v))]
+	copy(b[n:], key)
+	putDecimal(b, uint64(v))
 	return b
 }
 

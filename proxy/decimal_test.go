@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestAppendDecimal: every length of number, with room in the buffer and
-// without, and negatives, read as strconv writes them.
+// TestAppendDecimal: every length of number, after a key or none, with
+// room in the buffer and without, and negatives, read as strconv writes
+// them.
 func TestAppendDecimal(t *testing.T) {
 	vs := []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 12345, 200, 3000000, math.MaxInt64, math.MaxInt64 - 1, -1, math.MinInt64}
 	// Every power of ten an int64 holds, 1 to 1e18, and its neighbours:
@@ -17,11 +18,13 @@ func TestAppendDecimal(t *testing.T) {
 		vs = append(vs, int64(p-1), int64(p), int64(p+1), int64(p*7+3))
 	}
 	for _, v := range vs {
-		want := "x" + strconv.FormatInt(v, 10)
-		for _, room := range []int{0, maxDecimal, 64} {
-			b := append(make([]byte, 0, 1+room), 'x')
-			if got := string(appendDecimal(b, v)); got != want {
-				t.Errorf("appendDecimal(%d) with %d bytes of room = %q, want %q", v, room, got, want)
+		for _, key := range []string{"", `,"status":`} {
+			want := "x" + key + strconv.FormatInt(v, 10)
+			for _, room := range []int{0, maxDecimal, len(key) + maxDecimal - 1, len(key) + maxDecimal, 64} {
+				b := append(make([]byte, 0, 1+room), 'x')
+				if got := string(appendDecimal(b, key, v)); got != want {
+					t.Errorf("appendDecimal(%q, %d) with %d bytes of room = %q, want %q", key, v, room, got, want)
+				}
 			}
 		}
 	}

@@ -71,6 +71,7 @@ type headConn struct {
 	id    []byte
 	idBuf [40]byte
 	moved atomic.Bool
+	reads lazyReadDeadline // the server's read deadlines, far ones kept a little late
 }
 
 func (c *headConn) Read(p []byte) (int, error) {
@@ -149,14 +150,14 @@ func (c *headConn) SetDeadline(t time.Time) error {
 	if c.moved.Load() {
 		return nil
 	}
-	return c.Conn.SetDeadline(t)
+	return c.reads.setBoth(c.Conn, t)
 }
 
 func (c *headConn) SetReadDeadline(t time.Time) error {
 	if c.moved.Load() {
 		return nil
 	}
-	return c.Conn.SetReadDeadline(t)
+	return c.reads.set(c.Conn, t)
 }
 
 func (c *headConn) SetWriteDeadline(t time.Time) error {

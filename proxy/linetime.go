@@ -14,6 +14,10 @@ type lineSecond struct {
 	loc  *time.Location
 	date []byte // 2006-01-02T15:04:05
 	zone []byte // Z07:00
+	// An access line's text around the fraction, in each shape: before
+	// it, and after it up to the request id at each level (lineEdges).
+	heads [2][]byte
+	tails [2][2][]byte
 }
 
 // lineSeconds holds the latest second formatted; lines of any gateway of
@@ -29,40 +33,31 @@ func second(now time.Time) *lineSecond {
 	}
 	s = &lineSecond{unix: now.Unix(), loc: now.Location(),
 		date: now.AppendFormat(nil, "2006-01-02T15:04:05"), zone: now.AppendFormat(nil, "Z07:00")}
+	s.heads, s.tails = lineEdges(s.date, s.zone)
 	lineSeconds.Store(s)
 	return s
 }
 
-// appendLineTime appends now as now.AppendFormat(b, time.RFC3339Nano)
-// does (digits bytes of fraction: 9, its trailing zeros left out, or 3 as
-// "2006-01-02T15:04:05.000Z07:00" has them).
-func appendLineTime(b []byte, now time.Time, digits int) []byte {
-	s := second(now)
-	b = append(b, s.date...)
-	ns := now.Nanosecond()
+// appendFraction appends the fraction of a second ns as
+// time.Time.AppendFormat does: digits 9, its trailing zeros left out (as
+// time.RFC3339Nano), or 3 (as "2006-01-02T15:04:05.000Z07:00"). The
+// point and zeros come from a template, ns's digits are written over its
+// end in place (putDecimal), with no buffer of their own.
+func appendFraction(b []byte, ns, digits int) []byte {
+	u := uint64(ns)
 	if digits == 3 {
-		ns /= 1e6
-	}
-	var frac [10]byte
-	frac[0] = '.'
-	i := digits
-	for ; i >= 2; i -= 2 { // two digits at a time, from the last
-		d := ns % 100 * 2
-		ns /= 100
-		frac[i-1], frac[i] = digitPairs[d], digitPairs[d+1]
-	}
-	if i == 1 {
-		frac[1] = byte('0' + ns)
-	}
-	n := digits + 1
-	if digits == 9 {
-		for n > 1 && frac[n-1] == '0' {
-			n--
+		u /= 1e6
+	} else {
+		if u == 0 {
+			return b // no fraction at all
 		}
-		if n == 1 {
-			n = 0 // no fraction at all
+		for u%10 == 0 { // trailing zeros left out
+			u /= 10
+			digits--
 		}
 	}
-	b = append(b, frac[:n]...)
-	return append(b, s.zone...)
+	n := len(b)
+	b = append(b, ".000000000"[:digits+1]...)
+	putDecimal(b[n+1:], u)
+	return b
 }
