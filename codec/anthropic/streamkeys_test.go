@@ -116,3 +116,61 @@ func TestRelayDeltaNamedOtherType(t *testing.T) {
 		t.Errorf("relayed %s, usage %+v", out, r.Usage)
 	}
 }
+
+// misnamedEvents are events whose SSE name is not their data's type,
+// which the SDKs read by the type (but for ping and error), with the
+// usage (none: zero) and the number of canonical events a reader of the
+// type finds after a message_start of 5 input tokens and an open text
+// block.
+var misnamedEvents = []struct {
+	name, data string
+	want       codec.Usage
+	events     int
+}{
+	{"message_stop", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{Input: 5, Output: 42}, 2},
+	{"content_block_stop", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{Input: 5, Output: 42}, 2},
+	{"message_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"content_block_start", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"content_block_stop", `{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"ping", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 0},
+}
+
+// TestMisnamedEvents: the translating decoder and the relay read an event
+// by its data's type, as the SDKs do: the usage a client reads is billed,
+// a delta a client shows is translated.
+func TestMisnamedEvents(t *testing.T) {
+	start := msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":0}`)
+	block := `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
+	for _, c := range misnamedEvents {
+		var d anthropic.StreamDecoder
+		var evs []codec.Event
+		var err error
+		for _, e := range [][2]string{{"message_start", start}, {"content_block_start", block}} {
+			if _, err = d.Decode(nil, []byte(e[0]), []byte(e[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evs, err = d.Decode(nil, []byte(c.name), []byte(c.data))
+		var u codec.Usage
+		for _, e := range evs {
+			if e.Kind == codec.EventUsage {
+				u = e.Usage
+			}
+		}
+		if err != nil || len(evs) != c.events || u != c.want {
+			t.Errorf("Decode(%s, %s) = %+v, %v; want %d events", c.name, c.data, evs, err, c.events)
+		}
+
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		var out []byte
+		for _, e := range [][2]string{{"message_start", start}, {"content_block_start", block}, {c.name, c.data}} {
+			ev := namedEvent(e[0], e[1])
+			if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[bytes.Index(ev, []byte("data: "))+6:len(ev)-2], &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Usage != c.want || !bytes.HasSuffix(out, namedEvent(c.name, c.data)) {
+			t.Errorf("relayed %s %s: usage %+v, want %+v; out %s", c.name, c.data, r.Usage, c.want, out)
+		}
+	}
+}
