@@ -109,8 +109,12 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	again := readNamed(data, rawjson.SkipSpace(data, 0), m, &top)
 	parent := [...]rawjson.Last{{Key: m.Parent}}
 	if m.Parent != "" {
-		if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), parent[:]); parent[0].At >= 0 && data[parent[0].At] == '{' {
-			again = readNamed(data, parent[0].At, m, &in) || again || parent[0].Again
+		// A repeated parent is rewritten whatever the last one is: a
+		// reader of the first may find a model and a usage in another.
+		rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), parent[:])
+		again = again || parent[0].Again
+		if parent[0].At >= 0 && data[parent[0].At] == '{' {
+			again = readNamed(data, parent[0].At, m, &in) || again
 		}
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
 	"github.com/rosetta-gateway/rosetta/codec/gemini"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // FuzzAppendLast holds rawjson.AppendLast to encoding/json: what it makes
@@ -68,7 +69,7 @@ func FuzzRelayRenamed(f *testing.F) {
 			if json.Unmarshal(data, &last) != nil {
 				continue // no object: nothing read
 			}
-			first, _ := firstWins(data).(map[string]any)
+			first, _ := testutil.FirstWins(data).(map[string]any)
 			objects := [][2]map[string]any{{first, last}}
 			if p, ok := last[c.parent].(map[string]any); ok && c.parent != "" {
 				fp, _ := first[c.parent].(map[string]any)
@@ -87,41 +88,3 @@ func FuzzRelayRenamed(f *testing.F) {
 		}
 	})
 }
-
-// firstWins decodes the JSON value b as a parser that takes the first of
-// a repeated key reads it (OpenAI's and Anthropic's Go SDKs); nil when it
-// is not JSON.
-func firstWins(b []byte) any {
-	d := json.NewDecoder(bytes.NewReader(b))
-	var read func() any
-	read = func() any {
-		tok, err := d.Token()
-		if err != nil {
-			return nil
-		}
-		switch tok {
-		case json.Delim('{'):
-			m := map[string]any{}
-			for d.More() {
-				k, _ := d.Token()
-				key, _ := k.(string)
-				if v := read(); !has(m, key) {
-					m[key] = v
-				}
-			}
-			d.Token() //nolint:errcheck // the closing brace
-			return m
-		case json.Delim('['):
-			a := []any{}
-			for d.More() {
-				a = append(a, read())
-			}
-			d.Token() //nolint:errcheck // the closing bracket
-			return a
-		}
-		return tok
-	}
-	return read()
-}
-
-func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // repeatedKeyStreams are message_start and message_delta events whose
@@ -26,6 +27,18 @@ var repeatedKeyStreams = []struct {
 	{msgStart(`"model":"up\u0031","usage":{"input_tokens":5,"output_tokens":1}`),
 		msgDelta(`"usage":{"output_tokens":3,"output_tokens_details":{"thinking_tokens":9}},"usage":{"output_t\u006fkens":4}`),
 		codec.Usage{Input: 5, Output: 4}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}},"message":null,"x":{`),
+		msgDelta(`"usage":{"output_tokens":7}`), codec.Usage{Output: 7}},
+}
+
+// firstInputTokens is the message_start's input tokens that a parser
+// that takes the first of a repeated key reads (anthropic-sdk-go).
+func firstInputTokens(data []byte) int {
+	ev, _ := testutil.FirstWins(data).(map[string]any)
+	msg, _ := ev["message"].(map[string]any)
+	u, _ := msg["usage"].(map[string]any)
+	n, _ := u["input_tokens"].(float64)
+	return int(n)
 }
 
 func msgStart(message string) string {
@@ -70,6 +83,10 @@ func TestStreamAsClientsRead(t *testing.T) {
 		}
 		if r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) || strings.Count(string(out), `"pub"`) != strings.Count(c.start, `"up`) {
 			t.Errorf("relayed %s: usage %+v; want %+v", out, r.Usage, c.want)
+		}
+		start := out[bytes.Index(out, []byte("data: "))+6 : bytes.Index(out, []byte("\n\n"))]
+		if in := firstInputTokens(start); in != c.want.Input {
+			t.Errorf("relayed %s: a first-wins parser reads %d input tokens, want %d", start, in, c.want.Input)
 		}
 	}
 }
@@ -172,5 +189,17 @@ func TestMisnamedEvents(t *testing.T) {
 		if r.Usage != c.want || !bytes.HasSuffix(out, namedEvent(c.name, c.data)) {
 			t.Errorf("relayed %s %s: usage %+v, want %+v; out %s", c.name, c.data, r.Usage, c.want, out)
 		}
+	}
+}
+
+// TestRelayLastMessageNotObject: a message_start whose last message is no
+// object, which the translating decoder refuses, is relayed with no model
+// nor usage left in an earlier message for a reader of the first.
+func TestRelayLastMessageNotObject(t *testing.T) {
+	r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+	ev := namedEvent("message_start", `{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":5}},"message":1}`)
+	out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
+	if data := out[len("event: message_start\ndata: ") : len(out)-2]; err != nil || bytes.Contains(out, []byte("up1")) || firstInputTokens(data) != 0 {
+		t.Errorf("relayed %s, %v", out, err)
 	}
 }
