@@ -89,7 +89,7 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 // ReadRelayed reads a whole answer's model and usage, the last of each,
 // as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedLast(body, "model", "usage", readUsage)
+	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
 // readUsage reads a Message's usage object.

@@ -116,7 +116,7 @@ var quotedRequests = []byte(`"requests"`)
 // ReadRelayed reads a whole answer's modelVersion and usageMetadata, the
 // last of each, as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedLast(body, "modelVersion", "usageMetadata", readUsage)
+	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
 // readUsage reads a response's usageMetadata.

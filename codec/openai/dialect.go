@@ -129,9 +129,10 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelay
 
 // readRelayed is ReadRelayed for an answer whose usage has the keys k: the
 // last top-level members named model and usage count, keys with escapes
-// as they decode, as a client's JSON parser reads them.
+// as they decode, as a client's JSON parser reads them; an answer on which
+// readers differ is reported Again (codec.Relayed).
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
-	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
+	r := codec.Relayed{ModelStart: -1, ModelEnd: -1, Keys: &relayedKeys, UsageAt: -1}
 	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
 		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
@@ -142,13 +143,15 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 		}
 		switch string(key) {
 		case "model":
+			r.Again = r.Again || model >= 0 || !plain
 			model = v // checked by Object
 		case "usage":
-			r.Usage, r.HasUsage = codec.Usage{}, false // a usage before is not read
+			r.Again = r.Again || r.UsageAt >= 0 || !plain
+			r.Usage, r.HasUsage, r.UsageAt = codec.Usage{}, false, v // a usage before is not read
 			if v >= len(body) || body[v] != '{' {
 				break
 			}
-			u, end, err := readUsage(body[v:], 2, k)
+			u, end, err := readUsage(body[v:], 2, k, &r.Again)
 			if end < 0 {
 				return end
 			}
@@ -164,9 +167,14 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	}
 	if model >= 0 {
 		r.ModelStart, r.ModelEnd = modelSpanAt(body, model)
+		r.Again = r.Again || r.ModelStart < 0 && body[model] == '"' // a name with escapes
 	}
 	return r, true
 }
+
+// relayedKeys are the keys of a whole answer's model and usage, for
+// codec.Relayed.AppendRelayed.
+var relayedKeys = codec.Renaming{Model: "model", Usage: "usage"}
 
 // relayedLens are the lengths of the members readRelayed reads, relayedNames
 // their names.
