@@ -32,6 +32,9 @@ var repeatedKeyChunks = []struct {
 	{chunk(`"usage_metadata":{"promptTokenCount":5},"model_version":"snake","usageMetadata":{"promptTokenCount":3},"modelVersion":"up1"`),
 		codec.Usage{Input: 3}},
 	{chunk(`"modelVersion":"up1","usage_metadata":{"promptTokenCount":5}`), codec.Usage{}},
+	// A null count is none, as the SDKs read it, not a usage thrown away.
+	{chunk(`"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":null},"modelVersion":"up1"`), codec.Usage{Input: 100}},
+	{chunk(`"usageMetadata":{"promptTokenCount":7,"promptTokenCount":null,"thoughtsTokenCount":null},"modelVersion":"up1"`), codec.Usage{}},
 }
 
 func chunk(members string) string {

@@ -248,7 +248,12 @@ func parseUsage(p *parser, u *wireUsage) bool {
 			p.skip()
 			continue
 		}
-		if *n, ok = p.int(); ok {
+		if p.peek() == 'n' { // null: no count, as the SDKs read it
+			*n, ok = 0, p.null()
+		} else {
+			*n, ok = p.int()
+		}
+		if ok {
 			bad &^= bit
 		} else {
 			bad |= bit
