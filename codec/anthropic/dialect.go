@@ -106,8 +106,8 @@ func (dialect) DecodesRelayed() bool { return true }
 
 // renaming is what the relay reads and edits of an event: the model and
 // the usage of a message_delta and of a response, and of the message of a
-// message_start; a text delta names neither.
-var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Unnamed: "content_block_delta"}
+// message_start; the other events (the deltas) name neither.
+var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", SkipUnread: true}
 
 // RelayEvent relays an event as it is but for the model, renamed, and,
 // when a key repeats, made one that every client reads alike
