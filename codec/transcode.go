@@ -79,11 +79,12 @@ type Renaming struct {
 	// top-level members of an event or members of its Parent object
 	// ("": none).
 	Model, Usage, Parent string
-	// SkipUnread: an event in which Dec reads no start nor usage names
-	// no model nor usage a client reads (Anthropic's: only a
-	// message_start and a message_delta do, whatever the event's name),
-	// and is relayed as it is.
-	SkipUnread bool
+	// Delta starts the data of the events a client reads neither from
+	// (the bulk of a stream, its deltas), their type first: such an event
+	// in which Dec reads no start nor usage either (it reads the type a
+	// parser that takes the last reads) is relayed as it is, whatever its
+	// SSE name. "" for none.
+	Delta string
 }
 
 // RelayRenamed is RelayEvent for dialects that read the usage with Dec:
@@ -103,7 +104,7 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	if err != nil && !Valid(data) {
 		return dst, ErrNotJSON
 	}
-	if len(data) == 0 || err == nil && m.SkipUnread && !r.readStartOrUsage() {
+	if len(data) == 0 || err == nil && m.Delta != "" && bytes.HasPrefix(data, []byte(m.Delta)) && !r.readStartOrUsage() {
 		return append(dst, ev...), nil
 	}
 	// The model, the usage and the parent in one walk of the top level.

@@ -106,8 +106,9 @@ func (dialect) DecodesRelayed() bool { return true }
 
 // renaming is what the relay reads and edits of an event: the model and
 // the usage of a message_delta and of a response, and of the message of a
-// message_start; the other events (the deltas) name neither.
-var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", SkipUnread: true}
+// message_start; a delta names neither (a reader of the first type reads
+// a delta, one of the last what the decoder reads).
+var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Delta: `{"type":"content_block_delta",`}
 
 // RelayEvent relays an event as it is but for the model, renamed, and,
 // when a key repeats, made one that every client reads alike

@@ -193,13 +193,20 @@ func TestMisnamedEvents(t *testing.T) {
 }
 
 // TestRelayLastMessageNotObject: a message_start whose last message is no
-// object, which the translating decoder refuses, is relayed with no model
-// nor usage left in an earlier message for a reader of the first.
+// object, which the translating decoder refuses, or whose last type is
+// another (the SDKs read the first), is relayed with no model nor usage
+// left in a message for a reader of the first.
 func TestRelayLastMessageNotObject(t *testing.T) {
-	r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
-	ev := namedEvent("message_start", `{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":5}},"message":1}`)
-	out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
-	if data := out[len("event: message_start\ndata: ") : len(out)-2]; err != nil || bytes.Contains(out, []byte("up1")) || firstInputTokens(data) != 0 {
-		t.Errorf("relayed %s, %v", out, err)
+	for _, data := range []string{
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":5}},"message":1}`,
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":0}},"type":"ping"}`,
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":0}},"type":"content_block_delta"}`,
+	} {
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		ev := namedEvent("message_start", data)
+		out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
+		if data := out[len("event: message_start\ndata: ") : len(out)-2]; err != nil || bytes.Contains(out, []byte("up1")) || firstInputTokens(data) != 0 {
+			t.Errorf("relayed %s, %v", out, err)
+		}
 	}
 }
