@@ -71,8 +71,8 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	case "error":
 		return d.decodeOther(dst, data)
 	}
-	if bytes.HasPrefix(data, []byte(deltaPrefix)) {
-		return d.delta(dst, data) // the bulk of a stream: its type read in the fast path
+	if rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix)); ok {
+		return d.delta(dst, data, rest) // the bulk of a stream: its type read in the fast path
 	}
 	switch typ := dataType(data); string(typ) {
 	case "content_block_delta":
@@ -127,17 +127,14 @@ const deltaPrefix = `{"type":"content_block_delta","index":`
 // sonic would cost more than the whole budget of an event. The shape the API
 // sends, {"type":"content_block_delta","index":N,"delta":{"type":T,F:"…"}}
 // (closing braces possibly padded with spaces), is read in one pass; any
-// other spelling goes to deltaGeneral, which gives the same result.
-func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
-	if !ok {
-		return d.deltaGeneral(dst, data)
-	}
+// other spelling goes to deltaGeneral, which gives the same result. rest
+// is data past deltaPrefix.
+func (d *StreamDecoder) delta(dst []codec.Event, data, rest []byte) ([]codec.Event, error) {
 	idx, n := 0, 0
 	for ; n < len(rest) && n < 9 && '0' <= rest[n] && rest[n] <= '9'; n++ {
 		idx = idx*10 + int(rest[n]-'0')
 	}
-	rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
+	rest, ok := bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
 	if n == 0 || n > 1 && data[len(deltaPrefix)] == '0' || !ok {
 		return d.deltaGeneral(dst, data)
 	}
