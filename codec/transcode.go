@@ -109,30 +109,31 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	}
 	// The model, the usage and the parent in one walk of the top level.
 	top := [3]rawjson.Last{{Key: m.Model}, {Key: m.Usage}, {Key: m.Parent}}
-	in := [2]rawjson.Last{{At: -1}, {At: -1}}
 	keys := top[:2]
 	if m.Parent != "" {
 		keys = top[:3]
 	}
 	rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys)
 	again := readAgain(data, top[:2])
+	pm, pu := -1, -1 // the parent's model and usage
 	if p := top[2]; m.Parent != "" {
 		// A repeated parent is rewritten whatever the last one is: a
 		// reader of the first may find a model and a usage in another.
 		again = again || p.Again
 		if p.At >= 0 && data[p.At] == '{' {
-			in[0].Key, in[1].Key = m.Model, m.Usage
+			in := [2]rawjson.Last{{Key: m.Model}, {Key: m.Usage}}
 			rawjson.LastKeys(data, p.At, in[:])
 			again = readAgain(data, in[:]) || again
+			pm, pu = in[0].At, in[1].At
 		}
 	}
 	switch {
 	case again:
-		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, in[1].At), nil
+		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, pu), nil
 	case r.Model == "":
 		return append(dst, ev...), nil
 	}
-	return appendNames(dst, ev, data, r.Model, top[0].At, in[0].At), nil
+	return appendNames(dst, ev, data, r.Model, top[0].At, pm), nil
 }
 
 // readAgain reports whether the model and the usage found (LastKeys) are
