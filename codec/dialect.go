@@ -211,7 +211,7 @@ type Relayed struct {
 	HasUsage bool
 	// Again is set when readers differ on the answer: its model or its
 	// usage named more than once or with escapes, its model spelled with
-	// escapes, or its usage repeating a key. The relay then sends
+	// escapes, or its usage repeating a count it bills. The relay then sends
 	// AppendRelayed's answer, which every client reads alike.
 	Again bool
 	// Keys are the style's keys of the model and the usage (Again only),
@@ -247,8 +247,10 @@ func ReadRelayedWith(body []byte, modelSpan func([]byte) (int, int), usage func(
 // ReadRelayedLast is ReadRelayed for a style whose answer names its model
 // and its usage by the top-level keys m.Model and m.Usage: the last member
 // of each, keys decoded, as a client's JSON parser reads them, the usage
-// read by readUsage (ok false: none).
-func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (Usage, bool)) (Relayed, bool) {
+// read by readUsage (ok false: none; again: a count named twice or with
+// escapes, which it tells as it reads them, where rawjson.Repeats would
+// cost a third of the answer's reading).
+func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (_ Usage, ok, again bool)) (Relayed, bool) {
 	if !Valid(body) {
 		return Relayed{}, false
 	}
@@ -267,9 +269,10 @@ func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (Usage, bo
 		r.Again = r.Again || !ok && body[v] == '"' // a name with escapes
 	}
 	if u := keys[1].At; u >= 0 {
+		var again bool
 		r.UsageAt = u
-		r.Usage, r.HasUsage = readUsage(body[u:rawjson.ValueEnd(body, u)])
-		r.Again = r.Again || body[u] == '{' && rawjson.Repeats(body[u:])
+		r.Usage, r.HasUsage, again = readUsage(body[u:rawjson.ValueEnd(body, u)])
+		r.Again = r.Again || again
 	}
 	return r, true
 }

@@ -92,14 +92,15 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
-// readUsage reads a Message's usage object.
-func readUsage(v []byte) (codec.Usage, bool) {
+// readUsage reads a Message's usage object; again reports a count named
+// twice or with escapes.
+func readUsage(v []byte) (_ codec.Usage, ok, again bool) {
 	w := absentUsage
 	var t usageTotals
 	if rawjson.KindOf(v) != rawjson.KindObject || unmarshal(v, &w) != nil || t.apply(&w) != nil {
-		return codec.Usage{}, false
+		return codec.Usage{}, false, w.again
 	}
-	return t.canonical(), true
+	return t.canonical(), true, w.again
 }
 
 func (dialect) DecodesRelayed() bool { return true }

@@ -119,14 +119,15 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
 	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
-// readUsage reads a response's usageMetadata.
-func readUsage(v []byte) (codec.Usage, bool) {
+// readUsage reads a response's usageMetadata; again reports a count
+// named twice or with escapes.
+func readUsage(v []byte) (_ codec.Usage, ok, again bool) {
 	var w wireUsage
 	p := parser{b: v}
 	if rawjson.KindOf(v) != rawjson.KindObject || !parseUsage(&p, &w) {
-		return codec.Usage{}, false
+		return codec.Usage{}, false, w.again
 	}
-	return decodeUsage(&w), true
+	return decodeUsage(&w), true, w.again
 }
 
 func (dialect) DecodesRelayed() bool { return true }

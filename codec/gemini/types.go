@@ -65,6 +65,9 @@ type wireUsage struct {
 	CachedContentTokenCount int
 	ThoughtsTokenCount      int
 	ToolUsePromptTokenCount int
+	// again: a count is named twice or with escapes, which readers that
+	// take the first of a repeated key read otherwise.
+	again bool
 }
 
 // parsePart reads one Part into w (which it resets), leaving the cursor
@@ -229,11 +232,12 @@ func parseUsage(p *parser, u *wireUsage) bool {
 	if !ok {
 		return false
 	}
-	var bad uint8 // a bit per count whose last occurrence is no count
+	var bad, seen uint8 // a bit per count whose last occurrence is no count, per count read
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
 		var n *int
 		var bit uint8
-		switch string(decodedKey(k)) { // as the SDKs name them (see readChunk)
+		name := decodedKey(k)
+		switch string(name) { // as the SDKs name them (see readChunk)
 		case "promptTokenCount":
 			n, bit = &u.PromptTokenCount, 1
 		case "candidatesTokenCount":
@@ -248,6 +252,8 @@ func parseUsage(p *parser, u *wireUsage) bool {
 			p.skip()
 			continue
 		}
+		u.again = u.again || seen&bit != 0 || len(name) != len(k) // twice, or with escapes
+		seen |= bit
 		if p.peek() == 'n' { // null: no count, as the SDKs read it
 			*n, ok = 0, p.null()
 		} else {
