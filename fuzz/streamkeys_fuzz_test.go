@@ -28,7 +28,9 @@ func FuzzAppendLast(f *testing.F) {
 		}
 		out := rawjson.AppendLast(nil, b)
 		var want, got any
-		json.Unmarshal(b, &want) //nolint:errcheck // valid
+		if json.Unmarshal(b, &want) != nil {
+			return // valid, but a number past float64's range: nothing to compare with
+		}
 		if err := json.Unmarshal(out, &got); err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("AppendLast(%q) = %q, which reads %v; want %v", b, out, got, want)
 		}
