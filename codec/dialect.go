@@ -209,6 +209,27 @@ type Relayed struct {
 	// Usage is what the response reports, when HasUsage.
 	Usage    Usage
 	HasUsage bool
+	// Again is set when readers differ on the answer: its model or its
+	// usage named more than once or with escapes, its model spelled with
+	// escapes, or its usage repeating a count it bills. The relay then sends
+	// AppendRelayed's answer, which every client reads alike.
+	Again bool
+	// Keys are the style's keys of the model and the usage (Again only),
+	// UsageAt the offset of the usage read (-1: none).
+	Keys    *Renaming
+	UsageAt int
+}
+
+// AppendRelayed appends the whole answer body that r was read from, with
+// every top-level model renamed (model is the public name as it stands
+// between quotes; "" keeps the upstream's) and every top-level usage
+// object made the one a parser that takes the last of a repeated key
+// reads (as RelayRenamed makes an event's): the answer that a client of
+// any JSON parser reads as the gateway bills it. Only for an answer r
+// reports Again.
+func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
+	top := Renaming{Model: r.Keys.Model, Usage: r.Keys.Usage}
+	return appendNormalized(dst, body, body, model, &top, r.UsageAt, -1)
 }
 
 // ReadRelayedWith is ReadRelayed for a style that reads the model span and
@@ -224,26 +245,34 @@ func ReadRelayedWith(body []byte, modelSpan func([]byte) (int, int), usage func(
 }
 
 // ReadRelayedLast is ReadRelayed for a style whose answer names its model
-// and its usage by the top-level keys model and usage: the last member of
-// each, keys decoded, as a client's JSON parser reads them, the usage read
-// by readUsage (ok false: none).
-func ReadRelayedLast(body []byte, model, usage string, readUsage func([]byte) (Usage, bool)) (Relayed, bool) {
+// and its usage by the top-level keys m.Model and m.Usage: the last member
+// of each, keys decoded, as a client's JSON parser reads them, the usage
+// read by readUsage (ok false: none; again: a count named twice or with
+// escapes, which it tells as it reads them, where rawjson.Repeats would
+// cost a third of the answer's reading).
+func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (_ Usage, ok, again bool)) (Relayed, bool) {
 	if !Valid(body) {
 		return Relayed{}, false
 	}
-	r := Relayed{ModelStart: -1, ModelEnd: -1}
-	keys := [...]rawjson.Last{{Key: model}, {Key: usage}}
+	r := Relayed{ModelStart: -1, ModelEnd: -1, Keys: m, UsageAt: -1}
+	keys := [...]rawjson.Last{{Key: m.Model}, {Key: m.Usage}}
 	if rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), keys[:]) < 0 {
 		return r, true // JSON, if not an answer
 	}
-	if m := keys[0].At; m >= 0 {
-		if s, ok := rawjson.StringBytes(body[m:rawjson.ValueEnd(body, m)]); ok {
-			r.ModelStart = m + 1
+	r.Again = keys[0].Again || keys[1].Again
+	if v := keys[0].At; v >= 0 {
+		s, ok := rawjson.StringBytes(body[v:rawjson.ValueEnd(body, v)])
+		if ok {
+			r.ModelStart = v + 1
 			r.ModelEnd = r.ModelStart + len(s)
 		}
+		r.Again = r.Again || !ok && body[v] == '"' // a name with escapes
 	}
 	if u := keys[1].At; u >= 0 {
-		r.Usage, r.HasUsage = readUsage(body[u:rawjson.ValueEnd(body, u)])
+		var again bool
+		r.UsageAt = u
+		r.Usage, r.HasUsage, again = readUsage(body[u:rawjson.ValueEnd(body, u)])
+		r.Again = r.Again || again
 	}
 	return r, true
 }

@@ -79,10 +79,12 @@ type Renaming struct {
 	// top-level members of an event or members of its Parent object
 	// ("": none).
 	Model, Usage, Parent string
-	// Unnamed is the name of the events a client reads neither from (the
-	// bulk of a stream, its deltas) when Dec reads no start nor usage in
-	// them (clients read an event by its data's type), "" for none.
-	Unnamed string
+	// Delta starts the data of the events a client reads neither from
+	// (the bulk of a stream, its deltas), their type first: such an event
+	// in which Dec reads no start nor usage either (it reads the type a
+	// parser that takes the last reads) is relayed as it is, whatever its
+	// SSE name. "" for none.
+	Delta string
 }
 
 // RelayRenamed is RelayEvent for dialects that read the usage with Dec:
@@ -102,32 +104,41 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	if err != nil && !Valid(data) {
 		return dst, ErrNotJSON
 	}
-	if len(data) == 0 || err == nil && m.Unnamed != "" && string(name) == m.Unnamed && !r.readStartOrUsage() {
+	if len(data) == 0 || err == nil && m.Delta != "" && bytes.HasPrefix(data, []byte(m.Delta)) && !r.readStartOrUsage() {
 		return append(dst, ev...), nil
 	}
-	var top, in [2]rawjson.Last
-	again := readNamed(data, rawjson.SkipSpace(data, 0), m, &top)
-	parent := [...]rawjson.Last{{Key: m.Parent}}
+	// The model, the usage and the parent in one walk of the top level.
+	top := [3]rawjson.Last{{Key: m.Model}, {Key: m.Usage}, {Key: m.Parent}}
+	keys := top[:2]
 	if m.Parent != "" {
-		if rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), parent[:]); parent[0].At >= 0 && data[parent[0].At] == '{' {
-			again = readNamed(data, parent[0].At, m, &in) || again || parent[0].Again
+		keys = top[:3]
+	}
+	rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys)
+	again := readAgain(data, top[:2])
+	pm, pu := -1, -1 // the parent's model and usage
+	if p := top[2]; m.Parent != "" {
+		// A repeated parent is rewritten whatever the last one is: a
+		// reader of the first may find a model and a usage in another.
+		again = again || p.Again
+		if p.At >= 0 && data[p.At] == '{' {
+			in := [2]rawjson.Last{{Key: m.Model}, {Key: m.Usage}}
+			rawjson.LastKeys(data, p.At, in[:])
+			again = readAgain(data, in[:]) || again
+			pm, pu = in[0].At, in[1].At
 		}
 	}
 	switch {
 	case again:
-		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, in[1].At), nil
+		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, pu), nil
 	case r.Model == "":
 		return append(dst, ev...), nil
 	}
-	return appendNames(dst, ev, data, r.Model, top[0].At, in[0].At), nil
+	return appendNames(dst, ev, data, r.Model, top[0].At, pm), nil
 }
 
-// readNamed finds the model and the usage among the members of the
-// object at data[obj]: again reports one named more than once or with
-// escapes, or a usage object that repeats a key.
-func readNamed(data []byte, obj int, m *Renaming, keys *[2]rawjson.Last) (again bool) {
-	keys[0].Key, keys[1].Key = m.Model, m.Usage
-	rawjson.LastKeys(data, obj, keys[:])
+// readAgain reports whether the model and the usage found (LastKeys) are
+// named more than once or with escapes, or the usage object repeats a key.
+func readAgain(data []byte, keys []rawjson.Last) bool {
 	u := keys[1].At
 	return keys[0].Again || keys[1].Again || u >= 0 && data[u] == '{' && rawjson.Repeats(data[u:])
 }

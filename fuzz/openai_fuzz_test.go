@@ -170,7 +170,11 @@ func members(b []byte) (map[string]json.RawMessage, map[string]int) {
 // FuzzStreamChunk checks the relay's renaming of a chunk's model: it
 // never panics, a chunk it takes is JSON and stays JSON, and every
 // top-level model that is a string, in any spelling, bears the public
-// name (the one a client's parser reads, and any earlier duplicate).
+// name (the one a client's parser reads, and any earlier duplicate). Each
+// chunk goes through one Relay twice, and once more with its text
+// changed, so that the second and third take the kept shape's fast path
+// (rawjson.Shape) where the first was read in full: the fast path relays
+// and bills what the full reading does.
 func FuzzStreamChunk(f *testing.F) {
 	seedFiles(f, "../codec/rawjson/testdata/corpus/openai_chunk_*.json",
 		"../codec/rawjson/testdata/corpus/openai_chat_response*.json")
@@ -179,6 +183,7 @@ func FuzzStreamChunk(f *testing.F) {
 		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"model\":\"x\",\"usage\":{}}"}}]}}],"model":"real","usage":null}`,
 		`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}`,
 		`{"model":"a","mod\u0065l":"b","x":{"model":"c"},"model":"d\u0031"}`,
+		`{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":{"prompt_tokens":1},"usage":{"prompt_tokens":2}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -192,22 +197,42 @@ func FuzzStreamChunk(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("RelayEvent(%q) = %q, not JSON", b, out)
+		checkRenamed(t, b, out)
+		usage := r.Usage
+		again, err := openai.Dialect.RelayEvent(nil, b, b, &r)
+		if err != nil || !bytes.Equal(again, out) || r.Usage != usage {
+			t.Fatalf("RelayEvent(%q) again = %q, %v, usage %+v; first %q, usage %+v", b, again, err, r.Usage, out, usage)
 		}
-		d := json.NewDecoder(bytes.NewReader(out))
-		if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-			return
-		}
-		for d.More() {
-			key, _ := d.Token()
-			var v any
-			if d.Decode(&v) != nil {
-				t.Fatalf("RelayEvent(%q) = %q", b, out)
+		if i := bytes.Index(b, []byte(`"content":"`)); i >= 0 {
+			c := append(append(b[:i+11:i+11], 'x'), b[i+11:]...) // the text changed, the shape kept
+			out, err := openai.Dialect.RelayEvent(nil, c, c, &r)
+			if err != nil || r.Usage != usage {
+				t.Fatalf("RelayEvent(%q) after %q: %v, usage %+v, want %+v", c, b, err, r.Usage, usage)
 			}
-			if s, ok := v.(string); key == "model" && ok && s != "pub" {
-				t.Fatalf("RelayEvent(%q) = %q: a model %q left", b, out, s)
-			}
+			checkRenamed(t, c, out)
 		}
 	})
+}
+
+// checkRenamed fails t unless out, the relay's chunk for b, is JSON whose
+// top-level models that are strings all bear the public name.
+func checkRenamed(t *testing.T, b, out []byte) {
+	t.Helper()
+	if !json.Valid(out) {
+		t.Fatalf("RelayEvent(%q) = %q, not JSON", b, out)
+	}
+	d := json.NewDecoder(bytes.NewReader(out))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return
+	}
+	for d.More() {
+		key, _ := d.Token()
+		var v any
+		if d.Decode(&v) != nil {
+			t.Fatalf("RelayEvent(%q) = %q", b, out)
+		}
+		if s, ok := v.(string); key == "model" && ok && s != "pub" {
+			t.Fatalf("RelayEvent(%q) = %q: a model %q left", b, out, s)
+		}
+	}
 }

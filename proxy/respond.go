@@ -53,11 +53,18 @@ func (g *Gateway) respond(ctx *fasthttp.RequestCtx, x *exchange, c candidate, re
 	if ct := resp.Header.ContentType(); len(ct) > 0 {
 		ctx.Response.Header.SetContentTypeBytes(ct)
 	}
-	if r.ModelStart >= 0 && c.model != x.model {
+	switch {
+	case r.Again: // readers would differ: the answer that reads alike
+		model := ""
+		if c.model != x.model {
+			model = x.route.escaped
+		}
+		ctx.Response.SetBodyRaw(r.AppendRelayed(nil, b, model))
+	case r.ModelStart >= 0 && c.model != x.model:
 		ctx.Response.AppendBody(b[:r.ModelStart])
 		ctx.Response.AppendBodyString(x.route.escaped)
 		ctx.Response.AppendBody(b[r.ModelEnd:])
-	} else {
+	default:
 		takeBody(&ctx.Response, resp)
 	}
 	if x.op.answered != nil && x.status < 300 {

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -160,4 +161,57 @@ func TestRelayedStreamsBillWhatSDKsRead(t *testing.T) {
 			t.Errorf("the SDK read %+v, the row %+v", u, row)
 		}
 	})
+}
+
+// Whole answers whose model and usage repeat, one spelled with escapes:
+// the Go SDKs read the first of a repeated key, encoding/json the last.
+const (
+	repeatedAnswerOpenAI = `{"id":"c1","object":"chat.completion","created":1,"model":"up-a",` +
+		`"choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],` +
+		`"usage":{"prompt_tokens":1,"completion_tokens":1},"mod\u0065l":"up-b","usage":{"prompt_tokens":19,"completion_tokens":8}}`
+	repeatedAnswerAnthropic = `{"id":"msg_1","type":"message","role":"assistant","model":"up-a","content":[{"type":"text","text":"Hi"}],` +
+		`"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1},` +
+		`"model":"up-b","us\u0061ge":{"input_tokens":21,"output_tokens":9,"output_tokens":7}}`
+)
+
+// TestRelayedAnswersBillWhatSDKsRead: each Go SDK that reads the first of
+// a repeated key, through the pass-through relay of its own style, reads
+// the public model name and the usage the gateway bills of a whole answer
+// whose keys repeat.
+func TestRelayedAnswersBillWhatSDKsRead(t *testing.T) {
+	ctx := context.Background()
+	// gateway serves channels whose upstream answers answer.
+	gateway := func(answer, channels string) (*testGateway, *watchedStore) {
+		up := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(answer))
+		})
+		st := openStore(t)
+		return startGatewayWith(t, fmt.Sprintf(channels, up.srv.URL), proxy.Options{Store: st, Usage: newUsageWriter(t, st)}), st
+	}
+
+	tg, st := gateway(repeatedAnswerOpenAI, channel("oa", "%s/v1", "model_map: {pub: gpt-4o-mini}"))
+	oc := openai.NewClient(option.WithBaseURL(tg.url+"/v1"), option.WithAPIKey(openKey), option.WithMaxRetries(0))
+	c, err := oc.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model: "pub", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := onlyRow(t, st); c.Model != "pub" || c.Usage.PromptTokens != 19 || c.Usage.CompletionTokens != 8 ||
+		strings.Contains(c.RawJSON(), `"up-`) || row.Input != c.Usage.PromptTokens || row.Output != c.Usage.CompletionTokens {
+		t.Errorf("the OpenAI SDK read model %q, %+v; the row %+v", c.Model, c.Usage, row)
+	}
+
+	tg, st = gateway(repeatedAnswerAnthropic,
+		"  - {name: an, type: anthropic, base_url: \"%s\", api_keys: ["+upstreamKey+"], models: [claude-x], model_map: {claude-pub: claude-x}}\n")
+	ac := anthropic.NewClient(aoption.WithBaseURL(tg.url), aoption.WithAPIKey(openKey), aoption.WithMaxRetries(0))
+	m, err := ac.Messages.New(ctx, anthropic.MessageNewParams{Model: "claude-pub", MaxTokens: 100,
+		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Hi"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := onlyRow(t, st); m.Model != "claude-pub" || m.Usage.InputTokens != 21 || m.Usage.OutputTokens != 7 ||
+		strings.Contains(m.RawJSON(), `"up-`) || row.Input != m.Usage.InputTokens || row.Output != m.Usage.OutputTokens {
+		t.Errorf("the Anthropic SDK read model %q, %+v; the row %+v", m.Model, m.Usage, row)
+	}
 }

@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/bytedance/sonic"
@@ -178,4 +179,38 @@ func BenchmarkStreamWhole(b *testing.B) {
 		out = enc.End(out)
 	}
 	b.ReportMetric(float64(len(evs)), "events/op")
+}
+
+// BenchmarkRelayEvent is the pass-through relay of an event of each kind
+// (RelayRenamed): a text delta with its SSE name and without one (a
+// stream that names no events), and a message_delta, which carries the
+// usage.
+func BenchmarkRelayEvent(b *testing.B) {
+	start := namedEvent("message_start", msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}`))
+	block := namedEvent("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	delta := `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello there"}}`
+	for _, c := range []struct{ name, ev string }{
+		{"delta", string(namedEvent("content_block_delta", delta))},
+		{"delta_unnamed", "data: " + delta + "\n\n"},
+		{"message_delta", string(namedEvent("message_delta", msgDelta(`"usage":{"output_tokens":7}`)))},
+	} {
+		ev := []byte(c.ev)
+		data := ev[bytes.Index(ev, []byte("data: "))+6 : len(ev)-2]
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		for _, e := range [][]byte{start, block} {
+			if _, err := anthropic.Dialect.RelayEvent(nil, e, e[bytes.Index(e, []byte("data: "))+6:len(e)-2], &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		out := make([]byte, 0, 1024)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if out, err = anthropic.Dialect.RelayEvent(out[:0], ev, data, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -89,25 +89,27 @@ func (dialect) AppendModelRequest(dst, body []byte, model string) []byte {
 // ReadRelayed reads a whole answer's model and usage, the last of each,
 // as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedLast(body, "model", "usage", readUsage)
+	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
-// readUsage reads a Message's usage object.
-func readUsage(v []byte) (codec.Usage, bool) {
+// readUsage reads a Message's usage object; again reports a count named
+// twice or with escapes.
+func readUsage(v []byte) (_ codec.Usage, ok, again bool) {
 	w := absentUsage
 	var t usageTotals
 	if rawjson.KindOf(v) != rawjson.KindObject || unmarshal(v, &w) != nil || t.apply(&w) != nil {
-		return codec.Usage{}, false
+		return codec.Usage{}, false, w.again
 	}
-	return t.canonical(), true
+	return t.canonical(), true, w.again
 }
 
 func (dialect) DecodesRelayed() bool { return true }
 
 // renaming is what the relay reads and edits of an event: the model and
 // the usage of a message_delta and of a response, and of the message of a
-// message_start; a text delta names neither.
-var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Unnamed: "content_block_delta"}
+// message_start; a delta names neither (a reader of the first type reads
+// a delta, one of the last what the decoder reads).
+var renaming = codec.Renaming{Model: "model", Usage: "usage", Parent: "message", Delta: `{"type":"content_block_delta",`}
 
 // RelayEvent relays an event as it is but for the model, renamed, and,
 // when a key repeats, made one that every client reads alike

@@ -63,20 +63,33 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	if d.failed {
 		return dst, nil
 	}
-	name := event
-	if len(name) == 0 {
-		name = dataType(data)
+	// The SDKs skip a ping and fail on an error whatever their data; any
+	// other event they read by its data's type, whatever its name.
+	switch string(event) {
+	case "ping":
+		return dst, checked(event, data)
+	case "error":
+		return d.decodeOther(dst, data)
 	}
-	switch string(name) {
+	if rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix)); ok {
+		return d.delta(dst, data, rest) // the bulk of a stream: its type read in the fast path
+	}
+	switch typ := dataType(data); string(typ) {
 	case "content_block_delta":
-		return d.delta(dst, data)
+		return d.deltaFields(dst, data)
 	case "message_start", "content_block_start", "content_block_stop", "message_delta", "error":
 		return d.decodeOther(dst, data)
 	}
+	return dst, checked(event, data) // message_stop and event types added later
+}
+
+// checked is the error of an event the decoder does not read: none when
+// its data is JSON.
+func checked(event, data []byte) error {
 	if !codec.Valid(data) {
-		return dst, fmt.Errorf("anthropic: a %q event whose data is not JSON", name)
+		return fmt.Errorf("anthropic: a %q event whose data is not JSON", event)
 	}
-	return dst, nil // ping, message_stop and event types added later
+	return nil
 }
 
 // dataType reads the type member of an event's data, for streams whose
@@ -114,17 +127,14 @@ const deltaPrefix = `{"type":"content_block_delta","index":`
 // sonic would cost more than the whole budget of an event. The shape the API
 // sends, {"type":"content_block_delta","index":N,"delta":{"type":T,F:"…"}}
 // (closing braces possibly padded with spaces), is read in one pass; any
-// other spelling goes to deltaGeneral, which gives the same result.
-func (d *StreamDecoder) delta(dst []codec.Event, data []byte) ([]codec.Event, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
-	if !ok {
-		return d.deltaGeneral(dst, data)
-	}
+// other spelling goes to deltaGeneral, which gives the same result. rest
+// is data past deltaPrefix.
+func (d *StreamDecoder) delta(dst []codec.Event, data, rest []byte) ([]codec.Event, error) {
 	idx, n := 0, 0
 	for ; n < len(rest) && n < 9 && '0' <= rest[n] && rest[n] <= '9'; n++ {
 		idx = idx*10 + int(rest[n]-'0')
 	}
-	rest, ok = bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
+	rest, ok := bytes.CutPrefix(rest[n:], []byte(`,"delta":{"type":"`))
 	if n == 0 || n > 1 && data[len(deltaPrefix)] == '0' || !ok {
 		return d.deltaGeneral(dst, data)
 	}
@@ -185,6 +195,12 @@ func (d *StreamDecoder) deltaGeneral(dst []codec.Event, data []byte) ([]codec.Ev
 	if t := dataType(data); t != nil && string(t) != "content_block_delta" {
 		return d.decodeOther(dst, data)
 	}
+	return d.deltaFields(dst, data)
+}
+
+// deltaFields decodes a content_block_delta's index and delta, whatever
+// their spelling.
+func (d *StreamDecoder) deltaFields(dst []codec.Event, data []byte) ([]codec.Event, error) {
 	f := [...]rawjson.Field{{Key: "index"}, {Key: "delta"}}
 	if err := rawjson.Lookup(data, f[:], false); err != nil {
 		return dst, fmt.Errorf("anthropic: content_block_delta: %w", err)
@@ -285,6 +301,8 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 			Usage: d.usage.canonical()}), nil
 	case "content_block_start":
 		return d.blockStart(dst)
+	case "content_block_delta": // an event named error whose data is a delta
+		return d.deltaFields(dst, data)
 	case "content_block_stop":
 		b, err := d.block(ev.Index, ev.Type)
 		if err != nil || b.canon < 0 || !b.open {

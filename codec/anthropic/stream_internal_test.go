@@ -54,7 +54,7 @@ func decoderWithBlocks() *StreamDecoder {
 // what the general one gives.
 func fastMatchesGeneral(t *testing.T, data string) {
 	t.Helper()
-	fast, errFast := decoderWithBlocks().delta(nil, []byte(data))
+	fast, errFast := decoderWithBlocks().Decode(nil, []byte("content_block_delta"), []byte(data))
 	general, errGeneral := decoderWithBlocks().deltaGeneral(nil, []byte(data))
 	if (errFast == nil) != (errGeneral == nil) || !reflect.DeepEqual(fast, general) {
 		t.Fatalf("%s:\nfast    %+v %v\ngeneral %+v %v", data, fast, errFast, general, errGeneral)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/anthropic"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // repeatedKeyStreams are message_start and message_delta events whose
@@ -26,6 +27,18 @@ var repeatedKeyStreams = []struct {
 	{msgStart(`"model":"up\u0031","usage":{"input_tokens":5,"output_tokens":1}`),
 		msgDelta(`"usage":{"output_tokens":3,"output_tokens_details":{"thinking_tokens":9}},"usage":{"output_t\u006fkens":4}`),
 		codec.Usage{Input: 5, Output: 4}},
+	{msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":1}},"message":null,"x":{`),
+		msgDelta(`"usage":{"output_tokens":7}`), codec.Usage{Output: 7}},
+}
+
+// firstInputTokens is the message_start's input tokens that a parser
+// that takes the first of a repeated key reads (anthropic-sdk-go).
+func firstInputTokens(data []byte) int {
+	ev, _ := testutil.FirstWins(data).(map[string]any)
+	msg, _ := ev["message"].(map[string]any)
+	u, _ := msg["usage"].(map[string]any)
+	n, _ := u["input_tokens"].(float64)
+	return int(n)
 }
 
 func msgStart(message string) string {
@@ -71,6 +84,10 @@ func TestStreamAsClientsRead(t *testing.T) {
 		if r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) || strings.Count(string(out), `"pub"`) != strings.Count(c.start, `"up`) {
 			t.Errorf("relayed %s: usage %+v; want %+v", out, r.Usage, c.want)
 		}
+		start := out[bytes.Index(out, []byte("data: "))+6 : bytes.Index(out, []byte("\n\n"))]
+		if in := firstInputTokens(start); in != c.want.Input {
+			t.Errorf("relayed %s: a first-wins parser reads %d input tokens, want %d", start, in, c.want.Input)
+		}
 	}
 }
 
@@ -114,5 +131,82 @@ func TestRelayDeltaNamedOtherType(t *testing.T) {
 	}
 	if r.Usage != (codec.Usage{Input: 5, Output: 42}) || bytes.Contains(out, []byte(`"up1"`)) {
 		t.Errorf("relayed %s, usage %+v", out, r.Usage)
+	}
+}
+
+// misnamedEvents are events whose SSE name is not their data's type,
+// which the SDKs read by the type (but for ping and error), with the
+// usage (none: zero) and the number of canonical events a reader of the
+// type finds after a message_start of 5 input tokens and an open text
+// block.
+var misnamedEvents = []struct {
+	name, data string
+	want       codec.Usage
+	events     int
+}{
+	{"message_stop", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{Input: 5, Output: 42}, 2},
+	{"content_block_stop", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{Input: 5, Output: 42}, 2},
+	{"message_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"content_block_start", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"content_block_stop", `{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
+	{"ping", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 0},
+}
+
+// TestMisnamedEvents: the translating decoder and the relay read an event
+// by its data's type, as the SDKs do: the usage a client reads is billed,
+// a delta a client shows is translated.
+func TestMisnamedEvents(t *testing.T) {
+	start := msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":0}`)
+	block := `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
+	for _, c := range misnamedEvents {
+		var d anthropic.StreamDecoder
+		var evs []codec.Event
+		var err error
+		for _, e := range [][2]string{{"message_start", start}, {"content_block_start", block}} {
+			if _, err = d.Decode(nil, []byte(e[0]), []byte(e[1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		evs, err = d.Decode(nil, []byte(c.name), []byte(c.data))
+		var u codec.Usage
+		for _, e := range evs {
+			if e.Kind == codec.EventUsage {
+				u = e.Usage
+			}
+		}
+		if err != nil || len(evs) != c.events || u != c.want {
+			t.Errorf("Decode(%s, %s) = %+v, %v; want %d events", c.name, c.data, evs, err, c.events)
+		}
+
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		var out []byte
+		for _, e := range [][2]string{{"message_start", start}, {"content_block_start", block}, {c.name, c.data}} {
+			ev := namedEvent(e[0], e[1])
+			if out, err = anthropic.Dialect.RelayEvent(out, ev, ev[bytes.Index(ev, []byte("data: "))+6:len(ev)-2], &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.Usage != c.want || !bytes.HasSuffix(out, namedEvent(c.name, c.data)) {
+			t.Errorf("relayed %s %s: usage %+v, want %+v; out %s", c.name, c.data, r.Usage, c.want, out)
+		}
+	}
+}
+
+// TestRelayLastMessageNotObject: a message_start whose last message is no
+// object, which the translating decoder refuses, or whose last type is
+// another (the SDKs read the first), is relayed with no model nor usage
+// left in a message for a reader of the first.
+func TestRelayLastMessageNotObject(t *testing.T) {
+	for _, data := range []string{
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":5}},"message":1}`,
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":0}},"type":"ping"}`,
+		`{"type":"message_start","message":{"model":"up1","usage":{"input_tokens":0}},"type":"content_block_delta"}`,
+	} {
+		r := codec.Relay{Model: "pub", Dec: anthropic.Dialect.NewStreamDecoder()}
+		ev := namedEvent("message_start", data)
+		out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
+		if data := out[len("event: message_start\ndata: ") : len(out)-2]; err != nil || bytes.Contains(out, []byte("up1")) || firstInputTokens(data) != 0 {
+			t.Errorf("relayed %s, %v", out, err)
+		}
 	}
 }

@@ -182,11 +182,14 @@ type wireUsage struct {
 	// reports it here, not as an error, so that sonic goes on to a later
 	// usage object that replaces this one).
 	bad bool
+	// again: a count is named twice or with escapes, which readers that
+	// take the first of a repeated key read otherwise.
+	again bool
 }
 
 var absentUsage = wireUsage{-1, -1, -1, -1, struct {
 	ThinkingTokens int `json:"thinking_tokens"`
-}{-1}, false}
+}{-1}, false, false}
 
 // usageLens are the lengths of the members of a usage object.
 var usageLens = rawjson.KeyLengths("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
@@ -203,20 +206,29 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var errs [5]error // of each member's last occurrence
+	var seen uint8    // a bit per member read
 	end := rawjson.Object(b, 2, usageLens, func(k []byte, v int, plain bool) int {
-		var end int
+		var end, m int
 		switch {
 		case rawjson.KeyIs(k, plain, "input_tokens"):
 			u.InputTokens, end, errs[0] = usageCount(b, v)
 		case rawjson.KeyIs(k, plain, "cache_creation_input_tokens"):
 			u.CacheCreationInputTokens, end, errs[1] = usageCount(b, v)
+			m = 1
 		case rawjson.KeyIs(k, plain, "cache_read_input_tokens"):
 			u.CacheReadInputTokens, end, errs[2] = usageCount(b, v)
+			m = 2
 		case rawjson.KeyIs(k, plain, "output_tokens"):
 			u.OutputTokens, end, errs[3] = usageCount(b, v)
+			m = 3
 		case rawjson.KeyIs(k, plain, "output_tokens_details"):
 			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v)
+			m = 4
+		default:
+			return 0
 		}
+		u.again = u.again || seen>>m&1 != 0 || !plain
+		seen |= 1 << m
 		return end
 	})
 	if end < 0 {

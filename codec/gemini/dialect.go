@@ -116,17 +116,18 @@ var quotedRequests = []byte(`"requests"`)
 // ReadRelayed reads a whole answer's modelVersion and usageMetadata, the
 // last of each, as a client's JSON parser reads them.
 func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) {
-	return codec.ReadRelayedLast(body, "modelVersion", "usageMetadata", readUsage)
+	return codec.ReadRelayedLast(body, &renaming, readUsage)
 }
 
-// readUsage reads a response's usageMetadata.
-func readUsage(v []byte) (codec.Usage, bool) {
+// readUsage reads a response's usageMetadata; again reports a count
+// named twice or with escapes.
+func readUsage(v []byte) (_ codec.Usage, ok, again bool) {
 	var w wireUsage
 	p := parser{b: v}
 	if rawjson.KindOf(v) != rawjson.KindObject || !parseUsage(&p, &w) {
-		return codec.Usage{}, false
+		return codec.Usage{}, false, w.again
 	}
-	return decodeUsage(&w), true
+	return decodeUsage(&w), true, w.again
 }
 
 func (dialect) DecodesRelayed() bool { return true }

@@ -432,17 +432,8 @@ func (p *parser) bool() (bool, bool) {
 // name. Keys with escapes are unescaped first; keys too long for buf match
 // nothing.
 func fold(buf *[40]byte, k []byte) []byte {
-	if bytes.IndexByte(k, '\\') >= 0 {
-		var q [48]byte
-		if len(k)+2 > len(q) {
-			return nil
-		}
-		quoted := append(append(append(q[:0], '"'), k...), '"')
-		u, err := rawjson.AppendUnquote(q[:0:0], quoted)
-		if err != nil {
-			return nil
-		}
-		k = u
+	if k = decodedKey(k); k == nil {
+		return nil
 	}
 	n := 0
 	for _, c := range k {
@@ -459,6 +450,25 @@ func fold(buf *[40]byte, k []byte) []byte {
 		n++
 	}
 	return buf[:n]
+}
+
+// decodedKey returns the key k (the raw text between its quotes) with its
+// escapes undone; nil when it is too long to have a name the decoders
+// know, or not a key.
+func decodedKey(k []byte) []byte {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return k
+	}
+	var q [48]byte
+	if len(k)+2 > len(q) {
+		return nil
+	}
+	quoted := append(append(append(q[:0], '"'), k...), '"')
+	u, err := rawjson.AppendUnquote(q[:0:0], quoted)
+	if err != nil {
+		return nil
+	}
+	return u
 }
 
 // strDecoder holds unescaped strings. Their bytes are appended to buf,

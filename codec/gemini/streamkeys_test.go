@@ -25,6 +25,16 @@ var repeatedKeyChunks = []struct {
 	{chunk(`"usageMetadata":{"promptTokenCount":5},"x":{"usageMetadata":{"promptTokenCount":99},"modelVersion":"n"},"modelVersion":"up\u0031"`),
 		codec.Usage{Input: 5}},
 	{chunk(`"usageMetadata":{"promptTokenCount":5},"usageMetadata":null,"modelVersion":"up1"`), codec.Usage{}},
+	// Keys the SDKs do not read (genai looks the members up by their
+	// camelCase names) are not read, nor renamed.
+	{chunk(`"usageMetadata":{"promptTokenCount":100,"prompt_token_count":5,"candidates_token_count":9},"modelVersion":"up1"`),
+		codec.Usage{Input: 100}},
+	{chunk(`"usage_metadata":{"promptTokenCount":5},"model_version":"snake","usageMetadata":{"promptTokenCount":3},"modelVersion":"up1"`),
+		codec.Usage{Input: 3}},
+	{chunk(`"modelVersion":"up1","usage_metadata":{"promptTokenCount":5}`), codec.Usage{}},
+	// A null count is none, as the SDKs read it, not a usage thrown away.
+	{chunk(`"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":null},"modelVersion":"up1"`), codec.Usage{Input: 100}},
+	{chunk(`"usageMetadata":{"promptTokenCount":7,"promptTokenCount":null,"thoughtsTokenCount":null},"modelVersion":"up1"`), codec.Usage{}},
 }
 
 func chunk(members string) string {

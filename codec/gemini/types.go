@@ -65,6 +65,9 @@ type wireUsage struct {
 	CachedContentTokenCount int
 	ThoughtsTokenCount      int
 	ToolUsePromptTokenCount int
+	// again: a count is named twice or with escapes, which readers that
+	// take the first of a repeated key read otherwise.
+	again bool
 }
 
 // parsePart reads one Part into w (which it resets), leaving the cursor
@@ -225,31 +228,38 @@ func parseResponseMedia(p *parser, fr *wireFunctionResponse, sd *strDecoder) boo
 // its last occurrence alone.
 func parseUsage(p *parser, u *wireUsage) bool {
 	*u = wireUsage{}
-	var kb [40]byte
 	l, ok := p.object()
 	if !ok {
 		return false
 	}
-	var bad uint8 // a bit per count whose last occurrence is no count
+	var bad, seen uint8 // a bit per count whose last occurrence is no count, per count read
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
 		var n *int
 		var bit uint8
-		switch string(fold(&kb, k)) {
-		case "prompttokencount":
+		name := decodedKey(k)
+		switch string(name) { // as the SDKs name them (see readChunk)
+		case "promptTokenCount":
 			n, bit = &u.PromptTokenCount, 1
-		case "candidatestokencount":
+		case "candidatesTokenCount":
 			n, bit = &u.CandidatesTokenCount, 2
-		case "cachedcontenttokencount":
+		case "cachedContentTokenCount":
 			n, bit = &u.CachedContentTokenCount, 4
-		case "thoughtstokencount":
+		case "thoughtsTokenCount":
 			n, bit = &u.ThoughtsTokenCount, 8
-		case "tooluseprompttokencount":
+		case "toolUsePromptTokenCount":
 			n, bit = &u.ToolUsePromptTokenCount, 16
 		default:
 			p.skip()
 			continue
 		}
-		if *n, ok = p.int(); ok {
+		u.again = u.again || seen&bit != 0 || len(name) != len(k) // twice, or with escapes
+		seen |= bit
+		if p.peek() == 'n' { // null: no count, as the SDKs read it
+			*n, ok = 0, p.null()
+		} else {
+			*n, ok = p.int()
+		}
+		if ok {
 			bad &^= bit
 		} else {
 			bad |= bit
@@ -288,11 +298,8 @@ func readChunk(p *parser, c *wireChunk, w *wirePart, sd *strDecoder, onPart func
 			ok = readCandidates(p, c, w, sd, onPart)
 		case "promptfeedback":
 			ok = readFolded(p, "blockreason", &c.BlockReason, sd)
-		case "usagemetadata":
-			c.HasUsage = p.peek() != 'n'
-			ok = parseUsage(p, &c.Usage)
-		case "modelversion":
-			c.ModelVersion, ok = p.str(sd)
+		case "usagemetadata", "modelversion":
+			ok = readNamed(p, c, k, sd)
 		case "responseid":
 			c.ResponseID, ok = p.str(sd)
 		case "error":
@@ -305,6 +312,27 @@ func readChunk(p *parser, c *wireChunk, w *wirePart, sd *strDecoder, onPart func
 		}
 	}
 	return p.end()
+}
+
+// readNamed reads the usage or the model of a response, under the key k
+// that folds to their names, into c. Unlike the rest of a response (and
+// of a request, which Gemini's protobuf JSON parser accepts in either
+// spelling), these are read only under the keys the SDKs read them by, so
+// that the gateway bills and the relay renames what clients read: genai's
+// Go converter and the JavaScript SDK look modelVersion and usageMetadata
+// up by those exact names, and the counts by their camelCase names
+// (parseUsage); a snake_case spelling is passed over as they pass it over.
+func readNamed(p *parser, c *wireChunk, k []byte, sd *strDecoder) (ok bool) {
+	switch string(decodedKey(k)) {
+	case "usageMetadata":
+		c.HasUsage = p.peek() != 'n'
+		return parseUsage(p, &c.Usage)
+	case "modelVersion":
+		c.ModelVersion, ok = p.str(sd)
+		return ok
+	}
+	p.skip()
+	return !p.err
 }
 
 // readCandidates reads the first candidate (its parts and finishReason)

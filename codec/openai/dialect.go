@@ -129,9 +129,10 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelay
 
 // readRelayed is ReadRelayed for an answer whose usage has the keys k: the
 // last top-level members named model and usage count, keys with escapes
-// as they decode, as a client's JSON parser reads them.
+// as they decode, as a client's JSON parser reads them; an answer on which
+// readers differ is reported Again (codec.Relayed).
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
-	r := codec.Relayed{ModelStart: -1, ModelEnd: -1}
+	r := codec.Relayed{ModelStart: -1, ModelEnd: -1, Keys: &relayedKeys, UsageAt: -1}
 	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
 		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
@@ -142,13 +143,15 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 		}
 		switch string(key) {
 		case "model":
+			r.Again = r.Again || model >= 0 || !plain
 			model = v // checked by Object
 		case "usage":
-			r.Usage, r.HasUsage = codec.Usage{}, false // a usage before is not read
+			r.Again = r.Again || r.UsageAt >= 0 || !plain
+			r.Usage, r.HasUsage, r.UsageAt = codec.Usage{}, false, v // a usage before is not read
 			if v >= len(body) || body[v] != '{' {
 				break
 			}
-			u, end, err := readUsage(body[v:], 2, k)
+			u, end, err := readUsage(body[v:], 2, k, &r.Again)
 			if end < 0 {
 				return end
 			}
@@ -164,9 +167,14 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	}
 	if model >= 0 {
 		r.ModelStart, r.ModelEnd = modelSpanAt(body, model)
+		r.Again = r.Again || r.ModelStart < 0 && body[model] == '"' // a name with escapes
 	}
 	return r, true
 }
+
+// relayedKeys are the keys of a whole answer's model and usage, for
+// codec.Relayed.AppendRelayed.
+var relayedKeys = codec.Renaming{Model: "model", Usage: "usage"}
 
 // relayedLens are the lengths of the members readRelayed reads, relayedNames
 // their names.
@@ -209,10 +217,16 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 	if !r.Shape.ValidKeys(data, relayKeys, at[:], relayTop) {
 		return dst, codec.ErrNotJSON
 	}
-	if kept, same := r.Shape.Matched(); (!same || kept != r.PlainKeys) && !plainChunk(data, &at, r, before) ||
-		at[2] >= 0 && data[at[2]] == '{' && rawjson.Repeats(data[at[2]:]) {
-		keys, _ := chunkKeys(data, &at)
-		return relayRead(dst, ev, data, r, keys), nil
+	if kept, same := r.Shape.Matched(); !same || kept != r.PlainKeys {
+		var keys [3]rawjson.Last
+		if !plainChunk(data, &at, r, before, &keys) {
+			return relayRead(dst, ev, data, r, &keys), nil // the keys walked once
+		}
+	}
+	if at[2] >= 0 && data[at[2]] == '{' && rawjson.Repeats(data[at[2]:]) {
+		var keys [3]rawjson.Last
+		chunkKeys(data, &at, &keys)
+		return relayRead(dst, ev, data, r, &keys), nil
 	}
 	if u := at[2]; u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {
@@ -229,9 +243,10 @@ func (dialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) 
 // members of relayKeys at at, names each of model, usage and choices once
 // at most, without escapes, where the check found it; Shape kept the
 // chunk when its number of the kept document changed from before, and
-// r.PlainKeys is then that number, when it is plain.
-func plainChunk(data []byte, at *[4]int, r *codec.Relay, before uint32) bool {
-	_, plain := chunkKeys(data, at)
+// r.PlainKeys is then that number, when it is plain. The keys found are
+// left in keys, for a chunk that is not plain.
+func plainChunk(data []byte, at *[4]int, r *codec.Relay, before uint32, keys *[3]rawjson.Last) bool {
+	plain := chunkKeys(data, at, keys)
 	if kept, same := r.Shape.Matched(); plain && !same && kept != before {
 		r.PlainKeys = kept
 	}
@@ -243,15 +258,15 @@ func plainChunk(data []byte, at *[4]int, r *codec.Relay, before uint32) bool {
 // model, usage and choices is named once at most, without escapes, and
 // where the check found it (the first model, at any depth, is the
 // top-level one).
-func chunkKeys(data []byte, at *[4]int) (keys [3]rawjson.Last, plain bool) {
-	keys = [3]rawjson.Last{{Key: "model"}, {Key: "usage"}, {Key: "choices"}}
+func chunkKeys(data []byte, at *[4]int, keys *[3]rawjson.Last) (plain bool) {
+	keys[0].Key, keys[1].Key, keys[2].Key = "model", "usage", "choices"
 	rawjson.LastKeys(data, 0, keys[:])
 	for k, l := range keys {
 		if l.Again || l.At != at[k+1] {
-			return keys, false
+			return false
 		}
 	}
-	return keys, true
+	return true
 }
 
 // relayRead is RelayEvent for a chunk whose members are named more than
@@ -262,7 +277,7 @@ func chunkKeys(data []byte, at *[4]int) (keys [3]rawjson.Last, plain bool) {
 // Python, JavaScript, and the gateway): every top-level model that is a
 // string renamed, every top-level usage made the last one as the latter
 // read it (rawjson.AppendLast).
-func relayRead(dst, ev, data []byte, r *codec.Relay, keys [3]rawjson.Last) []byte {
+func relayRead(dst, ev, data []byte, r *codec.Relay, keys *[3]rawjson.Last) []byte {
 	u := keys[lastUsage].At
 	if u >= 0 && data[u] == '{' {
 		if usage, err := DecodeUsage(data[u:]); err == nil {

@@ -13,11 +13,13 @@ import (
 // BenchmarkRelayEvent is the per-event work of the pass-through relay on
 // ~300 B text-delta events: frame, data, usage check, model splice. plain
 // relays one chunk again and again; api.openai.com two of api.openai.com's
-// in turn, whose texts and obfuscation strings differ.
+// in turn, whose texts and obfuscation strings differ; escaped_key one
+// whose key has an escape.
 func BenchmarkRelayEvent(b *testing.B) {
 	for _, c := range []struct{ name, a, b string }{
 		{"plain", chunkContent, chunkContent},
 		{"api.openai.com", chunkWire, chunkWireOther},
+		{"escaped_key", chunkEscapedKey, chunkEscapedKey},
 	} {
 		evs := [2][]byte{[]byte("data: " + c.a + "\n\n"), []byte("data: " + c.b + "\n\n")}
 		b.Run(c.name, func(b *testing.B) {
@@ -32,6 +34,11 @@ func BenchmarkRelayEvent(b *testing.B) {
 		})
 	}
 }
+
+// chunkEscapedKey is chunkContent with its model's key spelled with an
+// escape: a chunk the relay reads as clients do, not through its kept
+// shape.
+var chunkEscapedKey = strings.Replace(chunkContent, `"model"`, `"mod\u0065l"`, 1)
 
 // BenchmarkRelayStream relays a whole stream of 40 content chunks as the relay
 // loop does, event by event: plain repeats one chunk without obfuscation,

@@ -371,7 +371,8 @@ func unescaped(key []byte, names [][]byte) []byte {
 var chatUsage = newUsageKeys("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
 
 func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
-	u, _, err := readUsage(b, 1, k)
+	var again bool
+	u, _, err := readUsage(b, 1, k, &again)
 	return u, err
 }
 
@@ -381,28 +382,41 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // not JSON (err then set too), err also set when a count is no count. A
 // member read twice counts as its last occurrence, a key with escapes as
 // it decodes: what a client's JSON parser reads; so does an error, a
-// count that a later occurrence of its member replaces is none.
-func readUsage(b []byte, depth int, k *usageKeys) (u codec.Usage, end int, err error) {
-	var errs [4]error // of the last occurrence of each member, in usageKeys' order
+// count that a later occurrence of its member replaces is none. *again
+// is set when a count is named twice or with escapes: a reader that
+// takes the first of a repeated key reads another.
+func readUsage(b []byte, depth int, k *usageKeys, again *bool) (u codec.Usage, end int, err error) {
+	var errs [4]error     // of the last occurrence of each member, in usageKeys' order
+	var seen, twice uint8 // bits of the members read, in usageKeys' order
 	end, broken := rawjson.ObjectError(b, depth, k.lens, func(key []byte, v int, plain bool) int {
 		if !plain {
 			key = unescaped(key, k.names)
+			twice |= 1 << 7 // any key spelled with escapes: cheaper than telling which
 		}
-		end := 0
+		end, bit := 0, uint8(0)
 		switch { // compared in place, not copied to a string
 		case string(key) == k.input:
 			u.Input, end, errs[0] = countAt(b, v, depth)
+			bit = 1
 		case string(key) == k.output:
 			u.Output, end, errs[1] = countAt(b, v, depth)
+			bit = 2
 		case string(key) == k.inputDetails:
-			u.CachedInput, end, errs[2] = detail(b, v, depth, "cached_tokens")
+			u.CachedInput, end, errs[2] = detail(b, v, depth, "cached_tokens", again)
+			bit = 4
 		case string(key) == k.outputDetails:
-			u.Reasoning, end, errs[3] = detail(b, v, depth, "reasoning_tokens")
+			u.Reasoning, end, errs[3] = detail(b, v, depth, "reasoning_tokens", again)
+			bit = 8
 		}
+		twice |= seen & bit
+		seen |= bit
 		return end
 	})
 	if broken != nil {
 		return u, -1, broken
+	}
+	if twice != 0 {
+		*again = true
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -433,7 +447,7 @@ func countAt(b []byte, v, depth int) (n, end int, err error) {
 // detail reads one count of the details object (which may be null) at
 // b[v], a member of the usage object nested depth levels deep, checking it:
 // end is the offset just past it, below 0 when it is not JSON.
-func detail(b []byte, v, depth int, key string) (n, end int, err error) {
+func detail(b []byte, v, depth int, key string, again *bool) (n, end int, err error) {
 	if rawjson.KindOf(b[v:]) != rawjson.KindObject {
 		end = rawjson.CheckValue(b, v, depth)
 		if end >= 0 && rawjson.KindOf(b[v:end]) != rawjson.KindNull {
@@ -441,11 +455,13 @@ func detail(b []byte, v, depth int, key string) (n, end int, err error) {
 		}
 		return 0, end, err
 	}
-	d := b[v:]
+	d, seen := b[v:], false
 	end = rawjson.Object(d, depth+1, rawjson.KeyLengths(key), func(k []byte, w int, plain bool) int {
 		if !rawjson.KeyIs(k, plain, key) {
 			return 0
 		}
+		*again = *again || seen || !plain
+		seen = true
 		var end int
 		n, end, err = countAt(d, w, depth+1)
 		return end

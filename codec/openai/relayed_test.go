@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/rawjson"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // TestReadRelayed: a whole response's top-level model and usage, in one
@@ -157,8 +159,20 @@ func FuzzReadRelayed(f *testing.F) {
 		for _, k := range []*usageKeys{&chatUsage, &responsesUsage} {
 			got, ok := readRelayed(body, k)
 			want, wantOK := readRelayedReference(body, k)
-			if ok != wantOK || ok && got != want {
+			read := got
+			read.Again, read.Keys, read.UsageAt = false, nil, 0
+			if ok != wantOK || ok && read != want {
 				t.Fatalf("readRelayed(%q) = %+v, %v; want %+v, %v", body, got, ok, want, wantOK)
+			}
+			if !ok {
+				continue
+			}
+			relayed := body
+			if got.Again {
+				relayed = got.AppendRelayed(nil, body, "pub")
+			}
+			if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
+				t.Fatalf("readRelayed(%q) = %+v: relayed as %q, a first-wins reader reads %v, a last-wins one %v", body, got, relayed, first, last)
 			}
 		}
 	})
@@ -226,4 +240,22 @@ func clientUsage(t *testing.T, b, in, out, inDetail, outDetail string) codec.Usa
 	}
 	return codec.Usage{Input: num(m, in), Output: num(m, out),
 		CachedInput: detail(inDetail, "cached_tokens"), Reasoning: detail(outDetail, "reasoning_tokens")}
+}
+
+// billed is what a reader that decoded an answer into v reads of its
+// model and of the counts the gateway bills.
+func billed(v any, k *usageKeys) [5]any {
+	m, _ := v.(map[string]any)
+	u, _ := m["usage"].(map[string]any)
+	in, _ := u[k.inputDetails].(map[string]any)
+	out, _ := u[k.outputDetails].(map[string]any)
+	return [5]any{m["model"], u[k.input], u[k.output], in["cached_tokens"], out["reasoning_tokens"]}
+}
+
+// lastWins decodes the JSON value b as encoding/json does (the last of a
+// repeated key); nil when it is not JSON.
+func lastWins(b []byte) any {
+	var v any
+	_ = json.Unmarshal(b, &v)
+	return v
 }

@@ -222,8 +222,13 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 		return dst, codec.ErrNotJSON
 	}
 	resp := at[0]
-	if resp < 0 && bytes.IndexByte(data, '\\') < 0 {
-		return append(dst, ev...), nil // a delta: no key named response, in any spelling
+	if resp < 0 {
+		// A delta has no key named response in any spelling unless it has
+		// a \u escape (a text's \n or \" spells no letter of it): the
+		// first backslash is searched alone, as most deltas have none.
+		if i := bytes.IndexByte(data, '\\'); i < 0 || !bytes.Contains(data[i:], strEscapeU) {
+			return append(dst, ev...), nil
+		}
 	}
 	keys := [...]rawjson.Last{{Key: "response"}}
 	rawjson.LastKeys(data, rawjson.SkipSpace(data, 0), keys[:])
@@ -256,6 +261,8 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 	}
 	return codec.AppendEdited(dst, ev, data, edits[:n]), nil
 }
+
+var strEscapeU = []byte(`\u`)
 
 // responseModelPath and responseUsagePath name a lifecycle event's model
 // and usage for codec.AppendEdited.

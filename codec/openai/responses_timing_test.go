@@ -10,20 +10,26 @@ import (
 )
 
 // BenchmarkResponsesRelayDelta relays one response.output_text.delta
-// event, the bulk of a Responses stream, with the model put back.
+// event, the bulk of a Responses stream, with the model put back: plain
+// text, and text with escapes (a new line, quotes; ResponseStream takes
+// the text as it stands between quotes).
 func BenchmarkResponsesRelayDelta(b *testing.B) {
-	stream := testutil.ResponseStream("resp_7", "gpt-4o-2024-08-06", "Hello")
-	at := strings.Index(stream, "event: response.output_text.delta")
-	ev := []byte(stream[at : at+strings.Index(stream[at:], "\n\n")+2])
-	tc := new(codec.Transcoder)
-	tc.ResetPass(openai.Responses, codec.Relay{Model: "fast"}, nil)
-	out := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(ev)))
-	for b.Loop() {
-		if o, n := tc.Transcode(out[:0], ev); n != len(ev) || len(o) == 0 {
-			b.Fatal("not relayed")
-		}
+	for _, c := range []struct{ name, text string }{{"plain", "Hello"}, {"escaped", `Hello,\n\"you\"`}} {
+		stream := testutil.ResponseStream("resp_7", "gpt-4o-2024-08-06", c.text)
+		at := strings.Index(stream, "event: response.output_text.delta")
+		ev := []byte(stream[at : at+strings.Index(stream[at:], "\n\n")+2])
+		tc := new(codec.Transcoder)
+		tc.ResetPass(openai.Responses, codec.Relay{Model: "fast"}, nil)
+		out := make([]byte, 0, 1024)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(ev)))
+			for b.Loop() {
+				if o, n := tc.Transcode(out[:0], ev); n != len(ev) || len(o) == 0 {
+					b.Fatal("not relayed")
+				}
+			}
+		})
 	}
 }
 

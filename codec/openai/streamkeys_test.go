@@ -9,6 +9,7 @@ import (
 
 	"github.com/rosetta-gateway/rosetta/codec"
 	"github.com/rosetta-gateway/rosetta/codec/openai"
+	"github.com/rosetta-gateway/rosetta/internal/testutil"
 )
 
 // repeatedKeyChunks are chat chunks whose model and usage are repeated,
@@ -49,54 +50,16 @@ func clientReads(t *testing.T, data []byte) (model string, u codec.Usage) {
 	return model, u
 }
 
-// firstWins decodes the JSON value b as a parser that takes the first of
-// a repeated key reads it (OpenAI's and Anthropic's Go SDKs).
-func firstWins(t *testing.T, b []byte) any {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var read func() any
-	read = func() any {
-		tok, err := d.Token()
-		if err != nil {
-			t.Fatalf("%s: %v", b, err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			m := map[string]any{}
-			for d.More() {
-				k, _ := d.Token()
-				v := read()
-				if _, ok := m[k.(string)]; !ok {
-					m[k.(string)] = v
-				}
-			}
-			d.Token()
-			return m
-		case json.Delim('['):
-			var a []any
-			for d.More() {
-				a = append(a, read())
-			}
-			d.Token()
-			return a
-		}
-		return tok
-	}
-	return read()
-}
-
 // firstReads is what a parser that takes the first of a repeated key
 // reads of a chunk's model and usage.
 func firstReads(t *testing.T, b []byte) (model string, u codec.Usage) {
 	t.Helper()
-	m, _ := firstWins(t, b).(map[string]any)
+	m, _ := testutil.FirstWins(b).(map[string]any)
 	model, _ = m["model"].(string)
 	usage, _ := m["usage"].(map[string]any)
 	n := func(v any) int {
-		num, _ := v.(json.Number)
-		i, _ := num.Int64()
-		return int(i)
+		f, _ := v.(float64)
+		return int(f)
 	}
 	if usage != nil {
 		u.Input, u.Output = n(usage["prompt_tokens"]), n(usage["completion_tokens"])
@@ -213,7 +176,7 @@ func TestResponsesRelayEventAsClientsRead(t *testing.T) {
 		if err != nil || r.Usage != c.want || bytes.Contains(out, []byte(`"up`)) && c.want != (codec.Usage{}) {
 			t.Errorf("RelayEvent(%s) = %s, %v, usage %+v; want %+v", c.data, out, err, r.Usage, c.want)
 		}
-		first, _ := firstWins(t, out).(map[string]any)["response"].(map[string]any)
+		first, _ := testutil.FirstWins(out).(map[string]any)["response"].(map[string]any)
 		if u, _ := first["usage"].(map[string]any); (c.want == codec.Usage{}) != (u == nil) || u != nil &&
 			(fmt.Sprint(u["input_tokens"]) != fmt.Sprint(c.want.Input) || fmt.Sprint(u["output_tokens"]) != fmt.Sprint(c.want.Output)) {
 			t.Errorf("RelayEvent(%s) = %s, whose first response's usage is %v", c.data, out, u)

@@ -48,17 +48,22 @@ func LastKeys(b []byte, i int, keys []Last) int {
 // from one that takes the first (the Go SDKs of OpenAI and Anthropic).
 // It is false for a value that is no object.
 func Repeats(b []byte) bool {
-	var seen [16][]byte
+	type key struct {
+		k     []byte
+		plain bool // without escapes: compared as spelled
+	}
+	var seen [16]key
 	keys := seen[:0]
 	m := Members(b)
 	for m.NextKey() && m.PassValue() {
 		k := m.Key()
+		plain := bytes.IndexByte(k, '\\') < 0
 		for _, s := range keys {
-			if sameKey(s, k) {
+			if s.plain && plain && string(s.k) == string(k) || !(s.plain && plain) && sameKey(s.k, k) {
 				return true
 			}
 		}
-		keys = append(keys, k)
+		keys = append(keys, key{k, plain})
 		if v := m.Value(); KindOf(v) == KindObject && Repeats(v) {
 			return true
 		}
