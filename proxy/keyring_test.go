@@ -11,22 +11,26 @@ import (
 	"time"
 )
 
-// fakeKeys is a key source that counts lookups; a lookup can be held at
-// a gate to race it against an invalidation.
+// fakeKeys is a key source that counts lookups; a lookup can be held to
+// race it against an invalidation.
 type fakeKeys struct {
 	keys    map[[sha256.Size]byte]*Key
 	lookups atomic.Int64
 	err     error
-	gate    chan struct{} // when set, each lookup waits for a receive
-	entered chan struct{}
+	// entered, when set, receives a gate of each lookup's own, which it
+	// waits on after reading the key: a test releases the lookups it holds
+	// in the order it means (with one gate shared, a send could go to
+	// whichever lookup waited first, not the one the test meant).
+	entered chan chan struct{}
 }
 
 func (f *fakeKeys) KeyByHash(h [sha256.Size]byte) (*Key, error) {
 	f.lookups.Add(1)
 	k := f.keys[h]
-	if f.gate != nil {
-		f.entered <- struct{}{}
-		<-f.gate
+	if f.entered != nil {
+		gate := make(chan struct{})
+		f.entered <- gate
+		<-gate
 	}
 	return k, f.err
 }
@@ -83,22 +87,22 @@ func TestKeySourceErrorIsNotCached(t *testing.T) {
 // revoked must not cache it after the revocation dropped it.
 func TestInvalidateDuringLookup(t *testing.T) {
 	kr, f := newFakeKeyring(t, "sk-revoked-0123456789")
-	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	f.entered = make(chan chan struct{})
 	done := make(chan *Key)
 	go func() {
 		k, _ := kr.find([]byte("sk-revoked-0123456789"), time.Now())
 		done <- k
 	}()
-	<-f.entered // the lookup has read the key
+	gate := <-f.entered // the lookup has read the key
 	h := HashKey([]byte("sk-revoked-0123456789"))
 	delete(f.keys, h)
 	kr.invalidate(h)
-	f.gate <- struct{}{}
+	close(gate)
 	if k := <-done; k == nil {
 		t.Fatal("the racing lookup itself still sees the key it read")
 	}
 	kr.cache.Wait()
-	f.gate = nil
+	f.entered = nil
 	if k, _ := kr.find([]byte("sk-revoked-0123456789"), time.Now()); k != nil {
 		t.Fatal("revoked key came back from the cache")
 	}
@@ -235,15 +239,15 @@ func TestLookupKeepsEntryWhenAnotherKeyIsInvalidated(t *testing.T) {
 		t.Fatal("the two hashes share a slot: pick another key")
 	}
 	kr, f := newFakeKeyring(t, secret)
-	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	f.entered = make(chan chan struct{})
 	done := make(chan *Key)
 	go func() {
 		k, _ := kr.find([]byte(secret), time.Now())
 		done <- k
 	}()
-	<-f.entered
+	gate := <-f.entered
 	kr.invalidate(HashKey([]byte(other)))
-	f.gate <- struct{}{}
+	close(gate)
 	if k := <-done; k == nil {
 		t.Fatal("key not found")
 	}
@@ -259,24 +263,24 @@ func TestLookupKeepsEntryWhenAnotherKeyIsInvalidated(t *testing.T) {
 func TestGoneAnswerClearsFront(t *testing.T) {
 	const secret = "sk-gone-0123456789"
 	kr, f := newFakeKeyring(t, secret)
-	f.gate, f.entered = make(chan struct{}), make(chan struct{})
+	f.entered = make(chan chan struct{})
 	first, second := make(chan *Key), make(chan *Key)
 	find := func(into chan *Key) { k, _ := kr.find([]byte(secret), time.Now()); into <- k }
 	go find(first)
-	<-f.entered // the first lookup has read the key
+	firstGate := <-f.entered // the first lookup has read the key
 	delete(f.keys, HashKey([]byte(secret)))
 	go find(second)
-	<-f.entered // the second has read nothing
-	f.gate <- struct{}{}
+	secondGate := <-f.entered // the second has read nothing
+	close(firstGate)
 	if k := <-first; k == nil {
 		t.Fatal("the first lookup read the key before it went")
 	}
-	f.gate <- struct{}{}
+	close(secondGate)
 	if k := <-second; k != nil {
 		t.Fatal("the second lookup read the key after it went")
 	}
 	kr.cache.Wait()
-	f.gate = nil
+	f.entered = nil
 	if k, _ := kr.find([]byte(secret), time.Now()); k != nil {
 		t.Fatal("a key found gone is still served from the front")
 	}
