@@ -54,6 +54,9 @@ func decoderWithBlocks() *StreamDecoder {
 // what the general one gives.
 func fastMatchesGeneral(t *testing.T, data string) {
 	t.Helper()
+	if !strings.HasPrefix(data, deltaPrefix) && string(dataType([]byte(data))) != "content_block_delta" {
+		return // no delta, whatever the event's name: read by its type (TestMisnamedEvents)
+	}
 	fast, errFast := decoderWithBlocks().Decode(nil, []byte("content_block_delta"), []byte(data))
 	general, errGeneral := decoderWithBlocks().deltaGeneral(nil, []byte(data))
 	if (errFast == nil) != (errGeneral == nil) || !reflect.DeepEqual(fast, general) {
