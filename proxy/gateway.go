@@ -333,40 +333,60 @@ func (t postTable) find(path []byte) postRoute {
 	return postRoute{}
 }
 
+// The paths of the POST routes without parameters, each named once for
+// postIndex's cases and postRoutes' entries.
+const (
+	pathChatCompletions      = "/v1/chat/completions"
+	pathCompletions          = "/v1/completions"
+	pathEmbeddings           = "/v1/embeddings"
+	pathRerank               = "/v1/rerank"
+	pathImageGenerations     = "/v1/images/generations"
+	pathImageEdits           = "/v1/images/edits"
+	pathImageVariations      = "/v1/images/variations"
+	pathSpeech               = "/v1/audio/speech"
+	pathTranscriptions       = "/v1/audio/transcriptions"
+	pathTranslations         = "/v1/audio/translations"
+	pathResponses            = "/v1/responses"
+	pathResponsesInputTokens = "/v1/responses/input_tokens"
+	pathResponsesCompact     = "/v1/responses/compact"
+	pathMessages             = "/v1/messages"
+	pathCountTokens          = "/v1/messages/count_tokens"
+)
+
 // postIndex numbers the paths of postRoutes, -1 for any other: Go
 // compiles the switch to a search on the length and then the bytes, where
 // a map's lookup hashed the whole path first.
 func postIndex(path []byte) int {
 	switch string(path) {
-	case "/v1/chat/completions":
+	case pathChatCompletions:
 		return 0
-	case "/v1/completions":
+	case pathCompletions:
 		return 1
-	case "/v1/embeddings":
+	case pathEmbeddings:
 		return 2
-	case "/v1/rerank":
+	case pathRerank:
 		return 3
-	case "/v1/images/generations":
+	case pathImageGenerations:
 		return 4
-	case "/v1/images/edits":
+	case pathImageEdits:
 		return 5
-	case "/v1/images/variations":
+	case pathImageVariations:
 		return 6
-	case "/v1/audio/speech":
+	case pathSpeech:
 		return 7
-	case "/v1/audio/transcriptions":
+	case pathTranscriptions:
 		return 8
-	case "/v1/audio/translations":
+	case pathTranslations:
 		return 9
-	case "/v1/responses":
+	case pathResponses:
 		return 10
-	case "/v1/responses/input_tokens":
+	case pathResponsesInputTokens:
 		return 11
-	case "/v1/responses/compact":
+	case pathResponsesCompact:
 		return 12
-	case "/v1/messages":
+	case pathMessages:
 		return 13
-	case "/v1/messages/count_tokens":
+	case pathCountTokens:
 		return 14
 	}
 	return -1
@@ -375,21 +395,21 @@ func postIndex(path []byte) int {
 // postRoutes are the gateway's POST routes without parameters.
 func (g *Gateway) postRoutes() []postEntry {
 	return []postEntry{
-		{"/v1/chat/completions", postRoute{g.chatCompletions, false}},
-		{"/v1/completions", postRoute{g.completions, false}},
-		{"/v1/embeddings", postRoute{g.embeddings, false}},
-		{"/v1/rerank", postRoute{g.rerank, false}},
-		{"/v1/images/generations", postRoute{g.imageGenerations, false}},
-		{"/v1/images/edits", postRoute{g.imageEdits, true}},
-		{"/v1/images/variations", postRoute{g.imageVariations, true}},
-		{"/v1/audio/speech", postRoute{g.speech, false}},
-		{"/v1/audio/transcriptions", postRoute{g.transcriptions, true}},
-		{"/v1/audio/translations", postRoute{g.translations, true}},
-		{"/v1/responses", postRoute{g.responsesCreate, false}},
-		{"/v1/responses/input_tokens", postRoute{g.responsesInputTokens, false}},
-		{"/v1/responses/compact", postRoute{g.responsesCompact, false}},
-		{"/v1/messages", postRoute{g.messages, false}},
-		{"/v1/messages/count_tokens", postRoute{g.countTokens, false}},
+		{pathChatCompletions, postRoute{g.chatCompletions, false}},
+		{pathCompletions, postRoute{g.completions, false}},
+		{pathEmbeddings, postRoute{g.embeddings, false}},
+		{pathRerank, postRoute{g.rerank, false}},
+		{pathImageGenerations, postRoute{g.imageGenerations, false}},
+		{pathImageEdits, postRoute{g.imageEdits, true}},
+		{pathImageVariations, postRoute{g.imageVariations, true}},
+		{pathSpeech, postRoute{g.speech, false}},
+		{pathTranscriptions, postRoute{g.transcriptions, true}},
+		{pathTranslations, postRoute{g.translations, true}},
+		{pathResponses, postRoute{g.responsesCreate, false}},
+		{pathResponsesInputTokens, postRoute{g.responsesInputTokens, false}},
+		{pathResponsesCompact, postRoute{g.responsesCompact, false}},
+		{pathMessages, postRoute{g.messages, false}},
+		{pathCountTokens, postRoute{g.countTokens, false}},
 	}
 }
 

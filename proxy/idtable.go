@@ -39,12 +39,18 @@ func (t *idTable) get(k idKey) waiter {
 }
 
 // entry returns k's slot, a new one (its n 0) when k has none. Only a new
-// key grows the table, which a quarter full would pass.
+// key grows the table, which a quarter full would pass; k is looked up
+// again only then.
 func (t *idTable) entry(k idKey) *idSlot {
-	if 4*(t.used+1) > len(t.slots) && t.get(k).n == 0 {
+	if len(t.slots) == 0 {
 		t.grow()
 	}
-	s := &t.slots[t.find(k)]
+	i := t.find(k)
+	if t.slots[i].e.n == 0 && 4*(t.used+1) > len(t.slots) {
+		t.grow()
+		i = t.find(k)
+	}
+	s := &t.slots[i]
 	if s.e.n == 0 {
 		s.k = k
 		t.used++

@@ -5,15 +5,13 @@ import (
 	"time"
 )
 
-// lineSecond is what an access line's time shares with every other line
-// of the same second: the date and time to the second, and the zone, as
-// time.Time.AppendFormat writes them. Formatting them once a second
-// rather than once a line leaves the fraction to write per line.
+// lineSecond is what an access line shares with every other line of the
+// same second: its text up to the request id but for the fraction of the
+// time. The date and time to the second and the zone are formatted once a
+// second, as time.Time.AppendFormat writes them, rather than once a line.
 type lineSecond struct {
 	unix int64
 	loc  *time.Location
-	date []byte // 2006-01-02T15:04:05
-	zone []byte // Z07:00
 	// An access line's text around the fraction, in each shape: before
 	// it, and after it up to the request id at each level (lineEdges).
 	heads [2][]byte
@@ -31,9 +29,10 @@ func second(now time.Time) *lineSecond {
 	if s != nil && s.unix == now.Unix() && s.loc == now.Location() {
 		return s
 	}
-	s = &lineSecond{unix: now.Unix(), loc: now.Location(),
-		date: now.AppendFormat(nil, "2006-01-02T15:04:05"), zone: now.AppendFormat(nil, "Z07:00")}
-	s.heads, s.tails = lineEdges(s.date, s.zone)
+	date := now.AppendFormat(nil, "2006-01-02T15:04:05")
+	zone := now.AppendFormat(nil, "Z07:00")
+	s = &lineSecond{unix: now.Unix(), loc: now.Location()}
+	s.heads, s.tails = lineEdges(date, zone)
 	lineSeconds.Store(s)
 	return s
 }
