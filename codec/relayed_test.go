@@ -31,6 +31,10 @@ var repeatedAnswers = []struct {
 		`"usage":{"input_tokens":5,"output_tokens":1},"m\u006fdel":"up2","usage":{"input_tokens":7,"output_tokens":2}}`, codec.Usage{Input: 7, Output: 2}},
 	{anthropic.Dialect, `{"id":"m","type":"message","role":"assistant","content":[],"model":"up\u0031","stop_reason":"end_turn",` +
 		`"usage":{"input_tokens":5,"output_tokens":1,"input_tokens":8}}`, codec.Usage{Input: 8, Output: 1}},
+	{anthropic.Dialect, `{"id":"m","type":"message","role":"assistant","content":[],"model":"up1","stop_reason":"end_turn",` +
+		`"usage":{"input_tokens":5,"output_tokens":9,"output_tokens_details":{"thinking_tokens":2,"thinking_tokens":7}}}`, codec.Usage{Input: 5, Output: 9, Reasoning: 7}},
+	{anthropic.Dialect, `{"id":"m","type":"message","role":"assistant","content":[],"model":"up1","stop_reason":"end_turn",` +
+		`"usage":{"input_tokens":5,"output_tokens":9,"output_tokens_details":{"thinking_tok\u0065ns":7}}}`, codec.Usage{Input: 5, Output: 9, Reasoning: 7}},
 	{gemini.Dialect, `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"modelVersion":"up1",` +
 		`"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1},"modelVersion":"up2","usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":2}}`,
 		codec.Usage{Input: 7, Output: 2}},

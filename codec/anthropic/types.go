@@ -222,7 +222,7 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 			u.OutputTokens, end, errs[3] = usageCount(b, v)
 			m = 3
 		case rawjson.KeyIs(k, plain, "output_tokens_details"):
-			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v)
+			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v, &u.again)
 			m = 4
 		default:
 			return 0
@@ -256,8 +256,9 @@ func usageCount(b []byte, v int) (n, end int, err error) {
 }
 
 // thinkingCount reads the last thinking_tokens of the details object at
-// b[v] (null: absent).
-func thinkingCount(b []byte, v int) (n, end int, err error) {
+// b[v] (null: absent); *again is set when it is named twice or with
+// escapes, which a first-wins reader reads otherwise.
+func thinkingCount(b []byte, v int, again *bool) (n, end int, err error) {
 	n = -1
 	switch rawjson.KindOf(b[v:]) {
 	case rawjson.KindNull:
@@ -266,11 +267,13 @@ func thinkingCount(b []byte, v int) (n, end int, err error) {
 	default:
 		return n, rawjson.CheckValue(b, v, 2), errUsage
 	}
-	d := b[v:]
+	d, seen := b[v:], false
 	end = rawjson.Object(d, 3, rawjson.KeyLengths("thinking_tokens"), func(k []byte, w int, plain bool) int {
 		if !rawjson.KeyIs(k, plain, "thinking_tokens") {
 			return 0
 		}
+		*again = *again || seen || !plain
+		seen = true
 		var end int
 		n, end, err = usageCount(d, w)
 		return end
