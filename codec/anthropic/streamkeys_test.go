@@ -150,11 +150,16 @@ var misnamedEvents = []struct {
 	{"content_block_start", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 	{"content_block_stop", `{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 	{"ping", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 0},
+	// anthropic-sdk-go's Stream.Next fails on an event named error
+	// whatever its data: nothing in it is billed or shown.
+	{"error", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 1},
+	{"error", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 }
 
 // TestMisnamedEvents: the translating decoder and the relay read an event
-// by its data's type, as the SDKs do: the usage a client reads is billed,
-// a delta a client shows is translated.
+// by its data's type, as the SDKs do (but a ping, skipped, and an error, a
+// failure): the usage a client reads is billed, a delta a client shows is
+// translated.
 func TestMisnamedEvents(t *testing.T) {
 	start := msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":0}`)
 	block := `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
@@ -174,7 +179,7 @@ func TestMisnamedEvents(t *testing.T) {
 				u = e.Usage
 			}
 		}
-		if err != nil || len(evs) != c.events || u != c.want {
+		if err != nil || len(evs) != c.events || u != c.want || c.name == "error" && evs[0].Kind != codec.EventError {
 			t.Errorf("Decode(%s, %s) = %+v, %v; want %d events", c.name, c.data, evs, err, c.events)
 		}
 
