@@ -215,21 +215,22 @@ type Relayed struct {
 	// AppendRelayed's answer, which every client reads alike.
 	Again bool
 	// Keys are the style's keys of the model and the usage (Again only),
-	// UsageAt the offset of the usage read (-1: none).
-	Keys    *Renaming
-	UsageAt int
+	// ModelAt and UsageAt the offsets of the model and the usage read
+	// (-1: none).
+	Keys             *Renaming
+	ModelAt, UsageAt int
 }
 
 // AppendRelayed appends the whole answer body that r was read from, with
 // every top-level model renamed (model is the public name as it stands
-// between quotes; "" keeps the upstream's) and every top-level usage
+// between quotes; "" keeps the upstream's last, written in every one) and every top-level usage
 // object made the one a parser that takes the last of a repeated key
 // reads (as RelayRenamed makes an event's): the answer that a client of
 // any JSON parser reads as the gateway bills it. Only for an answer r
 // reports Again.
 func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
 	top := Renaming{Model: r.Keys.Model, Usage: r.Keys.Usage}
-	return appendNormalized(dst, body, body, model, &top, r.UsageAt, -1)
+	return appendNormalized(dst, body, body, model, &top, [4]int{r.ModelAt, r.UsageAt, -1, -1})
 }
 
 // ReadRelayedWith is ReadRelayed for a style that reads the model span and
@@ -254,12 +255,13 @@ func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (_ Usage, 
 	if !Valid(body) {
 		return Relayed{}, false
 	}
-	r := Relayed{ModelStart: -1, ModelEnd: -1, Keys: m, UsageAt: -1}
+	r := Relayed{ModelStart: -1, ModelEnd: -1, Keys: m, ModelAt: -1, UsageAt: -1}
 	keys := [...]rawjson.Last{{Key: m.Model}, {Key: m.Usage}}
 	if rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), keys[:]) < 0 {
 		return r, true // JSON, if not an answer
 	}
 	r.Again = keys[0].Again || keys[1].Again
+	r.ModelAt = keys[0].At
 	if v := keys[0].At; v >= 0 {
 		s, ok := rawjson.StringBytes(body[v:rawjson.ValueEnd(body, v)])
 		if ok {

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -88,6 +89,30 @@ func TestStreamAsClientsRead(t *testing.T) {
 		if in := firstInputTokens(start); in != c.want.Input {
 			t.Errorf("relayed %s: a first-wins parser reads %d input tokens, want %d", start, in, c.want.Input)
 		}
+		checkModelKept(t, c.start)
+	}
+}
+
+// checkModelKept: a message_start relayed with the upstream's model kept
+// (Relay.Model "") names one model to every reader where its last message
+// is an object (else the readers differ on the message, not its model).
+func checkModelKept(t *testing.T, data string) {
+	t.Helper()
+	r := codec.Relay{Dec: anthropic.Dialect.NewStreamDecoder()}
+	ev := namedEvent("message_start", data)
+	out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = out[len("event: message_start\ndata: ") : len(out)-2]
+	model := func(v any) any {
+		ev, _ := v.(map[string]any)
+		msg, ok := ev["message"].(map[string]any)
+		return [2]any{msg["model"], ok}
+	}
+	var last any
+	if err := json.Unmarshal(out, &last); err != nil || model(last) != model(testutil.FirstWins(out)) && model(last).([2]any)[1] == true {
+		t.Errorf("relayed %s with its model kept as %s: a first-wins parser reads model %v, a last-wins one %v", data, out, model(testutil.FirstWins(out)), model(last))
 	}
 }
 

@@ -160,19 +160,21 @@ func FuzzReadRelayed(f *testing.F) {
 			got, ok := readRelayed(body, k)
 			want, wantOK := readRelayedReference(body, k)
 			read := got
-			read.Again, read.Keys, read.UsageAt = false, nil, 0
+			read.Again, read.Keys, read.ModelAt, read.UsageAt = false, nil, 0, 0
 			if ok != wantOK || ok && read != want {
 				t.Fatalf("readRelayed(%q) = %+v, %v; want %+v, %v", body, got, ok, want, wantOK)
 			}
 			if !ok {
 				continue
 			}
-			relayed := body
-			if got.Again {
-				relayed = got.AppendRelayed(nil, body, "pub")
-			}
-			if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
-				t.Fatalf("readRelayed(%q) = %+v: relayed as %q, a first-wins reader reads %v, a last-wins one %v", body, got, relayed, first, last)
+			for _, model := range []string{"pub", ""} { // renamed, and kept as the proxy keeps it
+				relayed := body
+				if got.Again {
+					relayed = got.AppendRelayed(nil, body, model)
+				}
+				if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
+					t.Fatalf("readRelayed(%q) = %+v: relayed (model %q) as %q, a first-wins reader reads %v, a last-wins one %v", body, got, model, relayed, first, last)
+				}
 			}
 		}
 	})
