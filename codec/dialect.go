@@ -215,10 +215,9 @@ type Relayed struct {
 	// AppendRelayed's answer, which every client reads alike.
 	Again bool
 	// Keys are the style's keys of the model and the usage (Again only),
-	// ModelAt and UsageAt the offsets of the model and the usage read
-	// (-1: none).
-	Keys             *Renaming
-	ModelAt, UsageAt int
+	// UsageAt the offset of the usage read (-1: none).
+	Keys    *Renaming
+	UsageAt int
 }
 
 // AppendRelayed appends the whole answer body that r was read from, with
@@ -230,7 +229,13 @@ type Relayed struct {
 // reports Again.
 func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
 	top := Renaming{Model: r.Keys.Model, Usage: r.Keys.Usage}
-	return appendNormalized(dst, body, body, model, &top, [4]int{r.ModelAt, r.UsageAt, -1, -1})
+	at := [4]int{-1, r.UsageAt, -1, -1}
+	if model == "" { // found again here, off the common path
+		m := [...]rawjson.Last{{Key: r.Keys.Model}}
+		rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), m[:])
+		at[0] = m[0].At
+	}
+	return appendNormalized(dst, body, body, model, &top, at)
 }
 
 // ReadRelayedWith is ReadRelayed for a style that reads the model span and
@@ -255,13 +260,12 @@ func ReadRelayedLast(body []byte, m *Renaming, readUsage func([]byte) (_ Usage, 
 	if !Valid(body) {
 		return Relayed{}, false
 	}
-	r := Relayed{ModelStart: -1, ModelEnd: -1, Keys: m, ModelAt: -1, UsageAt: -1}
+	r := Relayed{ModelStart: -1, ModelEnd: -1, Keys: m, UsageAt: -1}
 	keys := [...]rawjson.Last{{Key: m.Model}, {Key: m.Usage}}
 	if rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), keys[:]) < 0 {
 		return r, true // JSON, if not an answer
 	}
 	r.Again = keys[0].Again || keys[1].Again
-	r.ModelAt = keys[0].At
 	if v := keys[0].At; v >= 0 {
 		s, ok := rawjson.StringBytes(body[v:rawjson.ValueEnd(body, v)])
 		if ok {

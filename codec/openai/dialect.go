@@ -132,7 +132,7 @@ func (dialect) ReadRelayed(body []byte) (codec.Relayed, bool) { return readRelay
 // as they decode, as a client's JSON parser reads them; an answer on which
 // readers differ is reported Again (codec.Relayed).
 func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
-	r := codec.Relayed{ModelStart: -1, ModelEnd: -1, Keys: &relayedKeys, ModelAt: -1, UsageAt: -1}
+	r := codec.Relayed{ModelStart: -1, ModelEnd: -1, Keys: &relayedKeys, UsageAt: -1}
 	if i := rawjson.SkipSpace(body, 0); i < len(body) && body[i] != '{' {
 		return r, rawjson.Valid(body) // JSON, if not an answer of this API
 	}
@@ -165,7 +165,7 @@ func readRelayed(body []byte, k *usageKeys) (codec.Relayed, bool) {
 	if end < 0 || rawjson.SkipSpace(body, end) != len(body) {
 		return codec.Relayed{}, false
 	}
-	if r.ModelAt = model; model >= 0 {
+	if model >= 0 {
 		r.ModelStart, r.ModelEnd = modelSpanAt(body, model)
 		r.Again = r.Again || r.ModelStart < 0 && body[model] == '"' // a name with escapes
 	}

@@ -160,7 +160,7 @@ func FuzzReadRelayed(f *testing.F) {
 			got, ok := readRelayed(body, k)
 			want, wantOK := readRelayedReference(body, k)
 			read := got
-			read.Again, read.Keys, read.ModelAt, read.UsageAt = false, nil, 0, 0
+			read.Again, read.Keys, read.UsageAt = false, nil, 0
 			if ok != wantOK || ok && read != want {
 				t.Fatalf("readRelayed(%q) = %+v, %v; want %+v, %v", body, got, ok, want, wantOK)
 			}
