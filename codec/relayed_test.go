@@ -55,6 +55,9 @@ var repeatedAnswers = []struct {
 	{openai.Dialect, `{"id":"c","object":"chat.completion","model":"up\u0031","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"completion_tokens":3}}`,
 		codec.Usage{Input: 5, Output: 3},
 		`{"id":"c","object":"chat.completion","model":"@M@","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":3}}`, `up\u0031`},
+	{openai.Dialect, `{"id":"c","object":"chat.completion","model":"up1","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"total_tokens":3,"completion_tokens":1,"total_tokens":99}}`,
+		codec.Usage{Input: 5, Output: 1},
+		`{"id":"c","object":"chat.completion","model":"@M@","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":99}}`, "up1"},
 	{openai.Responses, `{"id":"r","object":"response","status":"completed","model":"up1","output":[],"us\u0061ge":{"input_tokens":4,"output_tokens":1},` +
 		`"usage":{"input_tokens":6,"output_tokens":2,"input_tokens_details":{"cached_tokens":1,"cached_tokens":2}}}`, codec.Usage{Input: 6, Output: 2, CachedInput: 2},
 		`{"id":"r","object":"response","status":"completed","model":"@M@","output":[],"us\u0061ge":{"input_tokens":6,"output_tokens":2,"input_tokens_details":{"cached_tokens":2}},` +
