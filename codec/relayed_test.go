@@ -78,6 +78,14 @@ var repeatedAnswers = []struct {
 		`"usage":{"input_tokens":5,"output_tokens":9,"output_tokens_details":{"thinking_tok\u0065ns":7}}}`, codec.Usage{Input: 5, Output: 9, Reasoning: 7},
 		`{"id":"m","type":"message","role":"assistant","content":[],"model":"@M@","stop_reason":"end_turn",` +
 			`"usage":{"input_tokens":5,"output_tokens":9,"output_tokens_details":{"thinking_tok\u0065ns":7}}}`, "up1"},
+	{anthropic.Dialect, `{"id":"m","type":"message","role":"assistant","content":[],"model":"up1","stop_reason":"end_turn",` +
+		`"usage":{"input_tokens":5,"service_tier":"standard","output_tokens":1,"service_tier":"priority"}}`, codec.Usage{Input: 5, Output: 1},
+		`{"id":"m","type":"message","role":"assistant","content":[],"model":"@M@","stop_reason":"end_turn",` +
+			`"usage":{"input_tokens":5,"output_tokens":1,"service_tier":"priority"}}`, "up1"},
+	{gemini.Dialect, `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"modelVersion":"up1",` +
+		`"usageMetadata":{"promptTokenCount":5,"totalTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":99}}`, codec.Usage{Input: 5, Output: 1},
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"modelVersion":"@M@",` +
+			`"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1,"totalTokenCount":99}}`, "up1"},
 	{gemini.Dialect, `{"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}],"modelVersion":"up1",` +
 		`"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1},"modelVersion":"up2","usageMetadata":{"promptTokenCount":7,"candidatesTokenCount":2}}`,
 		codec.Usage{Input: 7, Output: 2},

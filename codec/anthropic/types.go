@@ -207,7 +207,11 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	}
 	var errs [5]error // of each member's last occurrence
 	var seen uint8    // a bit per member read
-	end := rawjson.Object(b, 2, usageLens, func(k []byte, v int, plain bool) int {
+	var keys rawjson.KeySet
+	end := rawjson.Object(b, 2, rawjson.AllKeys, func(k []byte, v int, plain bool) int {
+		if plain {
+			keys.Add(k)
+		}
 		var end, m int
 		switch {
 		case rawjson.KeyIs(k, plain, "input_tokens"):
@@ -225,6 +229,7 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v, &u.again)
 			m = 4
 		default:
+			u.again = u.again || !plain
 			return 0
 		}
 		u.again = u.again || seen>>m&1 != 0 || !plain
@@ -234,6 +239,7 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	if end < 0 {
 		return errUsage
 	}
+	u.again = u.again || keys.Repeats(b[:end]) // any other key named twice
 	u.bad = errors.Join(errs[:]...) != nil
 	return nil
 }
