@@ -214,10 +214,10 @@ type Relayed struct {
 	// escapes, or its usage naming a key twice or with escapes. The relay
 	// then sends AppendRelayed's answer, which every client reads alike.
 	// The rule is the stream relays' (RelayRenamed), but that a whole
-	// answer's usage is told it as it is read, at its own level for every
-	// key (OpenAI's styles; Anthropic's and Gemini's for the counts they
-	// bill) and in the objects nested in it for the counts billed, where
-	// an event's is walked again (rawjson.Repeats, at every level).
+	// answer's usage is told it as it is read (rawjson.KeySet): at its own
+	// level for every key, in the objects nested in it for the counts
+	// billed alone, where an event's usage is walked again at every level
+	// (rawjson.Repeats).
 	Again bool
 	// Keys are the style's keys of the model and the usage (Again only),
 	// UsageAt the offset of the usage read (-1: none).
