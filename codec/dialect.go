@@ -211,8 +211,13 @@ type Relayed struct {
 	HasUsage bool
 	// Again is set when readers differ on the answer: its model or its
 	// usage named more than once or with escapes, its model spelled with
-	// escapes, or its usage repeating a count it bills. The relay then sends
-	// AppendRelayed's answer, which every client reads alike.
+	// escapes, or its usage naming a key twice or with escapes. The relay
+	// then sends AppendRelayed's answer, which every client reads alike.
+	// The rule is the stream relays' (RelayRenamed), but that a whole
+	// answer's usage is told it as it is read (rawjson.KeySet): at its own
+	// level for every key, in the objects nested in it for the counts
+	// billed alone, where an event's usage is walked again at every level
+	// (rawjson.Repeats).
 	Again bool
 	// Keys are the style's keys of the model and the usage (Again only),
 	// UsageAt the offset of the usage read (-1: none).
@@ -222,14 +227,20 @@ type Relayed struct {
 
 // AppendRelayed appends the whole answer body that r was read from, with
 // every top-level model renamed (model is the public name as it stands
-// between quotes; "" keeps the upstream's) and every top-level usage
+// between quotes; "" keeps the upstream's last, written in every one) and every top-level usage
 // object made the one a parser that takes the last of a repeated key
 // reads (as RelayRenamed makes an event's): the answer that a client of
 // any JSON parser reads as the gateway bills it. Only for an answer r
 // reports Again.
 func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
 	top := Renaming{Model: r.Keys.Model, Usage: r.Keys.Usage}
-	return appendNormalized(dst, body, body, model, &top, r.UsageAt, -1)
+	at := [4]int{-1, r.UsageAt, -1, -1}
+	if model == "" { // found again here, off the common path
+		m := [...]rawjson.Last{{Key: r.Keys.Model}}
+		rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), m[:])
+		at[0] = m[0].At
+	}
+	return appendNormalized(dst, body, body, model, &top, at)
 }
 
 // ReadRelayedWith is ReadRelayed for a style that reads the model span and

@@ -129,7 +129,7 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	}
 	switch {
 	case again:
-		return appendNormalized(dst, ev, data, r.Model, m, top[1].At, pu), nil
+		return appendNormalized(dst, ev, data, r.Model, m, [4]int{top[0].At, top[1].At, pm, pu}), nil
 	case r.Model == "":
 		return append(dst, ev...), nil
 	}
@@ -160,27 +160,35 @@ func appendNames(dst, ev, data []byte, model string, a, b int) []byte {
 	return append(dst, ev[pos:]...)
 }
 
-// appendNormalized appends ev with every model renamed (when model is not
-// "") and every usage object replaced by the one a parser that takes the
-// last of a repeated key reads, the last reduced to the last of each key
-// (null when there is none): the event's last at data[u], its parent's
-// at data[pu] (-1: none).
-func appendNormalized(dst, ev, data []byte, model string, m *Renaming, u, pu int) []byte {
+// appendNormalized appends ev with every model renamed, or, when model
+// is "", made the last one (a value with escapes or a repeated one reads
+// alike only so), and every usage object replaced by the one a parser
+// that takes the last of a repeated key reads, the last reduced to the
+// last of each key (null when there is none). at holds the offsets in
+// data of the event's last model and usage and its parent's (-1: none).
+func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int) []byte {
 	last := func(v int) []byte {
 		if v < 0 {
 			return []byte("null")
 		}
 		return rawjson.AppendLast(nil, data[v:rawjson.ValueEnd(data, v)])
 	}
-	edits := [...]Edit{{Path: []string{m.Model}, Name: model}, {Path: []string{m.Usage}, JSON: last(u)},
-		{Path: []string{m.Parent, m.Model}, Name: model}, {Path: []string{m.Parent, m.Usage}, JSON: last(pu)}}
-	n := 4
+	paths := [4][]string{{m.Model}, {m.Usage}, {m.Parent, m.Model}, {m.Parent, m.Usage}}
 	if m.Parent == "" {
-		n = 2
+		paths[2], paths[3] = nil, nil
 	}
-	if model == "" { // the usage alone
-		edits[0], edits[1] = edits[1], edits[3]
-		n /= 2
+	var edits [4]Edit
+	n := 0
+	for i, p := range paths {
+		switch {
+		case p == nil, i%2 == 0 && model == "" && at[i] < 0: // no last model to keep
+			continue
+		case i%2 == 0 && model != "":
+			edits[n] = Edit{Path: p, Name: model}
+		default: // a usage, or the model kept
+			edits[n] = Edit{Path: p, JSON: last(at[i])}
+		}
+		n++
 	}
 	return AppendEdited(dst, ev, data, edits[:n])
 }

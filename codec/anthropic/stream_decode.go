@@ -69,7 +69,7 @@ func (d *StreamDecoder) Decode(dst []codec.Event, event, data []byte) ([]codec.E
 	case "ping":
 		return dst, checked(event, data)
 	case "error":
-		return d.decodeOther(dst, data)
+		return d.decodeError(dst, data)
 	}
 	if rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix)); ok {
 		return d.delta(dst, data, rest) // the bulk of a stream: its type read in the fast path
@@ -283,11 +283,10 @@ func (d *StreamDecoder) block(idx int, event string) (*decBlock, error) {
 
 // decodeOther decodes the events that are rare in a stream with sonic.
 func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Event, error) {
-	ev := &d.ev
-	ev.reset()
-	if err := d.json.decode(data, ev); err != nil {
-		return dst, fmt.Errorf("anthropic: cannot decode stream event: %w", err)
+	if err := d.readEvent(data); err != nil {
+		return dst, err
 	}
+	ev := &d.ev
 	switch ev.Type {
 	case "message_start":
 		if err := d.lastMessage(data); err != nil {
@@ -301,8 +300,6 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 			Usage: d.usage.canonical()}), nil
 	case "content_block_start":
 		return d.blockStart(dst)
-	case "content_block_delta": // an event named error whose data is a delta
-		return d.deltaFields(dst, data)
 	case "content_block_stop":
 		b, err := d.block(ev.Index, ev.Type)
 		if err != nil || b.canon < 0 || !b.open {
@@ -321,15 +318,40 @@ func (d *StreamDecoder) decodeOther(dst []codec.Event, data []byte) ([]codec.Eve
 		}
 		return append(dst, codec.Event{Kind: codec.EventUsage, Usage: d.usage.canonical()}), nil
 	case "error":
-		d.failed = true
-		return append(dst, codec.Event{Kind: codec.EventError, Err: &codec.Error{
-			Status:  statusForType(ev.Error.Type),
-			Kind:    KindForType(ev.Error.Type, statusForType(ev.Error.Type)),
-			Message: strings.Clone(ev.Error.Message),
-			Type:    strings.Clone(ev.Error.Type),
-		}}), nil
+		return d.appendError(dst), nil
 	}
 	return dst, nil
+}
+
+// decodeError decodes an event named error as the stream's error whatever
+// its data's type: anthropic-sdk-go's Stream.Next fails on it without
+// reading its type, so a usage or a text in it reaches no client.
+func (d *StreamDecoder) decodeError(dst []codec.Event, data []byte) ([]codec.Event, error) {
+	if err := d.readEvent(data); err != nil {
+		return dst, err
+	}
+	return d.appendError(dst), nil
+}
+
+// readEvent decodes data into d.ev.
+func (d *StreamDecoder) readEvent(data []byte) error {
+	d.ev.reset()
+	if err := d.json.decode(data, &d.ev); err != nil {
+		return fmt.Errorf("anthropic: cannot decode stream event: %w", err)
+	}
+	return nil
+}
+
+// appendError ends the stream with the error d.ev carries.
+func (d *StreamDecoder) appendError(dst []codec.Event) []codec.Event {
+	d.failed = true
+	e := &d.ev.Error
+	return append(dst, codec.Event{Kind: codec.EventError, Err: &codec.Error{
+		Status:  statusForType(e.Type),
+		Kind:    KindForType(e.Type, statusForType(e.Type)),
+		Message: strings.Clone(e.Message),
+		Type:    strings.Clone(e.Type),
+	}})
 }
 
 // lastMessage reads the message of a message_start again, alone, when

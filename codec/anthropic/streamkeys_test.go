@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -88,6 +89,30 @@ func TestStreamAsClientsRead(t *testing.T) {
 		if in := firstInputTokens(start); in != c.want.Input {
 			t.Errorf("relayed %s: a first-wins parser reads %d input tokens, want %d", start, in, c.want.Input)
 		}
+		checkModelKept(t, c.start)
+	}
+}
+
+// checkModelKept: a message_start relayed with the upstream's model kept
+// (Relay.Model "") names one model to every reader where its last message
+// is an object (else the readers differ on the message, not its model).
+func checkModelKept(t *testing.T, data string) {
+	t.Helper()
+	r := codec.Relay{Dec: anthropic.Dialect.NewStreamDecoder()}
+	ev := namedEvent("message_start", data)
+	out, err := anthropic.Dialect.RelayEvent(nil, ev, ev[len("event: message_start\ndata: "):len(ev)-2], &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = out[len("event: message_start\ndata: ") : len(out)-2]
+	model := func(v any) any {
+		ev, _ := v.(map[string]any)
+		msg, ok := ev["message"].(map[string]any)
+		return [2]any{msg["model"], ok}
+	}
+	var last any
+	if err := json.Unmarshal(out, &last); err != nil || model(last) != model(testutil.FirstWins(out)) && model(last).([2]any)[1] == true {
+		t.Errorf("relayed %s with its model kept as %s: a first-wins parser reads model %v, a last-wins one %v", data, out, model(testutil.FirstWins(out)), model(last))
 	}
 }
 
@@ -150,11 +175,16 @@ var misnamedEvents = []struct {
 	{"content_block_start", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 	{"content_block_stop", `{"index":0,"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 	{"ping", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 0},
+	// anthropic-sdk-go's Stream.Next fails on an event named error
+	// whatever its data: nothing in it is billed or shown.
+	{"error", msgDelta(`"usage":{"output_tokens":42}`), codec.Usage{}, 1},
+	{"error", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}`, codec.Usage{}, 1},
 }
 
 // TestMisnamedEvents: the translating decoder and the relay read an event
-// by its data's type, as the SDKs do: the usage a client reads is billed,
-// a delta a client shows is translated.
+// by its data's type, as the SDKs do (but a ping, skipped, and an error, a
+// failure): the usage a client reads is billed, a delta a client shows is
+// translated.
 func TestMisnamedEvents(t *testing.T) {
 	start := msgStart(`"model":"up1","usage":{"input_tokens":5,"output_tokens":0}`)
 	block := `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
@@ -174,7 +204,7 @@ func TestMisnamedEvents(t *testing.T) {
 				u = e.Usage
 			}
 		}
-		if err != nil || len(evs) != c.events || u != c.want {
+		if err != nil || len(evs) != c.events || u != c.want || c.name == "error" && evs[0].Kind != codec.EventError {
 			t.Errorf("Decode(%s, %s) = %+v, %v; want %d events", c.name, c.data, evs, err, c.events)
 		}
 

@@ -207,7 +207,11 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	}
 	var errs [5]error // of each member's last occurrence
 	var seen uint8    // a bit per member read
-	end := rawjson.Object(b, 2, usageLens, func(k []byte, v int, plain bool) int {
+	var keys rawjson.KeySet
+	end := rawjson.Object(b, 2, rawjson.AllKeys, func(k []byte, v int, plain bool) int {
+		if plain {
+			keys.Add(k)
+		}
 		var end, m int
 		switch {
 		case rawjson.KeyIs(k, plain, "input_tokens"):
@@ -222,9 +226,10 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 			u.OutputTokens, end, errs[3] = usageCount(b, v)
 			m = 3
 		case rawjson.KeyIs(k, plain, "output_tokens_details"):
-			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v)
+			u.OutputTokensDetails.ThinkingTokens, end, errs[4] = thinkingCount(b, v, &u.again)
 			m = 4
 		default:
+			u.again = u.again || !plain
 			return 0
 		}
 		u.again = u.again || seen>>m&1 != 0 || !plain
@@ -234,6 +239,7 @@ func (u *wireUsage) UnmarshalJSON(b []byte) error {
 	if end < 0 {
 		return errUsage
 	}
+	u.again = u.again || keys.Repeats(b[:end]) // any other key named twice
 	u.bad = errors.Join(errs[:]...) != nil
 	return nil
 }
@@ -256,8 +262,9 @@ func usageCount(b []byte, v int) (n, end int, err error) {
 }
 
 // thinkingCount reads the last thinking_tokens of the details object at
-// b[v] (null: absent).
-func thinkingCount(b []byte, v int) (n, end int, err error) {
+// b[v] (null: absent); *again is set when it is named twice or with
+// escapes, which a first-wins reader reads otherwise.
+func thinkingCount(b []byte, v int, again *bool) (n, end int, err error) {
 	n = -1
 	switch rawjson.KindOf(b[v:]) {
 	case rawjson.KindNull:
@@ -266,11 +273,13 @@ func thinkingCount(b []byte, v int) (n, end int, err error) {
 	default:
 		return n, rawjson.CheckValue(b, v, 2), errUsage
 	}
-	d := b[v:]
+	d, seen := b[v:], false
 	end = rawjson.Object(d, 3, rawjson.KeyLengths("thinking_tokens"), func(k []byte, w int, plain bool) int {
 		if !rawjson.KeyIs(k, plain, "thinking_tokens") {
 			return 0
 		}
+		*again = *again || seen || !plain
+		seen = true
 		var end int
 		n, end, err = usageCount(d, w)
 		return end

@@ -6,6 +6,8 @@ package gemini
 // into the input or a strDecoder's buffer: everything decoded is valid only
 // as long as those are, and the input must not change meanwhile.
 
+import "github.com/rosetta-gateway/rosetta/codec/rawjson"
+
 // wirePart is a Part. Exactly one data member is meant to be set; the
 // thought flag and thoughtSignature may accompany any of them.
 type wirePart struct {
@@ -233,10 +235,15 @@ func parseUsage(p *parser, u *wireUsage) bool {
 		return false
 	}
 	var bad, seen uint8 // a bit per count whose last occurrence is no count, per count read
+	var keys rawjson.KeySet
+	start := p.i - 1 // the object's '{', when it is one
 	for k, more := p.key(&l); more; k, more = p.key(&l) {
 		var n *int
 		var bit uint8
 		name := decodedKey(k)
+		if len(name) == len(k) {
+			keys.Add(k)
+		}
 		switch string(name) { // as the SDKs name them (see readChunk)
 		case "promptTokenCount":
 			n, bit = &u.PromptTokenCount, 1
@@ -265,6 +272,9 @@ func parseUsage(p *parser, u *wireUsage) bool {
 			bad |= bit
 		}
 	}
+	// Any other key named twice or with escapes: a first-wins reader
+	// reads another usage, which the relay must rewrite.
+	u.again = u.again || !p.err && keys.Repeats(p.b[start:p.i])
 	return !p.err && bad == 0
 }
 

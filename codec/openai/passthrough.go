@@ -383,41 +383,36 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // member read twice counts as its last occurrence, a key with escapes as
 // it decodes: what a client's JSON parser reads; so does an error, a
 // count that a later occurrence of its member replaces is none. *again
-// is set when a count is named twice or with escapes: a reader that
-// takes the first of a repeated key reads another.
+// is set when any of the usage's keys, or a count of its details, is
+// named twice or with escapes (codec.Relayed.Again): a reader that takes
+// the first of a repeated key reads another usage.
 func readUsage(b []byte, depth int, k *usageKeys, again *bool) (u codec.Usage, end int, err error) {
-	var errs [4]error     // of the last occurrence of each member, in usageKeys' order
-	var seen, twice uint8 // bits of the members read, in usageKeys' order
-	end, broken := rawjson.ObjectError(b, depth, k.lens, func(key []byte, v int, plain bool) int {
+	var errs [4]error // of the last occurrence of each member, in usageKeys' order
+	var keys rawjson.KeySet
+	end, broken := rawjson.ObjectError(b, depth, rawjson.AllKeys, func(key []byte, v int, plain bool) int {
 		if !plain {
 			key = unescaped(key, k.names)
-			twice |= 1 << 7 // any key spelled with escapes: cheaper than telling which
+			*again = true
+		} else {
+			keys.Add(key)
 		}
-		end, bit := 0, uint8(0)
+		end := 0
 		switch { // compared in place, not copied to a string
 		case string(key) == k.input:
 			u.Input, end, errs[0] = countAt(b, v, depth)
-			bit = 1
 		case string(key) == k.output:
 			u.Output, end, errs[1] = countAt(b, v, depth)
-			bit = 2
 		case string(key) == k.inputDetails:
 			u.CachedInput, end, errs[2] = detail(b, v, depth, "cached_tokens", again)
-			bit = 4
 		case string(key) == k.outputDetails:
 			u.Reasoning, end, errs[3] = detail(b, v, depth, "reasoning_tokens", again)
-			bit = 8
 		}
-		twice |= seen & bit
-		seen |= bit
 		return end
 	})
 	if broken != nil {
 		return u, -1, broken
 	}
-	if twice != 0 {
-		*again = true
-	}
+	*again = *again || keys.Repeats(b[:end])
 	for _, err := range errs {
 		if err != nil {
 			return u, end, err

@@ -167,12 +167,14 @@ func FuzzReadRelayed(f *testing.F) {
 			if !ok {
 				continue
 			}
-			relayed := body
-			if got.Again {
-				relayed = got.AppendRelayed(nil, body, "pub")
-			}
-			if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
-				t.Fatalf("readRelayed(%q) = %+v: relayed as %q, a first-wins reader reads %v, a last-wins one %v", body, got, relayed, first, last)
+			for _, model := range []string{"pub", ""} { // renamed, and kept as the proxy keeps it
+				relayed := body
+				if got.Again {
+					relayed = got.AppendRelayed(nil, body, model)
+				}
+				if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
+					t.Fatalf("readRelayed(%q) = %+v: relayed (model %q) as %q, a first-wins reader reads %v, a last-wins one %v", body, got, model, relayed, first, last)
+				}
 			}
 		}
 	})

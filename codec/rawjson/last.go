@@ -121,3 +121,32 @@ func sameKey(a, b []byte) bool {
 	da, err := AppendUnquote(q[:0], append(append(append(make([]byte, 0, len(a)+2), '"'), a...), '"'))
 	return err == nil && KeyIs(b, false, string(da))
 }
+
+// AllKeys is the lens of Object that visits every key.
+const AllKeys = ^uint64(0)
+
+// KeySet tells a key named twice among an object's members as Object
+// visits them (with AllKeys), where Repeats would walk the object again
+// for most: each key sets a bit of a hash of its length and two of its
+// bytes, and only when a bit was set already (a key named twice, or
+// another of the same hash) is the object compared key by key (Repeats,
+// Repeats).
+type KeySet struct {
+	bits, twice uint64 // twice: the bits set again
+}
+
+// Add adds the key k, spelled without escapes (a key with escapes is
+// the caller's to count as named twice).
+func (s *KeySet) Add(k []byte) {
+	h := uint(len(k))
+	if h > 0 { // no two keys of a usage the styles send share a bit
+		h += uint(k[0])*2 + uint(k[h*2/5])
+	}
+	bit := uint64(1) << (h & 63)
+	s.twice |= s.bits & bit
+	s.bits |= bit
+}
+
+// Repeats reports whether the checked object obj, whose keys were all
+// added, names a key twice: Repeats(obj), paid only after a collision.
+func (s *KeySet) Repeats(obj []byte) bool { return s.twice != 0 && Repeats(obj) }
