@@ -251,7 +251,8 @@ func billed(v any, k *usageKeys) [5]any {
 	u, _ := m["usage"].(map[string]any)
 	in, _ := u[k.inputDetails].(map[string]any)
 	out, _ := u[k.outputDetails].(map[string]any)
-	return [5]any{m["model"], u[k.input], u[k.output], in["cached_tokens"], out["reasoning_tokens"]}
+	model, _ := m["model"].(string) // the SDKs' type: no name is read from another value
+	return [5]any{model, u[k.input], u[k.output], in["cached_tokens"], out["reasoning_tokens"]}
 }
 
 // lastWins decodes the JSON value b as encoding/json does (the last of a
