@@ -227,11 +227,11 @@ type Relayed struct {
 
 // AppendRelayed appends the whole answer body that r was read from, with
 // every top-level model renamed (model is the public name as it stands
-// between quotes; "" keeps the upstream's last, written in every one) and every top-level usage
-// object made the one a parser that takes the last of a repeated key
-// reads (as RelayRenamed makes an event's): the answer that a client of
-// any JSON parser reads as the gateway bills it. Only for an answer r
-// reports Again.
+// between quotes; "" keeps the upstream's last, written in every one)
+// and every top-level usage object made the one a parser that takes the
+// last of a repeated key reads (as RelayRenamed makes an event's): the
+// answer that a client of any JSON parser reads as the gateway bills it.
+// Only for an answer r reports Again.
 func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
 	top := Renaming{Model: r.Keys.Model, Usage: r.Keys.Usage}
 	at := [4]int{-1, r.UsageAt, -1, -1}

@@ -129,8 +129,8 @@ const AllKeys = ^uint64(0)
 // visits them (with AllKeys), where Repeats would walk the object again
 // for most: each key sets a bit of a hash of its length and two of its
 // bytes, and only when a bit was set already (a key named twice, or
-// another of the same hash) is the object compared key by key (Repeats,
-// Repeats).
+// another of the same hash) is the object compared key by key
+// (KeySet.Repeats).
 type KeySet struct {
 	bits, twice uint64 // twice: the bits set again
 }
