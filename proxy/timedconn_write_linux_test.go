@@ -51,6 +51,21 @@ func TestTimedConnWriteSetsNoDeadline(t *testing.T) {
 	}
 }
 
+// headWritten writes a request's head on c under a far write deadline, so
+// that the test's next write is the request's body: a body's write is not
+// failed up front by a deadline that passed while the test stalled (a head's
+// is, by design), which under a loaded CI made these tests' writes write
+// nothing.
+func headWritten(t *testing.T, c net.Conn) int {
+	t.Helper()
+	head := []byte("POST / HTTP/1.1\r\nContent-Length: 67108864\r\n\r\n")
+	c.SetWriteDeadline(time.Now().Add(time.Minute)) //nolint:errcheck // never fails
+	if n, err := c.Write(head); n != len(head) || err != nil {
+		t.Fatalf("wrote %d of the head, %v", n, err)
+	}
+	return len(head)
+}
+
 // A write that has to wait does so under the client's deadline, exactly,
 // and fails with a timeout when the peer reads nothing until then; the
 // next write, which the socket takes at once, runs under no deadline.
@@ -58,6 +73,7 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	client, server := tcpPair(t)
 	under := &socketDeadlines{TCPConn: client.(*net.TCPConn)}
 	c := newTimedConn(under, time.Minute, time.Minute)
+	head := headWritten(t, c)
 	deadline := time.Now().Add(200 * time.Millisecond)
 	c.SetWriteDeadline(deadline) //nolint:errcheck // never fails
 	big := make([]byte, 64<<20)  // more than both sockets' buffers
@@ -74,7 +90,7 @@ func TestTimedConnWriteWaitsUnderDeadline(t *testing.T) {
 	// The peer reads what the failed write left in the sockets before the
 	// next writes, so that none of them has to wait however slowly the
 	// reader runs (under load it lagged, and one waited).
-	if _, err := io.CopyN(io.Discard, server, int64(n)); err != nil {
+	if _, err := io.CopyN(io.Discard, server, int64(head+n)); err != nil {
 		t.Fatal(err)
 	}
 	go io.Copy(io.Discard, server)                  //nolint:errcheck // until the test closes it
@@ -247,6 +263,7 @@ func TestTimedConnPendingWriteObeysNewDeadline(t *testing.T) {
 func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
 	client, server := tcpPair(t)
 	c := newTimedConn(client, time.Minute, time.Minute)
+	headWritten(t, c)
 	old := time.Now().Add(300 * time.Millisecond)
 	c.SetWriteDeadline(old) //nolint:errcheck // never fails
 	done := blockedWrite(t, c)
