@@ -217,13 +217,14 @@ func blockedWrite(t *testing.T, c net.Conn) <-chan error {
 		t.Fatalf("%T is no upstream connection", c)
 	}
 	done := make(chan error, 1)
+	big := make([]byte, 64<<20) // made before the clock starts: under -race on a loaded machine it took seconds
 	go func() {
-		_, err := c.Write(make([]byte, 64<<20))
+		_, err := c.Write(big)
 		done <- err
 	}()
-	for give := time.Now().Add(5 * time.Second); !under.waitingW.Load(); time.Sleep(time.Millisecond) {
+	for give := time.Now().Add(30 * time.Second); !under.waitingW.Load(); time.Sleep(time.Millisecond) {
 		if time.Now().After(give) {
-			t.Fatal("the write does not wait 5s after it began")
+			t.Fatal("the write does not wait 30s after it began")
 		}
 	}
 	return done
@@ -259,14 +260,16 @@ func TestTimedConnPendingWriteObeysNewDeadline(t *testing.T) {
 }
 
 // A write waiting under a deadline that is then cleared waits on past it,
-// and completes once the peer reads.
+// and completes once the peer reads. The near deadline is set once the
+// write waits (under a far one): set before, it could pass while a loaded
+// machine was still getting the write to wait, and end it at once.
 func TestTimedConnPendingWriteDeadlineCleared(t *testing.T) {
 	client, server := tcpPair(t)
 	c := newTimedConn(client, time.Minute, time.Minute)
 	headWritten(t, c)
-	old := time.Now().Add(300 * time.Millisecond)
-	c.SetWriteDeadline(old) //nolint:errcheck // never fails
 	done := blockedWrite(t, c)
+	old := time.Now().Add(300 * time.Millisecond)
+	c.SetWriteDeadline(old)         //nolint:errcheck // never fails
 	c.SetWriteDeadline(time.Time{}) //nolint:errcheck // never fails
 	select {
 	case err := <-done:
