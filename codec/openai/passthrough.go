@@ -344,24 +344,37 @@ func DecodeUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &chatUsa
 // usageKeys name the members of a usage object: the input and output
 // counts, and the details objects that hold the cached and reasoning ones.
 // names are the four as bytes; known finds them and the other keys
-// answers name, the four first, in usageKeys' order (readKeys).
+// answers name, the four first, in usageKeys' order (readKeys). form is
+// the usage as OpenAI writes it, and forms the index of each of the four
+// counts among its counts (-1: none).
 type usageKeys struct {
 	input, output, inputDetails, outputDetails string
 	names                                      [][]byte
 	known                                      *rawjson.KeyTable
 	cached, reasoning                          *detailKeys
+	form                                       *rawjson.Form
+	forms                                      [readKeys]int
 }
 
 // readKeys is the number of the keys of a usage that are read: the first
 // four of usageKeys.known.
 const readKeys = 4
 
-func newUsageKeys(input, output, inputDetails, outputDetails string) usageKeys {
-	return usageKeys{input, output, inputDetails, outputDetails,
+func newUsageKeys(input, output, inputDetails, outputDetails, form string) usageKeys {
+	k := usageKeys{input, output, inputDetails, outputDetails,
 		[][]byte{[]byte(input), []byte(output), []byte(inputDetails), []byte(outputDetails)},
 		rawjson.NewKeyTable(input, output, inputDetails, outputDetails, "total_tokens"),
-		&cachedKeys, &reasoningKeys}
+		&cachedKeys, &reasoningKeys, rawjson.NewForm(form, 2), [readKeys]int{}}
+	k.forms = [readKeys]int{k.form.Count(input), k.form.Count(output),
+		k.form.Count(inputDetails, cachedKeys.count), k.form.Count(outputDetails, reasoningKeys.count)}
+	if k.form.Counts() > maxFormCounts {
+		panic("openai: a usage form of more than 9 counts")
+	}
+	return k
 }
+
+// maxFormCounts is the most counts a usage form has.
+const maxFormCounts = 9
 
 // detailKeys name the count a details object is read for; known finds it
 // (at 0) and the other keys answers name in it.
@@ -396,7 +409,10 @@ func unescapedIndex(key []byte, names [][]byte) int {
 	return -1
 }
 
-var chatUsage = newUsageKeys("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
+var chatUsage = newUsageKeys("prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details",
+	`{"prompt_tokens":#,"completion_tokens":#,"total_tokens":#,`+
+		`"prompt_tokens_details":{"cached_tokens":#,"audio_tokens":#},`+
+		`"completion_tokens_details":{"reasoning_tokens":#,"audio_tokens":#,"accepted_prediction_tokens":#,"rejected_prediction_tokens":#}}`)
 
 func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 	var again bool
@@ -420,6 +436,9 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // quote cost as much as the rest: the keys answers name are matched in
 // place (rawjson.KeyTable), the others read as Object reads them.
 func readUsage(b []byte, depth int, k *usageKeys, again *bool) (u codec.Usage, end int, err error) {
+	if u, end, ok := k.readForm(b); ok {
+		return u, end, nil
+	}
 	var errs [readKeys]error // of the last occurrence of each member, in usageKeys' order
 	var keys rawjson.KeySet
 	i, closed := rawjson.OpenObject(b, 0)
@@ -453,6 +472,25 @@ func readUsage(b []byte, depth int, k *usageKeys, again *bool) (u codec.Usage, e
 		}
 	}
 	return u, i, nil
+}
+
+// readForm reads the usage object at the start of b when it is written as
+// OpenAI writes it (k.form, whitespace aside): ok is then true, u its
+// counts and end the offset just past it. It is what the walk reads of
+// such a usage, in a fraction of its time: valid JSON, every key once and
+// without escapes (Again not set), every count an integer.
+func (k *usageKeys) readForm(b []byte) (u codec.Usage, end int, ok bool) {
+	var counts [maxFormCounts]int
+	if end = k.form.Read(b, 0, counts[:]); end < 0 {
+		return u, end, false
+	}
+	at := func(c int) int {
+		if c < 0 {
+			return 0
+		}
+		return counts[c]
+	}
+	return codec.Usage{Input: at(k.forms[0]), Output: at(k.forms[1]), CachedInput: at(k.forms[2]), Reasoning: at(k.forms[3])}, end, true
 }
 
 // keyAt reads the key of a usage member whose contents start at b[i]:

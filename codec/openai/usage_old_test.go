@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,29 +204,36 @@ func usageSeeds(t testing.TB) [][]byte {
 }
 
 // TestUsageReadAsBefore holds readRelayed and readUsage to the readers
-// before them on usageSeeds, and on the chat answer's usage and a
-// Responses answer cut at every byte and with every byte of them
-// replaced by one of a few that change what the walk reads.
+// before them on usageSeeds, and on the chat answers' usage (compact and
+// indented) and a Responses answer's cut at every byte, with whitespace
+// put in at every byte, and with every byte of them replaced by one of a
+// few that change what the walk reads.
 func TestUsageReadAsBefore(t *testing.T) {
 	seeds := usageSeeds(t)
 	for _, b := range seeds {
 		readAsBefore(t, b)
 	}
 	answers := [][]byte{seeds[0], []byte(testutil.ResponseObject("r", "m", "completed", "Hi"))}
-	if b, err := os.ReadFile("../../proxy/testdata/chat_response.json"); err == nil {
-		var compact bytes.Buffer
-		if json.Compact(&compact, b) == nil {
-			answers = append(answers, compact.Bytes())
-		}
+	b, err := os.ReadFile("../../proxy/testdata/chat_response.json")
+	if err != nil {
+		t.Fatal(err)
 	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, b); err != nil {
+		t.Fatal(err)
+	}
+	answers = append(answers, compact.Bytes(), b)
 	for _, a := range answers {
 		from := bytes.Index(a, []byte(`"usage"`))
 		for i := from; i <= len(a); i++ {
 			readAsBefore(t, a[:i])
+			for _, ws := range []string{" ", "\n\t", "\r"} {
+				readAsBefore(t, slices.Concat(a[:i], []byte(ws), a[i:]))
+			}
 			if i == len(a) {
 				break
 			}
-			for _, c := range []byte(" \"\\,:{}[]01x\x01\xffn") {
+			for _, c := range []byte(" \"\\,:{}[]01x\x01\xffn.-e") {
 				m := bytes.Clone(a)
 				m[i] = c
 				readAsBefore(t, m)
@@ -241,4 +249,47 @@ func FuzzUsageReadAsBefore(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { readAsBefore(t, body) })
+}
+
+// TestUsageForm: the usage objects OpenAI writes, compact and indented,
+// in chat answers and chunks and in Responses answers, are read by their
+// form, not walked; TestUsageReadAsBefore holds what is read to the walk.
+func TestUsageForm(t *testing.T) {
+	b, err := os.ReadFile("../../proxy/testdata/chat_response.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, b); err != nil {
+		t.Fatal(err)
+	}
+	stream, err := os.ReadFile("../../proxy/testdata/chat_stream.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(stream, []byte("\n"))
+	chunk := bytes.TrimPrefix(lines[slices.IndexFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"usage":{`)) })], []byte("data: "))
+	usageIn := func(body []byte) []byte {
+		var answer struct{ Usage json.RawMessage }
+		if err := json.Unmarshal(body, &answer); err != nil {
+			t.Fatal(err)
+		}
+		return body[bytes.Index(body, answer.Usage):]
+	}
+	for _, c := range []struct {
+		k     *usageKeys
+		usage []byte
+		want  codec.Usage
+	}{
+		{&chatUsage, usageIn(compact.Bytes()), codec.Usage{Input: 19, Output: 10}},
+		{&chatUsage, usageIn(b), codec.Usage{Input: 19, Output: 10}},
+		{&chatUsage, usageIn(chunk), codec.Usage{Input: 19, Output: 8, CachedInput: 3, Reasoning: 2}},
+		{&responsesUsage, usageIn([]byte(testutil.ResponseObject("r", "m", "completed", "Hi"))),
+			codec.Usage{Input: 12, Output: 3, CachedInput: 2, Reasoning: 1}},
+	} {
+		u, end, ok := c.k.readForm(c.usage)
+		if !ok || u != c.want || end != rawjson.ValueEnd(c.usage, 0) {
+			t.Errorf("readForm(%.40q) = %+v, %d, %v; want %+v", c.usage, u, end, ok, c.want)
+		}
+	}
 }

@@ -161,6 +161,7 @@ func (t *KeyTable) fill(keys []string, mul uint64) bool {
 // slot is the slot a key whose first word is w hashes to.
 func (t *KeyTable) slot(w uint64) uint64 { return w * t.mul >> (64 - keySlotBits) }
 
+// spell is the spelling of key, checked for what a KeyTable holds.
 func spell(key string) spelling {
 	if len(key) < 8 || len(key) > 31 {
 		panic("rawjson.NewKeyTable: a key of 8 to 31 bytes: " + key)
@@ -170,11 +171,18 @@ func spell(key string) spelling {
 			panic("rawjson.NewKeyTable: a key of printable ASCII without quotes or backslashes: " + key)
 		}
 	}
-	b := []byte(key + `"`)
-	s := spelling{n: uint8(len(b))}
+	return spellLiteral(key + `"`)
+}
+
+// spellLiteral is the spelling of lit, 8 to 32 bytes.
+func spellLiteral(lit string) spelling {
+	if len(lit) < 8 || len(lit) > 32 {
+		panic("rawjson: a literal of 8 to 32 bytes: " + lit)
+	}
+	s := spelling{n: uint8(len(lit))}
 	for j := range s.off {
-		s.off[j] = uint8(min(8*j, len(b)-8))
-		s.words[j] = word(b, int(s.off[j]))
+		s.off[j] = uint8(min(8*j, len(lit)-8))
+		s.words[j] = word([]byte(lit), int(s.off[j]))
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -112,6 +113,131 @@ func FuzzObjectSteps(f *testing.F) {
 		end, _ := walkSteps(t, b, usageTable, 1)
 		if want := Object(b, 1, 0, func([]byte, int, bool) int { return 0 }); end != want {
 			t.Fatalf("%q: end %d, Object's %d", b, end, want)
+		}
+	})
+}
+
+var usageForm = NewForm(`{"prompt_tokens":#,"completion_tokens":#,"total_tokens":#,`+
+	`"prompt_tokens_details":{"cached_tokens":#,"audio_tokens":#},`+
+	`"completion_tokens_details":{"reasoning_tokens":#,"audio_tokens":#,"accepted_prediction_tokens":#,"rejected_prediction_tokens":#}}`, 2)
+
+// formCounts is what a walk reads of the form's counts in the object b:
+// the value at each count's path, -1 where it is none.
+func formCounts(b []byte, f *Form) []int {
+	counts := make([]int, f.Counts())
+	for c, p := range f.paths {
+		v := b
+		for _, key := range strings.Split(p, "\x00") {
+			keys := []Last{{Key: key}}
+			if LastKeys(v, 0, keys) < 0 || keys[0].At < 0 {
+				v = nil
+				break
+			}
+			v = v[keys[0].At:]
+		}
+		n, end := Count(v, 0)
+		if end < 0 {
+			n = -1
+		}
+		counts[c] = n
+	}
+	return counts
+}
+
+func TestForm(t *testing.T) {
+	compact := `{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},` +
+		`"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":123456789012345678}}`
+	want := []int{19, 10, 29, 0, 0, 3, 0, 0, 123456789012345678}
+	spelled := "{\n    \"prompt_tokens\": 19,\n    \"completion_tokens\": 10,\n    \"total_tokens\": 29,\n" +
+		"    \"prompt_tokens_details\": {\n      \"cached_tokens\": 0,\n      \"audio_tokens\": 0\n    },\n" +
+		"    \"completion_tokens_details\": {\n      \"reasoning_tokens\": 3,\n      \"audio_tokens\": 0,\n" +
+		"      \"accepted_prediction_tokens\": 0,\n      \"rejected_prediction_tokens\": 123456789012345678\n    }\n  }"
+	// The indented layout is OpenAI's, as its answers (proxy/testdata/chat_response.json) have it.
+	var layout strings.Builder
+	for i, l := range usageForm.lits {
+		layout.WriteString(l.layouts[indented].s)
+		if i < len(want) {
+			layout.WriteString(strconv.Itoa(want[i]))
+		}
+	}
+	if layout.String() != spelled {
+		t.Errorf("the indented layout is\n%s", layout.String())
+	}
+	python := strings.NewReplacer(`,`, `, `, `:`, `: `).Replace(compact) // json.dumps' separators
+	reindented := strings.NewReplacer("\n  ", "\n\t", "\n", "\r\n").Replace(spelled)
+	for _, c := range []struct {
+		in  string
+		end int
+	}{
+		{compact, len(compact)},
+		{compact + `,"x":1}`, len(compact)},
+		{spelled, len(spelled)},
+		{python, len(python)},
+		{reindented, len(reindented)},
+		{strings.Replace(spelled, "\n    \"total_tokens\"", "\"total_tokens\"", 1), len(spelled) - 5}, // another layout, partly
+		{" \t" + compact + " ", len(compact) + 2},
+		{strings.ReplaceAll(compact, `,"`, `, "`), len(compact) + 8},
+		{strings.Replace(compact, `"total_tokens"`, `"total_tokens" `, 1), -1},            // whitespace before a colon
+		{strings.Replace(compact, `"total_tokens"`, `"t\u006ftal_tokens"`, 1), -1},        // an escape
+		{strings.Replace(compact, `19`, `19.0`, 1), -1},                                   // no integer
+		{strings.Replace(compact, `19`, `019`, 1), -1},                                    // nor JSON
+		{strings.Replace(compact, `19`, `-19`, 1), -1},                                    // no count
+		{strings.Replace(compact, `19`, `1234567890123456789`, 1), -1},                    // past 18 digits
+		{strings.Replace(compact, `"audio_tokens":0}`, `"audio_tokens":0,"x":1}`, 1), -1}, // another key
+		{strings.Replace(compact, `"total_tokens":29,`, ``, 1), -1},                       // a key less
+		{compact[:len(compact)-1], -1},
+		{compact[:len(compact)-2], -1},
+		{compact[:20], -1},
+		{``, -1},
+	} {
+		counts := make([]int, usageForm.Counts())
+		end := usageForm.Read([]byte(c.in), 0, counts)
+		if end != c.end {
+			t.Errorf("Read(%q) = %d, want %d", c.in, end, c.end)
+		}
+		if end >= 0 && !slices.Equal(counts, want) {
+			t.Errorf("Read(%q): counts %v, want %v", c.in, counts, want)
+		}
+	}
+	if c := usageForm.Count("completion_tokens_details", "reasoning_tokens"); c != 5 {
+		t.Errorf("Count(completion_tokens_details, reasoning_tokens) = %d", c)
+	}
+	if c := usageForm.Count("reasoning_tokens"); c != -1 {
+		t.Errorf("Count(reasoning_tokens) = %d", c)
+	}
+	for _, template := range []string{`{"a":#,"a":#}`, `{"a":{"b":#,"b":#}}`, `{"a": #}`, `{"a":[#]}`, `{"a":"#"}`, `{"\u0061":#}`, `[#]`, `{"a":#`, `{"a":#}x`} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewForm(%s) did not panic", template)
+				}
+			}()
+			NewForm(template, 2)
+		}()
+	}
+}
+
+// FuzzForm: an object a Form reads is valid JSON, ends where Object ends,
+// names no key twice, and holds at each count's path the count read.
+func FuzzForm(f *testing.F) {
+	compact := `{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},` +
+		`"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":1}}`
+	f.Add([]byte(compact))
+	f.Add([]byte(strings.NewReplacer(`{`, "{\n ", `,`, ",\n\t", `}`, "\r\n}", `:`, ": ").Replace(compact)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		counts := make([]int, usageForm.Counts())
+		end := usageForm.Read(b, 0, counts)
+		if end < 0 {
+			return
+		}
+		if want := Object(b, 1, 0, func([]byte, int, bool) int { return 0 }); end != want {
+			t.Fatalf("%q: Read's end %d, Object's %d", b, end, want)
+		}
+		if Repeats(b[:end]) {
+			t.Fatalf("%q: read, and names a key twice", b)
+		}
+		if want := formCounts(b[:end], usageForm); !slices.Equal(counts, want) {
+			t.Fatalf("%q: counts %v, want %v", b, counts, want)
 		}
 	})
 }
