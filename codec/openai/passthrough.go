@@ -335,10 +335,11 @@ func modelSpanAt(b []byte, v int) (start, end int) {
 }
 
 // DecodeUsage decodes the OpenAI usage object at the start of b (what
-// follows it is not read). It reads the four counts it needs member by
-// member instead of a struct decode: this runs on every response, and a
-// usage object is small enough that a lookup's fixed cost would be most
-// of the work.
+// follows it is not read). It reads the four counts it needs in place
+// instead of a struct decode: this runs on every response, and a usage
+// object is small enough that a lookup's fixed cost would be most of the
+// work. A usage written as OpenAI writes it is compared with its form,
+// any other walked member by member (readUsage).
 func DecodeUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &chatUsage) }
 
 // usageKeys name the members of a usage object: the input and output
