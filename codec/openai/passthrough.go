@@ -432,7 +432,8 @@ func decodeUsage(b []byte, k *usageKeys) (codec.Usage, error) {
 // named twice or with escapes (codec.Relayed.Again): a reader that takes
 // the first of a repeated key reads another usage.
 //
-// It walks the members in a loop of its own (rawjson.OpenObject), where
+// A usage written as OpenAI writes it is read by its form (readForm);
+// any other is walked in a loop of its own (rawjson.OpenObject), where
 // rawjson.Object's call per member and a search of each key for its
 // quote cost as much as the rest: the keys answers name are matched in
 // place (rawjson.KeyTable), the others read as Object reads them.
