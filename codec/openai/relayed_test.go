@@ -252,7 +252,13 @@ func billed(v any, k *usageKeys) [5]any {
 	in, _ := u[k.inputDetails].(map[string]any)
 	out, _ := u[k.outputDetails].(map[string]any)
 	model, _ := m["model"].(string) // the SDKs' type: no name is read from another value
-	return [5]any{model, u[k.input], u[k.output], in["cached_tokens"], out["reasoning_tokens"]}
+	count := func(m map[string]any, key string) any {
+		if n, ok := m[key].(float64); ok { // the SDKs' type again: no count is read from another value
+			return n
+		}
+		return nil
+	}
+	return [5]any{model, count(u, k.input), count(u, k.output), count(in, "cached_tokens"), count(out, "reasoning_tokens")}
 }
 
 // lastWins decodes the JSON value b as encoding/json does (the last of a

@@ -325,7 +325,8 @@ func ResponseState(b []byte) (id, status []byte) {
 // (reasoning ones in output_tokens_details).
 func DecodeResponsesUsage(b []byte) (codec.Usage, error) { return decodeUsage(b, &responsesUsage) }
 
-var responsesUsage = newUsageKeys("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details")
+var responsesUsage = newUsageKeys("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details",
+	`{"input_tokens":#,"input_tokens_details":{"cached_tokens":#},"output_tokens":#,"output_tokens_details":{"reasoning_tokens":#},"total_tokens":#}`)
 
 // ResponsesCount is the answer to an input token count.
 func ResponsesCount(dst []byte, n int) []byte {
