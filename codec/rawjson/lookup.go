@@ -225,7 +225,19 @@ func topValue(b []byte, i int, f *finder, limit int) int {
 			}
 			end, _ := stringEnd(b, i+1)
 			return end
-		case c == '-' || c-'0' <= 9:
+		case c-'1' <= 8:
+			if end := shortInteger(b, i); end > 0 {
+				return end
+			}
+			return validNumber(b, i)
+		case c == '0':
+			// 0 is the integer part: what follows it ends the number
+			// unless it goes on (a fraction, an exponent).
+			if i+1 < len(b) && b[i+1] != '.' && b[i+1]|0x20 != 'e' {
+				return i + 1
+			}
+			return validNumber(b, i)
+		case c == '-':
 			return validNumber(b, i)
 		}
 	}

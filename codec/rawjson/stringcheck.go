@@ -62,6 +62,14 @@ func stringRest(b []byte, i, long int) (end int, plain bool) {
 			}
 		}
 		if i+8 <= len(b) { // past long
+			if vectorRuns { // longString's search, without its call
+				if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
+					i += j
+				} else {
+					i = tailSpecial(b, i+whole)
+				}
+				goto flagged
+			}
 			i, quote = longString(b, i, quote)
 			goto flagged
 		}

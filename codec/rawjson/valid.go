@@ -208,6 +208,12 @@ value: // i is at the start of a value, or of a key when key is set
 		}
 		i += 4
 	default:
+		if c-'1' <= 8 && stack&1 == 0 {
+			if e := shortInteger(b, i); e > 0 {
+				i = e // a member's integer (a count, an index)
+				goto after
+			}
+		}
 		if stack&1 == 1 && stack != 1 {
 			i = numbers(b, i) // an array's elements: an embedding's floats
 		} else {
@@ -242,6 +248,14 @@ str: // i is just past the opening quote of a string
 				goto flagged
 			}
 			if i += 16; i-ks >= 32 {
+				if vectorRuns { // longString's search, without its call
+					if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
+						i += j
+					} else {
+						i = tailSpecial(b, i+whole)
+					}
+					goto flagged
+				}
 				i, quote = longString(b, i, quote)
 				goto flagged
 			}
@@ -528,6 +542,23 @@ func validNumber(b []byte, i int) int {
 		i = j
 	}
 	return i
+}
+
+// shortInteger is validNumber for the commonest number, an integer of up
+// to 7 digits at b[i], which is a digit from 1 to 9, read from the word
+// there without a call: the offset just past it, or 0 when the number
+// there is not such (longer, with a fraction or an exponent, near b's end)
+// for validNumber to read.
+func shortInteger(b []byte, i int) int {
+	if i+8 > len(b) {
+		return 0
+	}
+	w := word(b, i)
+	t := bits.TrailingZeros64(nonDigits(w)) >> 3 // 8: the word is all digits
+	if c := byte(w >> (8 * t)); t < 8 && c != '.' && c|0x20 != 'e' {
+		return i + t
+	}
+	return 0
 }
 
 // Count reads the integer of 1 to 18 decimal digits at b[i] (a usage
