@@ -47,6 +47,23 @@ func stringEnd(b []byte, i int) (end int, plain bool) {
 	return -1, false
 }
 
+// plainPrefix is the offset of the first quote, backslash or control
+// character in the string whose contents start at b[i], when it lies in
+// its first 32 bytes and b's last 8 bytes: else the offset to which the
+// contents are plain, a multiple of 8 bytes past i. A short string is read
+// so where its reader is, without a call: its end when the byte there is
+// a quote, else what stringRest reads on from there, with long 16 bytes
+// further (longString, without AVX2, needs the 8 bytes before it passed).
+func plainPrefix(b []byte, i int) int {
+	j := i
+	for ; j+8 <= len(b) && j-i < 32; j += 8 {
+		if m := special(word(b, j)); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return j
+}
+
 // stringRest is stringEnd from b[i] on, where the string has an escape or
 // has run long: past long, longString's vectorized searches find its next
 // quote and backslash, and its quote is searched for once (not again after
