@@ -354,7 +354,11 @@ after: // a value is complete: close the containers it completes, then
 		goto value
 	case c == ']' && stack&1 == 1, c == '}' && stack&1 == 0:
 		i++
-		if stack >>= 1; stack == 1 && deep != nil && deep.d > 0 {
+		if stack >>= 1; stack&1 == 1 && stack != 1 && i+3 <= len(b) && quad(b, i-1) == '}'|','<<8|'{'<<16|'"'<<24 {
+			i++ // `},{"`: the next object of an array (a conversation's messages)
+			goto value
+		}
+		if stack == 1 && deep != nil && deep.d > 0 {
 			deep.d--
 			stack = deep.words[deep.d]
 		}
