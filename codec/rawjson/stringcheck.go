@@ -56,7 +56,7 @@ func stringEnd(b []byte, i int) (end int, plain bool) {
 // further (longString, without AVX2, needs the 8 bytes before it passed).
 func plainPrefix(b []byte, i int) int {
 	j := i
-	for ; j+8 <= len(b) && j-i < 32; j += 8 {
+	for end := min(i+32, len(b)-7); j < end; j += 8 { // j+8 <= len(b), j < i+32
 		if m := special(word(b, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)>>3
 		}
