@@ -213,6 +213,9 @@ value: // i is at the start of a value, or of a key when key is set
 				i = e // a member's integer (a count, an index)
 				goto after
 			}
+		} else if c == '0' && stack&1 == 0 && i+1 < len(b) && b[i+1] != '.' && b[i+1]|0x20 != 'e' {
+			i++ // a member's 0: what follows ends it, as validNumber reads it
+			goto after
 		}
 		if stack&1 == 1 && stack != 1 {
 			i = numbers(b, i) // an array's elements: an embedding's floats
