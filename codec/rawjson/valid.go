@@ -237,10 +237,11 @@ str: // i is just past the opening quote of a string
 		// The string's first quote, backslash or control character, two
 		// words a turn (SWAR, special): keys, ids and model names end in
 		// their first two words. Past the string's first 32 bytes (prose:
-		// a conversation's turns; base64) it goes to longString, whose
-		// vectorized searches cost less from there on (after 48 bytes, a
-		// 3 KB conversation cost 4 % more; after 16, a stream chunk's id
-		// went there and the chunk cost 4 % more).
+		// a conversation's turns; base64) it goes to longString's
+		// vectorized searches, which cost less from there on (after 48
+		// bytes, a 3 KB conversation cost 4 % more; after 16, a stream
+		// chunk's id went there and the chunk cost 4 % more); plainRun is
+		// called here where AVX2 runs it, without longString's call.
 		for i+16 <= len(b) {
 			if m := special(word(b, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
