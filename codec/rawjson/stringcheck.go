@@ -49,8 +49,9 @@ func stringEnd(b []byte, i int) (end int, plain bool) {
 
 // plainPrefix is the offset of the first quote, backslash or control
 // character in the string whose contents start at b[i], when it lies in
-// its first 32 bytes and b's last 8 bytes: else the offset to which the
-// contents are plain, a multiple of 8 bytes past i. A short string is read
+// the whole words of its first 32 bytes (words that end within b): else
+// the offset up to which those words are plain, a multiple of 8 bytes past
+// i, whose byte is unread (or len(b)). A short string is read
 // so where its reader is, without a call: its end when the byte there is
 // a quote, else what stringRest reads on from there, with long 16 bytes
 // further (longString, without AVX2, needs the 8 bytes before it passed).
