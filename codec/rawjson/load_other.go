@@ -10,3 +10,6 @@ func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
 // pair is word for the 2 bytes of b at i (i+2 <= len(b)).
 func pair(b []byte, i int) uint16 { return binary.LittleEndian.Uint16(b[i:]) }
+
+// quad is word for the 4 bytes of b at i (i+4 <= len(b)).
+func quad(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) }

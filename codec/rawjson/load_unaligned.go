@@ -18,3 +18,8 @@ func word(b []byte, i int) uint64 {
 func pair(b []byte, i int) uint16 {
 	return *(*uint16)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))
 }
+
+// quad is word for the 4 bytes of b at i (i+4 <= len(b)).
+func quad(b []byte, i int) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), i))
+}

@@ -13,13 +13,20 @@
 // keys it looks for (an answer and its usage; LookupValid's fields); Members and Elements are
 // cursors for readers that stop or nest as they go.
 //
-// Where the instructions go (cachegrind, per line): a checked token costs ~100 instructions,
+// Where the instructions go (cachegrind, per line): a checked token costs 50-100 instructions,
 // most of them in validValue's string loop: the compiler spills seven registers as a string
 // starts (its state: the document, the stack of containers, the finder) and reloads them as it
-// ends, about a tenth of a token's cost, and the word test (special) and the dispatch on the
-// next byte most of the rest; a long string's vectorized search (plainRun) is ~100 instructions
-// per string. Fewer instructions per token would take a structural index of each 64 bytes
-// (quotes, backslashes, structural characters, the in-string mask) walked by a loop of its own.
+// ends, about a tenth of a token's cost, and the word test (special: 14 instructions a word,
+// five of them its constants) and the dispatch on the next byte most of the rest; a long
+// string's vectorized search (plainRun) is ~100 instructions per string. A member of object's
+// loop (an answer's, a request's top level) costs ~140 with the reading of its key, much of it
+// the reloads of the loop's state after each call (visit, topValue). The common tokens are read
+// without a call where the loop's registers are allocated no worse for it (a key of up to 32
+// bytes, plainPrefix; an integer of up to 7 digits, shortInteger; `},{"` between the objects of
+// an array), not where they are (a member's short string or integer in object's loop, a key's
+// two words unrolled: each cost more than the call it saved). A structural index of each 64
+// bytes walked by a loop of its own was tried and saved too little per token
+// (docs/benchmarks.md).
 package rawjson
 
 import (
@@ -225,7 +232,19 @@ func topValue(b []byte, i int, f *finder, limit int) int {
 			}
 			end, _ := stringEnd(b, i+1)
 			return end
-		case c == '-' || c-'0' <= 9:
+		case c-'1' <= 8:
+			if end := shortInteger(b, i); end > 0 {
+				return end
+			}
+			return validNumber(b, i)
+		case c == '0':
+			// 0 is the integer part: what follows it ends the number
+			// unless it goes on (a fraction, an exponent).
+			if i+1 < len(b) && b[i+1] != '.' && b[i+1]|0x20 != 'e' {
+				return i + 1
+			}
+			return validNumber(b, i)
+		case c == '-':
 			return validNumber(b, i)
 		}
 	}

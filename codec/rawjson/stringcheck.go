@@ -47,6 +47,24 @@ func stringEnd(b []byte, i int) (end int, plain bool) {
 	return -1, false
 }
 
+// plainPrefix is the offset of the first quote, backslash or control
+// character in the string whose contents start at b[i], when it lies in
+// the whole words of its first 32 bytes (words that end within b): else
+// the offset up to which those words are plain, a multiple of 8 bytes past
+// i, whose byte is unread (or len(b)). A short string is read
+// so where its reader is, without a call: its end when the byte there is
+// a quote, else what stringRest reads on from there, with long 16 bytes
+// further (longString, without AVX2, needs the 8 bytes before it passed).
+func plainPrefix(b []byte, i int) int {
+	j := i
+	for end := min(i+32, len(b)-7); j < end; j += 8 { // j+8 <= len(b), j < i+32
+		if m := special(word(b, j)); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return j
+}
+
 // stringRest is stringEnd from b[i] on, where the string has an escape or
 // has run long: past long, longString's vectorized searches find its next
 // quote and backslash, and its quote is searched for once (not again after
@@ -62,6 +80,14 @@ func stringRest(b []byte, i, long int) (end int, plain bool) {
 			}
 		}
 		if i+8 <= len(b) { // past long
+			if vectorRuns { // longString's search, without its call
+				if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
+					i += j
+				} else {
+					i = tailSpecial(b, i+whole)
+				}
+				goto flagged
+			}
 			i, quote = longString(b, i, quote)
 			goto flagged
 		}

@@ -208,6 +208,15 @@ value: // i is at the start of a value, or of a key when key is set
 		}
 		i += 4
 	default:
+		if c-'1' <= 8 && stack&1 == 0 {
+			if e := shortInteger(b, i); e > 0 {
+				i = e // a member's integer (a count, an index)
+				goto after
+			}
+		} else if c == '0' && stack&1 == 0 && i+1 < len(b) && b[i+1] != '.' && b[i+1]|0x20 != 'e' {
+			i++ // a member's 0: what follows ends it, as validNumber reads it
+			goto after
+		}
 		if stack&1 == 1 && stack != 1 {
 			i = numbers(b, i) // an array's elements: an embedding's floats
 		} else {
@@ -228,10 +237,11 @@ str: // i is just past the opening quote of a string
 		// The string's first quote, backslash or control character, two
 		// words a turn (SWAR, special): keys, ids and model names end in
 		// their first two words. Past the string's first 32 bytes (prose:
-		// a conversation's turns; base64) it goes to longString, whose
-		// vectorized searches cost less from there on (after 48 bytes, a
-		// 3 KB conversation cost 4 % more; after 16, a stream chunk's id
-		// went there and the chunk cost 4 % more).
+		// a conversation's turns; base64) it goes to longString's
+		// vectorized searches, which cost less from there on (after 48
+		// bytes, a 3 KB conversation cost 4 % more; after 16, a stream
+		// chunk's id went there and the chunk cost 4 % more); plainRun is
+		// called here where AVX2 runs it, without longString's call.
 		for i+16 <= len(b) {
 			if m := special(word(b, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -242,6 +252,14 @@ str: // i is just past the opening quote of a string
 				goto flagged
 			}
 			if i += 16; i-ks >= 32 {
+				if vectorRuns { // longString's search, without its call
+					if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
+						i += j
+					} else {
+						i = tailSpecial(b, i+whole)
+					}
+					goto flagged
+				}
 				i, quote = longString(b, i, quote)
 				goto flagged
 			}
@@ -340,7 +358,11 @@ after: // a value is complete: close the containers it completes, then
 		goto value
 	case c == ']' && stack&1 == 1, c == '}' && stack&1 == 0:
 		i++
-		if stack >>= 1; stack == 1 && deep != nil && deep.d > 0 {
+		if stack >>= 1; stack&1 == 1 && stack != 1 && i+3 <= len(b) && quad(b, i-1) == '}'|','<<8|'{'<<16|'"'<<24 {
+			i++ // `},{"`: the next object of an array (a conversation's messages)
+			goto value
+		}
+		if stack == 1 && deep != nil && deep.d > 0 {
 			deep.d--
 			stack = deep.words[deep.d]
 		}
@@ -528,6 +550,23 @@ func validNumber(b []byte, i int) int {
 		i = j
 	}
 	return i
+}
+
+// shortInteger is validNumber for the commonest number, an integer of up
+// to 7 digits at b[i], which is a digit from 1 to 9, read from the word
+// there without a call: the offset just past it, or 0 when the number
+// there is not such (longer, with a fraction or an exponent, near b's end)
+// for validNumber to read.
+func shortInteger(b []byte, i int) int {
+	if i+8 > len(b) {
+		return 0
+	}
+	w := word(b, i)
+	t := bits.TrailingZeros64(nonDigits(w)) >> 3 // 8: the word is all digits
+	if c := byte(w >> (8 * t)); t < 8 && c != '.' && c|0x20 != 'e' {
+		return i + t
+	}
+	return 0
 }
 
 // Count reads the integer of 1 to 18 decimal digits at b[i] (a usage

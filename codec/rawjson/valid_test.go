@@ -591,3 +591,36 @@ func FuzzValidNumberArray(f *testing.F) {
 		}
 	})
 }
+
+// TestValidNextObject holds the step from an object that closes to the
+// next one of its array (`},{"`, taken without the general path) to
+// encoding/json: at every depth around a stack word's 63 levels and
+// encoding/json's limit, and where no array holds the objects (the
+// top-level value ends at the brace; an object's member is no element).
+func TestValidNextObject(t *testing.T) {
+	var docs []string
+	for _, n := range []int{0, 1, 2, 61, 62, 63, 64, 65, 125, 126, 127, 9997, 9998, 9999, 10000} {
+		open, closing := strings.Repeat("[", n), strings.Repeat("]", n)
+		docs = append(docs,
+			open+`{"a":1},{"b":2}`+closing,
+			open+`{"a":{"c":[]}},{"b":2},{"d":{}}`+closing,
+			open+`{"a":1},{"b"`+closing,
+			open+`{"a":1},{"b":2},{`+closing,
+			open+`{"a":1},{"b":2}}`+closing,
+			open+`[{"a":1}],{"b":2}`+closing,
+		)
+	}
+	docs = append(docs, `{},{"a":1}`, `{"a":1},{"b":2}`, `{"x":{"a":1},{"b":2}}`, `{"x":[{"a":1}},{"b":2}]}`)
+	for _, doc := range docs {
+		b := []byte(doc)
+		if got, want := rawjson.Valid(b), json.Valid(b); got != want {
+			t.Errorf("Valid(%.40s…%d bytes) = %v, encoding/json %v", b, len(b), got, want)
+		}
+		if b[0] == '[' {
+			obj := []byte(`{"m":` + doc + `}`)
+			if got, want := rawjson.LookupValid(obj, nil) == nil, json.Valid(obj); got != want {
+				t.Errorf("LookupValid(%.40s…%d bytes) = %v, encoding/json %v", obj, len(obj), got, want)
+			}
+		}
+	}
+}
