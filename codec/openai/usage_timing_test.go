@@ -13,3 +13,22 @@ func BenchmarkDecodeUsage(b *testing.B) {
 		openai.DecodeUsage(u)
 	}
 }
+
+// BenchmarkDecodeUsageOther is DecodeUsage of usages not in OpenAI's chat
+// form, which the form is tried on first: an embeddings answer's, one
+// without details, and a server's own order.
+func BenchmarkDecodeUsageOther(b *testing.B) {
+	for _, c := range []struct{ name, u string }{
+		{"embeddings", `{"prompt_tokens":8,"total_tokens":8}`},
+		{"no_details", `{"prompt_tokens":8,"completion_tokens":3,"total_tokens":11}`},
+		{"vllm", `{"prompt_tokens":8,"total_tokens":11,"completion_tokens":3,"prompt_tokens_details":null}`},
+	} {
+		u := []byte(c.u)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				openai.DecodeUsage(u)
+			}
+		})
+	}
+}

@@ -188,6 +188,9 @@ func (f *Form) Read(b []byte, i int, counts []int) (end int) {
 			layout = indented - layout
 			i += len(lit.layouts[layout].s)
 		default:
+			if !lit.mayBeSpaced(b, i) {
+				return -1
+			}
 			if i = lit.spaced(b, i); i < 0 {
 				return -1
 			}
@@ -205,6 +208,28 @@ func (f *Form) Read(b []byte, i int, counts []int) (end int) {
 		counts[n], i = c, j
 	}
 	return i
+}
+
+// mayBeSpaced reports whether b[i:], which starts with neither of l's
+// layouts, may match l a token at a time: only if where it departs from l
+// compact it has whitespace, the one thing spaced takes there that the
+// compact literal does not (a token's bytes must match exactly). A usage
+// of other keys than the form's (an embeddings answer's, a server's own
+// order) so fails at the cost of finding where, not of spaced.
+func (l *formLiteral) mayBeSpaced(b []byte, i int) bool {
+	s := l.layouts[compact].s
+	n := 0
+	for n < len(s) && i+n < len(b) && b[i+n] == s[n] {
+		n++
+	}
+	if i+n >= len(b) {
+		return false // spaced needs more bytes than b has
+	}
+	switch b[i+n] {
+	case ' ', '\t', '\n', '\r':
+		return true
+	}
+	return n == len(s)
 }
 
 // spaced is Read's comparison of the literal l with b[i:] a token at a

@@ -3,8 +3,8 @@ package rawjson
 // The steps of Object's loop, for a reader that walks a small object in a
 // loop of its own (a whole answer's usage, read on every request): no call
 // per member, and the keys it knows matched in place (KeyTable) rather
-// than searched for their closing quote (KeyTable). A reader that takes these steps
-// as below accepts what Object accepts and ends where it ends:
+// than searched for their closing quote (KeyEnd). A reader that takes
+// these steps as below accepts what Object accepts and ends where it ends:
 //
 //	i, closed := rawjson.OpenObject(b, 0)
 //	for !closed {

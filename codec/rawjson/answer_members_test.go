@@ -241,3 +241,23 @@ func FuzzForm(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMayBeSpaced holds mayBeSpaced to spaced: where a literal of the usage
+// form is met a token at a time, and in neither layout whole, mayBeSpaced
+// lets spaced try it (else Read would walk a usage it could have read).
+func FuzzMayBeSpaced(f *testing.F) {
+	for _, lit := range usageForm.lits {
+		f.Add([]byte(lit.layouts[compact].s))
+		f.Add([]byte(lit.layouts[indented].s))
+		f.Add([]byte(strings.NewReplacer(`{`, "{\t", `,`, " ,\r\n", `}`, "\n}", `:`, ": ").Replace(lit.layouts[compact].s)))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for n := range usageForm.lits {
+			lit := &usageForm.lits[n]
+			whole := lit.layouts[compact].at(b, 0) || lit.layouts[indented].at(b, 0)
+			if !whole && lit.spaced(b, 0) >= 0 && !lit.mayBeSpaced(b, 0) {
+				t.Fatalf("%q: literal %d met a token at a time, but mayBeSpaced refuses it", b, n)
+			}
+		}
+	})
+}
