@@ -121,10 +121,15 @@ func errModelNotFound[T string | []byte](model T) *codec.Error {
 // candidates in order.
 func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
 	st := takeForwardState()
+	g.serveWith(ctx, x, op, body, model, st)
+	st.release()
+}
+
+// serveWith is serve with a forward state the caller took (and releases).
+func (g *Gateway) serveWith(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte, st *forwardState) {
 	if cands, ok := g.candidates(ctx, x, op, body, model, st.cands[:0]); ok {
 		g.forward(ctx, x, body, cands, st)
 	}
-	st.release()
 }
 
 // forwardTo forwards the request to c alone.
@@ -149,7 +154,19 @@ type forwardState struct {
 	// made with the state: resetRequest keeps it.
 	uri     []byte
 	uriKept bool
+	// chat reads an OpenAI-style request (serveOpenAI), which takes the
+	// state before it reads: a pool round trip less than a reader of the
+	// codec's pool. The exchange lets go of it (Release) when it ends or
+	// its stream starts, inside forward, as it did of a pooled one.
+	chat keptChat
 }
+
+// keptChat is an openai.ChatRequest that a forward state keeps: its
+// Release empties it, the request's body let go, rather than hand it to
+// the codec's pool.
+type keptChat struct{ openai.ChatRequest }
+
+func (r *keptChat) Release() { r.ChatRequest = openai.ChatRequest{} }
 
 type candList [maxCandidates]candidate
 
