@@ -187,9 +187,12 @@ func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.Response
 	var added uint64 // the passed headers appended, by their bits
 	for i := range in {
 		kv := &in[i] // as the upstream spelled it
+		if s.passedLens&lenBit(len(kv.key)) == 0 {
+			continue // most headers: passed over by their length alone
+		}
 		p := s.passed[passSlot(kv.key)]
 		if p == nil {
-			continue // most headers: passed over with no call
+			continue // passed over with no call
 		}
 		switch p = p.find(kv.key); {
 		case p == nil || p.quota && keyLimited:
