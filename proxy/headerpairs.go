@@ -146,6 +146,24 @@ func withPair(ps []headerPair, name, value []byte) []headerPair {
 	return ps
 }
 
+// withMovedPair is withPair for a value whose header is done with it: the
+// pair takes *value's storage, and *value the pair's own, emptied, where
+// withPair copies the value's bytes. Each header still owns the storage
+// its pairs hold, none shared.
+func withMovedPair(ps []headerPair, name []byte, value *[]byte) []headerPair {
+	n := len(ps)
+	if n < cap(ps) {
+		ps = ps[:n+1]
+	} else {
+		ps = append(ps, headerPair{value: []byte{}})
+	}
+	kv := &ps[n]
+	kv.key = append(kv.key[:0], name...)
+	kv.value, *value = *value, kv.value[:0]
+	kv.noValue = false
+	return ps
+}
+
 // setNew sets name: value, name spelled as fasthttp spells it, on an
 // upstream request's header that has no header of that name yet, appended
 // to its pairs when there is a view of them (requestPairsOf). name is no
