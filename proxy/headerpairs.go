@@ -178,6 +178,19 @@ func setNew(h *fasthttp.RequestHeader, pairs *[]headerPair, name, value []byte) 
 	h.SetCanonical(name, value)
 }
 
+// setNewResponse is setNew for a response's header (the client's answer
+// its request id, as soon as its request begins), where fasthttp's
+// SetCanonical searched the header for the name, copied the value in
+// search of line breaks and checked the name against the special ones,
+// ~430 instructions a request.
+func setNewResponse(h *fasthttp.ResponseHeader, name, value []byte) {
+	if pairs := responsePairsOf(h); pairs != nil {
+		appendPair(pairs, name, value)
+		return
+	}
+	h.SetCanonical(name, value)
+}
+
 // oneLine is v with its line breaks replaced by spaces, as fasthttp's
 // setters store a header value.
 func oneLine(v []byte) []byte {
