@@ -268,16 +268,14 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 		clientHeaders.fill(&ctx.Response.Header) // a new connection's: with what a stream parked
 		// PeekCanonical: the names are fasthttp's spelling, which the client's
 		// have once read, and PeekBytes would spell them so again.
-		// The header is a new one (reset since the last answer): the id
-		// is appended to its pairs, not searched for (setNewResponse).
 		given := ctx.Request.Header.PeekCanonical(strRequestID)
 		if hc != nil { // kept for begin while the handler runs
 			hc.id = requestID(hc.idBuf[:0], given)
-			setNewResponse(&ctx.Response.Header, strRequestID, hc.id)
+			setResponse(&ctx.Response.Header, strRequestID, hc.id)
 			defer func() { hc.id = nil }() // an error handler's begin, after, finds it in the header or makes one
 		} else {
 			var buf [40]byte
-			setNewResponse(&ctx.Response.Header, strRequestID, requestID(buf[:0], given))
+			setResponse(&ctx.Response.Header, strRequestID, requestID(buf[:0], given))
 		}
 		var p postRoute
 		if ctx.IsPost() { // what the router would find, as it finds it (by the path as sent)

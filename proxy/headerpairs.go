@@ -178,17 +178,28 @@ func setNew(h *fasthttp.RequestHeader, pairs *[]headerPair, name, value []byte) 
 	h.SetCanonical(name, value)
 }
 
-// setNewResponse is setNew for a response's header (the client's answer
-// its request id, as soon as its request begins), where fasthttp's
-// SetCanonical searched the header for the name, copied the value in
-// search of line breaks and checked the name against the special ones,
-// ~430 instructions a request.
-func setNewResponse(h *fasthttp.ResponseHeader, name, value []byte) {
-	if pairs := responsePairsOf(h); pairs != nil {
-		appendPair(pairs, name, value)
+// setResponse sets name: value on a response's header as SetCanonical
+// sets a name that is none of the special ones: in the first pair of that
+// name, else in a pair appended. The client's answer gets its request id
+// so when its request begins, on a header reset since the last answer but
+// for a request served again in the process on the same one (ServeAs),
+// whose id replaces the first's. Without SetCanonical's copy of the value
+// in search of line breaks (the caller's has none: a request id is a
+// token) and its check of the name, ~430 instructions a request.
+func setResponse(h *fasthttp.ResponseHeader, name, value []byte) {
+	pairs := responsePairsOf(h)
+	if pairs == nil {
+		h.SetCanonical(name, value)
 		return
 	}
-	h.SetCanonical(name, value)
+	for i := range *pairs {
+		if kv := &(*pairs)[i]; string(kv.key) == string(name) {
+			kv.value = append(kv.value[:0], value...)
+			kv.noValue = false
+			return
+		}
+	}
+	appendPair(pairs, name, value)
 }
 
 // oneLine is v with its line breaks replaced by spaces, as fasthttp's

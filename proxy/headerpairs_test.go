@@ -321,3 +321,25 @@ func TestPassSameStyleMovesValues(t *testing.T) {
 		check(&h, n, "after the upstream's header read another answer")
 	}
 }
+
+// TestSetResponse: setResponse leaves a response's header as SetCanonical
+// does, whether the header holds the name already (a request served again
+// in the process on the same response, ServeAs) or not, after other
+// headers or none.
+func TestSetResponse(t *testing.T) {
+	for _, before := range [][][2]string{nil, {{"X-Other", "o"}}, {{"X-Request-Id", "req_outer"}},
+		{{"X-Other", "o"}, {"X-Request-Id", "req_outer"}, {"X-More", "m"}}} {
+		var set, ours fasthttp.ResponseHeader
+		for _, h := range []*fasthttp.ResponseHeader{&set, &ours} {
+			h.SetContentType("application/json")
+			for _, kv := range before {
+				h.Set(kv[0], kv[1])
+			}
+		}
+		set.SetCanonical(strRequestID, []byte("req_inner"))
+		setResponse(&ours, strRequestID, []byte("req_inner"))
+		if got, want := headerDump(&ours), headerDump(&set); got != want {
+			t.Errorf("after %v:\n%s\nwant (SetCanonical)\n%s", before, got, want)
+		}
+	}
+}
