@@ -274,27 +274,31 @@ func (ch *channel) appendPath(dst []byte, op codec.Op, model string, stream bool
 // serves reports whether the channel serves op.
 func (ch *channel) serves(op codec.Op) bool { return ch.ops&(1<<op) != 0 }
 
-// setHeaders sets the channel's API version and a credential on a new
-// request (with no header but its URL and method): its key numbered key
-// (from 1; past the last it counts round) when key > 0, else the next one
-// in turn. It returns the number of the key it set, 0 for a channel
-// without keys.
-func (ch *channel) setHeaders(req *fasthttp.Request, key int) int {
+// keyFor is the number of the key (from 1) a request of the channel uses:
+// its key numbered key (past the last it counts round) when key > 0, else
+// the next one in turn; 0 for a channel without keys.
+func (ch *channel) keyFor(key int) int {
+	n := len(ch.auth)
+	switch {
+	case n == 0:
+		return 0
+	case key > 0:
+		return (key-1)%n + 1
+	}
+	return int(ch.next.Add(1)-1)%n + 1
+}
+
+// setHeaders sets the channel's API version and the credential of its key
+// numbered key (keyFor; 0: none) on a new request (with no header but its
+// URL and method).
+func (ch *channel) setHeaders(req *fasthttp.Request, key int) {
 	pairs := requestPairsOf(&req.Header)
 	if len(ch.style.versionHeader) > 0 {
 		setNew(&req.Header, pairs, ch.style.versionHeader, ch.versionValue)
 	}
-	n := len(ch.auth)
-	if n == 0 {
-		return 0
-	}
 	if key > 0 {
-		key = (key-1)%n + 1
-	} else {
-		key = int(ch.next.Add(1)-1)%n + 1
+		setNew(&req.Header, pairs, ch.style.authHeader, ch.auth[key-1])
 	}
-	setNew(&req.Header, pairs, ch.style.authHeader, ch.auth[key-1])
-	return key
 }
 
 // nextAuth is the value of the credential header for the channel's next

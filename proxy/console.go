@@ -242,7 +242,7 @@ func (ch *channel) probe(ctx context.Context) (time.Duration, outcome, error) {
 	req.Header.SetMethod(fasthttp.MethodPost)
 	uri, _ := ch.appendPath(nil, op, model, false) // a channel that serves only translated Responses is probed by chat
 	req.SetRequestURIBytes(uri)
-	ch.setHeaders(req, 0)
+	ch.setHeaders(req, ch.keyFor(0))
 	req.Header.SetContentTypeBytes(strJSON)
 	req.SetBodyRaw(body)
 	deadline := time.Now().Add(probeTimeout)

@@ -38,6 +38,10 @@ type dialect struct {
 	// their names (passSlot), so that most of an answer's headers are
 	// passed over at one look, and the others compared with one name.
 	passed [passSlots]*passedHeader
+	// passedLens has bit n set when a passed name is n bytes long (n <
+	// 64; bit 63 for every longer one too): an answer's header of another
+	// length is passed over at one test, before its slot is looked at.
+	passedLens uint64
 }
 
 // passedHeader is the name of an upstream's header to find (folded), the
@@ -154,6 +158,7 @@ func newDialect(d codec.Dialect) *dialect {
 		}
 		f := foldName(name)
 		*slot = &passedHeader{folded: f, canonical: as, quota: quota, bit: 1 << n, next: *slot}
+		s.passedLens |= lenBit(len(name))
 		n++
 	}
 	pass := func(name string, quota bool) { passAs(name, []byte(name), quota) }
@@ -229,6 +234,9 @@ func passSlot(k []byte) uint {
 	}
 	return (n*5 + uint(k[n/2]|0x20)*3 + uint(k[n-3]|0x20)) % passSlots
 }
+
+// lenBit is the bit of passedLens for a name n bytes long.
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // passes returns how a client of the style gets the header named k (in
 // any case) of an upstream of its own style, or nil when it does not.

@@ -171,7 +171,7 @@ func (g *Gateway) begin(ctx *fasthttp.RequestCtx, endpoint string, s *dialect) *
 		x.id = append(x.idBuf[:0], id...) // set by the router
 	} else {
 		x.id = requestID(x.idBuf[:0], ctx.Request.Header.PeekCanonical(strRequestID))
-		ctx.Response.Header.SetCanonical(strRequestID, x.id)
+		setResponse(&ctx.Response.Header, strRequestID, x.id)
 	}
 	return x
 }

@@ -271,11 +271,11 @@ func (g *Gateway) handler(mount func(*router.Router)) fasthttp.RequestHandler {
 		given := ctx.Request.Header.PeekCanonical(strRequestID)
 		if hc != nil { // kept for begin while the handler runs
 			hc.id = requestID(hc.idBuf[:0], given)
-			ctx.Response.Header.SetCanonical(strRequestID, hc.id)
+			setResponse(&ctx.Response.Header, strRequestID, hc.id)
 			defer func() { hc.id = nil }() // an error handler's begin, after, finds it in the header or makes one
 		} else {
 			var buf [40]byte
-			ctx.Response.Header.SetCanonical(strRequestID, requestID(buf[:0], given))
+			setResponse(&ctx.Response.Header, strRequestID, requestID(buf[:0], given))
 		}
 		var p postRoute
 		if ctx.IsPost() { // what the router would find, as it finds it (by the path as sent)

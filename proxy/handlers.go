@@ -85,15 +85,17 @@ func (g *Gateway) serveOpenAI(ctx *fasthttp.RequestCtx, endpoint string, op *ope
 		return // already answered
 	}
 	body := ctx.PostBody()
-	req := openai.AcquireChatRequest()
+	st := takeForwardState()
+	req := &st.chat
 	x.inbound = req
 	if e := req.ParseAs(body, kind); e != nil {
 		g.fail(ctx, x, e)
-		return
+	} else {
+		x.stream, x.includeUsage, x.tagged = req.Stream || op.download, req.IncludeUsage, req.Tagged
+		x.units = req.Units
+		g.serveWith(ctx, x, op, body, req.Model, st)
 	}
-	x.stream, x.includeUsage, x.tagged = req.Stream || op.download, req.IncludeUsage, req.Tagged
-	x.units = req.Units
-	g.serve(ctx, x, op, body, req.Model)
+	st.release()
 }
 
 // messages serves POST /v1/messages, Anthropic's style.

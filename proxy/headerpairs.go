@@ -146,6 +146,24 @@ func withPair(ps []headerPair, name, value []byte) []headerPair {
 	return ps
 }
 
+// withMovedPair is withPair for a value whose header is done with it: the
+// pair takes *value's storage, and *value the pair's own, emptied, where
+// withPair copies the value's bytes. Each header still owns the storage
+// its pairs hold, none shared.
+func withMovedPair(ps []headerPair, name []byte, value *[]byte) []headerPair {
+	n := len(ps)
+	if n < cap(ps) {
+		ps = ps[:n+1]
+	} else {
+		ps = append(ps, headerPair{value: []byte{}})
+	}
+	kv := &ps[n]
+	kv.key = append(kv.key[:0], name...)
+	kv.value, *value = *value, kv.value[:0]
+	kv.noValue = false
+	return ps
+}
+
 // setNew sets name: value, name spelled as fasthttp spells it, on an
 // upstream request's header that has no header of that name yet, appended
 // to its pairs when there is a view of them (requestPairsOf). name is no
@@ -158,6 +176,30 @@ func setNew(h *fasthttp.RequestHeader, pairs *[]headerPair, name, value []byte) 
 		return
 	}
 	h.SetCanonical(name, value)
+}
+
+// setResponse sets name: value on a response's header as SetCanonical
+// sets a name that is none of the special ones: in the first pair of that
+// name, else in a pair appended. The client's answer gets its request id
+// so when its request begins, on a header reset since the last answer but
+// for a request served again in the process on the same one (ServeAs),
+// whose id replaces the first's. Without SetCanonical's copy of the value
+// in search of line breaks (the caller's has none: a request id is a
+// token) and its check of the name, ~430 instructions a request.
+func setResponse(h *fasthttp.ResponseHeader, name, value []byte) {
+	pairs := responsePairsOf(h)
+	if pairs == nil {
+		h.SetCanonical(name, value)
+		return
+	}
+	for i := range *pairs {
+		if kv := &(*pairs)[i]; string(kv.key) == string(name) {
+			kv.value = append(kv.value[:0], value...)
+			kv.noValue = false
+			return
+		}
+	}
+	appendPair(pairs, name, value)
 }
 
 // oneLine is v with its line breaks replaced by spaces, as fasthttp's

@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"bufio"
 	"encoding/binary"
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -272,4 +274,72 @@ func foldedString(f *foldedName) string {
 		b = binary.LittleEndian.AppendUint64(b[:f.n-8], f.lower[lastWord])
 	}
 	return string(b[:f.n])
+}
+
+// TestPassSameStyleMovesValues: values passed to a client of the
+// upstream's style move to the client's header with no storage shared: an
+// answer read again into the upstream's header (which reuses its pairs'
+// storage, the client header's old one among it) leaves the client's
+// header as it was, and the next pass to the client's header, reset, takes
+// the new values, answer after answer.
+func TestPassSameStyleMovesValues(t *testing.T) {
+	answer := func(n int) string {
+		v := strings.Repeat(strconv.Itoa(n), n%7+1) // values of changing lengths
+		return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n" +
+			"openai-processing-ms: " + v + "\r\nx-ratelimit-limit-requests: 3" + v + "\r\n" +
+			"x-request-id: req_" + v + "\r\nx-other: o" + v + "\r\n\r\n"
+	}
+	want := func(n int) map[string]string {
+		v := strings.Repeat(strconv.Itoa(n), n%7+1)
+		return map[string]string{"Openai-Processing-Ms": v, "X-Ratelimit-Limit-Requests": "3" + v,
+			"X-Upstream-Request-Id": "req_" + v, "X-Other": ""}
+	}
+	read := func(up *fasthttp.ResponseHeader, n int) {
+		up.Reset()
+		up.DisableNormalizing() // as the channel's client reads
+		if err := up.Read(bufio.NewReader(strings.NewReader(answer(n)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(h *fasthttp.ResponseHeader, n int, when string) {
+		t.Helper()
+		for k, v := range want(n) {
+			if got := string(h.Peek(k)); got != v {
+				t.Errorf("answer %d, %s: %s = %q, want %q", n, when, k, got, v)
+			}
+		}
+	}
+	x := &exchange{style: styleOpenAI, key: &Key{}}
+	ch := &channel{style: styleOpenAI}
+	var up, h fasthttp.ResponseHeader
+	for n := 1; n <= 20; n++ {
+		read(&up, n)
+		h.Reset()
+		passHeaders(&h, x, ch, &up)
+		check(&h, n, "passed")
+		read(&up, n+100) // the upstream's header reads on, into the storage it was given
+		check(&h, n, "after the upstream's header read another answer")
+	}
+}
+
+// TestSetResponse: setResponse leaves a response's header as SetCanonical
+// does, whether the header holds the name already (a request served again
+// in the process on the same response, ServeAs) or not, after other
+// headers or none.
+func TestSetResponse(t *testing.T) {
+	for _, before := range [][][2]string{nil, {{"X-Other", "o"}}, {{"X-Request-Id", "req_outer"}},
+		{{"X-Other", "o"}, {"X-Request-Id", "req_outer"}, {"X-More", "m"}}} {
+		var set, ours fasthttp.ResponseHeader
+		for _, h := range []*fasthttp.ResponseHeader{&set, &ours} {
+			h.SetContentType("application/json")
+			for _, kv := range before {
+				h.Set(kv[0], kv[1])
+			}
+		}
+		set.SetCanonical(strRequestID, []byte("req_inner"))
+		setResponse(&ours, strRequestID, []byte("req_inner"))
+		if got, want := headerDump(&ours), headerDump(&set); got != want {
+			t.Errorf("after %v:\n%s\nwant (SetCanonical)\n%s", before, got, want)
+		}
+	}
 }

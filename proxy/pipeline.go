@@ -121,10 +121,15 @@ func errModelNotFound[T string | []byte](model T) *codec.Error {
 // candidates in order.
 func (g *Gateway) serve(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte) {
 	st := takeForwardState()
+	g.serveWith(ctx, x, op, body, model, st)
+	st.release()
+}
+
+// serveWith is serve with a forward state the caller took (and releases).
+func (g *Gateway) serveWith(ctx *fasthttp.RequestCtx, x *exchange, op *operation, body, model []byte, st *forwardState) {
 	if cands, ok := g.candidates(ctx, x, op, body, model, st.cands[:0]); ok {
 		g.forward(ctx, x, body, cands, st)
 	}
-	st.release()
 }
 
 // forwardTo forwards the request to c alone.
@@ -149,7 +154,24 @@ type forwardState struct {
 	// made with the state: resetRequest keeps it.
 	uri     []byte
 	uriKept bool
+	// head is what req's header was made for (headKept: resetRequest
+	// keeps it, with the URL), idPair the index of its X-Request-Id.
+	head     headShape
+	headKept bool
+	idPair   int
+	// chat reads an OpenAI-style request (serveOpenAI), which takes the
+	// state before it reads: a pool round trip less than a reader of the
+	// codec's pool. The exchange lets go of it (Release) when it ends or
+	// its stream starts, inside forward, as it did of a pooled one.
+	chat keptChat
 }
+
+// keptChat is an openai.ChatRequest that a forward state keeps: its
+// Release empties it, the request's body let go, rather than hand it to
+// the codec's pool.
+type keptChat struct{ openai.ChatRequest }
+
+func (r *keptChat) Release() { r.ChatRequest = openai.ChatRequest{} }
 
 type candList [maxCandidates]candidate
 
@@ -178,15 +200,17 @@ func (st *forwardState) release() {
 	forwardStates.Put(st)
 }
 
-// setURI sets the URL of the request, unless it holds uri parsed already,
-// as the last attempt made with the state left it: most requests go to
-// the URL the one before went to, and a comparison costs a fraction of
-// finding the channel's parsed URL and copying it (channel.setURI).
+// sameURI reports whether the request holds uri parsed already, as the
+// last attempt made with the state left it: most requests go to the URL
+// the one before went to, and a comparison costs a fraction of finding the
+// channel's parsed URL and copying it (channel.setURI).
+func (st *forwardState) sameURI(uri []byte) bool {
+	return st.uriKept && bytes.Equal(st.uri, uri)
+}
+
+// setURI sets the URL of the request, one it does not hold (sameURI).
 func (st *forwardState) setURI(ch *channel, uri []byte, keep bool) {
 	if st.uriKept {
-		if bytes.Equal(st.uri, uri) {
-			return
-		}
 		st.req.SetURI(nil) // as Reset leaves it
 	}
 	if st.uriKept = ch.setURI(&st.req, uri, keep); st.uriKept {
@@ -195,16 +219,43 @@ func (st *forwardState) setURI(ch *channel, uri []byte, keep bool) {
 }
 
 // resetRequest empties the request for the next attempt, but for the URL
-// it holds parsed (setURI): what Request.Reset does, of what an attempt
-// sets (the client sets the timeout of each).
+// it holds parsed (setURI) and the header it keeps (headKept): what
+// Request.Reset does, of what an attempt sets (the client sets the
+// timeout of each).
 func (st *forwardState) resetRequest() {
-	if !st.uriKept {
+	switch {
+	case !st.uriKept:
 		st.req.Reset()
-		return
+		st.headKept = false
+	case st.headKept:
+		st.req.ResetBody()
+	default:
+		st.req.Header.Reset()
+		st.req.ResetBody()
 	}
-	st.req.Header.Reset()
-	st.req.ResetBody()
 }
+
+// headShape is what an upstream request's header is made of but its
+// request id (and its URL, which the state keeps apart): a request whose
+// head is the last one's, to the same URL, sends the same header but for
+// the id, which is all prepare sets then.
+type headShape struct {
+	ch     *channel
+	key    int    // the channel's key (keyFor)
+	method string // the operation's, "" for POST
+	accept acceptKind
+	body   bool // the request has a body: a content type
+}
+
+type acceptKind uint8
+
+const (
+	acceptJSON acceptKind = iota
+	acceptAny
+	acceptEvents
+)
+
+var accepts = [...][]byte{acceptJSON: strJSON, acceptAny: strAny, acceptEvents: strEventStream}
 
 // response is the answer of an attempt at x: the state's own for a whole
 // one, else one its relay may keep.

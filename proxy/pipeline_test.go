@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -101,6 +102,89 @@ func TestForwardStateKeepsURI(t *testing.T) {
 		}
 		if st.uriKept != step.kept {
 			t.Errorf("step %d (%s): URL kept %t, want %t", i, step.uri, st.uriKept, step.kept)
+		}
+	}
+}
+
+// TestForwardStateKeepsHead: a request made with a state whose last
+// attempt had the same head (channel, key, method, accept, body or not)
+// and URL keeps the header and sets its request id alone; any other is
+// made afresh. Each is written byte for byte as one made with a fresh
+// state, whatever came before it: streams and whole answers, media, a
+// channel's two keys in turn or pinned, a GET on a response, a body-less
+// request, an upload (never kept), and another channel.
+func TestForwardStateKeepsHead(t *testing.T) {
+	g := newBenchGateway(t, benchRequest{}, "http://127.0.0.1:9/v1", "gpt-4o-mini")
+	ch := g.table.Load().channels[0]
+	ch.auth = append(ch.auth, oneLine([]byte("Bearer sk-second-0123456789")))
+	other := newBenchGateway(t, benchRequest{}, "http://127.0.0.1:9/v1", "gpt-4o-mini").table.Load().channels[0]
+	body := []byte(`{"model":"gpt-4o-mini","messages":[]}`)
+	upload := []byte("--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--b--\r\n")
+	chatURI, _ := ch.appendURI(nil, opGenerate.op, "gpt-4o-mini", false)
+	speechURI, _ := ch.appendURI(nil, opSpeech.op, "tts-1", false)
+	type step struct {
+		ch     *channel
+		op     *operation
+		stream bool
+		key    int
+		uri    []byte
+		target string
+		body   []byte
+		upload bool
+		kept   bool // the header is kept after the step
+	}
+	getURI := append(append([]byte(nil), chatURI...), "/resp_1"...)
+	steps := []step{
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, kept: false}, // the channel parses the URL for later requests
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, key: 1, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, key: 1, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, key: 2, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, stream: true, key: 2, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, stream: true, key: 2, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, kept: true}, // keys in turn
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, kept: true},
+		{ch: ch, op: opSpeech, uri: speechURI, body: body, key: 1, kept: false},
+		{ch: ch, op: opSpeech, uri: speechURI, body: body, key: 1, kept: true},
+		{ch: ch, op: opGenerate, uri: speechURI, body: nil, key: 1, kept: true},
+		{ch: ch, op: opResponseGet, uri: getURI, target: "resp_1", key: 1, kept: false}, // a URL not kept
+		{ch: ch, op: opResponseGet, uri: chatURI, key: 1, kept: true},
+		{ch: ch, op: opResponseGet, uri: chatURI, key: 1, kept: true},
+		{ch: ch, op: opTranscribe, uri: chatURI, upload: true, key: 1, kept: false},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, key: 1, kept: true},
+		{ch: other, op: opGenerate, uri: chatURI, body: body, key: 1, kept: true},
+		{ch: ch, op: opGenerate, uri: chatURI, body: body, key: 1, kept: true},
+	}
+	write := func(st *forwardState, s step, id string) []byte {
+		x := &exchange{op: s.op, stream: s.stream, upKey: s.key, id: []byte(id), uri: s.uri, target: s.target}
+		if s.upload {
+			x.contentType = []byte("multipart/form-data; boundary=b")
+			x.upBody, x.upLen = bytes.NewReader(upload), len(upload)
+		}
+		g.prepare(st, x, s.ch, s.body)
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		if err := st.req.Write(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush() //nolint:errcheck // a bytes.Buffer
+		st.resetRequest()
+		return out.Bytes()
+	}
+	st := new(forwardState)
+	for i, s := range steps {
+		id := fmt.Sprintf("req_%024d", i)
+		next := s.ch.next.Load()
+		got := write(st, s, id)
+		s.ch.next.Store(next) // the fresh state's request takes the same key in turn
+		want := write(new(forwardState), s, id)
+		if !bytes.Equal(got, want) {
+			t.Errorf("step %d: wrote\n%s\nwant\n%s", i, got, want)
+		}
+		if st.headKept != s.kept {
+			t.Errorf("step %d: header kept %t, want %t", i, st.headKept, s.kept)
+		}
+		if !bytes.Contains(got, []byte("X-Request-Id: "+id+"\r\n")) {
+			t.Errorf("step %d: the request id is not %s:\n%s", i, id, got)
 		}
 	}
 }

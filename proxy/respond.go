@@ -99,7 +99,8 @@ func upstreamRequestID(ch *channel, h *fasthttp.ResponseHeader) string {
 // openai-processing-ms), and the upstream's quota. Nothing else of up
 // reaches the client: not its cookies, credentials or organization, nor
 // any header the gateway does not know. When up has none of these it
-// allocates nothing.
+// allocates nothing. The values passed from an upstream of the client's
+// style move to h (passSameStyle): up is not read for them afterwards.
 func passHeaders(h *fasthttp.ResponseHeader, x *exchange, ch *channel, up *fasthttp.ResponseHeader) {
 	// A key with limits of its own was told them by admit, and they win:
 	// they are what the client must respect (the gateway answers 429 by
@@ -173,8 +174,11 @@ func (w canonicalWriter) SetBytesV(name string, v []byte) {
 // again cost about 2 µs a request. h holds none of the names yet but the
 // quota headers admit wrote when the key has limits (keyLimited: none
 // passed) or its model has (quotaSet), so each name is appended to h's
-// pairs (appendPair) unless h may hold it: such a quota header, or one the
-// upstream sent twice, is set, replacing it, as it always was.
+// pairs unless h may hold it: such a quota header, or one the upstream
+// sent twice, is set, replacing it, as it always was. An appended value is
+// moved, not copied (withMovedPair): up's header is dropped or parked once
+// its headers are passed, so its pair gives its value's storage to h's and
+// takes the storage h's pair had.
 func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.ResponseHeader, keyLimited, quotaSet bool) {
 	from, to := responsePairsOf(up), responsePairsOf(h)
 	if from == nil {
@@ -187,9 +191,12 @@ func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.Response
 	var added uint64 // the passed headers appended, by their bits
 	for i := range in {
 		kv := &in[i] // as the upstream spelled it
+		if s.passedLens&lenBit(len(kv.key)) == 0 {
+			continue // most headers: passed over by their length alone
+		}
 		p := s.passed[passSlot(kv.key)]
 		if p == nil {
-			continue // most headers: passed over with no call
+			continue // passed over with no call
 		}
 		switch p = p.find(kv.key); {
 		case p == nil || p.quota && keyLimited:
@@ -199,7 +206,7 @@ func passSameStyle(h *fasthttp.ResponseHeader, s *dialect, up *fasthttp.Response
 			out = *to
 		default:
 			added |= p.bit
-			out = withPair(out, p.canonical, kv.value)
+			out = withMovedPair(out, p.canonical, &kv.value)
 		}
 	}
 	*to = out
