@@ -1,11 +1,13 @@
-//go:build !amd64 && !arm64
+//go:build purego || (!amd64 && !arm64)
 
 package rawjson
 
 import "encoding/binary"
 
 // word returns the 8 bytes of b at i as a little-endian number (i+8 <=
-// len(b)); see load_unaligned.go.
+// len(b)); see load_unaligned.go. The purego build uses these loads on
+// every architecture, so that its tests (make test runs them) check every
+// load's bounds, which the unsafe ones do not.
 func word(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
 // pair is word for the 2 bytes of b at i (i+2 <= len(b)).

@@ -20,7 +20,7 @@ func CheckString(b []byte, i int) (end int, plain bool) {
 // whose contents start at b[i], or -1 when valid contents (no control
 // character, only valid escapes) do not run to a quote; plain reports
 // contents without an escape. It is Valid's reading of a string without
-// its setup for documents, for a string on its own (a key, an id, a
+// its setup for documents, for a string on its own (a member reader's key, an id, a
 // delta's text): a word at a time to the first quote, backslash or control
 // character; a string with an escape, or past its first 72 bytes (prose,
 // base64), goes on in stringRest from where it is.
@@ -80,7 +80,7 @@ func stringRest(b []byte, i, long int) (end int, plain bool) {
 			}
 		}
 		if i+8 <= len(b) { // past long
-			if vectorRuns { // longString's search, without its call
+			if vectorRuns { // longString's search written out: as a function it does not inline
 				if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
 					i += j
 				} else {

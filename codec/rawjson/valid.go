@@ -252,7 +252,7 @@ str: // i is just past the opening quote of a string
 				goto flagged
 			}
 			if i += 16; i-ks >= 32 {
-				if vectorRuns { // longString's search, without its call
+				if vectorRuns { // longString's search written out: as a function it does not inline
 					if j, whole := plainRun(b[i:]), (len(b)-i)&^31; j < whole {
 						i += j
 					} else {
