@@ -20,10 +20,10 @@ func CheckString(b []byte, i int) (end int, plain bool) {
 // whose contents start at b[i], or -1 when valid contents (no control
 // character, only valid escapes) do not run to a quote; plain reports
 // contents without an escape. It is Valid's reading of a string without
-// its setup for documents, for a string on its own (a member reader's key, an id, a
-// delta's text): a word at a time to the first quote, backslash or control
-// character; a string with an escape, or past its first 72 bytes (prose,
-// base64), goes on in stringRest from where it is.
+// its setup for documents, for a string on its own (a member reader's
+// key, an id, a delta's text): a word at a time to the first quote,
+// backslash or control character; a string with an escape, or past its
+// first 72 bytes (prose, base64), goes on in stringRest from where it is.
 func stringEnd(b []byte, i int) (end int, plain bool) {
 	long := i + 72
 	for lim := min(len(b), long); i+8 <= lim; i += 8 {
