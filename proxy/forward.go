@@ -288,8 +288,9 @@ func (g *Gateway) prepare(st *forwardState, x *exchange, ch *channel, body []byt
 		body: len(body) > 0 || x.upBody != nil}
 	x.upKeyUsed = head.key
 	same := st.sameURI(x.uri)
+	own := x.contentType != nil || x.upBody != nil // an upload's head is its own: neither kept (makeHead) nor reused
 	switch {
-	case same && st.headKept && st.head == head:
+	case same && st.headKept && st.head == head && !own:
 		id := &(*requestPairsOf(&req.Header))[st.idPair]
 		id.value = append(id.value[:0], x.id...) // a token (requestID): one line
 	default:

@@ -133,17 +133,23 @@ func appendPair(pairs *[]headerPair, name, value []byte) {
 // withPair is appendPair on a slice of pairs the caller holds, which it
 // returns longer by one: a loop appending several keeps it in registers.
 func withPair(ps []headerPair, name, value []byte) []headerPair {
+	ps, kv := nextPair(ps)
+	kv.key = append(kv.key[:0], name...)
+	kv.value = append(kv.value[:0], value...)
+	kv.noValue = false
+	return ps
+}
+
+// nextPair returns ps longer by one and its new last pair, which keeps
+// the storage of the pair the header held there before its reset, if any.
+func nextPair(ps []headerPair) ([]headerPair, *headerPair) {
 	n := len(ps)
 	if n < cap(ps) {
 		ps = ps[:n+1]
 	} else {
 		ps = append(ps, headerPair{value: []byte{}})
 	}
-	kv := &ps[n]
-	kv.key = append(kv.key[:0], name...)
-	kv.value = append(kv.value[:0], value...)
-	kv.noValue = false
-	return ps
+	return ps, &ps[n]
 }
 
 // withMovedPair is withPair for a value whose header is done with it: the
@@ -151,13 +157,7 @@ func withPair(ps []headerPair, name, value []byte) []headerPair {
 // withPair copies the value's bytes. Each header still owns the storage
 // its pairs hold, none shared.
 func withMovedPair(ps []headerPair, name []byte, value *[]byte) []headerPair {
-	n := len(ps)
-	if n < cap(ps) {
-		ps = ps[:n+1]
-	} else {
-		ps = append(ps, headerPair{value: []byte{}})
-	}
-	kv := &ps[n]
+	ps, kv := nextPair(ps)
 	kv.key = append(kv.key[:0], name...)
 	kv.value, *value = *value, kv.value[:0]
 	kv.noValue = false

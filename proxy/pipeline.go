@@ -161,8 +161,9 @@ type forwardState struct {
 	idPair   int
 	// chat reads an OpenAI-style request (serveOpenAI), which takes the
 	// state before it reads: a pool round trip less than a reader of the
-	// codec's pool. The exchange lets go of it (Release) when it ends or
-	// its stream starts, inside forward, as it did of a pooled one.
+	// codec's pool. The exchange lets go of it (Release) when it ends
+	// (a request that does not parse, before it is forwarded) or its stream
+	// starts, as it did of a pooled one.
 	chat keptChat
 }
 
