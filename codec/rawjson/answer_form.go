@@ -33,32 +33,22 @@ const (
 	layouts
 )
 
-// A literal is bytes Read compares in place, held as the words it
-// compares: its words but for its last 8 bytes (words), and those (tail,
-// at last); a literal of fewer than 8 bytes is its bytes in tail, the
-// rest of the word masked off.
+// A literal is bytes Read compares in place a word at a time, the words'
+// differences or-ed rather than tested one by one: its words up to its
+// last 8 bytes, and those (at last); a literal of fewer than 8 bytes in
+// one word, the bytes past it masked off.
 type literal struct {
 	s     string
-	words []uint64
-	tail  uint64
+	words []byte // s, and zeros after it up to 8 bytes: the words compared
 	mask  uint64
-	last  int // the offset of tail
+	last  int // the offset of the last word compared
 	least int // the bytes at compares, at least: 8, or the literal's length
 }
 
 func newLiteral(s string) literal {
-	l := literal{s: s, mask: ^uint64(0), least: max(len(s), 8)}
-	b := []byte(s)
-	if len(b) < 8 {
-		l.mask >>= 8 * (8 - len(b))
-		l.tail = word(append(b, make([]byte, 8-len(b))...), 0)
-		return l
-	}
-	for j := 0; j+8 < len(b); j += 8 {
-		l.words = append(l.words, word(b, j))
-	}
-	l.last = len(b) - 8
-	l.tail = word(b, l.last)
+	l := literal{s: s, mask: ^uint64(0), least: max(len(s), 8), last: max(len(s)-8, 0)}
+	l.words = append([]byte(s), make([]byte, l.least-len(s))...)
+	l.mask >>= 8 * (l.least - len(s))
 	return l
 }
 
@@ -67,19 +57,33 @@ func (l *literal) at(b []byte, i int) bool {
 	if len(b)-i < l.least {
 		return l.atEnd(b, i)
 	}
-	j := i
-	for _, w := range l.words {
-		if word(b, j) != w {
-			return false
-		}
-		j += 8
-	}
-	return word(b, i+l.last)&l.mask == l.tail
+	return l.within(b, i)
 }
 
-// atEnd is at where fewer than 8 bytes follow b[i].
+// within is at where l.least bytes follow b[i].
+func (l *literal) within(b []byte, i int) bool {
+	diff := (word(b, i+l.last) ^ word(l.words, l.last)) & l.mask
+	for j := 0; j < l.last; j += 8 {
+		diff |= word(b, i+j) ^ word(l.words, j)
+	}
+	return diff == 0
+}
+
+// atEnd is at where fewer than l.least bytes follow b[i].
 func (l *literal) atEnd(b []byte, i int) bool {
+	if len(b) >= 8 {
+		return l.atLast(b, i)
+	}
 	return len(b)-i >= len(l.s) && string(b[i:i+len(l.s)]) == l.s
+}
+
+// atLast is at where fewer than l.least bytes follow b[i] and b has 8 or
+// more: the word b ends with, shifted to start at b[i], holds all a
+// literal of fewer than 8 bytes can match (a usage's closing braces at
+// the end of a usage alone), without a call of memequal.
+func (l *literal) atLast(b []byte, i int) bool {
+	n := len(b) - i
+	return n >= len(l.s) && (word(b, len(b)-8)>>((64-8*n)&63)^word(l.words, 0))&l.mask == 0
 }
 
 // NewForm is the Form of template, a JSON object without whitespace or
@@ -173,18 +177,58 @@ func (f *Form) Counts() int { return len(f.paths) }
 // -1 when it does not match. The object is then valid JSON, its keys are
 // spelled without escapes and named once in each object, and counts,
 // which must hold f.Counts(), holds its counts (rawjson.Count's integers).
-// The layout of the first literal met whole is tried first for the others.
+//
+// The compact layout, the one answers are relayed in, is tried first in a
+// loop of its own, its counts of up to 7 digits read from one word; from
+// the first literal it does not meet, readFrom reads the rest. A literal's
+// layouts, where they differ, differ in their first two bytes (an indented
+// one has whitespace after its brace or comma, or before its closing
+// brace): at most one of them matches, in whichever order they are tried,
+// and an object with whitespace after its brace is not compact.
 func (f *Form) Read(b []byte, i int, counts []int) (end int) {
-	last, layout := len(f.lits)-1, compact
 	if i < len(b) && b[i] <= ' ' {
 		i = SkipSpace(b, i)
 	}
-	for n := range f.lits {
-		lit := &f.lits[n]
+	if i+1 < len(b) && b[i+1] <= ' ' {
+		return readFrom(f.lits, b, i, counts) // an object indented: no compact literal has whitespace
+	}
+	for n, lits := 0, f.lits; ; n, lits = n+1, lits[1:] {
+		lit := &lits[0].layouts[compact]
+		if len(b)-i >= lit.least && !lit.within(b, i) ||
+			len(b)-i < lit.least && (len(b) < 8 || !lit.atLast(b, i)) {
+			return readFrom(lits, b, i, counts[n:])
+		}
+		if i += len(lit.s); len(lits) == 1 {
+			return i
+		}
+		c, j := 0, i+1 // a 0
+		if i >= len(b) || b[i] != '0' {
+			if j = shortInteger(b, i); j > i {
+				c = smallValue(word(b, i), j-i)
+			} else if c, j = spacedCount(b, i); j < 0 {
+				return -1
+			}
+		}
+		counts[n], i = c, j
+	}
+}
+
+// readFrom is Read from the literal lits[0] at b[i] on, which Read found
+// not compact, counts[0] its first count: each literal in the layout of
+// the last met whole, else in the other (but for the first, not compact),
+// else a token at a time. Where lits[0] does not depart from its compact
+// layout at whitespace, neither layout nor spaced can match it.
+func readFrom(lits []formLiteral, b []byte, i int, counts []int) (end int) {
+	if !lits[0].mayBeSpaced(b, i) {
+		return -1 // nor indented, which departs from compact at whitespace
+	}
+	layout := indented
+	for n := range lits {
+		lit := &lits[n]
 		switch {
 		case lit.layouts[layout].at(b, i):
 			i += len(lit.layouts[layout].s)
-		case lit.layouts[indented-layout].at(b, i):
+		case n > 0 && lit.layouts[indented-layout].at(b, i):
 			layout = indented - layout
 			i += len(lit.layouts[layout].s)
 		default:
@@ -195,11 +239,11 @@ func (f *Form) Read(b []byte, i int, counts []int) (end int) {
 				return -1
 			}
 		}
-		if n == last {
-			return i
+		if n == len(lits)-1 {
+			break
 		}
 		if i < len(b) && b[i] <= ' ' {
-			i = SkipSpace(b, i)
+			i = SkipSpace(b, i) // spacedCount, inlined where every count is read
 		}
 		c, j := Count(b, i)
 		if j < 0 {
@@ -208,6 +252,25 @@ func (f *Form) Read(b []byte, i int, counts []int) (end int) {
 		counts[n], i = c, j
 	}
 	return i
+}
+
+// spacedCount is Count with whitespace before the count allowed: Read's
+// where a count does not follow its literal at once.
+func spacedCount(b []byte, i int) (n, end int) {
+	if i < len(b) && b[i] <= ' ' {
+		i = SkipSpace(b, i)
+	}
+	return Count(b, i)
+}
+
+// smallValue is the value of the decimal digits in the first digits (1 to
+// 7) bytes of w, the first the most significant: the digits moved to the
+// word's top (zeros before them) and summed in pairs, quads and halves.
+func smallValue(w uint64, digits int) int {
+	w = w << ((64 - 8*digits) & 63) & 0x0f0f0f0f0f0f0f0f // & 63: no test of a shift past the word
+	w = w * (10<<8 + 1) >> 8 & 0x00ff00ff00ff00ff
+	w = w * (100<<16 + 1) >> 16 & 0x0000ffff0000ffff
+	return int(w * (10000<<32 + 1) >> 32)
 }
 
 // mayBeSpaced reports whether b[i:], which starts with neither of l's

@@ -261,3 +261,15 @@ func FuzzMayBeSpaced(f *testing.F) {
 		}
 	})
 }
+
+// TestFormCountWords: Read's count of 1 to 7 digits summed in their word
+// (smallValue) is strconv's, whatever follows the digits.
+func TestFormCountWords(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 19, 99, 100, 305, 1920, 9999, 10000, 65535, 123456, 999999, 1000000, 1234567, 9999999} {
+		s := strconv.Itoa(n)
+		w := word([]byte(s+"}x,\"abcdefg"), 0)
+		if got := smallValue(w, len(s)); got != n {
+			t.Errorf("smallValue of %q = %d", s, got)
+		}
+	}
+}
