@@ -556,7 +556,8 @@ func validNumber(b []byte, i int) int {
 // to 7 digits at b[i], which is a digit from 1 to 9, read from the word
 // there without a call: the offset just past it, or 0 when the number
 // there is not such (longer, with a fraction or an exponent, near b's end)
-// for validNumber to read.
+// for validNumber to read. On any other byte at b[i] it returns i or 0,
+// never more (Form.Read calls it so).
 func shortInteger(b []byte, i int) int {
 	if i+8 > len(b) {
 		return 0
