@@ -169,6 +169,19 @@ keys:
 `, mockAddr, upstreamKey, directModel, mappedPublic, mappedUpstream, gatewayKey)
 }
 
+// shippedParts is what scripts/cachegrind.sh runs the shipped binary with,
+// as the harness does: the request body (the long conversation), the
+// configuration in front of the mock at mockAddr, or the gateway's key.
+func shippedParts(part, mockAddr string) string {
+	switch part {
+	case "body":
+		return string(chatBodyOf(longConv, directModel, false, false))
+	case "config":
+		return shippedConfig(mockAddr)
+	}
+	return gatewayKey
+}
+
 var (
 	bannerRE = regexp.MustCompile(`Rosetta is serving on http://(\S+) `)
 	// servingRE finds the address in the log's start line, JSON or text:

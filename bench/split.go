@@ -73,20 +73,25 @@ const serveRoleFlag = "-serve-role="
 // gateway is gatewayMain.
 func serveMain(args []string) int {
 	fs := flag.NewFlagSet("bench servers", flag.ContinueOnError)
-	role := fs.String("serve-role", "", "mock, or gateway (split placement's in-process or bare gateway, hold mode)")
+	role := fs.String("serve-role", "", "mock, or gateway (split placement's in-process or bare gateway, hold mode); "+
+		"body, config or key print the shipped binary's request, configuration (-mock) or key (scripts/cachegrind.sh)")
 	events := fs.Int("events", 20, "content chunks per streamed response")
 	delay := fs.Duration("event-delay", 0, "delay before each event of a streamed response")
 	logMode := fs.String("log", "async", "gateway access log: async or discard")
-	mockAddr := fs.String("mock", "", "role gateway: the mock upstream's address")
+	mockAddr := fs.String("mock", "", "roles gateway and config: the mock upstream's address")
 	mockServer := fs.String("mock-server", "fasthttp", "role mock: its server, fasthttp or nethttp")
 	bare := fs.Bool("bare", false, "the bare pass-through in the gateway's place")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *role == "gateway" {
+	switch *role {
+	case "gateway":
 		return gatewayMain(*mockAddr, *logMode, *bare)
-	}
-	if *role != "mock" {
+	case "body", "config", "key":
+		fmt.Print(shippedParts(*role, *mockAddr))
+		return 0
+	case "mock":
+	default:
 		fmt.Fprintf(os.Stderr, "bench: unknown -serve-role %q\n", *role)
 		return 2
 	}
