@@ -69,14 +69,7 @@ func TestForwardStateKeepsURI(t *testing.T) {
 	write := func(st *forwardState, uri []byte, target string) []byte {
 		x := &exchange{op: opGenerate, id: []byte("req_0123456789abcdef01234567"), uri: uri, target: target}
 		g.prepare(st, x, ch, body)
-		var out bytes.Buffer
-		w := bufio.NewWriter(&out)
-		if err := st.req.Write(w); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush() //nolint:errcheck // a bytes.Buffer
-		st.resetRequest()
-		return out.Bytes()
+		return writeUpstream(t, st)
 	}
 	fresh := func(uri []byte, target string) []byte {
 		st := new(forwardState)
@@ -162,14 +155,7 @@ func TestForwardStateKeepsHead(t *testing.T) {
 			x.upBody, x.upLen = bytes.NewReader(upload), len(upload)
 		}
 		g.prepare(st, x, s.ch, s.body)
-		var out bytes.Buffer
-		w := bufio.NewWriter(&out)
-		if err := st.req.Write(w); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush() //nolint:errcheck // a bytes.Buffer
-		st.resetRequest()
-		return out.Bytes()
+		return writeUpstream(t, st)
 	}
 	st := new(forwardState)
 	for i, s := range steps {
@@ -213,4 +199,18 @@ func TestPostTable(t *testing.T) {
 		}
 	}()
 	newPostTable(append(routes, postEntry{"/v1/moderations", postRoute{handle: g.chatCompletions}}))
+}
+
+// writeUpstream is the upstream request the state holds, as the channel's
+// client writes it; the state is then reset for its next request.
+func writeUpstream(t *testing.T, st *forwardState) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	if err := st.req.Write(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush() //nolint:errcheck // a bytes.Buffer
+	st.resetRequest()
+	return out.Bytes()
 }
