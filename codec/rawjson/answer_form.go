@@ -232,7 +232,7 @@ func readFrom(lits []formLiteral, b []byte, i int, counts []int) (end int) {
 			layout = indented - layout
 			i += len(lit.layouts[layout].s)
 		default:
-			if !lit.mayBeSpaced(b, i) {
+			if n > 0 && !lit.mayBeSpaced(b, i) { // lits[0]'s was asked above
 				return -1
 			}
 			if i = lit.spaced(b, i); i < 0 {
