@@ -172,7 +172,7 @@ func FuzzReadRelayed(f *testing.F) {
 				if got.Again {
 					relayed = got.AppendRelayed(nil, body, model)
 				}
-				if first, last := billed(testutil.FirstWins(relayed), k), billed(lastWins(relayed), k); !reflect.DeepEqual(first, last) {
+				if first, last := billed(testutil.FirstWins(relayed), k), billed(testutil.LastWins(relayed), k); !reflect.DeepEqual(first, last) {
 					t.Fatalf("readRelayed(%q) = %+v: relayed (model %q) as %q, a first-wins reader reads %v, a last-wins one %v", body, got, model, relayed, first, last)
 				}
 			}
@@ -259,12 +259,4 @@ func billed(v any, k *usageKeys) [5]any {
 		return nil
 	}
 	return [5]any{model, count(u, k.input), count(u, k.output), count(in, "cached_tokens"), count(out, "reasoning_tokens")}
-}
-
-// lastWins decodes the JSON value b as encoding/json does (the last of a
-// repeated key); nil when it is not JSON.
-func lastWins(b []byte) any {
-	var v any
-	_ = json.Unmarshal(b, &v)
-	return v
 }

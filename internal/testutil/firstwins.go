@@ -7,38 +7,84 @@ import (
 
 // FirstWins decodes the JSON value b as a parser that takes the first of
 // a repeated key reads it (the Go SDKs of OpenAI and Anthropic), in the
-// types encoding/json decodes into an any; nil when b is not JSON.
+// types encoding/json decodes into an any, but for a number past
+// float64's range (1e700: valid JSON), kept as a json.Number; nil when b
+// is not JSON.
 func FirstWins(b []byte) any {
 	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
 	var read func() any
 	read = func() any {
 		tok, err := d.Token()
 		if err != nil {
 			return nil
 		}
-		switch tok {
-		case json.Delim('{'):
-			m := map[string]any{}
-			for d.More() {
-				k, _ := d.Token()
-				key, _ := k.(string)
-				if v := read(); !has(m, key) {
-					m[key] = v
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '{' {
+				m := map[string]any{}
+				for d.More() {
+					k, _ := d.Token()
+					key, _ := k.(string)
+					if v := read(); !has(m, key) {
+						m[key] = v
+					}
 				}
+				d.Token() //nolint:errcheck // the closing brace
+				return m
 			}
-			d.Token() //nolint:errcheck // the closing brace
-			return m
-		case json.Delim('['):
 			a := []any{}
 			for d.More() {
 				a = append(a, read())
 			}
 			d.Token() //nolint:errcheck // the closing bracket
 			return a
+		case json.Number:
+			return number(tok)
 		}
 		return tok
 	}
 	return read()
+}
+
+// LastWins decodes the JSON value b as encoding/json does (the last of a
+// repeated key), in FirstWins's types; nil when b is not JSON.
+func LastWins(b []byte) any {
+	if !json.Valid(b) {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil
+	}
+	return floats(v)
+}
+
+// floats turns the json.Numbers in v that fit a float64 into float64s.
+func floats(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = floats(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = floats(e)
+		}
+	case json.Number:
+		return number(v)
+	}
+	return v
+}
+
+// number is n as a float64, or n itself when it does not fit one.
+func number(n json.Number) any {
+	if f, err := n.Float64(); err == nil {
+		return f
+	}
+	return n
 }
 
 func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
