@@ -52,11 +52,20 @@ func FuzzGeminiRequest(f *testing.F) {
 }
 
 // geminiRequestFixedPoint checks that out, an encoder's output, is valid
-// JSON, decodes, and encodes back to itself.
+// JSON, decodes, and encodes back to itself (when it nests no deeper than
+// the decoder goes).
 func geminiRequestFixedPoint(t *testing.T, in, out []byte) {
 	t.Helper()
 	if !json.Valid(out) {
-		t.Fatalf("AppendRequest of %q wrote invalid JSON %q", in, out)
+		// The encoder wraps what Gemini's clients may send bare (a tool,
+		// its declarations), so that a schema the decoder took at
+		// encoding/json's nesting limit comes out deeper: JSON still, if
+		// past the limit the decoder holds to as well, so that there is
+		// no fixed point to check.
+		if !testutil.ValidJSON(out) {
+			t.Fatalf("AppendRequest of %q wrote invalid JSON %q", in, out)
+		}
+		return
 	}
 	var r codec.Request
 	if err := gemini.DecodeRequest(out, &r); err != nil {
@@ -365,7 +374,9 @@ func FuzzGeminiToolSchema(f *testing.F) {
 			}
 			return
 		}
-		if !json.Valid(out) {
+		// ValidJSON: the declaration holds the schema some levels down,
+		// so that one nested to encoding/json's limit comes out deeper.
+		if !testutil.ValidJSON(out) {
 			t.Fatalf("AppendRequest with the schema %q wrote invalid JSON %q", schema, out)
 		}
 	})

@@ -26,6 +26,10 @@ func FuzzAppendLast(f *testing.F) {
 		if len(b) > 16<<10 || !json.Valid(b) {
 			return
 		}
+		// The callers hand AppendLast and Repeats a value cut from its first
+		// byte to its last (rawjson.ValueEnd): the whitespace JSON allows
+		// around it is no part of it.
+		b = bytes.Trim(b, " \t\r\n")
 		out := rawjson.AppendLast(nil, b)
 		var want, got any
 		if json.Unmarshal(b, &want) != nil {
@@ -96,7 +100,9 @@ func FuzzRelayRenamed(f *testing.F) {
 			for _, o := range objects {
 				fo, _ := o[0].(map[string]any)
 				lo, _ := o[1].(map[string]any)
-				if !reflect.DeepEqual(fo[c.usage], lo[c.usage]) {
+				// Objects nested in arrays are not the relay's to reduce
+				// (rawjson.AppendLast): no client reads a count there.
+				if !reflect.DeepEqual(testutil.ThroughObjects(fo[c.usage]), testutil.ThroughObjects(lo[c.usage])) {
 					t.Fatalf("%s relayed %q as %q: usage %v first, %v last", c.d.Name(), b, data, fo[c.usage], lo[c.usage])
 				}
 				for _, m := range []any{fo[c.model], lo[c.model]} {

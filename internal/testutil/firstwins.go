@@ -88,3 +88,26 @@ func number(n json.Number) any {
 }
 
 func has(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// ThroughObjects is v, a value FirstWins or LastWins read, with every
+// array in it replaced by a mark (no JSON value): what rawjson.AppendLast
+// reduces, objects and the objects nested in them through objects, so
+// that two readers' values compare equal when they differ only in an
+// object inside an array, whose repeated keys the relays leave as they
+// are.
+func ThroughObjects(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = ThroughObjects(e)
+		}
+		return m
+	case []any:
+		return anArray{}
+	}
+	return v
+}
+
+// anArray stands for an array in what ThroughObjects returns.
+type anArray struct{}

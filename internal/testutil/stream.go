@@ -3,6 +3,8 @@ package testutil
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strconv"
 	"testing"
 
@@ -118,9 +120,26 @@ func AnthropicStreamError(out []byte) string {
 // framing, and fails t unless b is one valid JSON array.
 func JSONArray(t testing.TB, b []byte) []json.RawMessage {
 	t.Helper()
-	var elems []json.RawMessage
-	if err := json.Unmarshal(b, &elems); err != nil {
+	// An element at a time, each checked by itself: an element nested as
+	// deep as encoding/json allows is a level deeper in the array, and
+	// the array JSON still (ValidJSON), which json.Unmarshal refuses.
+	d := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('[') {
 		t.Fatalf("the array stream is not a JSON array: %v\n%s", err, b)
+	}
+	var elems []json.RawMessage
+	for d.More() {
+		var e json.RawMessage
+		if err := d.Decode(&e); err != nil {
+			t.Fatalf("the array stream is not a JSON array: %v\n%s", err, b)
+		}
+		elems = append(elems, e)
+	}
+	if tok, err := d.Token(); err != nil || tok != json.Delim(']') {
+		t.Fatalf("the array stream is not a JSON array: %v\n%s", err, b)
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		t.Fatalf("the array stream goes on after its array: %v\n%s", err, b)
 	}
 	return elems
 }
