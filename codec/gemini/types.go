@@ -265,6 +265,7 @@ func parseUsage(p *parser, u *wireUsage) bool {
 			*n, ok = 0, p.null()
 		} else {
 			*n, ok = p.int()
+			ok = ok && *n >= 0 // a negative count is no count, as readCount reads it
 		}
 		if ok {
 			bad &^= bit

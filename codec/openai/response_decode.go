@@ -56,8 +56,8 @@ func DecodeResponse(body []byte, r *codec.Response) error {
 		r.Parts = append(r.Parts, codec.Part{Kind: codec.PartToolCall, ID: "call_legacy_0", Name: fc.Name, Arguments: arguments(fc.Arguments)})
 	}
 	r.Stop = stopReason(c.FinishReason, len(m.ToolCalls) > 0 || m.FunctionCall != nil)
-	r.Usage = w.Usage.canonical()
-	return nil
+	r.Usage, err = w.Usage.canonical()
+	return err
 }
 
 // appendThinking appends the reasoning of a reply: its thinking_blocks when
@@ -152,7 +152,13 @@ func stopReason(s string, toolCalls bool) codec.StopReason {
 	return r
 }
 
-func (u *wireFullUsage) canonical() codec.Usage {
+// canonical maps the usage; a negative count is no count, as the stream's
+// usage reader (count) and the other styles read it: the answer is refused.
+func (u *wireFullUsage) canonical() (codec.Usage, error) {
+	if u.PromptTokens|u.CompletionTokens|u.PromptTokensDetails.CachedTokens|
+		u.CompletionTokensDetails.ReasoningTokens|u.PromptCacheHitTokens < 0 {
+		return codec.Usage{}, errNegativeCount
+	}
 	cached := u.PromptTokensDetails.CachedTokens
 	if cached == 0 {
 		cached = u.PromptCacheHitTokens
@@ -162,5 +168,7 @@ func (u *wireFullUsage) canonical() codec.Usage {
 		Output:      u.CompletionTokens,
 		CachedInput: cached,
 		Reasoning:   u.CompletionTokensDetails.ReasoningTokens,
-	}
+	}, nil
 }
+
+var errNegativeCount = errors.New("openai: the usage has a negative token count")
