@@ -240,7 +240,7 @@ func (r *Relayed) AppendRelayed(dst, body []byte, model string) []byte {
 		rawjson.LastKeys(body, rawjson.SkipSpace(body, 0), m[:])
 		at[0] = m[0].At
 	}
-	return appendNormalized(dst, body, body, model, &top, at)
+	return appendNormalized(dst, body, body, model, &top, at, rawjson.Last{At: -1})
 }
 
 // ReadRelayedWith is ReadRelayed for a style that reads the model span and

@@ -129,7 +129,7 @@ func RelayRenamed(dst, ev, data []byte, r *Relay, m *Renaming) ([]byte, error) {
 	}
 	switch {
 	case again:
-		return appendNormalized(dst, ev, data, r.Model, m, [4]int{top[0].At, top[1].At, pm, pu}), nil
+		return appendNormalized(dst, ev, data, r.Model, m, [4]int{top[0].At, top[1].At, pm, pu}, top[2]), nil
 	case r.Model == "":
 		return append(dst, ev...), nil
 	}
@@ -166,7 +166,10 @@ func appendNames(dst, ev, data []byte, model string, a, b int) []byte {
 // that takes the last of a repeated key reads, the last reduced to the
 // last of each key (null when there is none). at holds the offsets in
 // data of the event's last model and usage and its parent's (-1: none).
-func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int) []byte {
+// A parent named more than once, or with escapes, is replaced whole by
+// the last one so reduced, its model renamed: an earlier one may lack the
+// usage or the model that a reader of the first would then not find.
+func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int, parent rawjson.Last) []byte {
 	last := func(v int) []byte {
 		if v < 0 {
 			return []byte("null")
@@ -174,11 +177,20 @@ func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int
 		return rawjson.AppendLast(nil, data[v:rawjson.ValueEnd(data, v)])
 	}
 	paths := [4][]string{{m.Model}, {m.Usage}, {m.Parent, m.Model}, {m.Parent, m.Usage}}
-	if m.Parent == "" {
+	var edits [5]Edit
+	n := 0
+	switch {
+	case m.Parent == "":
+		paths[2], paths[3] = nil, nil
+	case parent.Again:
+		p := last(parent.At)
+		if model != "" && p[0] == '{' {
+			p = AppendEdited(nil, p, p, []Edit{{Path: paths[0], Name: model}})
+		}
+		edits[n] = Edit{Path: []string{m.Parent}, JSON: p}
+		n++
 		paths[2], paths[3] = nil, nil
 	}
-	var edits [4]Edit
-	n := 0
 	for i, p := range paths {
 		switch {
 		case p == nil, i%2 == 0 && model == "" && at[i] < 0: // no last model to keep
