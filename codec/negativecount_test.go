@@ -58,9 +58,23 @@ func TestCountSumsPastAnIntRefused(t *testing.T) {
 	}
 }
 
+// TestCountsPastATotalRefused: OpenAI's counts of 19 digits are no
+// counts, as Anthropic's are (rawjson.Count): two such summed by
+// Usage.Total, which the limits are settled with, wrapped to a negative
+// count. Counts of 18 digits are read.
+func TestCountsPastATotalRefused(t *testing.T) {
+	for _, n := range []string{"9223372036854775807", "999999999999999999"} {
+		usage := `"usage":{"prompt_tokens":` + n + `,"completion_tokens":` + n + `}`
+		answer := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],` + usage + `}`
+		event := `{"id":"c","object":"chat.completion.chunk","model":"m","choices":[],` + usage + `}`
+		checkUsageRead(t, openai.Dialect, "", answer, event, len(n) > 18)
+	}
+}
+
 // checkUsageRead checks that the whole answer and the stream event (named
 // name) are refused when translated and bill nothing when relayed, when
-// refused; else read; and that no usage read has a negative count.
+// refused; else read; and that no usage read has a negative count or
+// total.
 func checkUsageRead(t *testing.T, d codec.Dialect, name, answer, event string, refused bool) {
 	t.Helper()
 	var r codec.Response
@@ -90,5 +104,5 @@ func checkUsageRead(t *testing.T, d codec.Dialect, name, answer, event string, r
 }
 
 func negative(u codec.Usage) bool {
-	return u.Input|u.Output|u.CachedInput|u.CacheWrite|u.Reasoning|u.Units < 0
+	return u.Input|u.Output|u.CachedInput|u.CacheWrite|u.Reasoning|u.Units|u.Total() < 0
 }
