@@ -35,29 +35,74 @@ func TestNegativeCountsRefused(t *testing.T) {
 	} {
 		for _, n := range []string{"-1", "0"} {
 			answer, event := strings.ReplaceAll(c.answer, "@N@", n), strings.ReplaceAll(c.event, "@N@", n)
-			refused := n != "0"
-			var r codec.Response
-			if err := c.d.DecodeResponse(codec.OpGenerate, []byte(answer), &r); (err != nil) != refused {
-				t.Errorf("%s DecodeResponse(%s): %v, usage %+v", c.d.Name(), answer, err, r.Usage)
-			}
-			if _, err := c.d.NewStreamDecoder().Decode(nil, []byte(c.name), []byte(event)); (err != nil) != refused {
-				t.Errorf("%s stream Decode(%s): %v", c.d.Name(), event, err)
-			}
-			if rel, ok := c.d.ReadRelayed([]byte(answer)); !ok || refused && rel.Usage != (codec.Usage{}) || negative(rel.Usage) {
-				t.Errorf("%s ReadRelayed(%s): ok %v, usage %+v", c.d.Name(), answer, ok, rel.Usage)
-			}
-			relay := codec.Relay{Dec: c.d.NewStreamDecoder()}
-			ev := []byte("data: " + event + "\n\n")
-			if c.name != "" {
-				ev = append([]byte("event: "+c.name+"\n"), ev...)
-			}
-			if _, err := c.d.RelayEvent(nil, ev, []byte(event), &relay); err != nil || refused && relay.Usage != (codec.Usage{}) || negative(relay.Usage) {
-				t.Errorf("%s RelayEvent(%s): %v, usage %+v", c.d.Name(), event, err, relay.Usage)
-			}
+			checkUsageRead(t, c.d, c.name, answer, event, n != "0")
 		}
 	}
 }
 
+// TestCountSumsPastAnIntRefused: Gemini's Input is promptTokenCount plus
+// toolUsePromptTokenCount and its Output candidatesTokenCount plus
+// thoughtsTokenCount; counts whose sum is past an int (which wrapped to a
+// negative count, billed in every style) are no counts, as a negative one
+// is. The same counts at 2^53 are read.
+func TestCountSumsPastAnIntRefused(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"promptTokenCount", "toolUsePromptTokenCount"}, {"candidatesTokenCount", "thoughtsTokenCount"},
+	} {
+		for _, n := range []string{"9223372036854775807", "9007199254740992"} {
+			usage := `"usageMetadata":{"` + c.a + `":` + n + `,"` + c.b + `":` + n + `}`
+			answer := `{"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"},"finishReason":"STOP"}],` + usage + `}`
+			event := `{"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"}}],` + usage + `}`
+			checkUsageRead(t, gemini.Dialect, "", answer, event, len(n) > 16)
+		}
+	}
+}
+
+// TestCountsPastATotalRefused: OpenAI's counts of 19 digits are no
+// counts, as Anthropic's are (rawjson.Count): two such summed by
+// Usage.Total, which the limits are settled with, wrapped to a negative
+// count. Counts of 18 digits are read.
+func TestCountsPastATotalRefused(t *testing.T) {
+	for _, n := range []string{"9223372036854775807", "999999999999999999"} {
+		usage := `"usage":{"prompt_tokens":` + n + `,"completion_tokens":` + n + `}`
+		answer := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],` + usage + `}`
+		event := `{"id":"c","object":"chat.completion.chunk","model":"m","choices":[],` + usage + `}`
+		checkUsageRead(t, openai.Dialect, "", answer, event, len(n) > 18)
+	}
+}
+
+// checkUsageRead checks that the whole answer and the stream event (named
+// name) are refused when translated and bill nothing when relayed, when
+// refused; else read; and that no usage read has a negative count or
+// total.
+func checkUsageRead(t *testing.T, d codec.Dialect, name, answer, event string, refused bool) {
+	t.Helper()
+	var r codec.Response
+	if err := d.DecodeResponse(codec.OpGenerate, []byte(answer), &r); (err != nil) != refused || negative(r.Usage) {
+		t.Errorf("%s DecodeResponse(%s): %v, usage %+v", d.Name(), answer, err, r.Usage)
+	}
+	events, err := d.NewStreamDecoder().Decode(nil, []byte(name), []byte(event))
+	if (err != nil) != refused {
+		t.Errorf("%s stream Decode(%s): %v", d.Name(), event, err)
+	}
+	for _, e := range events {
+		if negative(e.Usage) {
+			t.Errorf("%s stream Decode(%s): usage %+v", d.Name(), event, e.Usage)
+		}
+	}
+	if rel, ok := d.ReadRelayed([]byte(answer)); !ok || refused && rel.Usage != (codec.Usage{}) || negative(rel.Usage) {
+		t.Errorf("%s ReadRelayed(%s): ok %v, usage %+v", d.Name(), answer, ok, rel.Usage)
+	}
+	relay := codec.Relay{Dec: d.NewStreamDecoder()}
+	ev := []byte("data: " + event + "\n\n")
+	if name != "" {
+		ev = append([]byte("event: "+name+"\n"), ev...)
+	}
+	if _, err := d.RelayEvent(nil, ev, []byte(event), &relay); err != nil || refused && relay.Usage != (codec.Usage{}) || negative(relay.Usage) {
+		t.Errorf("%s RelayEvent(%s): %v, usage %+v", d.Name(), event, err, relay.Usage)
+	}
+}
+
 func negative(u codec.Usage) bool {
-	return u.Input|u.Output|u.CachedInput|u.CacheWrite|u.Reasoning|u.Units < 0
+	return u.Input|u.Output|u.CachedInput|u.CacheWrite|u.Reasoning|u.Units|u.Total() < 0
 }

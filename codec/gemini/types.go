@@ -265,7 +265,10 @@ func parseUsage(p *parser, u *wireUsage) bool {
 			*n, ok = 0, p.null()
 		} else {
 			*n, ok = p.int()
-			ok = ok && *n >= 0 // a negative count is no count, as readCount reads it
+			// A negative count is no count, as readCount reads it, nor
+			// is one past maxCount: two summed (decodeUsage) would wrap
+			// to a negative one.
+			ok = ok && *n >= 0 && *n <= maxCount
 		}
 		if ok {
 			bad &^= bit
@@ -278,6 +281,11 @@ func parseUsage(p *parser, u *wireUsage) bool {
 	u.again = u.again || !p.err && keys.Repeats(p.b[start:p.i])
 	return !p.err && bad == 0
 }
+
+// maxCount is the largest count parseUsage reads: the largest integer a
+// float64 holds exactly (what parser.int reads of a count written as a
+// float), far past any real count, and the sum of two of which is an int.
+const maxCount = 1 << 53
 
 // wireChunk is what the response decoders read of a GenerateContentResponse
 // (a whole answer or one stream chunk) besides the parts of its first

@@ -152,12 +152,15 @@ func stopReason(s string, toolCalls bool) codec.StopReason {
 	return r
 }
 
-// canonical maps the usage; a negative count is no count, as the stream's
-// usage reader (count) and the other styles read it: the answer is refused.
+// canonical maps the usage; a negative count is no count, nor is one past
+// maxCount, as the stream's usage reader (count) and the other styles read
+// them: the answer is refused.
 func (u *wireFullUsage) canonical() (codec.Usage, error) {
-	if u.PromptTokens|u.CompletionTokens|u.PromptTokensDetails.CachedTokens|
-		u.CompletionTokensDetails.ReasoningTokens|u.PromptCacheHitTokens < 0 {
-		return codec.Usage{}, errNegativeCount
+	for _, n := range [...]int{u.PromptTokens, u.CompletionTokens, u.PromptTokensDetails.CachedTokens,
+		u.CompletionTokensDetails.ReasoningTokens, u.PromptCacheHitTokens} {
+		if n < 0 || n > maxCount {
+			return codec.Usage{}, errCount
+		}
 	}
 	cached := u.PromptTokensDetails.CachedTokens
 	if cached == 0 {
@@ -171,4 +174,4 @@ func (u *wireFullUsage) canonical() (codec.Usage, error) {
 	}, nil
 }
 
-var errNegativeCount = errors.New("openai: the usage has a negative token count")
+var errCount = errors.New("openai: the usage has a token count that is no count (negative, or past 18 digits)")

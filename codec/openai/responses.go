@@ -214,8 +214,10 @@ var eventKeys = []string{"response"}
 // and its usage, and puts the public model name in. Other events (the
 // deltas) are only checked. The response, and its model and usage, are
 // the last members so named, keys decoded, as a client's JSON parser reads
-// them; the model of every response object is renamed. It allocates
-// nothing once r's buffers have grown.
+// them; the model of every response object is renamed, and a response
+// named more than once or with escapes is replaced whole by the last
+// (appendLastResponse). It allocates nothing once r's buffers have grown
+// (but for such a response).
 func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte, error) {
 	var at [1]int
 	if !rawjson.ValidTopKeys(data, eventKeys, at[:]) {
@@ -242,6 +244,9 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 	case !again:
 		return append(dst, ev...), nil
 	}
+	if keys[0].Again {
+		return appendLastResponse(dst, ev, data, keys[0].At, r.Model), nil
+	}
 	var edits [2]codec.Edit
 	n := 0
 	if r.Model != "" {
@@ -263,6 +268,20 @@ func (responsesDialect) RelayEvent(dst, ev, data []byte, r *codec.Relay) ([]byte
 }
 
 var strEscapeU = []byte(`\u`)
+
+// appendLastResponse appends ev with every response member replaced by
+// the last one, at data[at], reduced to the last of each key
+// (rawjson.AppendLast) and its model renamed (model "": kept): a client
+// that takes the first of a repeated key (the Go SDK) would otherwise read
+// an earlier response, which may have no usage or another id than the
+// one the relay bills and keeps.
+func appendLastResponse(dst, ev, data []byte, at int, model string) []byte {
+	last := rawjson.AppendLast(nil, data[at:rawjson.ValueEnd(data, at)])
+	if model != "" && last[0] == '{' {
+		last = codec.AppendEdited(nil, last, last, []codec.Edit{{Path: responseModelPath[1:], Name: model}})
+	}
+	return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: responseModelPath[:1], JSON: last}})
+}
 
 // responseModelPath and responseUsagePath name a lifecycle event's model
 // and usage for codec.AppendEdited.

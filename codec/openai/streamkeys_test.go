@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -170,6 +171,9 @@ func TestResponsesRelayEventAsClientsRead(t *testing.T) {
 		{`{"type":"response.completed","response":{"id":"r","model":"up1","usage":` + u(1, 1) + `,"us\u0061ge":` + u(2, 3) +
 			`,"mod\u0065l":"up2","output":[{"usage":` + u(9, 9) + `}]}}`, codec.Usage{Input: 2, Output: 3}},
 		{`{"type":"response.completed","response":` + resp("up1", u(1, 2)) + `,"response":null}`, codec.Usage{}},
+		// The first response has no usage, and another id.
+		{`{"type":"response.completed","response":{"id":"resp_0","status":"in_progress"},"response":` + resp("up1", u(3, 4)) + `}`,
+			codec.Usage{Input: 3, Output: 4}},
 	} {
 		r := codec.Relay{Model: "pub"}
 		out, err := openai.Responses.RelayEvent(nil, []byte(c.data), []byte(c.data), &r)
@@ -180,6 +184,11 @@ func TestResponsesRelayEventAsClientsRead(t *testing.T) {
 		if u, _ := first["usage"].(map[string]any); (c.want == codec.Usage{}) != (u == nil) || u != nil &&
 			(fmt.Sprint(u["input_tokens"]) != fmt.Sprint(c.want.Input) || fmt.Sprint(u["output_tokens"]) != fmt.Sprint(c.want.Output)) {
 			t.Errorf("RelayEvent(%s) = %s, whose first response's usage is %v", c.data, out, u)
+		}
+		// Every reader reads one response: its id and status too.
+		fr, lr := testutil.FirstWins(out).(map[string]any)["response"], testutil.LastWins(out).(map[string]any)["response"]
+		if !reflect.DeepEqual(fr, lr) {
+			t.Errorf("RelayEvent(%s) = %s: a first-wins reader reads the response %v, a last-wins one %v", c.data, out, fr, lr)
 		}
 	}
 	// A delta with escapes in its text is passed as it is.
