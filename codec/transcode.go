@@ -183,11 +183,7 @@ func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int
 	case m.Parent == "":
 		paths[2], paths[3] = nil, nil
 	case parent.Again:
-		p := last(parent.At)
-		if model != "" && p[0] == '{' {
-			p = AppendEdited(nil, p, p, []Edit{{Path: paths[0], Name: model}})
-		}
-		edits[n] = Edit{Path: []string{m.Parent}, JSON: p}
+		edits[n] = Edit{Path: []string{m.Parent}, JSON: LastReduced(data, parent.At, m.Model, model)}
 		n++
 		paths[2], paths[3] = nil, nil
 	}
@@ -203,6 +199,19 @@ func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int
 		n++
 	}
 	return AppendEdited(dst, ev, data, edits[:n])
+}
+
+// LastReduced is the value at data[at] (a document checked JSON) reduced
+// to the last of each key (rawjson.AppendLast), and, when it is an object
+// and model is not "", with its member modelKey renamed model: what
+// replaces every member of a key named more than once, so that a reader
+// of the first reads what a reader of the last does.
+func LastReduced(data []byte, at int, modelKey, model string) []byte {
+	v := rawjson.AppendLast(nil, data[at:rawjson.ValueEnd(data, at)])
+	if model != "" && v[0] == '{' {
+		v = AppendEdited(nil, v, v, []Edit{{Path: []string{modelKey}, Name: model}})
+	}
+	return v
 }
 
 // Edit replaces the value of every member that Path names: Path[0]

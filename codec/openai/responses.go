@@ -276,10 +276,7 @@ var strEscapeU = []byte(`\u`)
 // an earlier response, which may have no usage or another id than the
 // one the relay bills and keeps.
 func appendLastResponse(dst, ev, data []byte, at int, model string) []byte {
-	last := rawjson.AppendLast(nil, data[at:rawjson.ValueEnd(data, at)])
-	if model != "" && last[0] == '{' {
-		last = codec.AppendEdited(nil, last, last, []codec.Edit{{Path: responseModelPath[1:], Name: model}})
-	}
+	last := codec.LastReduced(data, at, responseModelPath[1], model)
 	return codec.AppendEdited(dst, ev, data, []codec.Edit{{Path: responseModelPath[:1], JSON: last}})
 }
 
