@@ -157,7 +157,7 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 	w.SetConnMaxIdleTime(0)
 	// The writer connects first: it switches the file to WAL, which
 	// persists in the file, before any reader opens it.
-	if err := w.PingContext(ctx); err != nil {
+	if err := connectWriter(ctx, w, o.BusyTimeout); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("store: cannot open sqlite %s: %w", path, err)
 	}
@@ -171,6 +171,26 @@ func openSQLite(ctx context.Context, path string, o Options) (*sqlStore, error) 
 	s := &sqlStore{d: sqliteDialect, w: w, r: r}
 	s.slotN, s.slot = newBatchSlot()
 	return s, nil
+}
+
+// connectWriter connects the writer. Pools or processes that open a new
+// file at once each switch it to WAL, and one may fail at once with
+// SQLITE_BUSY, busy_timeout or not (the switch takes the file's exclusive
+// lock, which SQLite does not wait for there), so the connect is tried
+// again until busy_timeout has passed.
+func connectWriter(ctx context.Context, w *sql.DB, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := w.PingContext(ctx)
+		if err == nil || sqliteCode(err)&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // sqliteDSN spells the connection settings. synchronous=NORMAL in WAL mode
