@@ -636,6 +636,18 @@ type realtimeUsage struct {
 	} `json:"output_token_details"`
 }
 
+// counted reports whether every count of u is one, as codec's usage
+// readers read counts: none negative, none past 18 digits, so that the
+// session's sums are never negative.
+func (u *realtimeUsage) counted() bool {
+	for _, n := range [...]int{u.InputTokens, u.OutputTokens, u.InputTokenDetails.CachedTokens, u.OutputTokenDetails.ReasoningTokens} {
+		if n < 0 || n > 999_999_999_999_999_999 {
+			return false
+		}
+	}
+	return true
+}
+
 // fromUpstream reads an upstream text message: a response.done's usage is
 // added to the session's, and a session.created or session.updated of a
 // mapped model gets the public name. It returns the message to send.
@@ -656,7 +668,7 @@ func (s *session) fromUpstream(msg []byte) []byte {
 		var r struct {
 			Usage *realtimeUsage `json:"usage"`
 		}
-		if sonic.Unmarshal(msg[f[1].Start:f[1].End], &r) == nil && r.Usage != nil {
+		if sonic.Unmarshal(msg[f[1].Start:f[1].End], &r) == nil && r.Usage != nil && r.Usage.counted() {
 			s.usage.Input += r.Usage.InputTokens
 			s.usage.Output += r.Usage.OutputTokens
 			s.usage.CachedInput += r.Usage.InputTokenDetails.CachedTokens
