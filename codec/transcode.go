@@ -177,7 +177,7 @@ func appendNormalized(dst, ev, data []byte, model string, m *Renaming, at [4]int
 		return rawjson.AppendLast(nil, data[v:rawjson.ValueEnd(data, v)])
 	}
 	paths := [4][]string{{m.Model}, {m.Usage}, {m.Parent, m.Model}, {m.Parent, m.Usage}}
-	var edits [5]Edit
+	var edits [4]Edit // a repeated parent's edit takes its model's and usage's place
 	n := 0
 	switch {
 	case m.Parent == "":

@@ -641,7 +641,7 @@ type realtimeUsage struct {
 // session's sums are never negative.
 func (u *realtimeUsage) counted() bool {
 	for _, n := range [...]int{u.InputTokens, u.OutputTokens, u.InputTokenDetails.CachedTokens, u.OutputTokenDetails.ReasoningTokens} {
-		if n < 0 || n > 999_999_999_999_999_999 {
+		if n < 0 || n > rawjson.MaxCount {
 			return false
 		}
 	}

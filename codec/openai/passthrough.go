@@ -603,7 +603,7 @@ func detail(b []byte, v, depth int, k *detailKeys, again *bool) (n, end int, err
 }
 
 // count reads a token count: null is 0, anything but a non-negative
-// integer of at most maxCount is an error.
+// integer of at most rawjson.MaxCount is an error.
 func count(v []byte) (int, error) {
 	if n, end := rawjson.Count(v, 0); end == len(v) {
 		return n, nil
@@ -612,14 +612,8 @@ func count(v []byte) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(string(v))
-	if err != nil || n < 0 || n > maxCount {
+	if err != nil || n < 0 || n > rawjson.MaxCount {
 		return 0, fmt.Errorf("usage: %q is not a token count", v)
 	}
 	return n, nil
 }
-
-// maxCount is the largest token count read: the largest of 18 digits,
-// what rawjson.Count reads (and Anthropic's reader too), far past any
-// real count, so that the counts of a usage summed (codec.Usage.Total,
-// which the limits are settled with) cannot wrap to a negative one.
-const maxCount = 999_999_999_999_999_999

@@ -153,12 +153,12 @@ func stopReason(s string, toolCalls bool) codec.StopReason {
 }
 
 // canonical maps the usage; a negative count is no count, nor is one past
-// maxCount, as the stream's usage reader (count) and the other styles read
+// rawjson.MaxCount, as the stream's usage reader (count) and the other styles read
 // them: the answer is refused.
 func (u *wireFullUsage) canonical() (codec.Usage, error) {
 	for _, n := range [...]int{u.PromptTokens, u.CompletionTokens, u.PromptTokensDetails.CachedTokens,
 		u.CompletionTokensDetails.ReasoningTokens, u.PromptCacheHitTokens} {
-		if n < 0 || n > maxCount {
+		if n < 0 || n > rawjson.MaxCount {
 			return codec.Usage{}, errCount
 		}
 	}

@@ -570,6 +570,11 @@ func shortInteger(b []byte, i int) int {
 	return 0
 }
 
+// MaxCount is the largest count Count reads, and the bound every usage
+// reader holds a count to, however it reads it: far past any real count,
+// and a usage's counts summed cannot wrap to a negative one.
+const MaxCount = 999_999_999_999_999_999
+
 // Count reads the integer of 1 to 18 decimal digits at b[i] (a usage
 // count; no int overflows), without a leading zero (0 alone is one): n is
 // its value, end the offset just past its digits, or -1 when no such
