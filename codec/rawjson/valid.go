@@ -570,9 +570,10 @@ func shortInteger(b []byte, i int) int {
 	return 0
 }
 
-// MaxCount is the largest count Count reads, and the bound every usage
-// reader holds a count to, however it reads it: far past any real count,
-// and a usage's counts summed cannot wrap to a negative one.
+// MaxCount is the largest count Count reads, and the bound the usage
+// readers hold a count to however they read it (Gemini's, which reads a
+// count written as a float too, holds it to 2^53): far past any real
+// count, and a usage's counts summed cannot wrap to a negative one.
 const MaxCount = 999_999_999_999_999_999
 
 // Count reads the integer of 1 to 18 decimal digits at b[i] (a usage
